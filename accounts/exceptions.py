@@ -1,0 +1,68 @@
+"""What the uniqueness engine raises. Callers map these to form errors and pages."""
+
+
+class UniquenessError(Exception):
+    """Base class of every error the uniqueness engine raises."""
+
+
+class InvalidUniqueValue(UniquenessError, ValueError):
+    """A protected value cannot become a lock key (empty, or over DynamoDB's key limit).
+
+    ``fields`` names the offending fields; ``code`` is ``"empty"`` or ``"too_long"``.
+    Raised before anything is sent.
+    """
+
+    def __init__(self, fields, code, message):
+        self.fields = frozenset(fields)
+        self.code = code
+        self.message = message
+        super().__init__(f"{', '.join(sorted(self.fields))}: {message}")
+
+
+class InvalidTransaction(UniquenessError, ValueError):
+    """The transaction breaks a DynamoDB rule (over 100 actions, two actions on one item).
+
+    Raised before anything is sent.
+    """
+
+
+class TransactionCancelled(UniquenessError):
+    """DynamoDB cancelled the transaction; ``reasons`` holds the raw ``CancellationReasons``."""
+
+    def __init__(self, message, reasons=()):
+        self.reasons = list(reasons)
+        super().__init__(message)
+
+
+class UniqueViolation(TransactionCancelled):
+    """Another item already holds one or more of the values.
+
+    ``fields`` names every field whose lock collided, e.g. ``{"email", "username"}``;
+    ``owners`` maps each of those fields to the PK of the item holding the lock, where
+    DynamoDB returned it.
+    """
+
+    def __init__(self, fields, owners=None, reasons=()):
+        self.fields = frozenset(fields)
+        self.owners = dict(owners or {})
+        super().__init__(f"Already in use: {', '.join(sorted(self.fields))}", reasons)
+
+
+class ItemAlreadyExists(TransactionCancelled):
+    """The item's own key already exists (a create of an item that is there)."""
+
+
+class StaleItem(TransactionCancelled):
+    """The item changed or vanished since it was read; read it again and retry."""
+
+
+class Busy(TransactionCancelled):
+    """Other transactions kept conflicting with this one; nothing was written. Try again."""
+
+
+class Unavailable(UniquenessError):
+    """DynamoDB could not be reached; nothing is known to have been written."""
+
+
+class TokenReused(UniquenessError):
+    """The ClientRequestToken was already used, within 10 minutes, for a different request."""

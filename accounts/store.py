@@ -1,0 +1,113 @@
+"""Account operations: signup, lookups, changes and deletion, each through the engine.
+
+Views and forms call these; only :mod:`accounts.transactions` talks to DynamoDB's
+transaction API, and only :mod:`accounts.uniqueness` builds lock keys.
+"""
+
+import uuid
+
+from django.utils.crypto import salted_hmac
+
+from . import lookups, transactions
+from .exceptions import ItemAlreadyExists, TokenReused
+from .tables import Account, account_constraints, account_pk, utcnow
+
+
+def constraint_for(field):
+    """The account's unique constraint on ``field``."""
+    for constraint in account_constraints():
+        if constraint.fields == (field,):
+            return constraint
+    raise KeyError(f"No unique constraint on account field {field!r}")
+
+
+def account_id_for_token(token):
+    """The account id a signup with this request token creates.
+
+    Derived, not random, so the same form posted twice targets the same account item and
+    the second post can recognise the first instead of creating a second account.
+    """
+    return salted_hmac("accounts.signup", token).hexdigest()[:32]
+
+
+def build_account(email, username, password_hash, *, token=None, **extra):
+    """An unsaved account item."""
+    account_id = account_id_for_token(token) if token else uuid.uuid4().hex
+    return Account(
+        PK=account_pk(account_id),
+        email=email,
+        username=username,
+        password=password_hash,
+        **extra,
+    )
+
+
+def signup(email, username, password_hash, *, token=None, **extra):
+    """Create an account and its locks in one transaction. Returns ``(account, created)``.
+
+    ``created`` is False when this exact signup (same ``token``, email and username) was
+    already committed by an earlier post, such as a double click or a browser resend.
+    Raises :class:`~accounts.exceptions.UniqueViolation` naming every field in use.
+    """
+    account = build_account(email, username, password_hash, token=token, **extra)
+    try:
+        transactions.create(account, token=token)
+    except (ItemAlreadyExists, TokenReused):
+        earlier = get_account(account.id)
+        if earlier is None or not _holds_same_values(earlier, account):
+            raise
+        return earlier, False
+    return account, True
+
+
+def _holds_same_values(first, second):
+    return all(constraint.lock_key(first) == constraint.lock_key(second) for constraint in account_constraints())
+
+
+def get_account(account_id):
+    """The account with this id (consistent read), or ``None``."""
+    return lookups.get_item(Account, account_pk(account_id))
+
+
+def get_by_email(email):
+    """The account holding this email (any case or width), or ``None``."""
+    return lookups.get_by_unique(Account, constraint_for("email"), email)
+
+
+def get_by_username(username):
+    """The account holding this username (any case or width), or ``None``."""
+    return lookups.get_by_unique(Account, constraint_for("username"), username)
+
+
+def get_by_login(login):
+    """The account for a login name: an email when it has ``@`` (usernames never do)."""
+    return get_by_email(login) if "@" in login else get_by_username(login)
+
+
+def update_account(account, **changes):
+    """Change any account attributes in one guarded transaction, moving locks as needed.
+
+    Raises :class:`~accounts.exceptions.UniqueViolation` or
+    :class:`~accounts.exceptions.StaleItem` (the account changed since it was read).
+    """
+    return transactions.change(account, {**changes, "updated": utcnow()})
+
+
+def change_email(account, email):
+    """Give ``account`` a new email, moving its email lock in the same transaction."""
+    return update_account(account, email=email)
+
+
+def change_username(account, username):
+    """Give ``account`` a new username, moving its username lock in the same transaction."""
+    return update_account(account, username=username)
+
+
+def set_password_hash(account, password_hash):
+    """Store a new password hash (no lock moves)."""
+    return update_account(account, password=password_hash)
+
+
+def delete_account(account):
+    """Delete ``account`` and release its locks in one transaction."""
+    transactions.delete(account)

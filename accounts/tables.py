@@ -1,0 +1,207 @@
+"""PynamoDB models of the single accounts table, and how they connect to DynamoDB.
+
+One table, keyed ``PK`` (string) + ``SK`` (string), holds:
+
+- account items: ``PK=ACCT#<generated id>``, ``SK=PROFILE``;
+- lock items: ``PK=UNIQ#<NAMESPACE>#<normalized value>``, ``SK=LOCK``, ``owner=<owner PK>``.
+
+Endpoint, region and table name come from the ``ACCOUNTS_*`` settings and are applied by
+:func:`configure` at start-up and whenever those settings change (tests).
+"""
+
+import os
+import threading
+from datetime import datetime, timezone
+
+import botocore.config
+import botocore.session
+from pynamodb.attributes import BooleanAttribute, UnicodeAttribute, UTCDateTimeAttribute
+from pynamodb.models import Model
+
+from .app_settings import app_settings
+from .uniqueness import LOCK_SORT_KEY, UniqueConstraint, normalize_text
+
+ACCOUNT_PREFIX = "ACCT#"
+PROFILE_SORT_KEY = "PROFILE"
+# Enough pooled connections for every thread a busy server or the benchmark runs, so no
+# request waits for (or re-opens) a connection.
+MAX_POOL_CONNECTIONS = 64
+
+
+def utcnow():
+    return datetime.now(timezone.utc)
+
+
+class TableModel(Model):
+    """Base of every model stored in the accounts table; :func:`configure` binds it."""
+
+    class Meta:
+        table_name = "accounts"
+        region = "us-east-1"
+        host = None
+        max_pool_connections = MAX_POOL_CONNECTIONS
+
+
+class Account(TableModel):
+    """An account. The PK is generated, never the email, so an email can change in place."""
+
+    PK = UnicodeAttribute(hash_key=True)
+    SK = UnicodeAttribute(range_key=True, default=PROFILE_SORT_KEY)
+    email = UnicodeAttribute()
+    username = UnicodeAttribute()
+    password = UnicodeAttribute()
+    is_active = BooleanAttribute(default=True)
+    is_staff = BooleanAttribute(default=False)
+    created = UTCDateTimeAttribute(default_for_new=utcnow)
+    updated = UTCDateTimeAttribute(default=utcnow)
+
+    @classmethod
+    def get_unique_constraints(cls):
+        """The account's unique fields, from ``ACCOUNTS_UNIQUE_FIELDS``."""
+        return account_constraints()
+
+    @property
+    def id(self):
+        """The generated id: the PK without its ``ACCT#`` prefix."""
+        return self.PK[len(ACCOUNT_PREFIX):]
+
+
+class Lock(TableModel):
+    """A lock item: the one item that holds a unique value, pointing at its owner."""
+
+    PK = UnicodeAttribute(hash_key=True)
+    SK = UnicodeAttribute(range_key=True, default=LOCK_SORT_KEY)
+    owner = UnicodeAttribute()
+
+
+def account_pk(account_id):
+    return f"{ACCOUNT_PREFIX}{account_id}"
+
+
+def _import(path_or_callable):
+    if callable(path_or_callable):
+        return path_or_callable
+    from django.utils.module_loading import import_string
+
+    return import_string(path_or_callable)
+
+
+_constraints_cache = {}
+
+
+def account_constraints():
+    """The account's :class:`UniqueConstraint` objects, built from ``ACCOUNTS_UNIQUE_FIELDS``."""
+    declared = app_settings.UNIQUE_FIELDS
+    cache_key = repr(declared)
+    if cache_key not in _constraints_cache:
+        _constraints_cache[cache_key] = tuple(
+            UniqueConstraint(
+                field,
+                namespace=options["namespace"],
+                normalizer=_import(options.get("normalizer", normalize_text)),
+                allow_empty=options.get("allow_empty", False),
+            )
+            for field, options in declared.items()
+        )
+    return _constraints_cache[cache_key]
+
+
+_lock_models = {}
+
+
+def lock_model_for(model_class):
+    """The lock model living in the same table (and connection) as ``model_class``."""
+    meta = model_class.Meta
+    if meta is TableModel.Meta:
+        return Lock
+    key = (meta.table_name, meta.host, meta.region)
+    if key not in _lock_models:
+        lock_meta = type("Meta", (), {name: getattr(meta, name) for name in dir(meta) if not name.startswith("_")})
+        _lock_models[key] = type(f"Lock_{meta.table_name}", (Lock,), {"Meta": lock_meta, "__module__": __name__})
+    return _lock_models[key]
+
+
+def _all_subclasses(cls):
+    for subclass in cls.__subclasses__():
+        yield subclass
+        yield from _all_subclasses(subclass)
+
+
+def _credentials():
+    """Explicit credentials for a custom endpoint (DynamoDB Local needs some, any will do)."""
+    if app_settings.ENDPOINT_URL and not os.environ.get("AWS_ACCESS_KEY_ID"):
+        return "local", "local"
+    return None, None
+
+
+def configure():
+    """Point every table model, and the transaction client, at the configured table."""
+    meta = TableModel.Meta
+    meta.table_name = app_settings.TABLE_NAME
+    meta.host = app_settings.ENDPOINT_URL
+    meta.region = app_settings.REGION
+    meta.connect_timeout_seconds = app_settings.CONNECT_TIMEOUT
+    meta.read_timeout_seconds = app_settings.READ_TIMEOUT
+    meta.aws_access_key_id, meta.aws_secret_access_key = _credentials()
+    for model in [TableModel, *_all_subclasses(TableModel)]:
+        model._connection = None
+    _lock_models.clear()
+    _client.reset()
+
+
+class _SharedClient:
+    """One thread-safe botocore client for transactions, built once under a lock.
+
+    PynamoDB builds its client lazily per connection; with many threads starting at once
+    each builds its own (hundreds of milliseconds each), so transactions use this one.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._client = None
+
+    def reset(self):
+        with self._lock:
+            self._client = None
+
+    def get(self):
+        client = self._client
+        if client is not None:
+            return client
+        with self._lock:
+            if self._client is None:
+                session = botocore.session.get_session()
+                access_key, secret_key = _credentials()
+                if access_key:
+                    session.set_credentials(access_key, secret_key)
+                config = botocore.config.Config(
+                    connect_timeout=app_settings.CONNECT_TIMEOUT,
+                    read_timeout=app_settings.READ_TIMEOUT,
+                    max_pool_connections=MAX_POOL_CONNECTIONS,
+                    # The engine retries itself, keeping the ClientRequestToken (see transactions).
+                    retries={"total_max_attempts": 1},
+                    parameter_validation=False,
+                )
+                self._client = session.create_client(
+                    "dynamodb",
+                    region_name=app_settings.REGION,
+                    endpoint_url=app_settings.ENDPOINT_URL,
+                    config=config,
+                )
+            return self._client
+
+
+_client = _SharedClient()
+
+
+def dynamodb_client():
+    """The botocore DynamoDB client the transaction helper sends with."""
+    return _client.get()
+
+
+def create_table(wait=True):
+    """Create the accounts table (PK/SK strings, on-demand) if missing. True if created."""
+    if Account.exists():
+        return False
+    Account.create_table(billing_mode="PAY_PER_REQUEST", wait=wait)
+    return True

@@ -1,0 +1,395 @@
+"""The one place that builds and runs TransactWriteItems requests.
+
+Every create, change and delete of an item with unique constraints is ONE transaction:
+the item's own action plus a guarded action per lock item. The request is built here in
+the order it is sent, so position ``i`` of DynamoDB's ``CancellationReasons`` is action
+``i`` of :attr:`Transaction.actions`, and each failure maps back to the fields it concerns.
+
+Retries:
+
+- transport failures (timeouts, resets) resend the SAME ``ClientRequestToken``, so a
+  transaction that committed but whose answer was lost is not applied twice;
+- ``TransactionConflict`` cancellations are retried a few times with jittered backoff and a
+  new token (a cancelled transaction did not commit), then raise :class:`Busy`;
+- a failed condition is never retried: it is an answer.
+"""
+
+import json
+import random
+import time
+import uuid
+from dataclasses import dataclass, field
+from functools import reduce
+
+import botocore.exceptions
+
+from .exceptions import (
+    Busy,
+    InvalidTransaction,
+    InvalidUniqueValue,
+    ItemAlreadyExists,
+    StaleItem,
+    TokenReused,
+    TransactionCancelled,
+    Unavailable,
+    UniqueViolation,
+)
+from .tables import dynamodb_client, lock_model_for
+from .uniqueness import constraints_of
+
+MAX_ACTIONS = 100
+MAX_TOKEN_LENGTH = 36
+CONFLICT_ATTEMPTS = 4
+TRANSPORT_ATTEMPTS = 3
+BACKOFF_BASE_SECONDS = 0.02
+
+CREATE, CHANGE, DELETE = "create", "change", "delete"
+ITEM, NEW_LOCK, OLD_LOCK = "item", "new_lock", "old_lock"
+
+TRANSPORT_ERRORS = (botocore.exceptions.ConnectionError, botocore.exceptions.HTTPClientError)
+# Answers that say "not now" without cancelling: resend the same request, same token.
+RESEND_CODES = frozenset(
+    {
+        "TransactionInProgressException",
+        "ThrottlingException",
+        "ProvisionedThroughputExceededException",
+        "RequestLimitExceeded",
+        "InternalServerError",
+        "ServiceUnavailable",
+    }
+)
+# Cancellation reasons that mean "collided with other traffic", worth another attempt.
+CONTENDED_REASONS = frozenset({"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"})
+
+
+class LockNotOwned(TransactionCancelled):
+    """An old lock this item meant to release is held by another item; ``keys`` lists them."""
+
+    def __init__(self, keys, reasons=()):
+        self.keys = frozenset(keys)
+        super().__init__(f"Lock(s) held by another item: {', '.join(sorted(self.keys))}", reasons)
+
+
+@dataclass(frozen=True)
+class Action:
+    """One entry of ``TransactItems``, with what it means to the engine."""
+
+    kind: str  # "Put", "Update", "Delete" or "ConditionCheck"
+    body: dict
+    role: str  # ITEM, NEW_LOCK or OLD_LOCK
+    target: tuple  # (table, partition key, sort key): DynamoDB allows one action per item
+    constraint: object = None
+    lock_key: str = None
+
+
+@dataclass
+class Transaction:
+    """A TransactWriteItems request, ready to send (or to show, see :func:`explain`)."""
+
+    operation: str
+    actions: list
+    token: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+    def request(self):
+        """The exact parameters of the TransactWriteItems call, as the AWS CLI takes them."""
+        return {
+            "TransactItems": [{action.kind: action.body} for action in self.actions],
+            "ClientRequestToken": self.token,
+        }
+
+
+def _key_target(item):
+    model = type(item)
+    range_name = model._range_keyname
+    return (
+        model.Meta.table_name,
+        getattr(item, model._hash_keyname),
+        getattr(item, range_name) if range_name else None,
+    )
+
+
+def _owner(item):
+    return getattr(item, type(item)._hash_keyname)
+
+
+def _lock_action(kind, lock_model, key, owner, role, constraint):
+    lock = lock_model(PK=key, owner=owner)
+    if kind == "Put":
+        body = lock.get_save_kwargs_from_instance(
+            condition=lock_model.PK.does_not_exist(),
+            # On a collision DynamoDB returns the lock, so we learn who holds the value.
+            return_values_on_condition_failure="ALL_OLD",
+        )
+    else:
+        # Release only our own lock; a lock already gone is fine (nothing to release).
+        body = lock.get_delete_kwargs_from_instance(
+            condition=(lock_model.owner == owner) | lock_model.PK.does_not_exist(),
+            return_values_on_condition_failure="ALL_OLD",
+        )
+    return Action(kind, body, role, _key_target(lock), constraint, key)
+
+
+def _still_as_read(item, names):
+    """A condition that the item exists and ``names`` still hold the values we read."""
+    model = type(item)
+    attributes = model.get_attributes()
+    conditions = [model._hash_key_attribute().exists()]
+    for name in sorted(names):
+        value = getattr(item, name, None)
+        attribute = attributes[name]
+        conditions.append(attribute.does_not_exist() if value is None else attribute == value)
+    return reduce(lambda left, right: left & right, conditions)
+
+
+def _current_lock_key(constraint, item):
+    # Data written before a constraint existed may lack the value: it then holds no lock.
+    try:
+        return constraint.lock_key(item)
+    except InvalidUniqueValue:
+        return None
+
+
+def _transaction(operation, actions, token):
+    if len(actions) > MAX_ACTIONS:
+        raise InvalidTransaction(f"{len(actions)} actions; DynamoDB allows at most {MAX_ACTIONS}.")
+    targets = [action.target for action in actions]
+    repeated = sorted({str(target) for target in targets if targets.count(target) > 1})
+    if repeated:
+        raise InvalidTransaction(f"Two actions on one item are not allowed: {', '.join(repeated)}")
+    if token is not None and not 1 <= len(token) <= MAX_TOKEN_LENGTH:
+        raise InvalidTransaction(f"A ClientRequestToken has 1 to {MAX_TOKEN_LENGTH} characters.")
+    return Transaction(operation, actions, token) if token else Transaction(operation, actions)
+
+
+def plan_create(item, *, token=None):
+    """The transaction creating ``item`` and one guarded lock per unique constraint."""
+    model = type(item)
+    lock_model = lock_model_for(model)
+    owner = _owner(item)
+    actions = [
+        Action(
+            "Put",
+            item.get_save_kwargs_from_instance(condition=model._hash_key_attribute().does_not_exist()),
+            ITEM,
+            _key_target(item),
+        )
+    ]
+    for constraint in constraints_of(model):
+        key = constraint.lock_key(item)
+        if key is not None:
+            actions.append(_lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint))
+    return _transaction(CREATE, actions, token)
+
+
+def changed_copy(item, changes):
+    """A copy of ``item`` with ``changes`` applied; ``item`` itself is left as read."""
+    model = type(item)
+    unknown = set(changes) - set(model.get_attributes())
+    if unknown:
+        raise ValueError(f"{model.__name__} has no attribute(s) {', '.join(sorted(unknown))}")
+    copy = model.from_raw_data(item.serialize(null_check=False))
+    for name, value in changes.items():
+        setattr(copy, name, value)
+    return copy
+
+
+def plan_change(item, changes, *, token=None, keep_locks=()):
+    """The transaction applying ``changes`` (attribute -> new value) to ``item`` as read.
+
+    For each constraint whose lock key really changes after normalization, the new lock is
+    put (guarded) and the old one released (only if ours). The item's update is guarded by
+    the values we read, so two concurrent changes of one item cannot orphan a lock.
+    ``keep_locks`` lists old lock keys not to release (held by another item).
+    """
+    model = type(item)
+    changed = changed_copy(item, changes)
+    lock_model = lock_model_for(model)
+    owner = _owner(item)
+    guarded = set(changes)
+    lock_actions = []
+    for constraint in constraints_of(model):
+        old_key = _current_lock_key(constraint, item)
+        new_key = constraint.lock_key(changed)
+        if old_key == new_key:
+            continue
+        guarded.update(constraint.attributes)
+        if new_key is not None:
+            lock_actions.append(_lock_action("Put", lock_model, new_key, owner, NEW_LOCK, constraint))
+        if old_key is not None and old_key not in keep_locks:
+            lock_actions.append(_lock_action("Delete", lock_model, old_key, owner, OLD_LOCK, constraint))
+    attributes = model.get_attributes()
+    updates = [
+        attributes[name].remove() if value is None else attributes[name].set(value)
+        for name, value in changes.items()
+    ]
+    update = Action(
+        "Update",
+        item.get_update_kwargs_from_instance(actions=updates, condition=_still_as_read(item, guarded)),
+        ITEM,
+        _key_target(item),
+    )
+    return _transaction(CHANGE, [update, *lock_actions], token)
+
+
+def plan_delete(item, *, token=None, keep_locks=()):
+    """The transaction deleting ``item`` and releasing every lock it holds (only if ours)."""
+    model = type(item)
+    lock_model = lock_model_for(model)
+    owner = _owner(item)
+    constraints = constraints_of(model)
+    guarded = {name for constraint in constraints for name in constraint.attributes}
+    actions = [
+        Action(
+            "Delete",
+            item.get_delete_kwargs_from_instance(condition=_still_as_read(item, guarded)),
+            ITEM,
+            _key_target(item),
+        )
+    ]
+    for constraint in constraints:
+        key = _current_lock_key(constraint, item)
+        if key is not None and key not in keep_locks:
+            actions.append(_lock_action("Delete", lock_model, key, owner, OLD_LOCK, constraint))
+    return _transaction(DELETE, actions, token)
+
+
+def _backoff(attempt):
+    # Full jitter: concurrent losers spread out instead of colliding again in step.
+    time.sleep(random.uniform(0, BACKOFF_BASE_SECONDS * 2**attempt))
+
+
+def _lock_owner(reason):
+    return reason.get("Item", {}).get("owner", {}).get("S")
+
+
+def cancellation_error(transaction, reasons):
+    """The exception for a cancelled ``transaction``, reading ``reasons`` by position."""
+    item_failed = False
+    collided, owners, not_owned, contended, other = set(), {}, [], False, []
+    for action, reason in zip(transaction.actions, reasons):
+        code = reason.get("Code", "None")
+        if code == "None":
+            continue
+        if code == "ConditionalCheckFailed":
+            if action.role == NEW_LOCK:
+                collided.update(action.constraint.fields)
+                owners.update(dict.fromkeys(action.constraint.fields, _lock_owner(reason)))
+            elif action.role == OLD_LOCK:
+                not_owned.append(action.lock_key)
+            else:
+                item_failed = True
+        elif code in CONTENDED_REASONS:
+            contended = True
+        else:
+            other.append(code)
+    if item_failed:
+        if transaction.operation == CREATE:
+            return ItemAlreadyExists("The item's key already exists.", reasons)
+        return StaleItem("The item changed or was deleted since it was read.", reasons)
+    if collided:
+        return UniqueViolation(collided, owners, reasons)
+    if not_owned:
+        return LockNotOwned(not_owned, reasons)
+    if contended:
+        return Busy("Other transactions on the same items kept conflicting; nothing was written.", reasons)
+    return InvalidTransaction(f"DynamoDB rejected the transaction: {', '.join(other) or 'no reason given'}")
+
+
+def _is_own_replay(transaction, error):
+    """After a lost answer, is ``error`` just our own earlier attempt having committed?"""
+    if transaction.operation != CREATE or not isinstance(error, ItemAlreadyExists):
+        return False
+    me = _owner_of_transaction(transaction)
+    for action, reason in zip(transaction.actions, error.reasons):
+        if action.role == NEW_LOCK and reason.get("Code") == "ConditionalCheckFailed":
+            if _lock_owner(reason) != me:
+                return False
+    return True
+
+
+def _owner_of_transaction(transaction):
+    return transaction.actions[0].target[1]
+
+
+def run(transaction):
+    """Send ``transaction``; retry what is safe to retry; raise a precise error otherwise.
+
+    Raises :class:`UniqueViolation`, :class:`ItemAlreadyExists`, :class:`StaleItem`,
+    :class:`LockNotOwned`, :class:`Busy`, :class:`Unavailable`, :class:`TokenReused` or
+    :class:`InvalidTransaction`.
+    """
+    request = transaction.request()
+    conflicts = resends = 0
+    while True:
+        try:
+            dynamodb_client().transact_write_items(**request)
+            return
+        except TRANSPORT_ERRORS as error:
+            resends += 1
+            if resends >= TRANSPORT_ATTEMPTS:
+                raise Unavailable(f"DynamoDB could not be reached: {error}") from error
+        except botocore.exceptions.ClientError as error:
+            code = error.response.get("Error", {}).get("Code")
+            if code == "TransactionCanceledException":
+                failure = cancellation_error(transaction, error.response.get("CancellationReasons", []))
+                if resends and _is_own_replay(transaction, failure):
+                    return
+                if not isinstance(failure, Busy):
+                    raise failure from error
+                conflicts += 1
+                if conflicts >= CONFLICT_ATTEMPTS:
+                    raise failure from error
+                # The cancelled attempt did not commit: the retry is a new request.
+                transaction.token = uuid.uuid4().hex
+                request = transaction.request()
+                _backoff(conflicts)
+                continue
+            if code in RESEND_CODES:
+                resends += 1
+                if resends >= TRANSPORT_ATTEMPTS:
+                    raise Busy(f"DynamoDB is busy ({code}); nothing was written.") from error
+            elif code == "IdempotentParameterMismatchException":
+                raise TokenReused(f"Token {transaction.token} was used for a different request.") from error
+            elif code == "ResourceNotFoundException":
+                raise Unavailable(f"The table is missing: {error}") from error
+            elif code == "ValidationException":
+                raise InvalidTransaction(str(error)) from error
+            else:
+                raise
+        _backoff(resends)
+
+
+def create(item, *, token=None):
+    """Create ``item`` and its locks in one transaction. Returns ``item``."""
+    run(plan_create(item, token=token))
+    return item
+
+
+def change(item, changes, *, token=None):
+    """Apply ``changes`` to ``item`` and move its locks in one transaction.
+
+    ``item`` must be as read from the table; on success it carries the new values.
+    Raises :class:`StaleItem` when the item changed since it was read.
+    """
+    try:
+        run(plan_change(item, changes, token=token))
+    except LockNotOwned as error:
+        # The old value's lock belongs to another item: it is not ours to release.
+        run(plan_change(item, changes, keep_locks=error.keys))
+    for name, value in changes.items():
+        setattr(item, name, value)
+    return item
+
+
+def delete(item, *, token=None):
+    """Delete ``item`` and release its locks in one transaction; never another item's lock."""
+    try:
+        run(plan_delete(item, token=token))
+    except LockNotOwned as error:
+        run(plan_delete(item, keep_locks=error.keys))
+
+
+def explain(transaction):
+    """The request of ``transaction`` as JSON, in the shape ``aws dynamodb transact-write-items
+    --cli-input-json`` takes. Nothing is sent."""
+    return json.dumps(transaction.request(), indent=2, ensure_ascii=False)

@@ -1,0 +1,120 @@
+"""Declared unique constraints: how a protected value becomes a lock key.
+
+DynamoDB enforces one uniqueness rule, the primary key, so each unique value is stored as
+its own lock item ``PK=UNIQ#<NAMESPACE>#<encoded value(s)>``, ``SK=LOCK``. This module is
+the only place that knows how a value is normalized and encoded into that key.
+"""
+
+import unicodedata
+
+from .exceptions import InvalidUniqueValue
+
+LOCK_PREFIX = "UNIQ#"
+LOCK_SORT_KEY = "LOCK"
+# DynamoDB rejects a partition key over 2,048 bytes (measured on DynamoDB Local: 2,049 fails).
+MAX_KEY_BYTES = 2048
+
+
+def normalize_text(value):
+    """NFKC-normalize, strip and casefold: ``" ＡＤＡ@X.io "`` and ``"ada@x.io"`` are one value."""
+    return unicodedata.normalize("NFKC", str(value).strip()).casefold()
+
+
+def normalize_exact(value):
+    """Keep the value as it is (numbers, case-sensitive identifiers); only turn it into text."""
+    return str(value)
+
+
+def encode_component(text):
+    """Escape ``%`` and ``#`` so that joined components can never be read two ways.
+
+    ``("a#b", "c")`` becomes ``a%23b#c`` and ``("a", "b#c")`` becomes ``a#b%23c``.
+    """
+    return text.replace("%", "%25").replace("#", "%23")
+
+
+def _is_empty(value):
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+class UniqueConstraint:
+    """Values of ``fields`` (within ``scope``) may be held by one item at a time.
+
+    - single attribute: ``UniqueConstraint("email", namespace="EMAIL")``
+    - composite: ``UniqueConstraint("first_name", "last_name", namespace="FULLNAME")``
+    - scoped: ``UniqueConstraint("number", scope=("team",), namespace="UNIFORM",
+      normalizer=normalize_exact)``: one number per team.
+
+    ``normalizer`` applies to the constrained fields (scope values are kept exact). With
+    ``allow_empty=True`` an empty value takes no lock, like SQL's NULL in a UNIQUE column;
+    otherwise an empty value is an error.
+    """
+
+    def __init__(self, *fields, namespace, normalizer=normalize_text, scope=(), allow_empty=False):
+        if not fields:
+            raise ValueError("A unique constraint needs at least one field.")
+        if not namespace or "#" in namespace:
+            raise ValueError(f"Namespace {namespace!r} must be non-empty and contain no '#'.")
+        self.fields = tuple(fields)
+        self.scope = tuple(scope)
+        self.namespace = namespace
+        self.normalizer = normalizer
+        self.allow_empty = allow_empty
+
+    def __repr__(self):
+        scope = f" scope={self.scope}" if self.scope else ""
+        return f"<UniqueConstraint {self.namespace} {self.fields}{scope}>"
+
+    @property
+    def attributes(self):
+        """Every attribute the lock key is built from: scope first, then the fields."""
+        return self.scope + self.fields
+
+    def _normalize(self, values):
+        """Normalize raw values given in ``attributes`` order; empty values become ``""``."""
+        scope_count = len(self.scope)
+        return tuple(
+            "" if _is_empty(value) else (normalize_exact if index < scope_count else self.normalizer)(value)
+            for index, value in enumerate(values)
+        )
+
+    def normalized_values(self, item):
+        """The normalized values this item holds, or ``None`` when it takes no lock."""
+        normalized = self._normalize([getattr(item, name, None) for name in self.attributes])
+        empty = [name for name, value in zip(self.attributes, normalized) if not value]
+        if not empty:
+            return normalized
+        if self.allow_empty:
+            return None
+        raise InvalidUniqueValue(empty, "empty", "This field is required.")
+
+    def key_for_values(self, values):
+        """The lock item's partition key for already normalized values."""
+        encoded = "#".join(encode_component(value) for value in values)
+        key = f"{LOCK_PREFIX}{self.namespace}#{encoded}"
+        if len(key.encode("utf-8")) > MAX_KEY_BYTES:
+            raise InvalidUniqueValue(self.fields, "too_long", "This value is too long.")
+        return key
+
+    def lock_key(self, item):
+        """The lock key this item must hold, or ``None`` when it takes no lock."""
+        values = self.normalized_values(item)
+        return None if values is None else self.key_for_values(values)
+
+    def key_for(self, *raw_values):
+        """The lock key for raw values given in ``attributes`` order (scope first)."""
+        if len(raw_values) != len(self.attributes):
+            raise ValueError(f"{self!r} takes {len(self.attributes)} values.")
+        return self.key_for_values(self._normalize(raw_values))
+
+
+def constraints_of(model_class):
+    """The unique constraints a PynamoDB model declares.
+
+    A model declares them as a ``unique_constraints`` sequence, or as a
+    ``get_unique_constraints()`` classmethod when they depend on settings.
+    """
+    getter = getattr(model_class, "get_unique_constraints", None)
+    if getter is not None:
+        return tuple(getter())
+    return tuple(getattr(model_class, "unique_constraints", ()))

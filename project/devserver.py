@@ -1,0 +1,48 @@
+"""``make run``: DynamoDB Local (data under var/dynamodb/) + the table + Django's runserver.
+
+Ctrl-C stops both processes. When ``DYNAMODB_ENDPOINT_URL`` is already set (environment
+or .env), that endpoint is used and no DynamoDB Local is started.
+"""
+
+import os
+import subprocess
+import sys
+
+import environ
+
+from .dynamodb_local import BASE_DIR, DynamoDBLocal, DynamoDBLocalError
+
+DATA_DIR = BASE_DIR / "var" / "dynamodb"
+
+
+def manage(*args):
+    return subprocess.run([sys.executable, str(BASE_DIR / "manage.py"), *args], check=False).returncode
+
+
+def main():
+    environ.Env.read_env(BASE_DIR / ".env")
+    os.environ.setdefault("DJANGO_DEBUG", "1")
+    local = None
+    if not os.environ.get("DYNAMODB_ENDPOINT_URL"):
+        port = int(os.environ.get("DYNAMODB_LOCAL_PORT", "8001"))
+        local = DynamoDBLocal(port=port, db_path=DATA_DIR, log_path=BASE_DIR / "var" / "dynamodb-local.log")
+        try:
+            local.start()
+        except DynamoDBLocalError as error:
+            sys.exit(str(error))
+        os.environ["DYNAMODB_ENDPOINT_URL"] = local.endpoint_url
+        print(f"DynamoDB Local {local.endpoint_url} (data in {DATA_DIR}; it listens on every interface)")
+    try:
+        if manage("accounts_createtable") != 0:
+            sys.exit("Could not create the accounts table.")
+        manage("runserver", os.environ.get("DJANGO_RUNSERVER_ADDRESS", "127.0.0.1:8000"))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if local is not None:
+            local.stop()
+            print("DynamoDB Local stopped.")
+
+
+if __name__ == "__main__":
+    main()
