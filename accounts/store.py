@@ -8,7 +8,7 @@ import uuid
 
 from django.utils.crypto import salted_hmac
 
-from . import lookups, transactions
+from . import lookups, signals, transactions
 from .exceptions import ItemAlreadyExists, TokenReused
 from .tables import Account, account_constraints, account_pk, utcnow
 
@@ -57,6 +57,7 @@ def signup(email, username, password_hash, *, token=None, **extra):
         if earlier is None or not _holds_same_values(earlier, account):
             raise
         return earlier, False
+    signals.account_created.send(sender=Account, account=account)
     return account, True
 
 
@@ -95,12 +96,20 @@ def update_account(account, **changes):
 
 def change_email(account, email):
     """Give ``account`` a new email, moving its email lock in the same transaction."""
-    return update_account(account, email=email)
+    old_email = account.email
+    update_account(account, email=email)
+    signals.email_changed.send(sender=Account, account=account, old_email=old_email, new_email=email)
+    return account
 
 
 def change_username(account, username):
     """Give ``account`` a new username, moving its username lock in the same transaction."""
-    return update_account(account, username=username)
+    old_username = account.username
+    update_account(account, username=username)
+    signals.username_changed.send(
+        sender=Account, account=account, old_username=old_username, new_username=username
+    )
+    return account
 
 
 def set_password_hash(account, password_hash):
@@ -111,3 +120,4 @@ def set_password_hash(account, password_hash):
 def delete_account(account):
     """Delete ``account`` and release its locks in one transaction."""
     transactions.delete(account)
+    signals.account_deleted.send(sender=Account, account=account)

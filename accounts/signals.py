@@ -1,0 +1,14 @@
+"""Signals sent by :mod:`accounts.store`, only after the transaction committed.
+
+- ``account_created``: ``sender=Account``, ``account``
+- ``email_changed``: ``sender=Account``, ``account``, ``old_email``, ``new_email``
+- ``username_changed``: ``sender=Account``, ``account``, ``old_username``, ``new_username``
+- ``account_deleted``: ``sender=Account``, ``account`` (as it was before deletion)
+"""
+
+from django.dispatch import Signal
+
+account_created = Signal()
+email_changed = Signal()
+username_changed = Signal()
+account_deleted = Signal()
