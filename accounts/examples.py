@@ -1,0 +1,27 @@
+"""An example of scoped uniqueness on a model other than accounts: a baseball roster.
+
+A uniform number may be worn once per team: ``team-001`` cannot give 18 to both Alice and
+Bob, but ``team-002`` may also give out 18. The engine needs nothing beyond the declaration.
+"""
+
+from pynamodb.attributes import NumberAttribute, UnicodeAttribute
+
+from .tables import TableModel
+from .uniqueness import UniqueConstraint, normalize_exact
+
+PLAYER_PREFIX = "PLAYER#"
+
+
+class Player(TableModel):
+    """A player of a team, stored in the accounts table at ``PK=PLAYER#<id>``, ``SK=PROFILE``."""
+
+    PK = UnicodeAttribute(hash_key=True)
+    SK = UnicodeAttribute(range_key=True, default="PROFILE")
+    team = UnicodeAttribute()
+    name = UnicodeAttribute()
+    number = NumberAttribute()
+
+    # Numbers compare exactly (no case folding); the team is the scope.
+    unique_constraints = (
+        UniqueConstraint("number", scope=("team",), namespace="UNIFORM", normalizer=normalize_exact),
+    )
