@@ -54,6 +54,12 @@ class AppSettings:
         )
 
     @property
+    def ACCOUNT_MODEL(self):
+        """Dotted path of the PynamoDB account model: ``accounts.tables.Account`` or a subclass
+        adding attributes (e.g. a unique ``phone``). Default ``"accounts.tables.Account"``."""
+        return self._setting("ACCOUNT_MODEL", "accounts.tables.Account")
+
+    @property
     def ADAPTER(self):
         """Dotted path of the adapter class. Default ``"accounts.adapter.DefaultAccountAdapter"``."""
         return self._setting("ADAPTER", "accounts.adapter.DefaultAccountAdapter")

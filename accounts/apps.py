@@ -14,6 +14,7 @@ class AccountsConfig(AppConfig):
     verbose_name = "Accounts (DynamoDB)"
 
     def ready(self):
+        from . import checks  # noqa: F401  (registers the system checks)
         from .tables import configure
 
         configure()

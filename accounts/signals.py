@@ -1,9 +1,9 @@
 """Signals sent by :mod:`accounts.store`, only after the transaction committed.
 
-- ``account_created``: ``sender=Account``, ``account``
-- ``email_changed``: ``sender=Account``, ``account``, ``old_email``, ``new_email``
-- ``username_changed``: ``sender=Account``, ``account``, ``old_username``, ``new_username``
-- ``account_deleted``: ``sender=Account``, ``account`` (as it was before deletion)
+- ``account_created``: ``sender`` = the account model class, ``account``
+- ``email_changed``: ``sender``, ``account``, ``old_email``, ``new_email``
+- ``username_changed``: ``sender``, ``account``, ``old_username``, ``new_username``
+- ``account_deleted``: ``sender``, ``account`` (as it was before deletion)
 """
 
 from django.dispatch import Signal

@@ -10,7 +10,7 @@ from django.utils.crypto import salted_hmac
 
 from . import lookups, signals, transactions
 from .exceptions import ItemAlreadyExists, TokenReused
-from .tables import Account, account_constraints, account_pk, utcnow
+from .tables import account_constraints, account_pk, get_account_model, utcnow
 
 
 def constraint_for(field):
@@ -33,7 +33,7 @@ def account_id_for_token(token):
 def build_account(email, username, password_hash, *, token=None, **extra):
     """An unsaved account item."""
     account_id = account_id_for_token(token) if token else uuid.uuid4().hex
-    return Account(
+    return get_account_model()(
         PK=account_pk(account_id),
         email=email,
         username=username,
@@ -57,7 +57,7 @@ def signup(email, username, password_hash, *, token=None, **extra):
         if earlier is None or not _holds_same_values(earlier, account):
             raise
         return earlier, False
-    signals.account_created.send(sender=Account, account=account)
+    signals.account_created.send(sender=type(account), account=account)
     return account, True
 
 
@@ -67,17 +67,17 @@ def _holds_same_values(first, second):
 
 def get_account(account_id):
     """The account with this id (consistent read), or ``None``."""
-    return lookups.get_item(Account, account_pk(account_id))
+    return lookups.get_item(get_account_model(), account_pk(account_id))
 
 
 def get_by_email(email):
     """The account holding this email (any case or width), or ``None``."""
-    return lookups.get_by_unique(Account, constraint_for("email"), email)
+    return lookups.get_by_unique(get_account_model(), constraint_for("email"), email)
 
 
 def get_by_username(username):
     """The account holding this username (any case or width), or ``None``."""
-    return lookups.get_by_unique(Account, constraint_for("username"), username)
+    return lookups.get_by_unique(get_account_model(), constraint_for("username"), username)
 
 
 def get_by_login(login):
@@ -98,7 +98,7 @@ def change_email(account, email):
     """Give ``account`` a new email, moving its email lock in the same transaction."""
     old_email = account.email
     update_account(account, email=email)
-    signals.email_changed.send(sender=Account, account=account, old_email=old_email, new_email=email)
+    signals.email_changed.send(sender=type(account), account=account, old_email=old_email, new_email=email)
     return account
 
 
@@ -107,7 +107,7 @@ def change_username(account, username):
     old_username = account.username
     update_account(account, username=username)
     signals.username_changed.send(
-        sender=Account, account=account, old_username=old_username, new_username=username
+        sender=type(account), account=account, old_username=old_username, new_username=username
     )
     return account
 
@@ -120,4 +120,4 @@ def set_password_hash(account, password_hash):
 def delete_account(account):
     """Delete ``account`` and release its locks in one transaction."""
     transactions.delete(account)
-    signals.account_deleted.send(sender=Account, account=account)
+    signals.account_deleted.send(sender=type(account), account=account)

@@ -74,6 +74,11 @@ class Lock(TableModel):
     owner = UnicodeAttribute()
 
 
+def get_account_model():
+    """The PynamoDB account model named by ``ACCOUNTS_ACCOUNT_MODEL``."""
+    return _import(app_settings.ACCOUNT_MODEL)
+
+
 def account_pk(account_id):
     return f"{ACCOUNT_PREFIX}{account_id}"
 
