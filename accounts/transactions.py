@@ -43,8 +43,11 @@ CONFLICT_ATTEMPTS = 4
 TRANSPORT_ATTEMPTS = 3
 BACKOFF_BASE_SECONDS = 0.02
 
-CREATE, CHANGE, DELETE = "create", "change", "delete"
+CREATE, CHANGE, DELETE, REPAIR = "create", "change", "delete", "repair"
 ITEM, NEW_LOCK, OLD_LOCK = "item", "new_lock", "old_lock"
+# Roles in a repair: the lock being fixed, and ConditionChecks on the accounts involved.
+# Any failed condition of a repair means the table moved since it was read: StaleItem.
+REPAIRED_LOCK, HOLDER_CHECK = "repaired_lock", "holder_check"
 
 TRANSPORT_ERRORS = (botocore.exceptions.ConnectionError, botocore.exceptions.HTTPClientError)
 # Answers that say "not now" without cancelling: resend the same request, same token.
@@ -251,6 +254,111 @@ def plan_delete(item, *, token=None, keep_locks=()):
         if key is not None and key not in keep_locks:
             actions.append(_lock_action("Delete", lock_model, key, owner, OLD_LOCK, constraint))
     return _transaction(DELETE, actions, token)
+
+
+def _default_range_key(model):
+    range_attribute = model._range_key_attribute()
+    return range_attribute.default if range_attribute is not None else None
+
+
+def _condition_check(model, hash_key, condition):
+    range_key = _default_range_key(model)
+    body = model.get_operation_kwargs_from_class(hash_key, range_key, condition=condition)
+    return Action("ConditionCheck", body, HOLDER_CHECK, (model.Meta.table_name, hash_key, range_key))
+
+
+def _held_by(lock_model, owner):
+    """A condition that the lock exists and still names ``owner`` (``None``: names nobody)."""
+    if owner is None:
+        return lock_model.PK.exists() & lock_model.owner.does_not_exist()
+    return lock_model.owner == owner
+
+
+def _holder_checks(model, constraint, item, owner, owner_item):
+    """ConditionChecks that ``item`` (if any) still holds its value as read, and that the
+    lock's current ``owner`` still does not: gone when ``owner_item`` is ``None``, else with
+    the values read (which did not map to the lock)."""
+    checks = []
+    if item is not None:
+        checks.append(_condition_check(model, _owner(item), _still_as_read(item, constraint.attributes)))
+    # A lock naming nobody (or an empty owner, which no item can have as key) needs no check.
+    if owner:
+        if owner_item is None:
+            checks.append(_condition_check(model, owner, model._hash_key_attribute().does_not_exist()))
+        else:
+            checks.append(_condition_check(model, owner, _still_as_read(owner_item, constraint.attributes)))
+    return checks
+
+
+def _repair_lock_key(item, constraint):
+    key = constraint.lock_key(item)
+    if key is None:
+        raise InvalidTransaction(f"{_owner(item)} holds no value under {constraint!r}: no lock to give it.")
+    return key
+
+
+def plan_claim_lock(item, constraint, *, token=None):
+    """The transaction creating the missing lock of ``item``'s value under ``constraint``.
+
+    Guarded: the lock must not exist, and ``item`` must still hold the value as read, so a
+    concurrent signup or change of that value wins and this repair is cancelled.
+    """
+    model = type(item)
+    lock_model = lock_model_for(model)
+    key = _repair_lock_key(item, constraint)
+    lock = lock_model(PK=key, owner=_owner(item))
+    put = Action(
+        "Put",
+        lock.get_save_kwargs_from_instance(condition=lock_model.PK.does_not_exist()),
+        REPAIRED_LOCK,
+        _key_target(lock),
+        constraint,
+        key,
+    )
+    return _transaction(REPAIR, [put, *_holder_checks(model, constraint, item, None, None)], token)
+
+
+def plan_transfer_lock(item, constraint, owner, owner_item=None, *, token=None):
+    """The transaction giving ``item`` the lock of its value, now held by the wrong ``owner``.
+
+    ``owner`` is the lock's owner as read (``None``: the lock names nobody); ``owner_item`` is
+    that owner as read, or ``None`` when it does not exist. Guarded: the lock still names
+    ``owner``, ``item`` still holds the value, and the owner is still gone or unchanged.
+    """
+    model = type(item)
+    lock_model = lock_model_for(model)
+    key = _repair_lock_key(item, constraint)
+    lock = lock_model(PK=key, owner=_owner(item))
+    put = Action(
+        "Put",
+        lock.get_save_kwargs_from_instance(condition=_held_by(lock_model, owner)),
+        REPAIRED_LOCK,
+        _key_target(lock),
+        constraint,
+        key,
+    )
+    return _transaction(REPAIR, [put, *_holder_checks(model, constraint, item, owner, owner_item)], token)
+
+
+def plan_release_lock(model_class, constraint, key, owner, owner_item=None, *, token=None):
+    """The transaction deleting orphaned lock ``key``: nobody holds its value.
+
+    ``owner`` is the lock's owner as read (``None``: the lock names nobody); ``owner_item`` is
+    that owner as read (its value no longer maps to ``key``), or ``None`` when it does not
+    exist. Guarded: the lock still names ``owner``, and the owner is still gone or unchanged.
+    While the lock exists no other item can take its value, so nobody else needs checking.
+    """
+    lock_model = lock_model_for(model_class)
+    lock = lock_model(PK=key, owner=owner)
+    delete = Action(
+        "Delete",
+        lock.get_delete_kwargs_from_instance(condition=_held_by(lock_model, owner)),
+        REPAIRED_LOCK,
+        _key_target(lock),
+        constraint,
+        key,
+    )
+    return _transaction(REPAIR, [delete, *_holder_checks(model_class, constraint, None, owner, owner_item)], token)
 
 
 def _backoff(attempt):

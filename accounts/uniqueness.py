@@ -96,6 +96,10 @@ class UniqueConstraint:
             raise InvalidUniqueValue(self.fields, "too_long", "This value is too long.")
         return key
 
+    def owns_key(self, key):
+        """True when ``key`` is a lock key of this constraint (its namespace)."""
+        return key.startswith(f"{LOCK_PREFIX}{self.namespace}#")
+
     def lock_key(self, item):
         """The lock key this item must hold, or ``None`` when it takes no lock."""
         values = self.normalized_values(item)
