@@ -1,0 +1,68 @@
+import json
+import sys
+
+from django.core.management.base import BaseCommand, CommandError
+
+from accounts import audit
+from accounts.exceptions import UniquenessError
+from accounts.management.progress import Progress
+
+
+class Command(BaseCommand):
+    help = (
+        "Find lock items out of step with the accounts (orphaned, missing, wrongly owned, "
+        "duplicate values). With --repair, fix each with a guarded transaction. Exit status "
+        "0 when the table is consistent, 1 when problems remain. Progress goes to stderr."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--json", action="store_true", help="Print one JSON document on stdout.")
+        parser.add_argument("--repair", action="store_true", help="Repair what can be repaired safely.")
+        parser.add_argument(
+            "--segments", type=int, default=1, help="Parallel Scan segments (threads). Default 1."
+        )
+
+    def handle(self, *args, **options):
+        segments = options["segments"]
+        if segments < 1:
+            raise CommandError("--segments must be at least 1.")
+        progress = Progress(self.stderr)
+        try:
+            report = audit.run_audit(segments=segments, progress=progress.scanned)
+            progress.scan_done(report.scanned, report.seconds)
+            repairs = audit.repair_all(report, progress=progress.repaired) if options["repair"] else []
+        except UniquenessError as error:
+            raise CommandError(str(error)) from error
+        left = audit.remaining(report, repairs)
+        if options["json"]:
+            self._print_json(report, repairs, left)
+        else:
+            self._print_text(report, repairs, left)
+        if left:
+            # Like `makemigrations --check`: a status for scripts and CI, not an error message.
+            sys.exit(1)
+
+    def _print_json(self, report, repairs, left):
+        data = report.as_dict()
+        data["consistent"] = not left
+        data["repaired"] = [result.as_dict() for result in repairs if result.repaired]
+        data["not_repaired"] = [result.as_dict() for result in repairs if not result.repaired]
+        data["remaining"] = [finding.as_dict() for finding in left]
+        self.stdout.write(json.dumps(data, indent=2, ensure_ascii=False))
+
+    def _print_text(self, report, repairs, left):
+        self.stdout.write(
+            f"{len(report.accounts):,} accounts, {len(report.locks):,} locks, "
+            f"{len(report.findings):,} finding(s)."
+        )
+        for finding in report.findings:
+            self.stdout.write(f"{finding.kind:<12} {finding.key or '-'}  {finding.describe()}")
+        for result in repairs:
+            label = result.action if result.repaired else result.outcome
+            line = f"{label:<12} {result.finding.key}  {result.detail}".rstrip()
+            self.stdout.write(self.style.SUCCESS(line) if result.repaired else self.style.WARNING(line))
+        if left:
+            hint = "" if repairs else " Run with --repair to fix what can be fixed safely."
+            self.stdout.write(self.style.ERROR(f"{len(left):,} problem(s) remain.{hint}"))
+        else:
+            self.stdout.write(self.style.SUCCESS("Consistent: every value has its lock, every lock its owner."))

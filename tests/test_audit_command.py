@@ -1,0 +1,105 @@
+"""``manage.py accounts_audit`` on DynamoDB Local: exit status, JSON document, repair."""
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from accounts import audit, store
+from tests.seeding import delete_lock, new_account, read_lock, seed_accounts, write_accounts, write_locks
+
+pytestmark = pytest.mark.dynamodb_local
+
+
+def run_audit_command(*args):
+    """``(exit status, stdout, stderr)`` of the command."""
+    out, err = StringIO(), StringIO()
+    try:
+        call_command("accounts_audit", *args, stdout=out, stderr=err)
+        status = 0
+    except SystemExit as exit:
+        status = exit.code
+    return status, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def damaged(ddb):
+    """Three accounts and three kinds of damage: a deleted lock, an orphan, a wrong owner."""
+    ada, bob, eve = (store.signup(f"{name}@example.com", name, "!hash")[0] for name in ("ada", "bob", "eve"))
+    delete_lock("UNIQ#EMAIL#ada@example.com")
+    write_locks({"UNIQ#HANDLE#ghost": "ACCT#nobody", "UNIQ#HANDLE#eve": bob.PK})
+    return ada, bob, eve
+
+
+def test_consistent_table_exits_zero(ddb):
+    seed_accounts(3)
+
+    status, out, err = run_audit_command()
+
+    assert status == 0
+    assert "Consistent" in out
+    assert "Scanned 9 items" in err
+
+
+def test_planted_damage_is_listed_and_exits_one(damaged):
+    status, out, _ = run_audit_command()
+
+    assert status == 1
+    assert "UNIQ#EMAIL#ada@example.com" in out
+    assert "UNIQ#HANDLE#ghost" in out
+    assert "UNIQ#HANDLE#eve" in out
+    assert "3 problem(s) remain" in out
+    assert read_lock("UNIQ#HANDLE#ghost") == (True, "ACCT#nobody")
+
+
+def test_json_lists_every_orphaned_and_missing_key(damaged):
+    status, out, err = run_audit_command("--json")
+
+    document = json.loads(out)
+    assert status == 1
+    assert document["consistent"] is False
+    assert document["orphaned"] == ["UNIQ#HANDLE#ghost"]
+    assert document["missing"] == ["UNIQ#EMAIL#ada@example.com"]
+    assert document["wrong_owner"] == ["UNIQ#HANDLE#eve"]
+    assert document["repaired"] == []
+    assert len(document["remaining"]) == 3
+    assert document["scanned"]["accounts"] == 3
+    assert "Scanned" in err
+
+
+def test_repair_fixes_everything_and_a_second_run_is_clean(damaged):
+    ada, bob, eve = damaged
+
+    status, out, _ = run_audit_command("--json", "--repair", "--segments", "4")
+
+    document = json.loads(out)
+    assert status == 0
+    assert document["consistent"] is True
+    assert {(entry["key"], entry["action"]) for entry in document["repaired"]} == {
+        ("UNIQ#EMAIL#ada@example.com", audit.CLAIMED),
+        ("UNIQ#HANDLE#ghost", audit.RELEASED),
+        ("UNIQ#HANDLE#eve", audit.TRANSFERRED),
+    }
+    assert read_lock("UNIQ#EMAIL#ada@example.com") == (True, ada.PK)
+    assert read_lock("UNIQ#HANDLE#eve") == (True, eve.PK)
+    assert run_audit_command()[0] == 0
+
+
+def test_duplicates_remain_after_repair_and_exit_one(ddb):
+    store.signup("ada@example.com", "ada", "!hash")
+    twin = write_accounts([new_account("twin@example.com", "ADA")], with_locks=False)[0]
+    write_locks({"UNIQ#EMAIL#twin@example.com": twin.PK})
+
+    status, out, _ = run_audit_command("--json", "--repair")
+
+    document = json.loads(out)
+    assert status == 1
+    assert document["duplicate"] == ["UNIQ#HANDLE#ada"]
+    assert document["repaired"] == []
+    assert [finding["kind"] for finding in document["remaining"]] == ["duplicate"]
+
+
+def test_zero_segments_is_a_command_error(ddb):
+    with pytest.raises(CommandError):
+        call_command("accounts_audit", "--segments", "0", stdout=StringIO(), stderr=StringIO())
