@@ -70,9 +70,19 @@ class AppSettings:
         return self._setting("SIGNUP_REDIRECT_URL", settings.LOGIN_REDIRECT_URL)
 
     @property
+    def LOGIN_REDIRECT_URL(self):
+        """Where a login lands without ``next``. Default: ``settings.LOGIN_REDIRECT_URL``."""
+        return self._setting("LOGIN_REDIRECT_URL", settings.LOGIN_REDIRECT_URL)
+
+    @property
     def LOGOUT_REDIRECT_URL(self):
-        """Where logout and account deletion land. Default ``"/"``."""
+        """Where logout lands without ``next``. Default: ``settings.LOGOUT_REDIRECT_URL``, else ``"/"``."""
         return self._setting("LOGOUT_REDIRECT_URL", settings.LOGOUT_REDIRECT_URL or "/")
+
+    @property
+    def DELETE_REDIRECT_URL(self):
+        """Where a deleted account lands. Default: :attr:`LOGOUT_REDIRECT_URL`."""
+        return self._setting("DELETE_REDIRECT_URL", self.LOGOUT_REDIRECT_URL)
 
 
 app_settings = AppSettings()

@@ -43,6 +43,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "accounts.middleware.UnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "project.urls"
@@ -68,6 +69,12 @@ DATABASES = {}
 SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
 SESSION_COOKIE_HTTPONLY = True
 MESSAGE_STORAGE = "django.contrib.messages.storage.cookie.CookieStorage"
+
+# Users are account items in DynamoDB; the model is unmanaged (no table, no migrations).
+AUTH_USER_MODEL = "accounts.User"
+AUTHENTICATION_BACKENDS = ["accounts.backends.AccountBackend"]
+# A stale second copy of the signup/login form lands where the first one did (see the view).
+CSRF_FAILURE_VIEW = "accounts.views.csrf_failure"
 
 PASSWORD_HASHERS = [
     "django.contrib.auth.hashers.Argon2PasswordHasher",

@@ -1,0 +1,49 @@
+"""Authentication against accounts stored in DynamoDB."""
+
+from django.contrib.auth.backends import BaseBackend
+
+from . import store
+from .exceptions import InvalidUniqueValue
+from .models import User
+
+
+class AccountBackend(BaseBackend):
+    """Log in with a username or an email address, in any case or width.
+
+    A login costs at most two consistent GetItem calls (the lock item of the username or
+    email, then the account it points to); loading the user of a session costs one.
+    """
+
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        if username is None:
+            username = kwargs.get(User.USERNAME_FIELD)
+        if username is None or password is None:
+            return None
+        account = self._find(username)
+        if account is None:
+            # Run the default password hasher once to reduce the timing difference between
+            # an existing and a nonexistent account (Django ticket #20760).
+            User().set_password(password)
+            return None
+        user = User.from_account(account)
+        if user.check_password(password) and self.user_can_authenticate(user):
+            return user
+        return None
+
+    def _find(self, login):
+        try:
+            return store.get_by_login(login)
+        except InvalidUniqueValue:
+            # Empty, or longer than any lock key can be: nobody holds it.
+            return None
+
+    def user_can_authenticate(self, user):
+        """Inactive accounts cannot log in."""
+        return user.is_active
+
+    def get_user(self, user_id):
+        account = store.get_account(user_id)
+        if account is None:
+            return None
+        user = User.from_account(account)
+        return user if self.user_can_authenticate(user) else None

@@ -1,0 +1,235 @@
+"""Account forms. Input rules and messages come from the adapter; saving goes to the store."""
+
+import uuid
+
+from django import forms
+from django.contrib.auth import forms as auth_forms
+from django.contrib.auth.hashers import check_password
+from django.core import signing
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.debug import sensitive_variables
+
+from . import store
+from .adapter import get_adapter
+from .exceptions import Busy, ItemAlreadyExists, StaleItem, TokenReused, UniqueViolation
+from .models import User
+
+SIGNUP_TOKEN_SALT = "accounts.forms.SignupForm.token"
+# DynamoDB honours a ClientRequestToken for 10 minutes after its first use. A form token
+# older than this is not sent again: the signup gets a fresh one instead.
+SIGNUP_TOKEN_MAX_AGE = 9 * 60
+
+# What the store can refuse after a form was valid; each becomes a form error.
+STORE_REFUSALS = (UniqueViolation, Busy, StaleItem)
+
+
+def new_signup_token():
+    """A signed, timestamped one-time token for a signup form."""
+    return signing.TimestampSigner(salt=SIGNUP_TOKEN_SALT).sign(uuid.uuid4().hex)
+
+
+class EmailField(forms.EmailField):
+    """An email field normalized by the adapter before it is validated."""
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        if not value or len(value) > self.max_length:
+            # Normalizing cannot make an overlong value valid (NFKC never shortens text).
+            return value
+        return get_adapter().normalize_email(value)
+
+
+class UsernameField(auth_forms.UsernameField):
+    """A username field normalized by the adapter (NFKC by default) before it is validated."""
+
+    def to_python(self, value):
+        value = forms.CharField.to_python(self, value)
+        if self.max_length is not None and len(value) > self.max_length:
+            return value
+        return get_adapter().normalize_username(value)
+
+
+class StoreErrorsMixin:
+    """Shows what the store refused as form errors."""
+
+    def add_store_error(self, error):
+        """Each taken value on its own field (all at once), busy and stale as non-field errors."""
+        adapter = get_adapter()
+        if isinstance(error, UniqueViolation):
+            for field in sorted(error.fields):
+                self.add_error(field if field in self.fields else None, adapter.taken_error(field))
+        elif isinstance(error, Busy):
+            self.add_error(None, adapter.validation_error("busy"))
+        elif isinstance(error, StaleItem):
+            self.add_error(None, adapter.validation_error("stale"))
+        else:
+            raise error
+
+
+class SignupForm(StoreErrorsMixin, auth_forms.SetPasswordMixin, forms.Form):
+    """Sign up with an email address, a username and a password.
+
+    The hidden ``token`` makes the post idempotent: sent twice, the form creates one
+    account and both posts succeed (see :meth:`save`).
+    """
+
+    email = EmailField(
+        label=_("Email address"),
+        max_length=254,
+        widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True}),
+    )
+    username = UsernameField(label=_("Username"), max_length=150)
+    password1, password2 = auth_forms.SetPasswordMixin.create_password_fields()
+    token = forms.CharField(widget=forms.HiddenInput, required=False, initial=new_signup_token)
+
+    def clean_email(self):
+        return get_adapter().clean_email(self.cleaned_data["email"])
+
+    def clean_username(self):
+        return get_adapter().clean_username(self.cleaned_data["username"])
+
+    def clean_token(self):
+        """The ClientRequestToken of this post: the form's own, or a fresh one when the
+        form's is missing, forged or older than :data:`SIGNUP_TOKEN_MAX_AGE`."""
+        try:
+            return signing.TimestampSigner(salt=SIGNUP_TOKEN_SALT).unsign(
+                self.cleaned_data["token"], max_age=SIGNUP_TOKEN_MAX_AGE
+            )
+        except signing.BadSignature:
+            return uuid.uuid4().hex
+
+    def clean(self):
+        self.validate_passwords()
+        unsaved = User(email=self.cleaned_data.get("email", ""), username=self.cleaned_data.get("username", ""))
+        self.validate_password_for_user(unsaved)
+        return super().clean()
+
+    def full_clean(self):
+        super().full_clean()
+        if self.is_bound:
+            # This post spends its token; if the form is shown again it needs a new one.
+            self.data = self.data.copy()
+            self.data[self.add_prefix("token")] = new_signup_token()
+
+    @sensitive_variables("password")
+    def save(self, request):
+        """Create the account, or find the one an earlier post of this same form created.
+
+        Returns the account. Raises :class:`~accounts.exceptions.UniqueViolation` (every
+        field in use) or :class:`~accounts.exceptions.Busy`.
+        """
+        adapter = get_adapter(request)
+        token = self.cleaned_data["token"]
+        try:
+            account, created = adapter.create_account(request, self, token)
+        except (TokenReused, ItemAlreadyExists):
+            # The token went out before with other values (the page was edited and sent
+            # again): this is a new signup, with a token of its own.
+            account, created = adapter.create_account(request, self, uuid.uuid4().hex)
+        password = self.cleaned_data["password1"]
+        if not created and not check_password(password, account.password):
+            # Same token, email and username but not the same password: not this person's post.
+            raise UniqueViolation({"email", "username"})
+        return account
+
+
+class LoginForm(auth_forms.AuthenticationForm):
+    """Log in with a username or an email address (the ``username`` field) and a password."""
+
+    error_messages = {
+        **auth_forms.AuthenticationForm.error_messages,
+        "invalid_login": _(
+            "Please enter a correct username or email address and password. Note that the "
+            "password is case-sensitive."
+        ),
+    }
+
+    def __init__(self, request=None, *args, **kwargs):
+        super().__init__(request, *args, **kwargs)
+        username = self.fields["username"]
+        username.label = _("Username or email address")
+        # Room for an email address, longer than any username.
+        username.max_length = 254
+        username.widget.attrs["maxlength"] = 254
+
+
+class CurrentPasswordMixin:
+    """A ``password`` field that must hold the user's current password."""
+
+    error_messages = {
+        "password_incorrect": _("Your password was entered incorrectly. Please enter it again."),
+    }
+
+    def __init__(self, user, *args, **kwargs):
+        self.user = user
+        super().__init__(*args, **kwargs)
+
+    @sensitive_variables("password")
+    def clean_password(self):
+        password = self.cleaned_data["password"]
+        if not self.user.check_password(password):
+            raise ValidationError(self.error_messages["password_incorrect"], code="password_incorrect")
+        return password
+
+
+def current_password_field():
+    return forms.CharField(
+        label=_("Current password"),
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+
+
+class EmailChangeForm(StoreErrorsMixin, CurrentPasswordMixin, forms.Form):
+    """Change the email address; the current password confirms it."""
+
+    email = EmailField(
+        label=_("New email address"),
+        max_length=254,
+        widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True}),
+    )
+    password = current_password_field()
+
+    def __init__(self, user, *args, **kwargs):
+        super().__init__(user, *args, **kwargs)
+        self.fields["email"].initial = user.email
+
+    def clean_email(self):
+        return get_adapter().clean_email(self.cleaned_data["email"])
+
+    def save(self):
+        """Move the account to the new email, in one transaction. Returns the account."""
+        return store.change_email(self.user.account, self.cleaned_data["email"])
+
+
+class UsernameChangeForm(StoreErrorsMixin, CurrentPasswordMixin, forms.Form):
+    """Change the username; the current password confirms it."""
+
+    username = UsernameField(label=_("New username"), max_length=150, widget=forms.TextInput(attrs={"autofocus": True}))
+    password = current_password_field()
+
+    def __init__(self, user, *args, **kwargs):
+        super().__init__(user, *args, **kwargs)
+        self.fields["username"].initial = user.username
+
+    def clean_username(self):
+        return get_adapter().clean_username(self.cleaned_data["username"])
+
+    def save(self):
+        """Move the account to the new username, in one transaction. Returns the account."""
+        return store.change_username(self.user.account, self.cleaned_data["username"])
+
+
+class PasswordChangeForm(StoreErrorsMixin, auth_forms.PasswordChangeForm):
+    """Django's password change form; saving stores the new hash through the store."""
+
+
+class AccountDeleteForm(StoreErrorsMixin, CurrentPasswordMixin, forms.Form):
+    """Delete the account; the current password confirms it."""
+
+    password = current_password_field()
+
+    def save(self):
+        """Delete the account and release its email and username, in one transaction."""
+        store.delete_account(self.user.account)

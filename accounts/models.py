@@ -1,0 +1,130 @@
+"""The Django user model: an unmanaged view of an account item stored in DynamoDB.
+
+There is no SQL table behind :class:`User`. It exists so ``AUTH_USER_MODEL``,
+``login()``, ``request.user`` and ``LoginRequiredMixin`` work unchanged; it is built from
+the PynamoDB item (:meth:`User.from_account`) and writes through :mod:`accounts.store`.
+"""
+
+import logging
+
+from django.contrib.auth import hashers, password_validation
+from django.contrib.auth.base_user import AbstractBaseUser, BaseUserManager
+from django.db import NotSupportedError, models
+from django.utils.translation import gettext_lazy as _
+
+from . import store
+from .exceptions import Busy, StaleItem
+
+logger = logging.getLogger(__name__)
+
+# The account attributes a User mirrors, under the same names.
+STORED_FIELDS = ("email", "username", "password", "is_active", "is_staff")
+# Moving a unique value has its own store operation (it sends its own signal).
+MOVED_BY_STORE = {"email": "accounts.store.change_email()", "username": "accounts.store.change_username()"}
+
+
+class UserManager(BaseUserManager):
+    """Refuses ORM queries: accounts are read with :mod:`accounts.store`."""
+
+    def get_queryset(self):
+        raise NotSupportedError(
+            "Accounts live in DynamoDB, not in a SQL table: read them with accounts.store "
+            "(get_account, get_by_login, get_by_email, get_by_username)."
+        )
+
+
+class User(AbstractBaseUser):
+    """A signed-in person, as Django's auth framework sees them.
+
+    The primary key is the account id (the account item's PK without ``ACCT#``). The
+    session hash is :meth:`~django.contrib.auth.base_user.AbstractBaseUser.get_session_auth_hash`,
+    an HMAC of the password hash: changing the password ends every other session, and a
+    deleted account can no longer be loaded, which ends its sessions too.
+    """
+
+    id = models.CharField(primary_key=True, max_length=64, editable=False)
+    email = models.EmailField(_("email address"), max_length=254, unique=True)
+    username = models.CharField(_("username"), max_length=150, unique=True)
+    is_active = models.BooleanField(_("active"), default=True)
+    is_staff = models.BooleanField(_("staff status"), default=False)
+    # Dropped on purpose: with a last_login field, Django connects update_last_login to
+    # user_logged_in and every login would save() the user, a write per login.
+    last_login = None
+
+    objects = UserManager()
+
+    EMAIL_FIELD = "email"
+    USERNAME_FIELD = "username"
+    REQUIRED_FIELDS = ["email"]
+
+    # The PynamoDB item this user was built from; None for a user that was never stored.
+    account = None
+
+    class Meta:
+        managed = False
+        verbose_name = _("user")
+        verbose_name_plural = _("users")
+
+    @classmethod
+    def from_account(cls, account):
+        """The user for a PynamoDB :class:`~accounts.tables.Account` item, as read."""
+        user = cls(id=account.id, **{name: getattr(account, name) for name in STORED_FIELDS})
+        user._state.adding = False
+        user.account = account
+        return user
+
+    def _stored_account(self, action):
+        if self.account is None:
+            raise NotSupportedError(
+                f"Cannot {action} a User that was not read from DynamoDB: accounts are created "
+                "with accounts.store.signup() and read with accounts.store.get_account()."
+            )
+        return self.account
+
+    def save(self, *args, update_fields=None, **kwargs):
+        """Store changed ``password``, ``is_active`` or ``is_staff`` in one transaction.
+
+        The update is guarded by the values as read, so it raises
+        :class:`~accounts.exceptions.StaleItem` if the account changed meanwhile. Email and
+        username are refused here: change them with :func:`accounts.store.change_email` and
+        :func:`accounts.store.change_username`.
+        """
+        account = self._stored_account("save")
+        names = STORED_FIELDS if update_fields is None else tuple(update_fields)
+        unknown = set(names) - set(STORED_FIELDS)
+        if unknown:
+            raise ValueError(f"User has no stored field(s) {', '.join(sorted(unknown))}.")
+        changes = {name: getattr(self, name) for name in names if getattr(self, name) != getattr(account, name)}
+        moved = sorted(MOVED_BY_STORE.keys() & changes.keys())
+        if moved:
+            raise NotSupportedError(f"Change the {moved[0]} with {MOVED_BY_STORE[moved[0]]}, not User.save().")
+        if changes:
+            store.update_account(account, **changes)
+        if self._password is not None:
+            password_validation.password_changed(self._password, self)
+            self._password = None
+
+    def delete(self, *args, **kwargs):
+        """Delete the account and release its email and username, in one transaction."""
+        store.delete_account(self._stored_account("delete"))
+        return 1, {self._meta.label: 1}
+
+    def check_password(self, raw_password):
+        """Whether ``raw_password`` is right; an outdated hash is upgraded if possible.
+
+        Upgrading the hash (e.g. from PBKDF2 to Argon2) is a write; if it loses a race it is
+        skipped, and the correct password still counts.
+        """
+
+        def upgrade(raw_password):
+            self.set_password(raw_password)
+            self._password = None
+            try:
+                self.save(update_fields=["password"])
+            except (Busy, StaleItem):
+                # Another request changed the account first (or upgraded the same hash).
+                # Keep the stored hash, so this session's hash matches what is stored.
+                logger.info("Password hash upgrade of account %s skipped: the account changed.", self.pk)
+                self.password = self.account.password
+
+        return hashers.check_password(raw_password, self.password, upgrade)

@@ -1,0 +1,196 @@
+"""The account pages: signup, login, logout, profile, email/username/password change, deletion.
+
+Views never talk to DynamoDB: forms save through :mod:`accounts.store`, and what the store
+refuses comes back as form errors (a 200 that keeps what was typed).
+"""
+
+from django.contrib.auth import login, logout, update_session_auth_hash
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.mixins import LoginRequiredMixin
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.utils.decorators import method_decorator
+from django.views import csrf
+from django.views.decorators.cache import never_cache
+from django.views.decorators.debug import sensitive_post_parameters
+from django.views.generic import FormView, TemplateView
+
+from .adapter import get_adapter
+from .backends import AccountBackend
+from .forms import (
+    STORE_REFUSALS,
+    AccountDeleteForm,
+    EmailChangeForm,
+    LoginForm,
+    PasswordChangeForm,
+    SignupForm,
+    UsernameChangeForm,
+)
+from .middleware import is_unavailable
+from .models import User
+
+BACKEND = f"{AccountBackend.__module__}.{AccountBackend.__qualname__}"
+
+
+@method_decorator(never_cache, name="dispatch")
+class StoreFormView(FormView):
+    """A form view whose form saves through the store; refusals become form errors.
+
+    Subclasses define ``form_saved(form, saved)``: what follows a successful save.
+    """
+
+    def form_valid(self, form):
+        try:
+            saved = form.save(**self.get_save_kwargs())
+        except STORE_REFUSALS as error:
+            form.add_store_error(error)
+            return self.form_invalid(form)
+        return self.form_saved(form, saved)
+
+    def get_save_kwargs(self):
+        return {}
+
+
+class UserFormMixin(LoginRequiredMixin):
+    """A form about the signed-in user (the form takes the user first)."""
+
+    def get_form_kwargs(self):
+        return {"user": self.request.user, **super().get_form_kwargs()}
+
+
+@method_decorator(sensitive_post_parameters("password1", "password2"), name="dispatch")
+class SignupView(StoreFormView):
+    """Create an account and log in. A second post of the same form lands on success too."""
+
+    template_name = "accounts/signup.html"
+    form_class = SignupForm
+
+    def dispatch(self, request, *args, **kwargs):
+        if request.user.is_authenticated:
+            return redirect(get_adapter(request).get_signup_redirect_url(request))
+        return super().dispatch(request, *args, **kwargs)
+
+    def get_save_kwargs(self):
+        return {"request": self.request}
+
+    def form_saved(self, form, account):
+        adapter = get_adapter(self.request)
+        user = User.from_account(account)
+        login(self.request, user, backend=BACKEND)
+        adapter.add_success_message(self.request, "signed_up", username=user.username)
+        return redirect(adapter.get_signup_redirect_url(self.request))
+
+
+class LoginView(auth_views.LoginView):
+    """Log in with a username or an email address; ``?next=`` is honoured when safe."""
+
+    template_name = "accounts/login.html"
+    authentication_form = LoginForm
+    redirect_authenticated_user = True
+
+    def get_default_redirect_url(self):
+        return get_adapter(self.request).get_login_redirect_url(self.request)
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        get_adapter(self.request).add_success_message(self.request, "logged_in", username=form.get_user().username)
+        return response
+
+
+class LogoutView(auth_views.LogoutView):
+    """Log out (POST only)."""
+
+    def get_default_redirect_url(self):
+        return get_adapter(self.request).get_logout_redirect_url(self.request)
+
+    def post(self, request, *args, **kwargs):
+        response = super().post(request, *args, **kwargs)
+        get_adapter(request).add_success_message(request, "logged_out")
+        return response
+
+
+@method_decorator(never_cache, name="dispatch")
+class ProfileView(LoginRequiredMixin, TemplateView):
+    """The signed-in account: email, username, and links to change them."""
+
+    template_name = "accounts/profile.html"
+
+
+class EmailChangeView(UserFormMixin, StoreFormView):
+    """Change the email address (current password required)."""
+
+    template_name = "accounts/email_change.html"
+    form_class = EmailChangeForm
+
+    def form_saved(self, form, account):
+        adapter = get_adapter(self.request)
+        adapter.add_success_message(self.request, "email_changed", email=account.email)
+        return redirect("accounts:profile")
+
+
+class UsernameChangeView(UserFormMixin, StoreFormView):
+    """Change the username (current password required)."""
+
+    template_name = "accounts/username_change.html"
+    form_class = UsernameChangeForm
+
+    def form_saved(self, form, account):
+        adapter = get_adapter(self.request)
+        adapter.add_success_message(self.request, "username_changed", username=account.username)
+        return redirect("accounts:profile")
+
+
+@method_decorator(sensitive_post_parameters(), name="dispatch")
+class PasswordChangeView(UserFormMixin, StoreFormView):
+    """Change the password; this session stays logged in, every other one ends."""
+
+    template_name = "accounts/password_change.html"
+    form_class = PasswordChangeForm
+
+    def form_saved(self, form, user):
+        update_session_auth_hash(self.request, user)
+        get_adapter(self.request).add_success_message(self.request, "password_changed")
+        return redirect("accounts:profile")
+
+
+@method_decorator(sensitive_post_parameters(), name="dispatch")
+class AccountDeleteView(UserFormMixin, StoreFormView):
+    """Delete the account (current password required) and log out."""
+
+    template_name = "accounts/delete.html"
+    form_class = AccountDeleteForm
+
+    def form_saved(self, form, saved):
+        logout(self.request)
+        adapter = get_adapter(self.request)
+        adapter.add_success_message(self.request, "account_deleted")
+        return redirect(adapter.get_delete_redirect_url(self.request))
+
+
+def csrf_failure(request, reason=""):
+    """``CSRF_FAILURE_VIEW``: a stale second copy of the signup or login form lands on success.
+
+    Logging in rotates the CSRF token, so when a browser sends the signup or login form
+    twice (double click, resend) after the first answer arrived, the second copy fails the
+    CSRF check. Its sender is already logged in by the first copy: they are sent where
+    the first went. Nothing is processed. Every other failure is Django's 403 page.
+    """
+    landing = {
+        reverse("accounts:signup"): "get_signup_redirect_url",
+        reverse("accounts:login"): "get_login_redirect_url",
+    }.get(request.path)
+    if landing and request.method == "POST" and _is_authenticated(request):
+        adapter = get_adapter(request)
+        return redirect(getattr(adapter, landing)(request))
+    return csrf.csrf_failure(request, reason)
+
+
+def _is_authenticated(request):
+    try:
+        return request.user.is_authenticated
+    except Exception as error:
+        # CSRF failures are answered outside the view, where the 503 middleware cannot
+        # catch an outage: without DynamoDB, treat the sender as logged out (plain 403).
+        if is_unavailable(error):
+            return False
+        raise

@@ -1,0 +1,52 @@
+"""Helpers for the web tests: filling in and posting the account forms like a browser does."""
+
+import re
+
+from django.test import Client
+
+PASSWORD = "Tangerine-Sky-Runner-7"
+OTHER_PASSWORD = "Marble-Harbor-Lantern-3"
+
+
+def signup_data(client, email="ada@example.com", username="ada", password=PASSWORD, **overrides):
+    """The signup form as a browser would send it, with the token the page handed out."""
+    page = client.get("/accounts/signup/")
+    assert page.status_code == 200
+    data = {
+        "email": email,
+        "username": username,
+        "password1": password,
+        "password2": password,
+        "token": page.context["form"]["token"].value(),
+    }
+    if client.handler.enforce_csrf_checks:
+        data["csrfmiddlewaretoken"] = csrf_token_in(page)
+    data.update(overrides)
+    return data
+
+
+def signup(client, email="ada@example.com", username="ada", password=PASSWORD, **overrides):
+    """Sign up through the page; returns the response to the POST."""
+    return client.post("/accounts/signup/", signup_data(client, email, username, password, **overrides))
+
+
+def signed_up_client(email="ada@example.com", username="ada", password=PASSWORD):
+    """A client logged in to a new account."""
+    client = Client()
+    response = signup(client, email, username, password)
+    assert response.status_code == 302, response.content.decode()
+    return client
+
+
+def login(client, login_name, password=PASSWORD):
+    return client.post("/accounts/login/", {"username": login_name, "password": password})
+
+
+def csrf_token_in(response):
+    """The CSRF token of the form in ``response``."""
+    return re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', response.content.decode()).group(1)
+
+
+def messages_of(response):
+    """The texts of the messages shown on a (followed) response."""
+    return [str(message) for message in response.context["messages"]]
