@@ -129,7 +129,11 @@ class Finding:
 
 @dataclass
 class Report:
-    """What one audit read and found. ``accounts`` maps PK to the account as scanned."""
+    """What one audit read and found.
+
+    ``accounts`` maps PK to the account as scanned: its key and unique values only (the
+    Scan reads nothing else), which is what the comparison and the repair guards need.
+    """
 
     accounts: dict
     locks: dict
@@ -248,7 +252,7 @@ class _ScanTally:
                 self._progress(self.scanned)
 
 
-def _scan_segment(connection, segment, total_segments, tally):
+def _scan_segment(connection, segment, total_segments, attributes, tally):
     items = []
     start = None
     while True:
@@ -258,6 +262,7 @@ def _scan_segment(connection, segment, total_segments, tally):
             total_segments=total_segments,
             exclusive_start_key=start,
             consistent_read=True,
+            attributes_to_get=attributes,
         )
         items.extend(page.get("Items", ()))
         tally.add(page.get("ScannedCount", 0))
@@ -269,9 +274,9 @@ def _scan_segment(connection, segment, total_segments, tally):
 def scan_table(model_class=None, *, segments=1, progress=None):
     """Read every account and every lock of the account constraints with a parallel Scan.
 
-    Returns ``(accounts, locks, scanned)``: PK -> account item, lock key -> owner (``None``
-    when the lock names nobody), and the number of items scanned. ``progress(scanned)`` is
-    called after each page, from the scanning threads.
+    Returns ``(accounts, locks, scanned)``: PK -> account item (key and unique values
+    only), lock key -> owner (``None`` when the lock names nobody), and the number of items
+    scanned. ``progress(scanned)`` is called after each page, from the scanning threads.
 
     One pass reads both kinds of item through the table connection, which is what
     ``Model.scan(segment=, total_segments=)`` sends: ``Model.scan`` would map every item to
@@ -285,9 +290,15 @@ def scan_table(model_class=None, *, segments=1, progress=None):
     connection = model._get_connection()
     # PynamoDB builds its botocore client lazily; build it once here rather than in every thread.
     connection.connection.client  # noqa: B018
+    # Only what the comparison and the repair guards read: keys, owners, unique values.
+    declared = model.get_attributes()
+    unique_names = {declared[name].attr_name for constraint in constraints for name in constraint.attributes}
+    attributes = sorted({"PK", "SK", "owner", *unique_names})
     tally = _ScanTally(progress)
     with ThreadPoolExecutor(max_workers=segments) as pool:
-        pages = list(pool.map(lambda segment: _scan_segment(connection, segment, segments, tally), range(segments)))
+        pages = list(
+            pool.map(lambda segment: _scan_segment(connection, segment, segments, attributes, tally), range(segments))
+        )
     accounts, locks = {}, {}
     for items in pages:
         for raw in items:
