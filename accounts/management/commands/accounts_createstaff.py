@@ -1,0 +1,108 @@
+import getpass
+import os
+import sys
+
+from django.contrib.auth.hashers import make_password
+from django.core.management.base import BaseCommand, CommandError
+from django.utils.text import capfirst
+
+from accounts import store
+from accounts.adapter import get_adapter
+from accounts.exceptions import Busy, UniqueViolation
+from accounts.forms import SignupForm
+
+PASSWORD_VARIABLE = "DJANGO_STAFF_PASSWORD"
+PASSWORD_FIELDS = ("password1", "password2")
+
+
+class Command(BaseCommand):
+    help = (
+        "Create a staff account, checked by the same rules as the signup page (email, "
+        "username, AUTH_PASSWORD_VALIDATORS). With --noinput the password comes from "
+        f"{PASSWORD_VARIABLE}, as createsuperuser takes DJANGO_SUPERUSER_PASSWORD."
+    )
+    stealth_options = ("stdin",)
+
+    def add_arguments(self, parser):
+        parser.add_argument("--email", help="The staff account's email address.")
+        parser.add_argument("--username", help="The staff account's username.")
+        parser.add_argument(
+            "--noinput",
+            "--no-input",
+            action="store_false",
+            dest="interactive",
+            help=f"Ask nothing: --email and --username are required, the password is ${PASSWORD_VARIABLE}.",
+        )
+
+    def execute(self, *args, **options):
+        self.stdin = options.get("stdin", sys.stdin)  # replaced by tests
+        return super().execute(*args, **options)
+
+    def handle(self, *args, **options):
+        if options["interactive"]:
+            if hasattr(self.stdin, "isatty") and not self.stdin.isatty():
+                raise CommandError(f"Not running in a terminal: use --noinput with {PASSWORD_VARIABLE} set.")
+            account = self._create_interactively(options["email"], options["username"])
+        else:
+            account = self._create_without_input(options["email"], options["username"])
+        self.stdout.write(self.style.SUCCESS(f"Staff account {account.username} ({account.email}) created, id {account.id}."))
+
+    def _create_without_input(self, email, username):
+        password = os.environ.get(PASSWORD_VARIABLE)
+        missing = [name for name, value in (("--email", email), ("--username", username)) if not value]
+        if missing:
+            raise CommandError(f"With --noinput, {' and '.join(missing)} must be given.")
+        if not password:
+            raise CommandError(f"With --noinput, the password comes from {PASSWORD_VARIABLE}, which is not set.")
+        form = self._form(email, username, password)
+        account = self._create(form)
+        if account is None:
+            raise CommandError("\n".join(self._error_lines(form)))
+        return account
+
+    def _create_interactively(self, email, username):
+        password = None
+        while True:
+            email = email or input("Email address: ")
+            username = username or input("Username: ")
+            if password is None:
+                password = getpass.getpass()
+                if password != getpass.getpass("Password (again): "):
+                    self.stderr.write("Error: the two passwords differ.")
+                    password = None
+                    continue
+            form = self._form(email, username, password)
+            account = self._create(form)
+            if account is not None:
+                return account
+            for line in self._error_lines(form):
+                self.stderr.write(f"Error: {line}")
+            # Ask again for what was refused; keep what was accepted.
+            email = None if "email" in form.errors else email
+            username = None if "username" in form.errors else username
+            password = None if form.errors.keys() & {*PASSWORD_FIELDS, "__all__"} else password
+
+    def _form(self, email, username, password):
+        # The signup form itself, so a staff account meets exactly the signup page's rules.
+        return SignupForm(data={"email": email, "username": username, "password1": password, "password2": password})
+
+    def _create(self, form):
+        """The new staff account, or ``None`` with the reasons added to ``form``."""
+        if not form.is_valid():
+            return None
+        data = form.cleaned_data
+        extra = get_adapter().get_signup_attributes(None, form)
+        try:
+            account, _ = store.signup(
+                data["email"], data["username"], make_password(data["password1"]), **{**extra, "is_staff": True}
+            )
+        except (UniqueViolation, Busy) as error:
+            form.add_store_error(error)
+            return None
+        return account
+
+    def _error_lines(self, form):
+        for name, errors in form.errors.items():
+            label = "" if name == "__all__" else f"{capfirst(form.fields[name].label)}: "
+            for message in errors:
+                yield f"{label}{message}"

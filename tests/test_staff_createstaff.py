@@ -1,0 +1,110 @@
+"""``manage.py accounts_createstaff`` on DynamoDB Local: the signup page's rules, a staff flag."""
+
+from io import StringIO
+
+import pytest
+from django.contrib.auth import authenticate
+from django.core.management import CommandError, call_command
+
+from accounts import store
+from accounts.management.commands import accounts_createstaff
+from tests.web import PASSWORD
+
+pytestmark = pytest.mark.dynamodb_local
+
+
+class Terminal(StringIO):
+    """A stdin that says it is a terminal."""
+
+    def isatty(self):
+        return True
+
+
+def create_staff(*args, **options):
+    out, err = StringIO(), StringIO()
+    call_command("accounts_createstaff", *args, stdout=out, stderr=err, **options)
+    return out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def staff_password(monkeypatch):
+    monkeypatch.setenv("DJANGO_STAFF_PASSWORD", PASSWORD)
+
+
+def test_noinput_creates_a_staff_account_that_can_log_in(ddb, staff_password):
+    out, _ = create_staff("--email", "Boss@Example.com", "--username", "boss", "--noinput")
+
+    account = store.get_by_username("BOSS")
+    assert account.is_staff and account.is_active
+    assert account.email == "Boss@example.com"
+    assert f"Staff account boss (Boss@example.com) created, id {account.id}." in out
+    user = authenticate(username="boss@example.com", password=PASSWORD)
+    assert user.is_staff and user.id == account.id
+
+
+def test_noinput_without_the_password_variable_is_refused(ddb, monkeypatch):
+    monkeypatch.delenv("DJANGO_STAFF_PASSWORD", raising=False)
+
+    with pytest.raises(CommandError, match="DJANGO_STAFF_PASSWORD"):
+        create_staff("--email", "boss@example.com", "--username", "boss", "--noinput")
+    assert store.get_by_username("boss") is None
+
+
+def test_noinput_without_email_is_refused(ddb, staff_password):
+    with pytest.raises(CommandError, match="--email must be given"):
+        create_staff("--username", "boss", "--noinput")
+
+
+def test_username_with_at_sign_gets_the_signup_message(ddb, staff_password):
+    with pytest.raises(CommandError, match="Username: A username cannot contain “@”."):
+        create_staff("--email", "boss@example.com", "--username", "bo@ss", "--noinput")
+
+
+def test_invalid_email_gets_the_signup_message(ddb, staff_password):
+    with pytest.raises(CommandError, match="Email address: Enter a valid email address."):
+        create_staff("--email", "not-an-email", "--username", "boss", "--noinput")
+
+
+def test_password_validators_apply(ddb, monkeypatch):
+    monkeypatch.setenv("DJANGO_STAFF_PASSWORD", "password")
+
+    with pytest.raises(CommandError, match="This password is too common."):
+        create_staff("--email", "boss@example.com", "--username", "boss", "--noinput")
+    assert store.get_by_username("boss") is None
+
+
+def test_password_too_similar_to_the_username_is_refused(ddb, monkeypatch):
+    monkeypatch.setenv("DJANGO_STAFF_PASSWORD", "bossadministrator")
+
+    with pytest.raises(CommandError, match="too similar to the username"):
+        create_staff("--email", "admin@example.com", "--username", "bossadministrator", "--noinput")
+
+
+def test_taken_email_and_username_are_both_reported(ddb, staff_password):
+    store.signup("boss@example.com", "boss", "!hash")
+
+    with pytest.raises(CommandError) as raised:
+        create_staff("--email", "BOSS@example.com", "--username", "Boss", "--noinput")
+
+    assert "Email address: This email address is already in use." in str(raised.value)
+    assert "Username: This username is taken." in str(raised.value)
+
+
+def test_interactive_asks_again_for_what_was_refused(ddb, monkeypatch):
+    store.signup("taken@example.com", "taken", "!hash")
+    answers = iter(["taken@example.com", "boss", "boss@example.com"])
+    passwords = iter(["first-Password-1", "different-Password-2", PASSWORD, PASSWORD])
+    monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
+    monkeypatch.setattr(accounts_createstaff.getpass, "getpass", lambda prompt="Password: ": next(passwords))
+
+    out, err = create_staff(stdin=Terminal())
+
+    assert "the two passwords differ" in err
+    assert "Email address: This email address is already in use." in err
+    assert store.get_by_email("boss@example.com").is_staff
+    assert "Staff account boss" in out
+
+
+def test_interactive_without_a_terminal_is_refused(ddb):
+    with pytest.raises(CommandError, match="--noinput"):
+        create_staff("--email", "boss@example.com", "--username", "boss", stdin=StringIO())
