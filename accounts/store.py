@@ -11,6 +11,7 @@ from django.utils.crypto import salted_hmac
 from . import lookups, signals, transactions
 from .exceptions import ItemAlreadyExists, TokenReused
 from .tables import account_constraints, account_pk, get_account_model, utcnow
+from .uniqueness import normalize_text
 
 
 def constraint_for(field):
@@ -81,8 +82,11 @@ def get_by_username(username):
 
 
 def get_by_login(login):
-    """The account for a login name: an email when it has ``@`` (usernames never do)."""
-    return get_by_email(login) if "@" in login else get_by_username(login)
+    """The account for a login name: an email when it has ``@`` (usernames never do).
+
+    ``@`` is looked for after normalization, so a full-width ``＠`` counts too.
+    """
+    return get_by_email(login) if "@" in normalize_text(login) else get_by_username(login)
 
 
 def update_account(account, **changes):

@@ -50,3 +50,24 @@ def csrf_token_in(response):
 def messages_of(response):
     """The texts of the messages shown on a (followed) response."""
     return [str(message) for message in response.context["messages"]]
+
+
+def stored_accounts():
+    """Every account item in the table (a test-only scan)."""
+    from accounts.tables import PROFILE_SORT_KEY, Account
+
+    return list(Account.scan(Account.SK == PROFILE_SORT_KEY, consistent_read=True))
+
+
+def email_of_length(length):
+    """A valid email address exactly ``length`` characters long (DNS labels of at most 63)."""
+    local = "a" * 64
+    remaining = length - len(local) - len("@") - len(".io")
+    labels = []
+    while remaining > 63:
+        labels.append("b" * 62)
+        remaining -= 63
+    labels.append("c" * remaining)
+    email = f"{local}@{'.'.join(labels)}.io"
+    assert len(email) == length
+    return email
