@@ -1,0 +1,17 @@
+from django.urls import path
+
+from . import views
+
+app_name = "staff"
+urlpatterns = [
+    path("", views.AccountListView.as_view(), name="accounts"),
+    path("accounts/<str:account_id>/", views.AccountDetailView.as_view(), name="account"),
+    path("accounts/<str:account_id>/email/", views.EmailChangeView.as_view(), name="email"),
+    path("accounts/<str:account_id>/username/", views.UsernameChangeView.as_view(), name="username"),
+    path("accounts/<str:account_id>/password/", views.SetPasswordView.as_view(), name="password"),
+    path("accounts/<str:account_id>/flags/", views.FlagView.as_view(), name="flag"),
+    path("accounts/<str:account_id>/delete/", views.AccountDeleteView.as_view(), name="delete"),
+    path("locks/", views.LockAuditView.as_view(), name="locks"),
+    path("locks/repair/", views.RepairView.as_view(), name="repair"),
+    path("locks/repair-all/", views.RepairAllView.as_view(), name="repair_all"),
+]

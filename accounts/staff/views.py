@@ -1,0 +1,279 @@
+"""The staff pages: the account list, one account with its locks and actions, the lock audit.
+
+Only active staff get in: an anonymous visitor is sent to the login page, anyone else gets
+403. Every change goes through :mod:`accounts.store` (the uniqueness engine), lock repairs
+through :mod:`accounts.audit`; every change is a POST carrying Django's CSRF token.
+"""
+
+from django.contrib import messages
+from django.contrib.auth.mixins import UserPassesTestMixin
+from django.http import Http404, HttpResponseBadRequest
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.decorators import method_decorator
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views import View
+from django.views.decorators.cache import never_cache
+
+from .. import audit, store
+from ..exceptions import Busy, InvalidUniqueValue, StaleItem
+from ..forms import STORE_REFUSALS
+from ..models import User
+from ..tables import ACCOUNT_PREFIX
+from . import scans
+from .forms import FLAGS, FlagForm, RepairForm, StaffEmailForm, StaffSetPasswordForm, StaffUsernameForm
+
+# Parallel Scan segments of the audit page (see the accounts_audit benchmark).
+AUDIT_SEGMENTS = 4
+LOCK_STATUS_LABELS = {
+    "ok": "ok",
+    "missing": "missing",
+    "other_owner": "owned by another account",
+    "no_owner": "names no owner",
+    "invalid": "cannot be locked",
+}
+LAST_STAFF_MESSAGE = "{username} is the last active staff account: make another staff account first."
+REPAIR_MESSAGES = {
+    audit.REPAIRED: "Repaired {key}: lock {action}.",
+    audit.CHANGED: "Not repaired {key}: {detail}",
+    audit.NOTHING_TO_DO: "Not repaired {key}: {detail}",
+    audit.NOT_REPAIRABLE: "Not repaired {key}: {detail}",
+    audit.FAILED: "Repair of {key} failed: {detail}",
+}
+
+
+def account_id_of(pk):
+    """The account id in an account PK, or ``None`` when ``pk`` is not an account's."""
+    return pk[len(ACCOUNT_PREFIX):] if pk and pk.startswith(ACCOUNT_PREFIX) else None
+
+
+def find_account(query):
+    """The account whose email (a query with ``@``) or username is ``query``, through its
+    lock item (consistent reads, never a Scan), or ``None``."""
+    try:
+        return store.get_by_login(query)
+    except InvalidUniqueValue:
+        return None
+
+
+def _lock_row(state):
+    owner_id = account_id_of(state.owner) if state.status == "other_owner" else None
+    return {"lock": state, "label": LOCK_STATUS_LABELS[state.status], "owner_id": owner_id}
+
+
+@method_decorator(never_cache, name="dispatch")
+class StaffView(UserPassesTestMixin, View):
+    """Active staff only: anonymous -> the login page, anyone else -> 403."""
+
+    def test_func(self):
+        user = self.request.user
+        return user.is_authenticated and user.is_active and user.is_staff
+
+
+class AccountListView(StaffView):
+    """``/staff/``: accounts, 50 a page in Scan order, or the one account ``?q=`` names."""
+
+    template_name = "accounts/staff/account_list.html"
+
+    def get(self, request):
+        query = request.GET.get("q", "").strip()
+        if query:
+            found = find_account(query)
+            return render(request, self.template_name, {"query": query, "accounts": [found] if found else []})
+        try:
+            page = scans.account_page(request.GET.get("cursor"))
+        except scans.InvalidCursor as error:
+            return render(request, self.template_name, {"cursor_error": str(error), "accounts": []}, status=400)
+        return render(request, self.template_name, {"page": page, "accounts": page.accounts})
+
+
+class AccountView(StaffView):
+    """Base of the pages about one account (``<account_id>`` in the URL)."""
+
+    template_name = "accounts/staff/account_detail.html"
+
+    def get_account(self):
+        account = store.get_account(self.kwargs["account_id"])
+        if account is None:
+            raise Http404("No such account.")
+        return account
+
+    def detail_url(self, account):
+        return reverse("staff:account", args=[account.id])
+
+    def render_detail(self, account, status=200, **forms):
+        """The account page, with ``forms`` (bound, with errors) in place of blank ones."""
+        user = User.from_account(account)
+        context = {
+            "account": account,
+            "locks": [_lock_row(state) for state in audit.lock_states(account)],
+            "email_form": StaffEmailForm(user),
+            "username_form": StaffUsernameForm(user),
+            "password_form": StaffSetPasswordForm(user),
+            "flags": FLAGS,
+            **forms,
+        }
+        return render(self.request, self.template_name, context, status=status)
+
+    def removes_last_staff(self, account):
+        """Whether taking ``account``'s staff access away leaves no active staff account.
+
+        Counting with a filtered Scan is acceptable here: only staff trigger it, rarely,
+        and it stops at the second active staff account. Two staff removing each other at
+        the same instant could both pass; ``accounts_createstaff`` restores access.
+        """
+        return account.is_staff and account.is_active and scans.count_active_staff(at_most=2) < 2
+
+
+class AccountDetailView(AccountView):
+    """``/staff/accounts/<id>/``: the account, its lock items side by side, its actions."""
+
+    def get(self, request, account_id):
+        return self.render_detail(self.get_account())
+
+
+class AccountFormView(AccountView):
+    """A POST of one of the account page's forms; a refused form shows the page again."""
+
+    form_class = None
+    context_name = None
+
+    def post(self, request, account_id):
+        account = self.get_account()
+        form = self.form_class(User.from_account(account), request.POST)
+        if form.is_valid():
+            try:
+                form.save()
+            except STORE_REFUSALS as error:
+                form.add_store_error(error)
+            else:
+                messages.success(request, self.success_message(account))
+                return redirect(self.detail_url(account))
+        return self.render_detail(account, **{self.context_name: form})
+
+
+class EmailChangeView(AccountFormView):
+    form_class = StaffEmailForm
+    context_name = "email_form"
+
+    def success_message(self, account):
+        return f"The email address of {account.username} is now {account.email}."
+
+
+class UsernameChangeView(AccountFormView):
+    form_class = StaffUsernameForm
+    context_name = "username_form"
+
+    def success_message(self, account):
+        return f"The username of {account.email} is now {account.username}."
+
+
+class SetPasswordView(AccountFormView):
+    form_class = StaffSetPasswordForm
+    context_name = "password_form"
+
+    def success_message(self, account):
+        return f"{account.username} has a new password; their sessions have ended."
+
+
+class FlagView(AccountView):
+    """Turn an account's ``is_active`` or ``is_staff`` flag on or off."""
+
+    def post(self, request, account_id):
+        account = self.get_account()
+        form = FlagForm(request.POST)
+        if not form.is_valid():
+            return HttpResponseBadRequest("Unknown flag or value.")
+        flag, value = form.cleaned_data["flag"], form.cleaned_data["value"]
+        if not value and self.removes_last_staff(account):
+            messages.error(request, LAST_STAFF_MESSAGE.format(username=account.username))
+            return redirect(self.detail_url(account))
+        try:
+            store.update_account(account, **{flag: value})
+        except (Busy, StaleItem):
+            messages.error(request, "The account changed or the site was busy; nothing was saved. Try again.")
+        else:
+            state = "on" if value else "off"
+            messages.success(request, f"{account.username}: {FLAGS[flag]} is {state}.")
+        return redirect(self.detail_url(account))
+
+
+class AccountDeleteView(AccountView):
+    """Confirm (GET), then delete (POST) an account and release its locks."""
+
+    template_name = "accounts/staff/account_delete.html"
+
+    def get(self, request, account_id):
+        return render(request, self.template_name, {"account": self.get_account()})
+
+    def post(self, request, account_id):
+        account = self.get_account()
+        if self.removes_last_staff(account):
+            messages.error(request, LAST_STAFF_MESSAGE.format(username=account.username))
+            return redirect(self.detail_url(account))
+        try:
+            store.delete_account(account)
+        except (Busy, StaleItem):
+            messages.error(request, "The account changed or the site was busy; nothing was deleted. Try again.")
+            return redirect(self.detail_url(account))
+        messages.success(request, f"Deleted the account {account.username} ({account.email}).")
+        return redirect("staff:accounts")
+
+
+def _finding_row(finding):
+    return {
+        "finding": finding,
+        "holders": [(pk, account_id_of(pk)) for pk in finding.holders],
+        "holder_ids": [account_id_of(pk) for pk in finding.holders],
+        "owner_id": account_id_of(finding.owner) if finding.owner_status == audit.OWNER_CHANGED else None,
+    }
+
+
+class LockAuditView(StaffView):
+    """``/staff/locks/``: the audit, with a repair button per finding and "repair all"."""
+
+    template_name = "accounts/staff/locks.html"
+
+    def get(self, request):
+        report = audit.run_audit(segments=AUDIT_SEGMENTS)
+        rows = [_finding_row(finding) for finding in report.findings]
+        repairable = sum(1 for finding in report.findings if finding.repairable)
+        return render(request, self.template_name, {"report": report, "rows": rows, "repairable": repairable})
+
+
+class RepairView(StaffView):
+    """Repair one finding, after reading its lock and accounts again."""
+
+    def post(self, request):
+        form = RepairForm(request.POST)
+        if not form.is_valid():
+            return HttpResponseBadRequest("Unknown finding.")
+        data = form.cleaned_data
+        try:
+            result = audit.repair_key(data["kind"], data["namespace"], data["key"], data["holder"])
+        except KeyError:
+            return HttpResponseBadRequest("Unknown lock namespace or key.")
+        message = REPAIR_MESSAGES[result.outcome].format(key=data["key"], action=result.action, detail=result.detail)
+        (messages.success if result.repaired else messages.warning)(request, message)
+        next_url = request.POST.get("next", "")
+        if url_has_allowed_host_and_scheme(next_url, {request.get_host()}, require_https=request.is_secure()):
+            return redirect(next_url)
+        return redirect("staff:locks")
+
+
+class RepairAllView(StaffView):
+    """Audit again and repair every repairable finding, each in its own guarded transaction."""
+
+    def post(self, request):
+        report = audit.run_audit(segments=AUDIT_SEGMENTS)
+        repairs = audit.repair_all(report)
+        repaired = sum(1 for result in repairs if result.repaired)
+        left = len(audit.remaining(report, repairs))
+        messages.success(request, f"Repaired {repaired} of {len(report.findings)} finding(s).")
+        if left:
+            messages.warning(
+                request,
+                f"{left} finding(s) remain: duplicates need a person to choose, "
+                "and a lock that changed since it was read is left for the next audit.",
+            )
+        return redirect("staff:locks")

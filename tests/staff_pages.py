@@ -1,0 +1,36 @@
+"""Helpers for the staff page tests: accounts, logged-in clients, reading errors back."""
+
+import re
+
+from django.test import Client
+
+from accounts import store
+from accounts.models import User
+
+BACKEND = "accounts.backends.AccountBackend"
+# Stored as is where no test logs in with a password: force_login needs none.
+UNUSABLE_HASH = "!staff-tests"
+
+
+def make_account(email, username, *, staff=False, **values):
+    """An account created through the store (with its locks)."""
+    account, _ = store.signup(email, username, UNUSABLE_HASH, is_staff=staff, **values)
+    return account
+
+
+def client_as(account, **client_options):
+    """A test client logged in as ``account`` (no password hashing)."""
+    client = Client(**client_options)
+    client.force_login(User.from_account(account), backend=BACKEND)
+    return client
+
+
+def errorlist(response, field):
+    """The HTML of ``field``'s error list on the page, as Django renders it."""
+    match = re.search(rf'<ul class="errorlist" id="id_{field}_error">.*?</ul>', response.content.decode(), re.S)
+    return match.group(0) if match else None
+
+
+def messages_of(response):
+    """The texts of the messages shown on a (followed) response."""
+    return [str(message) for message in response.context["messages"]]
