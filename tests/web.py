@@ -31,10 +31,11 @@ def signup(client, email="ada@example.com", username="ada", password=PASSWORD, *
 
 
 def signed_up_client(email="ada@example.com", username="ada", password=PASSWORD):
-    """A client logged in to a new account."""
+    """A client logged in to a new account, that has seen the welcome page."""
     client = Client()
     response = signup(client, email, username, password)
     assert response.status_code == 302, response.content.decode()
+    client.get(response["Location"])
     return client
 
 
