@@ -1,0 +1,78 @@
+from django.contrib.auth.hashers import make_password
+from django.core.management.base import BaseCommand, CommandError
+from pynamodb.exceptions import PynamoDBException
+
+from accounts import store, transactions
+from accounts.app_settings import app_settings
+from accounts.exceptions import InvalidTransaction, InvalidUniqueValue
+from accounts.tables import utcnow
+
+
+class Command(BaseCommand):
+    help = (
+        "Print the exact TransactWriteItems request of an account operation as JSON, in the "
+        "shape `aws dynamodb transact-write-items --cli-input-json` takes. Nothing is written: "
+        "signup sends no request at all; change-email, change-username and delete read the "
+        "account (consistent reads) and send nothing else."
+    )
+
+    def add_arguments(self, parser):
+        operations = parser.add_subparsers(dest="operation", required=True, metavar="OPERATION")
+        token = {"help": "the ClientRequestToken to use (1 to 36 characters); default: a new one"}
+
+        signup = operations.add_parser("signup", help="create an account and its locks")
+        signup.add_argument("--email", required=True)
+        signup.add_argument("--username", required=True)
+        signup.add_argument("--token", **token)
+
+        change_email = operations.add_parser("change-email", help="move an account to a new email")
+        change_email.add_argument("--email", required=True, help="the account's current email")
+        change_email.add_argument("--to", required=True, dest="new_value", metavar="NEW_EMAIL")
+        change_email.add_argument("--token", **token)
+
+        change_username = operations.add_parser("change-username", help="move an account to a new username")
+        change_username.add_argument("--username", required=True, help="the account's current username")
+        change_username.add_argument("--to", required=True, dest="new_value", metavar="NEW_USERNAME")
+        change_username.add_argument("--token", **token)
+
+        delete = operations.add_parser("delete", help="delete an account and release its locks")
+        which = delete.add_mutually_exclusive_group(required=True)
+        which.add_argument("--email")
+        which.add_argument("--username")
+        delete.add_argument("--token", **token)
+
+    def handle(self, *args, operation, token=None, **options):
+        try:
+            transaction = self._plan(operation, token, options)
+        except InvalidUniqueValue as error:
+            raise CommandError(f"Invalid {', '.join(sorted(error.fields))}: {error.message}") from error
+        except InvalidTransaction as error:
+            raise CommandError(f"Invalid transaction: {error}") from error
+        except PynamoDBException as error:
+            where = app_settings.ENDPOINT_URL or f"AWS {app_settings.REGION}"
+            raise CommandError(f"Could not read the account from {where}: {error}") from error
+        self.stdout.write(transactions.explain(transaction))
+
+    def _plan(self, operation, token, options):
+        if operation == "signup":
+            # The same item the signup form builds; an unusable password, since none is given.
+            account = store.build_account(options["email"], options["username"], make_password(None), token=token)
+            return transactions.plan_create(account, token=token)
+        if operation == "change-email":
+            account = self._account("email", options["email"])
+            return transactions.plan_change(account, self._changes("email", options["new_value"]), token=token)
+        if operation == "change-username":
+            account = self._account("username", options["username"])
+            return transactions.plan_change(account, self._changes("username", options["new_value"]), token=token)
+        field = "email" if options["email"] is not None else "username"
+        return transactions.plan_delete(self._account(field, options[field]), token=token)
+
+    def _account(self, field, value):
+        account = store.get_by_email(value) if field == "email" else store.get_by_username(value)
+        if account is None:
+            raise CommandError(f"No account has {field} {value!r}.")
+        return account
+
+    def _changes(self, field, value):
+        # What store.update_account sends: the new value and a fresh ``updated`` stamp.
+        return {field: value, "updated": utcnow()}

@@ -1,0 +1,202 @@
+"""``manage.py accounts_explain``: the exact request of an operation, printed and never sent."""
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import botocore.session
+import botocore.validate
+import pytest
+from django.core.management import CommandError, call_command
+
+from accounts import store
+from accounts.tables import Account, account_pk, dynamodb_client
+from tests.support import RequestCounter
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def explain(*args):
+    out = io.StringIO()
+    call_command("accounts_explain", *args, stdout=out)
+    return out.getvalue()
+
+
+def table_items():
+    items = dynamodb_client().scan(TableName=Account.Meta.table_name, ConsistentRead=True)["Items"]
+    return {(item["PK"]["S"], item["SK"]["S"]): item for item in items}
+
+
+def lock_owner(key):
+    item = table_items().get((key, "LOCK"))
+    return item and item["owner"]["S"]
+
+
+def send(output):
+    dynamodb_client().transact_write_items(**json.loads(output))
+
+
+@pytest.fixture
+def ada(ddb):
+    account, _ = store.signup("Ada@X.io", "Ada", "hash")
+    return account
+
+
+def test_signup_prints_three_guarded_puts_and_sends_nothing(ddb):
+    with RequestCounter() as counter:
+        output = explain("signup", "--email", "Ada@X.io", "--username", "Ada")
+    assert counter.total == 0
+    assert table_items() == {}
+    request = json.loads(output)
+    assert set(request) == {"TransactItems", "ClientRequestToken"}
+    puts = [entry["Put"] for entry in request["TransactItems"]]
+    assert len(puts) == len(request["TransactItems"]) == 3
+    account, email_lock, username_lock = puts
+    assert {put["TableName"] for put in puts} == {Account.Meta.table_name}
+    assert account["Item"]["email"] == {"S": "Ada@X.io"}
+    assert account["Item"]["password"]["S"].startswith("!")  # unusable
+    assert email_lock["Item"]["PK"] == {"S": "UNIQ#EMAIL#ada@x.io"}
+    assert username_lock["Item"]["PK"] == {"S": "UNIQ#HANDLE#ada"}
+    assert email_lock["Item"]["owner"] == username_lock["Item"]["owner"] == account["Item"]["PK"]
+    for put in puts:
+        assert put["ConditionExpression"] == "attribute_not_exists (#0)"
+        assert put["ExpressionAttributeNames"] == {"#0": "PK"}
+
+
+def test_printed_signup_sent_as_is_creates_the_account_and_its_locks(ddb):
+    send(explain("signup", "--email", "Ada@X.io", "--username", "Ada"))
+    account = store.get_by_email("ada@x.io")
+    assert account is not None
+    assert (account.email, account.username) == ("Ada@X.io", "Ada")
+    assert store.get_by_username("ADA").PK == account.PK
+    assert set(table_items()) == {
+        (account.PK, "PROFILE"),
+        ("UNIQ#EMAIL#ada@x.io", "LOCK"),
+        ("UNIQ#HANDLE#ada", "LOCK"),
+    }
+
+
+def test_printed_request_is_valid_aws_cli_input(ddb):
+    # The AWS CLI validates --cli-input-json against this same botocore service model.
+    output = explain("signup", "--email", "ada@x.io", "--username", "ada")
+    model = botocore.session.get_session().get_service_model("dynamodb")
+    shape = model.operation_model("TransactWriteItems").input_shape
+    botocore.validate.validate_parameters(json.loads(output), shape)
+
+
+def test_signup_with_token_targets_the_account_the_form_would_create(ddb):
+    request = json.loads(explain("signup", "--email", "ada@x.io", "--username", "ada", "--token", "form-token-1"))
+    assert request["ClientRequestToken"] == "form-token-1"
+    expected_pk = account_pk(store.account_id_for_token("form-token-1"))
+    assert request["TransactItems"][0]["Put"]["Item"]["PK"] == {"S": expected_pk}
+
+
+def test_signup_with_empty_email_is_an_error_naming_the_field(ddb):
+    with pytest.raises(CommandError, match=r"Invalid email: This field is required"):
+        explain("signup", "--email", "  ", "--username", "ada")
+
+
+def test_signup_with_too_long_username_is_an_error_naming_the_field(ddb):
+    with pytest.raises(CommandError, match=r"Invalid username: This value is too long"):
+        explain("signup", "--email", "ada@x.io", "--username", "a" * 3000)
+
+
+def test_token_over_36_characters_is_an_invalid_transaction(ddb):
+    with pytest.raises(CommandError, match=r"Invalid transaction: .*1 to 36 characters"):
+        explain("signup", "--email", "ada@x.io", "--username", "ada", "--token", "t" * 37)
+
+
+def test_change_email_reads_the_account_and_writes_nothing(ada):
+    before = table_items()
+    with RequestCounter() as counter:
+        output = explain("change-email", "--email", "ada@x.io", "--to", "Lovelace@X.io")
+    assert dict(counter.counts) == {"GetItem": 2}  # the lock, then its owner: both consistent
+    assert table_items() == before
+    items = json.loads(output)["TransactItems"]
+    assert [next(iter(entry)) for entry in items] == ["Update", "Put", "Delete"]
+    assert items[1]["Put"]["Item"]["PK"] == {"S": "UNIQ#EMAIL#lovelace@x.io"}
+    assert items[2]["Delete"]["Key"]["PK"] == {"S": "UNIQ#EMAIL#ada@x.io"}
+
+
+def test_printed_change_email_sent_as_is_moves_the_email_lock(ada):
+    send(explain("change-email", "--email", "ada@x.io", "--to", "Lovelace@X.io"))
+    assert Account.get(ada.PK, "PROFILE").email == "Lovelace@X.io"
+    assert lock_owner("UNIQ#EMAIL#lovelace@x.io") == ada.PK
+    assert lock_owner("UNIQ#EMAIL#ada@x.io") is None
+    assert lock_owner("UNIQ#HANDLE#ada") == ada.PK
+
+
+def test_change_email_to_the_same_normalized_email_touches_no_lock(ada):
+    items = json.loads(explain("change-email", "--email", "ada@x.io", "--to", "ADA@x.io"))["TransactItems"]
+    assert [next(iter(entry)) for entry in items] == ["Update"]
+
+
+def test_printed_change_username_sent_as_is_moves_the_username_lock(ada):
+    output = explain("change-username", "--username", "ada", "--to", "Countess")
+    assert [next(iter(entry)) for entry in json.loads(output)["TransactItems"]] == ["Update", "Put", "Delete"]
+    send(output)
+    assert Account.get(ada.PK, "PROFILE").username == "Countess"
+    assert lock_owner("UNIQ#HANDLE#countess") == ada.PK
+    assert lock_owner("UNIQ#HANDLE#ada") is None
+
+
+def test_change_email_to_an_empty_value_is_an_error_naming_the_field(ada):
+    with pytest.raises(CommandError, match=r"Invalid email: This field is required"):
+        explain("change-email", "--email", "ada@x.io", "--to", "")
+
+
+def test_change_email_of_a_missing_account_is_an_error(ddb):
+    with pytest.raises(CommandError, match=r"No account has email 'nobody@x.io'"):
+        explain("change-email", "--email", "nobody@x.io", "--to", "new@x.io")
+
+
+def test_change_username_of_a_missing_account_is_an_error(ddb):
+    with pytest.raises(CommandError, match=r"No account has username 'nobody'"):
+        explain("change-username", "--username", "nobody", "--to", "somebody")
+
+
+def test_delete_prints_three_guarded_deletes_and_writes_nothing(ada):
+    before = table_items()
+    with RequestCounter() as counter:
+        output = explain("delete", "--email", "ADA@x.io")
+    assert set(counter.counts) == {"GetItem"}
+    assert table_items() == before
+    deletes = [entry["Delete"] for entry in json.loads(output)["TransactItems"]]
+    assert [delete["Key"]["PK"]["S"] for delete in deletes] == [ada.PK, "UNIQ#EMAIL#ada@x.io", "UNIQ#HANDLE#ada"]
+    assert all("ConditionExpression" in delete for delete in deletes)
+
+
+def test_printed_delete_sent_as_is_removes_the_account_and_its_locks(ada):
+    send(explain("delete", "--username", "ada"))
+    assert table_items() == {}
+
+
+def test_delete_of_a_missing_account_is_an_error(ddb):
+    with pytest.raises(CommandError, match=r"No account has email 'nobody@x.io'"):
+        explain("delete", "--email", "nobody@x.io")
+
+
+def test_delete_needs_an_email_or_a_username(ddb):
+    with pytest.raises(CommandError, match=r"one of the arguments --email --username is required"):
+        explain("delete")
+
+
+def test_manage_py_prints_the_request_as_json():
+    environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings"}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "accounts_explain", "signup", "--email", "ada@x.io", "--username", "ada"],
+        cwd=BASE_DIR,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    request = json.loads(result.stdout)
+    assert [entry["Put"]["Item"]["PK"]["S"] for entry in request["TransactItems"]][1:] == [
+        "UNIQ#EMAIL#ada@x.io",
+        "UNIQ#HANDLE#ada",
+    ]
