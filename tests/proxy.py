@@ -1,0 +1,106 @@
+"""A counting HTTP proxy in front of DynamoDB, for round-trip tests.
+
+The app is pointed at the proxy (``ACCOUNTS_ENDPOINT_URL``); every request it forwards is
+counted by operation, read from the ``X-Amz-Target`` header. Counting on the wire sees
+every client the app uses and every retry, whatever library sent it.
+"""
+
+import collections
+import http.client
+import http.server
+import threading
+import urllib.parse
+
+# Headers about one hop, not to be forwarded (RFC 9110, section 7.6.1).
+HOP_BY_HOP = frozenset(
+    {"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "content-length"}
+)
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as botocore expects
+
+    def setup(self):
+        super().setup()
+        self.upstream = None
+
+    def finish(self):
+        if self.upstream is not None:
+            self.upstream.close()
+        super().finish()
+
+    def do_POST(self):
+        proxy = self.server.proxy
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        proxy.record(self.headers.get("X-Amz-Target", ""))
+        headers = {name: value for name, value in self.headers.items() if name.lower() not in HOP_BY_HOP}
+        if self.upstream is None:
+            self.upstream = http.client.HTTPConnection(proxy.upstream_host, proxy.upstream_port, timeout=30)
+        self.upstream.request("POST", self.path, body=body, headers=headers)
+        answer = self.upstream.getresponse()
+        payload = answer.read()
+        self.send_response(answer.status, answer.reason)
+        for name, value in answer.getheaders():
+            if name.lower() not in HOP_BY_HOP:
+                self.send_header(name, value)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, format, *args):
+        pass
+
+
+class CountingProxy:
+    """Forwards HTTP requests from 127.0.0.1:<port> to ``upstream_url``, counting them.
+
+    ``counts`` maps an operation name (``GetItem``, ``TransactWriteItems``...) to how many
+    requests went through.
+    """
+
+    def __init__(self, upstream_url):
+        upstream = urllib.parse.urlsplit(upstream_url)
+        self.upstream_host = upstream.hostname
+        self.upstream_port = upstream.port or 80
+        self.counts = collections.Counter()
+        self._lock = threading.Lock()
+        self._server = None
+        self._thread = None
+
+    @property
+    def endpoint_url(self):
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def record(self, target):
+        with self._lock:
+            self.counts[target.rpartition(".")[2]] += 1
+
+    def reset(self):
+        """Forget what was counted so far."""
+        with self._lock:
+            self.counts.clear()
+
+    def snapshot(self):
+        """The counts so far, as a plain dict."""
+        with self._lock:
+            return dict(self.counts)
+
+    def start(self):
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._server.daemon_threads = True
+        self._server.proxy = self
+        self._thread = threading.Thread(target=self._server.serve_forever, name="dynamodb-proxy", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self):
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc_info):
+        self.stop()
