@@ -12,9 +12,9 @@ BACKEND = "accounts.backends.AccountBackend"
 UNUSABLE_HASH = "!staff-tests"
 
 
-def make_account(email, username, *, staff=False, **values):
-    """An account created through the store (with its locks)."""
-    account, _ = store.signup(email, username, UNUSABLE_HASH, is_staff=staff, **values)
+def make_account(email, username, *, staff=False, password=UNUSABLE_HASH, **values):
+    """An account created through the store (with its locks); ``password`` is a hash."""
+    account, _ = store.signup(email, username, password, is_staff=staff, **values)
     return account
 
 
