@@ -1,0 +1,151 @@
+"""``/staff/locks/``: planted damage is listed, each finding repaired by its button or all at
+once, and the table is consistent afterwards."""
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from accounts import audit
+from tests.seeding import delete_lock, new_account, read_lock, write_accounts, write_locks
+from tests.staff_pages import client_as, make_account, messages_of
+
+pytestmark = pytest.mark.dynamodb_local
+
+LOCKS = reverse("staff:locks")
+
+
+@pytest.fixture
+def boss(ddb):
+    return make_account("boss@example.com", "boss", staff=True)
+
+
+@pytest.fixture
+def staff_client(boss):
+    return client_as(boss)
+
+
+@pytest.fixture
+def damage(boss):
+    """A lock deleted behind the engine's back, an orphan whose owner does not exist, and a
+    lock pointing at the wrong account."""
+    ada = make_account("ada@example.com", "ada")
+    eve = make_account("eve@example.com", "eve")
+    delete_lock("UNIQ#EMAIL#ada@example.com")
+    write_locks({"UNIQ#HANDLE#ghost": "ACCT#nobody", "UNIQ#HANDLE#eve": ada.PK})
+    return {"ada": ada, "eve": eve}
+
+
+def repair_forms(response):
+    """The hidden fields of each repair button on the page, as the browser would post them."""
+    forms = re.findall(
+        rf'<form method="post" action="{reverse("staff:repair")}">(.*?)</form>', response.content.decode(), re.S
+    )
+    posted = []
+    for form in forms:
+        fields = re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', form)
+        data = {}
+        for name, value in fields:
+            if name != "csrfmiddlewaretoken":
+                data.setdefault(name, []).append(value)
+        posted.append(data)
+    return posted
+
+
+def test_consistent_table_says_so(staff_client):
+    response = staff_client.get(LOCKS)
+
+    assert response.context["rows"] == []
+    assert "Consistent: every value has its lock, and every lock its owner." in response.content.decode()
+
+
+def test_planted_damage_is_listed_with_keys_and_accounts(staff_client, damage):
+    response = staff_client.get(LOCKS)
+
+    findings = {row["finding"].key: row["finding"] for row in response.context["rows"]}
+    assert {key: finding.kind for key, finding in findings.items()} == {
+        "UNIQ#EMAIL#ada@example.com": audit.MISSING,
+        "UNIQ#HANDLE#ghost": audit.ORPHANED,
+        "UNIQ#HANDLE#eve": audit.WRONG_OWNER,
+    }
+    page = response.content.decode()
+    assert "Repair all (3)" in page
+    assert f'href="{reverse("staff:account", args=[damage["ada"].id])}"' in page
+    assert "The lock&#x27;s owner ACCT#nobody does not exist." in page
+    assert f"Account {damage['eve'].PK} holds this username, but the lock names {damage['ada'].PK}" in page
+
+
+def test_each_finding_is_repaired_by_its_own_button(staff_client, damage):
+    buttons = repair_forms(staff_client.get(LOCKS))
+    assert len(buttons) == 3
+
+    for data in buttons:
+        response = staff_client.post(reverse("staff:repair"), data, follow=True)
+        assert messages_of(response)[0].startswith(f"Repaired {data['key'][0]}: lock ")
+
+    assert read_lock("UNIQ#EMAIL#ada@example.com") == (True, damage["ada"].PK)
+    assert read_lock("UNIQ#HANDLE#ghost") == (False, None)
+    assert read_lock("UNIQ#HANDLE#eve") == (True, damage["eve"].PK)
+    assert staff_client.get(LOCKS).context["rows"] == []
+    assert audit.run_audit().consistent
+
+
+def test_repair_all_fixes_everything(staff_client, damage):
+    response = staff_client.post(reverse("staff:repair_all"), follow=True)
+
+    assert messages_of(response) == ["Repaired 3 of 3 finding(s)."]
+    assert response.context["rows"] == []
+    assert audit.run_audit().consistent
+
+
+def test_duplicates_have_no_button_and_survive_repair_all(staff_client, damage):
+    twin = write_accounts([new_account("twin@example.com", "ADA")], with_locks=False)[0]
+    write_locks({"UNIQ#EMAIL#twin@example.com": twin.PK})
+
+    page = staff_client.get(LOCKS)
+    [duplicate] = [row for row in page.context["rows"] if row["finding"].kind == audit.DUPLICATE]
+    assert duplicate["finding"].key == "UNIQ#HANDLE#ada"
+    assert "needs a person" in page.content.decode()
+    assert len(repair_forms(page)) == 3
+
+    response = staff_client.post(reverse("staff:repair_all"), follow=True)
+
+    assert messages_of(response)[0] == "Repaired 3 of 4 finding(s)."
+    assert messages_of(response)[1].startswith("1 finding(s) remain")
+    assert [row["finding"].kind for row in response.context["rows"]] == [audit.DUPLICATE]
+
+
+def test_a_button_for_a_finding_that_changed_since_the_page_writes_nothing(staff_client, damage):
+    [missing] = [data for data in repair_forms(staff_client.get(LOCKS)) if data["kind"] == [audit.MISSING]]
+    write_locks({"UNIQ#EMAIL#ada@example.com": damage["eve"].PK})
+
+    response = staff_client.post(reverse("staff:repair"), missing, follow=True)
+
+    [message] = messages_of(response)
+    assert message.startswith("Not repaired UNIQ#EMAIL#ada@example.com: The lock changed since the audit")
+    assert read_lock("UNIQ#EMAIL#ada@example.com") == (True, damage["eve"].PK)
+
+
+def test_a_button_for_a_finding_already_fixed_says_so(staff_client, damage):
+    [orphan] = [data for data in repair_forms(staff_client.get(LOCKS)) if data["kind"] == [audit.ORPHANED]]
+    delete_lock("UNIQ#HANDLE#ghost")
+
+    response = staff_client.post(reverse("staff:repair"), orphan, follow=True)
+
+    assert messages_of(response) == ["Not repaired UNIQ#HANDLE#ghost: The lock is already as it should be."]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"kind": "orphaned", "namespace": "PHONE", "key": "UNIQ#PHONE#1"},
+        {"kind": "orphaned", "namespace": "EMAIL", "key": "UNIQ#HANDLE#ghost"},
+        {"kind": "duplicate", "namespace": "HANDLE", "key": "UNIQ#HANDLE#ghost"},
+        {"namespace": "HANDLE", "key": "UNIQ#HANDLE#ghost"},
+    ],
+)
+def test_a_repair_of_something_the_audit_cannot_show_is_a_bad_request(staff_client, damage, data):
+    response = staff_client.post(reverse("staff:repair"), data)
+
+    assert response.status_code == 400
+    assert read_lock("UNIQ#HANDLE#ghost") == (True, "ACCT#nobody")
