@@ -1,0 +1,119 @@
+"""A real browser against the live server on DynamoDB Local.
+
+Debian's chromium (``apt-get install chromium``) driven by Playwright for Python; nothing
+is downloaded. Without chromium this test fails, it does not skip.
+"""
+
+import os
+import re
+
+import pytest
+
+from accounts import store
+from tests.web import PASSWORD, stored_accounts
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+PHONE = {"width": 390, "height": 844}
+
+pytestmark = [pytest.mark.browser, pytest.mark.dynamodb_local]
+
+
+@pytest.fixture
+def transactional_db():
+    """pytest-django's live_server asks for this to flush the SQL database after the test;
+    this project has none (``DATABASES = {}``), so there is nothing to set up or flush."""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium, headless, driven by Playwright."""
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(
+            f"Debian's chromium is not installed at {CHROMIUM}; the browser test needs it. "
+            "Install it with: apt-get install chromium",
+            pytrace=False,
+        )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(live_server, ddb, browser):
+    """A phone-sized browser tab on the live server, whose accounts live in the ``ddb`` table."""
+    context = browser.new_context(base_url=live_server.url, viewport=PHONE)
+    context.set_default_timeout(15_000)
+    yield context.new_page()
+    context.close()
+
+
+def fill_signup(page, email, username, password=PASSWORD):
+    page.goto("/accounts/signup/")
+    page.fill("#id_email", email)
+    page.fill("#id_username", username)
+    page.fill("#id_password1", password)
+    page.fill("#id_password2", password)
+    page.get_by_role("button", name="Sign up").click()
+    page.wait_for_load_state()
+
+
+def test_sign_up_see_email_error_log_in_change_email_and_delete(page):
+    from playwright.sync_api import expect
+
+    fill_signup(page, "ada@example.com", "ada")
+    expect(page).to_have_url(re.compile(r"/accounts/profile/$"))
+    expect(page.locator(".messages")).to_contain_text("Welcome, ada!")
+    expect(page.locator(".profile")).to_contain_text("ada@example.com")
+
+    page.get_by_role("button", name="Log out").click()
+    expect(page.locator(".messages")).to_contain_text("You have logged out.")
+
+    fill_signup(page, "ADA@example.com", "lovelace")
+    expect(page).to_have_url(re.compile(r"/accounts/signup/$"))
+    email_error = page.locator("#id_email_error")
+    expect(email_error).to_have_text("This email address is already in use.")
+    email_input = page.locator("#id_email")
+    expect(email_input).to_have_attribute("aria-invalid", "true")
+    expect(email_input).to_have_attribute("aria-describedby", "id_email_error")
+    expect(email_input).to_have_value("ADA@example.com")
+    expect(page.locator("#id_username")).to_have_value("lovelace")
+    expect(page.locator("#id_password1")).to_have_value("")
+    expect(page.locator("#id_username_error")).to_have_count(0)
+    # Next to the field: the error sits right above the email input, in its own block.
+    error_box, input_box = email_error.bounding_box(), email_input.bounding_box()
+    assert 0 <= input_box["y"] - (error_box["y"] + error_box["height"]) < 20
+
+    page.get_by_role("link", name="Log in").first.click()
+    page.fill("#id_username", "ADA")
+    page.fill("#id_password", PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page).to_have_url(re.compile(r"/accounts/profile/$"))
+    expect(page.locator(".messages")).to_contain_text("You are logged in as ada.")
+
+    page.locator(".profile").get_by_role("link", name="Change").first.click()
+    expect(page.locator("#id_email")).to_have_value("ada@example.com")
+    page.fill("#id_email", "lovelace@example.com")
+    page.fill("#id_password", PASSWORD)
+    page.get_by_role("button", name="Change email").click()
+    expect(page).to_have_url(re.compile(r"/accounts/profile/$"))
+    expect(page.locator(".messages")).to_contain_text("Your email address is now lovelace@example.com.")
+    assert store.get_by_email("lovelace@example.com").username == "ada"
+
+    page.get_by_role("link", name="Delete your account").click()
+    page.fill("#id_password", PASSWORD)
+    page.get_by_role("button", name="Delete my account").click()
+    expect(page.locator(".messages")).to_contain_text("Your account has been deleted.")
+    expect(page.get_by_role("navigation").get_by_role("link", name="Log in")).to_be_visible()
+    assert stored_accounts() == []
