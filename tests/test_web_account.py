@@ -36,8 +36,8 @@ def test_profile_shows_email_and_username(ada_client):
 
     assert response.status_code == 200
     html = response.content.decode()
-    assert "ada@example.com" in html
-    assert ">ada <" in html or "ada</" in html
+    assert "<dd>ada@example.com " in html
+    assert "<dd>ada " in html
 
 
 @pytest.mark.parametrize(
