@@ -290,11 +290,16 @@ def _holder_checks(model, constraint, item, owner, owner_item):
     return checks
 
 
-def _repair_lock_key(item, constraint):
+def _give_lock(item, constraint, condition):
+    """The Put making ``item`` the owner of its value's lock, if ``condition`` holds."""
+    model = type(item)
+    lock_model = lock_model_for(model)
     key = constraint.lock_key(item)
     if key is None:
         raise InvalidTransaction(f"{_owner(item)} holds no value under {constraint!r}: no lock to give it.")
-    return key
+    lock = lock_model(PK=key, owner=_owner(item))
+    body = lock.get_save_kwargs_from_instance(condition=condition(lock_model))
+    return Action("Put", body, REPAIRED_LOCK, _key_target(lock), constraint, key)
 
 
 def plan_claim_lock(item, constraint, *, token=None):
@@ -303,19 +308,8 @@ def plan_claim_lock(item, constraint, *, token=None):
     Guarded: the lock must not exist, and ``item`` must still hold the value as read, so a
     concurrent signup or change of that value wins and this repair is cancelled.
     """
-    model = type(item)
-    lock_model = lock_model_for(model)
-    key = _repair_lock_key(item, constraint)
-    lock = lock_model(PK=key, owner=_owner(item))
-    put = Action(
-        "Put",
-        lock.get_save_kwargs_from_instance(condition=lock_model.PK.does_not_exist()),
-        REPAIRED_LOCK,
-        _key_target(lock),
-        constraint,
-        key,
-    )
-    return _transaction(REPAIR, [put, *_holder_checks(model, constraint, item, None, None)], token)
+    put = _give_lock(item, constraint, lambda lock_model: lock_model.PK.does_not_exist())
+    return _transaction(REPAIR, [put, *_holder_checks(type(item), constraint, item, None, None)], token)
 
 
 def plan_transfer_lock(item, constraint, owner, owner_item=None, *, token=None):
@@ -325,19 +319,8 @@ def plan_transfer_lock(item, constraint, owner, owner_item=None, *, token=None):
     that owner as read, or ``None`` when it does not exist. Guarded: the lock still names
     ``owner``, ``item`` still holds the value, and the owner is still gone or unchanged.
     """
-    model = type(item)
-    lock_model = lock_model_for(model)
-    key = _repair_lock_key(item, constraint)
-    lock = lock_model(PK=key, owner=_owner(item))
-    put = Action(
-        "Put",
-        lock.get_save_kwargs_from_instance(condition=_held_by(lock_model, owner)),
-        REPAIRED_LOCK,
-        _key_target(lock),
-        constraint,
-        key,
-    )
-    return _transaction(REPAIR, [put, *_holder_checks(model, constraint, item, owner, owner_item)], token)
+    put = _give_lock(item, constraint, lambda lock_model: _held_by(lock_model, owner))
+    return _transaction(REPAIR, [put, *_holder_checks(type(item), constraint, item, owner, owner_item)], token)
 
 
 def plan_release_lock(model_class, constraint, key, owner, owner_item=None, *, token=None):
