@@ -181,19 +181,26 @@ def current_password_field():
     )
 
 
-class EmailChangeForm(StoreErrorsMixin, CurrentPasswordMixin, forms.Form):
+class UniqueValueChangeForm(StoreErrorsMixin, CurrentPasswordMixin, forms.Form):
+    """Change one unique value of the account, ``field``; it starts with the current value."""
+
+    field = None
+
+    def __init__(self, user, *args, **kwargs):
+        super().__init__(user, *args, **kwargs)
+        self.fields[self.field].initial = getattr(user, self.field)
+
+
+class EmailChangeForm(UniqueValueChangeForm):
     """Change the email address; the current password confirms it."""
 
+    field = "email"
     email = EmailField(
         label=_("New email address"),
         max_length=254,
         widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True}),
     )
     password = current_password_field()
-
-    def __init__(self, user, *args, **kwargs):
-        super().__init__(user, *args, **kwargs)
-        self.fields["email"].initial = user.email
 
     def clean_email(self):
         return get_adapter().clean_email(self.cleaned_data["email"])
@@ -203,15 +210,12 @@ class EmailChangeForm(StoreErrorsMixin, CurrentPasswordMixin, forms.Form):
         return store.change_email(self.user.account, self.cleaned_data["email"])
 
 
-class UsernameChangeForm(StoreErrorsMixin, CurrentPasswordMixin, forms.Form):
+class UsernameChangeForm(UniqueValueChangeForm):
     """Change the username; the current password confirms it."""
 
+    field = "username"
     username = UsernameField(label=_("New username"), max_length=150, widget=forms.TextInput(attrs={"autofocus": True}))
     password = current_password_field()
-
-    def __init__(self, user, *args, **kwargs):
-        super().__init__(user, *args, **kwargs)
-        self.fields["username"].initial = user.username
 
     def clean_username(self):
         return get_adapter().clean_username(self.cleaned_data["username"])

@@ -116,28 +116,31 @@ class ProfileView(LoginRequiredMixin, TemplateView):
     template_name = "accounts/profile.html"
 
 
-class EmailChangeView(UserFormMixin, StoreFormView):
+class UniqueValueChangeView(UserFormMixin, StoreFormView):
+    """Change the account's ``field`` (a unique value; current password required)."""
+
+    field = None
+
+    def form_saved(self, form, account):
+        value = getattr(account, self.field)
+        get_adapter(self.request).add_success_message(self.request, f"{self.field}_changed", **{self.field: value})
+        return redirect("accounts:profile")
+
+
+class EmailChangeView(UniqueValueChangeView):
     """Change the email address (current password required)."""
 
     template_name = "accounts/email_change.html"
     form_class = EmailChangeForm
-
-    def form_saved(self, form, account):
-        adapter = get_adapter(self.request)
-        adapter.add_success_message(self.request, "email_changed", email=account.email)
-        return redirect("accounts:profile")
+    field = "email"
 
 
-class UsernameChangeView(UserFormMixin, StoreFormView):
+class UsernameChangeView(UniqueValueChangeView):
     """Change the username (current password required)."""
 
     template_name = "accounts/username_change.html"
     form_class = UsernameChangeForm
-
-    def form_saved(self, form, account):
-        adapter = get_adapter(self.request)
-        adapter.add_success_message(self.request, "username_changed", username=account.username)
-        return redirect("accounts:profile")
+    field = "username"
 
 
 @method_decorator(sensitive_post_parameters(), name="dispatch")
