@@ -1,7 +1,11 @@
-"""Helpers for the staff page tests: accounts, logged-in clients, reading errors back."""
+"""Helpers for the staff tests: accounts, logged-in clients, fixtures, running commands,
+reading errors back."""
 
 import re
+from io import StringIO
 
+import pytest
+from django.core.management import call_command
 from django.test import Client
 
 from accounts import store
@@ -34,3 +38,25 @@ def errorlist(response, field):
 def messages_of(response):
     """The texts of the messages shown on a (followed) response."""
     return [str(message) for message in response.context["messages"]]
+
+
+@pytest.fixture
+def boss(ddb):
+    """A staff account (import this fixture into a test module to use it)."""
+    return make_account("boss@example.com", "boss", staff=True)
+
+
+@pytest.fixture
+def staff_client(boss):
+    """A client logged in as :func:`boss`."""
+    return client_as(boss)
+
+
+def run_command(name, *args, **options):
+    """``(exit status, stdout, stderr)`` of a management command."""
+    out, err = StringIO(), StringIO()
+    try:
+        call_command(name, *args, stdout=out, stderr=err, **options)
+    except SystemExit as exit:
+        return exit.code, out.getvalue(), err.getvalue()
+    return 0, out.getvalue(), err.getvalue()

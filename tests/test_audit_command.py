@@ -1,26 +1,19 @@
 """``manage.py accounts_audit`` on DynamoDB Local: exit status, JSON document, repair."""
 
 import json
-from io import StringIO
 
 import pytest
-from django.core.management import CommandError, call_command
+from django.core.management import CommandError
 
 from accounts import audit, store
 from tests.seeding import delete_lock, new_account, read_lock, seed_accounts, write_accounts, write_locks
+from tests.staff import run_command
 
 pytestmark = pytest.mark.dynamodb_local
 
 
 def run_audit_command(*args):
-    """``(exit status, stdout, stderr)`` of the command."""
-    out, err = StringIO(), StringIO()
-    try:
-        call_command("accounts_audit", *args, stdout=out, stderr=err)
-        status = 0
-    except SystemExit as exit:
-        status = exit.code
-    return status, out.getvalue(), err.getvalue()
+    return run_command("accounts_audit", *args)
 
 
 @pytest.fixture
@@ -102,4 +95,4 @@ def test_duplicates_remain_after_repair_and_exit_one(ddb):
 
 def test_zero_segments_is_a_command_error(ddb):
     with pytest.raises(CommandError):
-        call_command("accounts_audit", "--segments", "0", stdout=StringIO(), stderr=StringIO())
+        run_audit_command("--segments", "0")

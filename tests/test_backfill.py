@@ -1,13 +1,11 @@
 """Backfill on DynamoDB Local: a table of accounts that predates the locks gets them all,
 except values two accounts share, which are listed and left alone."""
 
-from io import StringIO
-
 import pytest
-from django.core.management import call_command
 
 from accounts import audit, store
 from tests.seeding import lock_keys, new_account, read_lock, seed_accounts, write_accounts, write_locks
+from tests.staff import run_command
 
 pytestmark = pytest.mark.dynamodb_local
 
@@ -23,13 +21,7 @@ def legacy_table(ddb):
 
 
 def run_backfill(*args):
-    out, err = StringIO(), StringIO()
-    try:
-        call_command("accounts_backfill", *args, stdout=out, stderr=err)
-        status = 0
-    except SystemExit as exit:
-        status = exit.code
-    return status, out.getvalue(), err.getvalue()
+    return run_command("accounts_backfill", *args)
 
 
 def test_backfill_creates_every_lock_but_the_duplicates(legacy_table):

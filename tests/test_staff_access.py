@@ -10,7 +10,7 @@ from django.urls import reverse
 from accounts import audit, store
 from accounts.tables import get_account_model
 from tests.seeding import delete_lock, read_lock
-from tests.staff_pages import client_as, make_account
+from tests.staff import client_as, make_account
 from tests.web import PASSWORD
 
 pytestmark = pytest.mark.dynamodb_local

@@ -7,21 +7,11 @@ from django.urls import reverse
 
 from accounts.staff import scans
 from tests.seeding import delete_lock, seed_accounts
-from tests.staff_pages import client_as, make_account
+from tests.staff import boss, make_account, staff_client  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.dynamodb_local
 
 LIST = reverse("staff:accounts")
-
-
-@pytest.fixture
-def boss(ddb):
-    return make_account("boss@example.com", "boss", staff=True)
-
-
-@pytest.fixture
-def staff_client(boss):
-    return client_as(boss)
 
 
 def listed_usernames(response):

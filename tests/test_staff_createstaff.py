@@ -4,10 +4,11 @@ from io import StringIO
 
 import pytest
 from django.contrib.auth import authenticate
-from django.core.management import CommandError, call_command
+from django.core.management import CommandError
 
 from accounts import store
 from accounts.management.commands import accounts_createstaff
+from tests.staff import run_command
 from tests.web import PASSWORD
 
 pytestmark = pytest.mark.dynamodb_local
@@ -21,9 +22,9 @@ class Terminal(StringIO):
 
 
 def create_staff(*args, **options):
-    out, err = StringIO(), StringIO()
-    call_command("accounts_createstaff", *args, stdout=out, stderr=err, **options)
-    return out.getvalue(), err.getvalue()
+    """``(stdout, stderr)`` of the command; a refusal raises ``CommandError``."""
+    _, out, err = run_command("accounts_createstaff", *args, **options)
+    return out, err
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from tests.seeding import delete_lock, lock_keys, new_account, write_accounts, write_locks
-from tests.staff_pages import client_as, make_account
+from tests.staff import client_as, make_account
 
 pytestmark = pytest.mark.dynamodb_local
 

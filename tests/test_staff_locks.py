@@ -8,21 +8,11 @@ from django.urls import reverse
 
 from accounts import audit
 from tests.seeding import delete_lock, new_account, read_lock, write_accounts, write_locks
-from tests.staff_pages import client_as, make_account, messages_of
+from tests.staff import boss, make_account, messages_of, staff_client  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.dynamodb_local
 
 LOCKS = reverse("staff:locks")
-
-
-@pytest.fixture
-def boss(ddb):
-    return make_account("boss@example.com", "boss", staff=True)
-
-
-@pytest.fixture
-def staff_client(boss):
-    return client_as(boss)
 
 
 @pytest.fixture

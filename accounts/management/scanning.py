@@ -1,7 +1,22 @@
-"""Progress lines for long-running commands, written to stderr so stdout stays parseable."""
+"""What the commands that scan the whole table share: ``--segments``, and progress lines
+written to stderr so that stdout stays parseable."""
 
 import threading
 import time
+
+from django.core.management.base import CommandError
+
+
+def add_segments_argument(parser):
+    """The ``--segments N`` option: DynamoDB parallel Scan segments."""
+    parser.add_argument("--segments", type=int, default=1, help="Parallel Scan segments (threads). Default 1.")
+
+
+def segments_option(options):
+    """The ``--segments`` value, refused below 1."""
+    if options["segments"] < 1:
+        raise CommandError("--segments must be at least 1.")
+    return options["segments"]
 
 
 class Progress:

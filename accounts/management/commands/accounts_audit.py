@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from accounts import audit
 from accounts.exceptions import UniquenessError
-from accounts.management.progress import Progress
+from accounts.management.scanning import Progress, add_segments_argument, segments_option
 
 
 class Command(BaseCommand):
@@ -18,14 +18,10 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--json", action="store_true", help="Print one JSON document on stdout.")
         parser.add_argument("--repair", action="store_true", help="Repair what can be repaired safely.")
-        parser.add_argument(
-            "--segments", type=int, default=1, help="Parallel Scan segments (threads). Default 1."
-        )
+        add_segments_argument(parser)
 
     def handle(self, *args, **options):
-        segments = options["segments"]
-        if segments < 1:
-            raise CommandError("--segments must be at least 1.")
+        segments = segments_option(options)
         progress = Progress(self.stderr)
         try:
             report = audit.run_audit(segments=segments, progress=progress.scanned)

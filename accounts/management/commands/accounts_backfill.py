@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from accounts import audit
 from accounts.exceptions import UniquenessError
-from accounts.management.progress import Progress
+from accounts.management.scanning import Progress, add_segments_argument, segments_option
 
 
 class Command(BaseCommand):
@@ -16,25 +16,18 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--dry-run", action="store_true", help="List the locks to create; write nothing.")
-        parser.add_argument(
-            "--segments", type=int, default=1, help="Parallel Scan segments (threads). Default 1."
-        )
+        add_segments_argument(parser)
 
     def handle(self, *args, **options):
-        if options["segments"] < 1:
-            raise CommandError("--segments must be at least 1.")
+        segments = segments_option(options)
         dry_run = options["dry_run"]
         progress = Progress(self.stderr)
         try:
-            report, repairs = audit.backfill(
-                dry_run=dry_run,
-                segments=options["segments"],
-                progress=progress.scanned,
-                repair_progress=progress.repaired,
-            )
+            report = audit.run_audit(segments=segments, progress=progress.scanned)
+            progress.scan_done(report.scanned, report.seconds)
+            repairs = [] if dry_run else audit.repair_all(report, kinds={audit.MISSING}, progress=progress.repaired)
         except UniquenessError as error:
             raise CommandError(str(error)) from error
-        progress.scan_done(report.scanned, report.seconds)
         missing = report.of_kind(audit.MISSING)
         self.stdout.write(f"{len(report.accounts):,} accounts, {len(report.locks):,} locks already there.")
         if dry_run:
