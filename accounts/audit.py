@@ -72,14 +72,17 @@ class Finding:
 
     @property
     def namespace(self):
+        """The namespace of the constraint concerned (``EMAIL``, ``HANDLE``)."""
         return self.constraint.namespace
 
     @property
     def fields(self):
+        """The account fields of the constraint concerned."""
         return self.constraint.fields
 
     @property
     def repairable(self):
+        """Whether a guarded transaction can fix this without a person choosing."""
         return self.kind in REPAIRABLE
 
     @property
@@ -144,6 +147,7 @@ class Report:
 
     @property
     def consistent(self):
+        """No finding at all."""
         return not self.findings
 
     def of_kind(self, kind):
@@ -163,7 +167,8 @@ class Report:
             },
         }
         for kind in KINDS:
-            data[kind] = [finding.key for finding in self.of_kind(kind) if finding.key is not None]
+            # An invalid value has no lock key: its account is what to look at.
+            data[kind] = [finding.holder if kind == INVALID else finding.key for finding in self.of_kind(kind)]
         data["findings"] = [finding.as_dict() for finding in self.findings]
         return data
 
@@ -184,6 +189,7 @@ class Repair:
         return self.outcome == REPAIRED
 
     def as_dict(self):
+        """The repair as JSON-ready data."""
         return {
             "kind": self.finding.kind,
             "key": self.finding.key,
@@ -472,6 +478,7 @@ class LockState:
 
     @property
     def fields(self):
+        """The account fields of the constraint this lock is for."""
         return self.constraint.fields
 
     @property

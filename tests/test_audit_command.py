@@ -96,3 +96,15 @@ def test_duplicates_remain_after_repair_and_exit_one(ddb):
 def test_zero_segments_is_a_command_error(ddb):
     with pytest.raises(CommandError):
         run_audit_command("--segments", "0")
+
+
+def test_json_names_the_account_whose_value_cannot_be_locked(ddb):
+    blank = write_accounts([new_account("blank@example.com", " ")], with_locks=False)[0]
+    write_locks({"UNIQ#EMAIL#blank@example.com": blank.PK})
+
+    status, out, _ = run_audit_command("--json", "--repair")
+
+    document = json.loads(out)
+    assert status == 1
+    assert document["invalid"] == [blank.PK]
+    assert document["remaining"][0]["description"].endswith("cannot be locked: This field is required.")

@@ -143,3 +143,11 @@ def test_a_post_with_the_pages_csrf_token_goes_through(people):
 
     assert response.status_code == 302
     assert store.get_account(target.id).is_active is False
+
+
+def test_the_site_header_links_the_staff_pages_for_staff_only(people):
+    staff_header = client_as(people["boss"]).get(reverse("accounts:profile")).content.decode()
+    person_header = client_as(people["person"]).get(reverse("accounts:profile")).content.decode()
+
+    assert f'<a href="{reverse("staff:accounts")}">Staff</a>' in staff_header
+    assert reverse("staff:accounts") not in person_header
