@@ -35,7 +35,7 @@ class EmailField(forms.EmailField):
     def to_python(self, value):
         value = super().to_python(value)
         if not value or len(value) > self.max_length:
-            # Normalizing cannot make an overlong value valid (NFKC never shortens text).
+            # Refused as typed: normalizing huge input is slow, and it is refused anyway.
             return value
         return get_adapter().normalize_email(value)
 
