@@ -9,6 +9,7 @@ from django.contrib.auth import forms as auth_forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
+from .. import store
 from ..audit import REPAIRABLE
 from ..exceptions import StaleItem
 from ..forms import EmailChangeForm, StoreErrorsMixin, UsernameChangeForm
@@ -57,6 +58,10 @@ class FlagForm(forms.Form):
 
     flag = forms.ChoiceField(choices=list(FLAGS.items()))
     value = forms.TypedChoiceField(choices=[("1", _("on")), ("0", _("off"))], coerce=lambda value: value == "1")
+
+    def save(self, account):
+        """Store the flag in one transaction guarded by the account as read."""
+        return store.update_account(account, **{self.cleaned_data["flag"]: self.cleaned_data["value"]})
 
 
 class AccountIdsField(forms.Field):

@@ -189,7 +189,7 @@ class FlagView(AccountView):
             messages.error(request, LAST_STAFF_MESSAGE.format(username=account.username))
             return redirect(self.detail_url(account))
         try:
-            store.update_account(account, **{flag: value})
+            form.save(account)
         except (Busy, StaleItem):
             messages.error(request, "The account changed or the site was busy; nothing was saved. Try again.")
         else:
