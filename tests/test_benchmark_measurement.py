@@ -1,0 +1,87 @@
+"""The transactions benchmark measures what it says: correctness of the benchmark, not speed."""
+
+import pytest
+
+from accounts import store, transactions
+from accounts.tables import Account, dynamodb_client
+from tests.benchmarks import transactions as bench
+
+
+def table_items():
+    items, request = [], {"TableName": Account.Meta.table_name, "ConsistentRead": True}
+    while True:
+        page = dynamodb_client().scan(**request)
+        items.extend(page["Items"])
+        if "LastEvaluatedKey" not in page:
+            return items
+        request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def with_generated_values_blanked(request):
+    """``request`` with the values every create generates afresh (id, times, token) blanked."""
+    for entry in request["TransactItems"]:
+        item = entry["Put"]["Item"]
+        for name in ("created", "updated"):
+            if name in item:
+                item[name] = {"S": "<time>"}
+        for name in ("PK", "owner"):
+            if name in item and item[name]["S"].startswith("ACCT#"):
+                item[name] = {"S": "ACCT#<id>"}
+    request["ClientRequestToken"] = "<token>"
+    return request
+
+
+def test_raw_side_sends_the_same_request_as_the_engine():
+    raw = bench.RawCreate(client=None, table_name=Account.Meta.table_name)
+    engine = transactions.plan_create(store.build_account("ada@bench.example", "ada", bench.PASSWORD_HASH))
+    assert with_generated_values_blanked(raw.request("ada@bench.example", "ada")) == with_generated_values_blanked(
+        engine.request()
+    )
+
+
+def test_each_operation_of_either_side_creates_one_account_and_its_two_locks(ddb):
+    raw = bench.RawCreate(bench.new_client(), Account.Meta.table_name)
+    assert bench.measure(raw, 2, operations_per_thread=3).operations == 6
+    assert bench.measure(bench.engine_create, 2, operations_per_thread=3).operations == 6
+
+    items = table_items()
+    accounts = {item["PK"]["S"]: item for item in items if item["SK"]["S"] == "PROFILE"}
+    locks = {item["PK"]["S"]: item["owner"]["S"] for item in items if item["SK"]["S"] == "LOCK"}
+    assert len(accounts) == 12
+    assert len(locks) == 24
+    for pk, account in accounts.items():
+        assert locks[f"UNIQ#EMAIL#{account['email']['S']}"] == pk
+        assert locks[f"UNIQ#HANDLE#{account['username']['S']}"] == pk
+
+
+def test_accounts_the_raw_side_creates_are_found_by_the_engine(ddb):
+    raw = bench.RawCreate(bench.new_client(), Account.Meta.table_name)
+    bench.measure(raw, 1, operations_per_thread=1)
+    (account,) = [item for item in table_items() if item["SK"]["S"] == "PROFILE"]
+    found = store.get_by_email(account["email"]["S"])
+    assert found.PK == account["PK"]["S"]
+    assert found.password == bench.PASSWORD_HASH
+
+
+def test_round_trips_are_one_request_per_write_given_the_item(ddb):
+    assert bench.round_trips() == {
+        "create": {"TransactWriteItems": 1},
+        "change email": {"TransactWriteItems": 1},
+        "change username": {"TransactWriteItems": 1},
+        "lookup by email": {"GetItem": 2},
+        "delete": {"TransactWriteItems": 1},
+    }
+    assert table_items() == []
+
+
+def test_an_error_in_any_thread_stops_the_measurement():
+    def failing():
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        bench.measure(failing, 4, operations_per_thread=1)
+
+
+def test_measure_takes_seconds_or_a_count_not_both():
+    with pytest.raises(ValueError):
+        bench.measure(lambda: None, 1, seconds=1, operations_per_thread=1)
