@@ -85,3 +85,15 @@ def test_an_error_in_any_thread_stops_the_measurement():
 def test_measure_takes_seconds_or_a_count_not_both():
     with pytest.raises(ValueError):
         bench.measure(lambda: None, 1, seconds=1, operations_per_thread=1)
+
+
+def test_goal_is_judged_on_the_median_of_per_round_ratios():
+    raw = [bench.Cell(100, 1.0, 0.1), bench.Cell(200, 1.0, 0.1), bench.Cell(100, 1.0, 0.1)]
+    engine = [bench.Cell(90, 1.0, 0.1), bench.Cell(200, 1.0, 0.1), bench.Cell(110, 1.0, 0.1)]
+    cells = {}
+    for threads in bench.THREAD_COUNTS:
+        cells["raw", threads], cells["engine", threads] = raw, engine
+    summary = bench.summarize(cells)[1]
+    assert summary.ratio == pytest.approx(1.0)  # median of 0.9, 1.0, 1.1
+    assert summary.ratio_of_medians == pytest.approx(1.1)  # 110 / 100
+    assert summary.cpu["raw"] == (pytest.approx(750.0), None)  # 0.3 s over 400 transactions
