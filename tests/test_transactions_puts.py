@@ -8,7 +8,7 @@ from pynamodb.models import Model
 
 from accounts import store, transactions
 from accounts.examples import Player
-from accounts.tables import Lock
+from accounts.tables import Account, Lock, lock_model_for
 
 
 class Reading(Model):
@@ -22,6 +22,17 @@ class Reading(Model):
     when = NumberAttribute(range_key=True)
     celsius = NumberAttribute(attr_name="c")
     note = UnicodeAttribute(null=True)
+
+
+class Elsewhere(Model):
+    """A model in a table of its own: its locks get a lock model bound to that table."""
+
+    class Meta:
+        table_name = "elsewhere"
+        region = "us-east-1"
+        host = None
+
+    PK = UnicodeAttribute(hash_key=True)
 
 
 class Versioned(Model):
@@ -57,11 +68,19 @@ def test_guarded_put_is_pynamodbs_request_key_for_key(item):
     assert same_json(transactions._guarded_put(item), pynamodb_put(item))
 
 
-def test_guarded_lock_put_returns_the_old_lock_like_pynamodbs():
-    lock = Lock(PK="UNIQ#EMAIL#ada@x.io", owner="ACCT#1")
-    built = transactions._guarded_put(lock, return_values_on_condition_failure="ALL_OLD")
+@pytest.mark.parametrize("model", [Account, Elsewhere], ids=["accounts-table", "own-table"])
+def test_lock_put_is_pynamodbs_request_for_the_lock_model(model):
+    lock_model = lock_model_for(model)
+    assert lock_model.Meta.table_name == model.Meta.table_name
+    built = transactions._lock_put(lock_model, "UNIQ#EMAIL#ada@x.io", "ACCT#1")
+    lock = lock_model(PK="UNIQ#EMAIL#ada@x.io", owner="ACCT#1")
     assert same_json(built, pynamodb_put(lock, return_values_on_condition_failure="ALL_OLD"))
-    assert built["ReturnValuesOnConditionCheckFailure"] == "ALL_OLD"
+
+
+def test_lock_action_targets_the_lock_item():
+    lock = Lock(PK="UNIQ#EMAIL#ada@x.io", owner="ACCT#1")
+    action = transactions._lock_action("Put", Lock, lock.PK, lock.owner, transactions.NEW_LOCK, None)
+    assert action.target == transactions._key_target(lock)
 
 
 @pytest.mark.parametrize("version", [None, 3])
@@ -82,14 +101,15 @@ def test_missing_required_value_fails_as_pynamodb_does():
 
 
 def test_requests_never_share_the_cached_attribute_names():
-    first = transactions._guarded_put(Lock(PK="UNIQ#EMAIL#a", owner="ACCT#1"))
+    first = transactions._guarded_put(store.build_account("a@x.io", "a", "hash"))
     first["ExpressionAttributeNames"]["#0"] = "changed"
-    second = transactions._guarded_put(Lock(PK="UNIQ#EMAIL#b", owner="ACCT#1"))
-    assert second["ExpressionAttributeNames"] == {"#0": "PK"}
+    lock_put = transactions._lock_put(Lock, "UNIQ#EMAIL#b", "ACCT#1")
+    second = transactions._guarded_put(store.build_account("b@x.io", "b", "hash"))
+    assert lock_put["ExpressionAttributeNames"] == second["ExpressionAttributeNames"] == {"#0": "PK"}
 
 
-def test_put_follows_the_configured_table_name(settings):
-    settings.ACCOUNTS_TABLE_NAME = "first-table"
-    assert transactions._guarded_put(Lock(PK="UNIQ#EMAIL#a", owner="ACCT#1"))["TableName"] == "first-table"
-    settings.ACCOUNTS_TABLE_NAME = "second-table"
-    assert transactions._guarded_put(Lock(PK="UNIQ#EMAIL#a", owner="ACCT#1"))["TableName"] == "second-table"
+def test_puts_follow_the_configured_table_name(settings):
+    for name in ("first-table", "second-table"):
+        settings.ACCOUNTS_TABLE_NAME = name
+        assert transactions._guarded_put(store.build_account("a@x.io", "a", "hash"))["TableName"] == name
+        assert transactions._lock_put(Lock, "UNIQ#EMAIL#a", "ACCT#1")["TableName"] == name
