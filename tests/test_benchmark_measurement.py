@@ -1,5 +1,8 @@
 """The transactions benchmark measures what it says: correctness of the benchmark, not speed."""
 
+import itertools
+import time
+
 import pytest
 
 from accounts import store, transactions
@@ -72,6 +75,18 @@ def test_round_trips_are_one_request_per_write_given_the_item(ddb):
         "delete": {"TransactWriteItems": 1},
     }
     assert table_items() == []
+
+
+def test_timed_measurement_counts_neither_the_warm_up_nor_the_calls_ending_late():
+    calls = itertools.count(1)
+
+    def operation():
+        next(calls)
+        time.sleep(0.005)
+
+    cell = bench.measure(operation, 2, seconds=0.1, warmup=0.05)
+    assert cell.seconds == 0.1
+    assert 0 < cell.operations < next(calls) - 1
 
 
 def test_an_error_in_any_thread_stops_the_measurement():

@@ -1,6 +1,6 @@
 """Benchmark: the engine's create against raw TransactWriteItems of the same three guarded Puts.
 
-Run ``make bench`` (2 s per cell, 7 rounds: about 2 minutes) or
+Run ``make bench`` (1 s per cell, 12 rounds: about 2 minutes) or
 ``python -m tests.benchmarks.transactions --quick`` (1 s per cell, 1 round).
 
 It starts one in-memory DynamoDB Local and measures, at 1, 4 and 16 client threads:
@@ -136,15 +136,20 @@ class Cell:
         return self.operations / self.seconds
 
 
-def measure(operation, threads, *, seconds=None, operations_per_thread=None, server_pid=None):
-    """Call ``operation`` from ``threads`` threads started together, each for ``seconds``
-    or for ``operations_per_thread`` calls. Any error stops the benchmark."""
+def measure(operation, threads, *, seconds=None, warmup=0.0, operations_per_thread=None, server_pid=None):
+    """Call ``operation`` from ``threads`` threads started together.
+
+    With ``seconds``: the threads run for ``warmup`` seconds, then the operations completed
+    in the next ``seconds`` are counted, the threads never pausing in between, so neither
+    their start nor their finish is in the measurement. With ``operations_per_thread``:
+    each thread makes that many calls, all counted. Any error stops the benchmark.
+    """
     if (seconds is None) == (operations_per_thread is None):
         raise ValueError("Give seconds or operations_per_thread.")
     start_line = threading.Barrier(threads + 1)
     counts = [0] * threads
     errors = []
-    deadline = None
+    window = [None, None]  # start and end of the measured seconds
 
     def worker(index):
         start_line.wait()
@@ -153,9 +158,13 @@ def measure(operation, threads, *, seconds=None, operations_per_thread=None, ser
                 for _ in range(operations_per_thread):
                     operation()
                     counts[index] += 1
-            else:
-                while time.perf_counter() < deadline:
-                    operation()
+                return
+            while True:
+                operation()
+                finished = time.perf_counter()
+                if finished >= window[1]:
+                    return
+                if finished >= window[0]:
                     counts[index] += 1
         except Exception as error:  # reported by the main thread
             errors.append(error)
@@ -163,17 +172,24 @@ def measure(operation, threads, *, seconds=None, operations_per_thread=None, ser
     workers = [threading.Thread(target=worker, args=(index,)) for index in range(threads)]
     for thread in workers:
         thread.start()
-    server_before = server_cpu_seconds(server_pid) if server_pid else None
-    client_before = time.process_time()
     started = time.perf_counter()
     if seconds is not None:
-        deadline = started + seconds
+        window[:] = [started + warmup, started + warmup + seconds]
     start_line.wait()
-    for thread in workers:
-        thread.join()
-    elapsed = time.perf_counter() - started
+    if seconds is not None:
+        time.sleep(max(0.0, window[0] - time.perf_counter()))
+    server_before = server_cpu_seconds(server_pid) if server_pid else None
+    client_before = time.process_time()
+    if seconds is not None:
+        time.sleep(max(0.0, window[1] - time.perf_counter()))
+    else:
+        for thread in workers:
+            thread.join()
     client_cpu = time.process_time() - client_before
     server_after = server_cpu_seconds(server_pid) if server_before is not None else None
+    elapsed = seconds if seconds is not None else time.perf_counter() - started
+    for thread in workers:
+        thread.join()
     if errors:
         raise errors[0]
     server_cpu = server_after - server_before if server_after is not None else None
@@ -217,8 +233,8 @@ def run(*, seconds, rounds, warmup, first_warmup, server_pid=None, out=sys.stdou
         for position, threads in enumerate(THREAD_COUNTS):
             order = list(sides) if (round_number + position) % 2 == 0 else list(reversed(sides))
             for side in order:
-                measure(sides[side], threads, seconds=warmup)
-                cells[side, threads].append(measure(sides[side], threads, seconds=seconds, server_pid=server_pid))
+                cell = measure(sides[side], threads, seconds=seconds, warmup=warmup, server_pid=server_pid)
+                cells[side, threads].append(cell)
             raw, engine = cells["raw", threads][-1].rate, cells["engine", threads][-1].rate
             print(
                 f"  round {round_number + 1}, {threads:>2} threads: raw {raw:6.1f} tx/s, "
@@ -330,11 +346,11 @@ def setup(endpoint_url):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1 s per cell and 1 round: a check that it runs")
-    parser.add_argument("--seconds", type=float, help="measured seconds per cell (default 2, quick 1)")
-    parser.add_argument("--rounds", type=int, help="rounds of every cell; medians are reported (default 7, quick 1)")
+    parser.add_argument("--seconds", type=float, help="measured seconds per cell (default 1)")
+    parser.add_argument("--rounds", type=int, help="rounds of every cell; medians are reported (default 12, quick 1)")
     args = parser.parse_args(argv)
-    seconds = args.seconds or (1.0 if args.quick else 2.0)
-    rounds = args.rounds or (1 if args.quick else 7)
+    seconds = args.seconds or 1.0
+    rounds = args.rounds or (1 if args.quick else 12)
 
     from project.dynamodb_local import DynamoDBLocal
 
@@ -351,7 +367,7 @@ def main(argv=None):
             seconds=seconds,
             server_pid=server.process.pid,
             rounds=rounds,
-            warmup=0.2 if args.quick else 0.25,
+            warmup=0.25,
             first_warmup=2.0 if args.quick else 10.0,
         )
         trips = round_trips()
