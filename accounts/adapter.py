@@ -87,6 +87,13 @@ class DefaultAccountAdapter:
         code = f"{field}_taken"
         return self.validation_error(code if code in self.error_messages else "value_taken")
 
+    def get_form_class(self, name):
+        """The form class of the account page ``name`` (``"signup"``, ``"login"``,
+        ``"email_change"``, ``"username_change"``, ``"password_change"``, ``"delete"``),
+        from ``ACCOUNTS_FORMS``."""
+        form_class = app_settings.FORMS[name]
+        return import_string(form_class) if isinstance(form_class, str) else form_class
+
     def get_signup_attributes(self, request, form):
         """Extra account attributes to store on signup, beyond email, username and password."""
         return {}
@@ -105,12 +112,16 @@ class DefaultAccountAdapter:
             **self.get_signup_attributes(request, form),
         )
 
+    def get_login_url(self, request):
+        """Where a page that needs a signed-in user sends everyone else (``ACCOUNTS_LOGIN_URL``)."""
+        return resolve_url(app_settings.LOGIN_URL)
+
     def get_signup_redirect_url(self, request):
         """Where a new account lands (``ACCOUNTS_SIGNUP_REDIRECT_URL``)."""
         return resolve_url(app_settings.SIGNUP_REDIRECT_URL)
 
     def get_login_redirect_url(self, request):
-        """Where a login lands without a ``next`` parameter (``LOGIN_REDIRECT_URL``)."""
+        """Where a login lands without a ``next`` parameter (``ACCOUNTS_LOGIN_REDIRECT_URL``)."""
         return resolve_url(app_settings.LOGIN_REDIRECT_URL)
 
     def get_logout_redirect_url(self, request):

@@ -1,17 +1,39 @@
 """The ``ACCOUNTS_*`` settings, read lazily so ``override_settings`` just works.
 
 Every setting is optional; the property names below are the setting names without the
-``ACCOUNTS_`` prefix, and each docstring states the default.
+``ACCOUNTS_`` prefix, and each docstring states the default. Nothing is cached here: each
+access reads ``django.conf.settings`` again.
 """
 
 from django.conf import settings
 
+# The form class of each account page, by the name ACCOUNTS_FORMS and
+# DefaultAccountAdapter.get_form_class() use.
+DEFAULT_FORMS = {
+    "signup": "accounts.forms.SignupForm",
+    "login": "accounts.forms.LoginForm",
+    "email_change": "accounts.forms.EmailChangeForm",
+    "username_change": "accounts.forms.UsernameChangeForm",
+    "password_change": "accounts.forms.PasswordChangeForm",
+    "delete": "accounts.forms.AccountDeleteForm",
+}
+
 
 class AppSettings:
+    """The ``ACCOUNTS_*`` settings with their defaults; use the instance :data:`app_settings`."""
+
     prefix = "ACCOUNTS_"
 
     def _setting(self, name, default):
         return getattr(settings, self.prefix + name, default)
+
+    def _project_setting(self, name, default):
+        """Django's setting ``name`` when the project sets it, else ``default``.
+
+        Django's own defaults for LOGIN_URL and LOGIN_REDIRECT_URL are hard-coded
+        ``/accounts/...`` paths, wrong as soon as the URLs are included under another prefix.
+        """
+        return getattr(settings, name) if settings.is_overridden(name) else default
 
     @property
     def TABLE_NAME(self):
@@ -40,7 +62,12 @@ class AppSettings:
 
     @property
     def UNIQUE_FIELDS(self):
-        """Unique account fields: ``{field: {"namespace": ..., "normalizer": dotted path or callable}}``.
+        """Unique account fields: ``{field: {"namespace": ..., "normalizer": ..., "allow_empty": ...}}``.
+
+        ``namespace`` (required) is the lock key prefix, its own per field; ``normalizer``
+        (a dotted path or a callable, default :func:`accounts.uniqueness.normalize_text`)
+        turns a value into the text two values must share to collide; with
+        ``allow_empty=True`` (default False) an empty value takes no lock.
 
         Default: ``email`` in namespace ``EMAIL`` and ``username`` in namespace ``HANDLE``,
         both normalized with :func:`accounts.uniqueness.normalize_text`.
@@ -65,14 +92,35 @@ class AppSettings:
         return self._setting("ADAPTER", "accounts.adapter.DefaultAccountAdapter")
 
     @property
-    def SIGNUP_REDIRECT_URL(self):
-        """Where a new account lands after signup. Default: ``settings.LOGIN_REDIRECT_URL``."""
-        return self._setting("SIGNUP_REDIRECT_URL", settings.LOGIN_REDIRECT_URL)
+    def FORMS(self):
+        """Form class of each account page by name (``signup``, ``login``, ``email_change``,
+        ``username_change``, ``password_change``, ``delete``), as a dotted path or a class.
+
+        A project names only the forms it replaces: ``{"signup": "myproject.forms.SignupForm"}``;
+        the others keep their defaults (:data:`DEFAULT_FORMS`).
+        """
+        return {**DEFAULT_FORMS, **self._setting("FORMS", {})}
+
+    @property
+    def LOGIN_URL(self):
+        """Where the account and staff pages send a visitor who must log in first.
+
+        Default: ``settings.LOGIN_URL`` when the project sets it, else ``"accounts:login"``.
+        """
+        return self._setting("LOGIN_URL", self._project_setting("LOGIN_URL", "accounts:login"))
 
     @property
     def LOGIN_REDIRECT_URL(self):
-        """Where a login lands without ``next``. Default: ``settings.LOGIN_REDIRECT_URL``."""
-        return self._setting("LOGIN_REDIRECT_URL", settings.LOGIN_REDIRECT_URL)
+        """Where a login lands without ``next``.
+
+        Default: ``settings.LOGIN_REDIRECT_URL`` when the project sets it, else ``"accounts:profile"``.
+        """
+        return self._setting("LOGIN_REDIRECT_URL", self._project_setting("LOGIN_REDIRECT_URL", "accounts:profile"))
+
+    @property
+    def SIGNUP_REDIRECT_URL(self):
+        """Where a new account lands after signup. Default: :attr:`LOGIN_REDIRECT_URL`."""
+        return self._setting("SIGNUP_REDIRECT_URL", self.LOGIN_REDIRECT_URL)
 
     @property
     def LOGOUT_REDIRECT_URL(self):

@@ -17,15 +17,7 @@ from django.views.generic import FormView, TemplateView
 
 from .adapter import get_adapter
 from .backends import AccountBackend
-from .forms import (
-    STORE_REFUSALS,
-    AccountDeleteForm,
-    EmailChangeForm,
-    LoginForm,
-    PasswordChangeForm,
-    SignupForm,
-    UsernameChangeForm,
-)
+from .forms import STORE_REFUSALS
 from .middleware import is_unavailable
 from .models import User
 
@@ -36,8 +28,14 @@ BACKEND = f"{AccountBackend.__module__}.{AccountBackend.__qualname__}"
 class StoreFormView(FormView):
     """A form view whose form saves through the store; refusals become form errors.
 
-    Subclasses define ``form_saved(form, saved)``: what follows a successful save.
+    The form class is the adapter's for ``form_name`` (``ACCOUNTS_FORMS``). Subclasses
+    define ``form_saved(form, saved)``: what follows a successful save.
     """
+
+    form_name = None
+
+    def get_form_class(self):
+        return get_adapter(self.request).get_form_class(self.form_name)
 
     def form_valid(self, form):
         try:
@@ -51,7 +49,14 @@ class StoreFormView(FormView):
         return {}
 
 
-class UserFormMixin(LoginRequiredMixin):
+class AccountLoginRequiredMixin(LoginRequiredMixin):
+    """Signed-in users only; everyone else goes to the adapter's login URL."""
+
+    def get_login_url(self):
+        return get_adapter(self.request).get_login_url(self.request)
+
+
+class UserFormMixin(AccountLoginRequiredMixin):
     """A form about the signed-in user (the form takes the user first)."""
 
     def get_form_kwargs(self):
@@ -63,7 +68,7 @@ class SignupView(StoreFormView):
     """Create an account and log in. A second post of the same form lands on success too."""
 
     template_name = "accounts/signup.html"
-    form_class = SignupForm
+    form_name = "signup"
 
     def dispatch(self, request, *args, **kwargs):
         if request.user.is_authenticated:
@@ -85,8 +90,10 @@ class LoginView(auth_views.LoginView):
     """Log in with a username or an email address; ``?next=`` is honoured when safe."""
 
     template_name = "accounts/login.html"
-    authentication_form = LoginForm
     redirect_authenticated_user = True
+
+    def get_form_class(self):
+        return get_adapter(self.request).get_form_class("login")
 
     def get_default_redirect_url(self):
         return get_adapter(self.request).get_login_redirect_url(self.request)
@@ -110,7 +117,7 @@ class LogoutView(auth_views.LogoutView):
 
 
 @method_decorator(never_cache, name="dispatch")
-class ProfileView(LoginRequiredMixin, TemplateView):
+class ProfileView(AccountLoginRequiredMixin, TemplateView):
     """The signed-in account: email, username, and links to change them."""
 
     template_name = "accounts/profile.html"
@@ -131,7 +138,7 @@ class EmailChangeView(UniqueValueChangeView):
     """Change the email address (current password required)."""
 
     template_name = "accounts/email_change.html"
-    form_class = EmailChangeForm
+    form_name = "email_change"
     field = "email"
 
 
@@ -139,7 +146,7 @@ class UsernameChangeView(UniqueValueChangeView):
     """Change the username (current password required)."""
 
     template_name = "accounts/username_change.html"
-    form_class = UsernameChangeForm
+    form_name = "username_change"
     field = "username"
 
 
@@ -148,7 +155,7 @@ class PasswordChangeView(UserFormMixin, StoreFormView):
     """Change the password; this session stays logged in, every other one ends."""
 
     template_name = "accounts/password_change.html"
-    form_class = PasswordChangeForm
+    form_name = "password_change"
 
     def form_saved(self, form, user):
         update_session_auth_hash(self.request, user)
@@ -161,7 +168,7 @@ class AccountDeleteView(UserFormMixin, StoreFormView):
     """Delete the account (current password required) and log out."""
 
     template_name = "accounts/delete.html"
-    form_class = AccountDeleteForm
+    form_name = "delete"
 
     def form_saved(self, form, saved):
         logout(self.request)

@@ -16,6 +16,7 @@ from django.views import View
 from django.views.decorators.cache import never_cache
 
 from .. import audit, store
+from ..adapter import get_adapter
 from ..exceptions import Busy, InvalidUniqueValue, StaleItem
 from ..forms import STORE_REFUSALS
 from ..models import User
@@ -68,6 +69,9 @@ class StaffView(UserPassesTestMixin, View):
     def test_func(self):
         user = self.request.user
         return user.is_authenticated and user.is_active and user.is_staff
+
+    def get_login_url(self):
+        return get_adapter(self.request).get_login_url(self.request)
 
 
 class AccountListView(StaffView):

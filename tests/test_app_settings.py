@@ -1,0 +1,228 @@
+"""ACCOUNTS_* settings: documented defaults, and every one read when used (never cached)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django import forms
+from django.test import Client, override_settings
+
+from accounts import store
+from accounts.adapter import DefaultAccountAdapter, get_adapter
+from accounts.app_settings import DEFAULT_FORMS, app_settings
+from accounts.forms import LoginForm, SignupForm
+from accounts.tables import Account, TableModel, account_constraints, dynamodb_client
+from accounts.uniqueness import normalize_exact
+from tests.web import PASSWORD, login, signed_up_client, signup
+
+ROOT = Path(__file__).resolve().parent.parent
+NAMES = [
+    "TABLE_NAME",
+    "ENDPOINT_URL",
+    "REGION",
+    "CONNECT_TIMEOUT",
+    "READ_TIMEOUT",
+    "UNIQUE_FIELDS",
+    "ACCOUNT_MODEL",
+    "ADAPTER",
+    "FORMS",
+    "LOGIN_URL",
+    "LOGIN_REDIRECT_URL",
+    "SIGNUP_REDIRECT_URL",
+    "LOGOUT_REDIRECT_URL",
+    "DELETE_REDIRECT_URL",
+]
+
+
+class NewsletterSignupForm(SignupForm):
+    """A host's signup form: the app's, with a field of its own."""
+
+    newsletter = forms.BooleanField(required=False)
+
+
+class HostAdapter(DefaultAccountAdapter):
+    """A host adapter that picks its signup form in code instead of ACCOUNTS_FORMS."""
+
+    def get_form_class(self, name):
+        return NewsletterSignupForm if name == "signup" else super().get_form_class(name)
+
+
+def app_settings_in_a_project(**project_settings):
+    """Every app setting, as a fresh process configured with only ``project_settings`` reads it.
+
+    A fresh process, because the test settings set LOGIN_URL and friends and Django cannot
+    un-set a setting in a running process.
+    """
+    script = (
+        "import json, sys\n"
+        "from django.conf import settings\n"
+        "settings.configure(**json.loads(sys.argv[1]))\n"
+        "from accounts.app_settings import app_settings\n"
+        f"print(json.dumps({{name: getattr(app_settings, name) for name in {NAMES!r}}}))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, json.dumps(project_settings)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(result.stdout)
+
+
+def test_every_setting_has_its_documented_default_in_a_project_that_sets_none():
+    assert app_settings_in_a_project() == {
+        "TABLE_NAME": "accounts",
+        "ENDPOINT_URL": None,
+        "REGION": "us-east-1",
+        "CONNECT_TIMEOUT": 2,
+        "READ_TIMEOUT": 10,
+        "UNIQUE_FIELDS": {"email": {"namespace": "EMAIL"}, "username": {"namespace": "HANDLE"}},
+        "ACCOUNT_MODEL": "accounts.tables.Account",
+        "ADAPTER": "accounts.adapter.DefaultAccountAdapter",
+        "FORMS": DEFAULT_FORMS,
+        "LOGIN_URL": "accounts:login",
+        "LOGIN_REDIRECT_URL": "accounts:profile",
+        "SIGNUP_REDIRECT_URL": "accounts:profile",
+        "LOGOUT_REDIRECT_URL": "/",
+        "DELETE_REDIRECT_URL": "/",
+    }
+
+
+def test_django_login_settings_of_the_project_are_the_defaults_of_the_app():
+    read = app_settings_in_a_project(LOGIN_URL="/signin/", LOGIN_REDIRECT_URL="/home/", LOGOUT_REDIRECT_URL="/bye/")
+
+    assert (read["LOGIN_URL"], read["LOGIN_REDIRECT_URL"]) == ("/signin/", "/home/")
+    assert read["SIGNUP_REDIRECT_URL"] == "/home/"
+    assert (read["LOGOUT_REDIRECT_URL"], read["DELETE_REDIRECT_URL"]) == ("/bye/", "/bye/")
+
+
+def test_accounts_settings_win_over_djangos():
+    read = app_settings_in_a_project(
+        LOGIN_URL="/signin/", ACCOUNTS_LOGIN_URL="/members/login/", ACCOUNTS_SIGNUP_REDIRECT_URL="/welcome/"
+    )
+
+    assert (read["LOGIN_URL"], read["SIGNUP_REDIRECT_URL"], read["LOGIN_REDIRECT_URL"]) == (
+        "/members/login/",
+        "/welcome/",
+        "accounts:profile",
+    )
+
+
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("TABLE_NAME", "members"),
+        ("ENDPOINT_URL", "http://127.0.0.1:9"),
+        ("REGION", "eu-west-3"),
+        ("CONNECT_TIMEOUT", 5),
+        ("READ_TIMEOUT", 30),
+        ("UNIQUE_FIELDS", {"email": {"namespace": "MAIL"}, "username": {"namespace": "NAME"}}),
+        ("ACCOUNT_MODEL", "tests.hostproject.tables.MemberAccount"),
+        ("ADAPTER", "tests.hostproject.adapter.MemberAdapter"),
+        ("LOGIN_URL", "/signin/"),
+        ("LOGIN_REDIRECT_URL", "/home/"),
+        ("SIGNUP_REDIRECT_URL", "/welcome/"),
+        ("LOGOUT_REDIRECT_URL", "/bye/"),
+        ("DELETE_REDIRECT_URL", "/farewell/"),
+    ],
+)
+def test_each_setting_is_read_when_used(settings, name, value):
+    setattr(settings, f"ACCOUNTS_{name}", value)
+
+    assert getattr(app_settings, name) == value
+
+
+def test_forms_setting_replaces_only_the_forms_it_names(settings):
+    settings.ACCOUNTS_FORMS = {"signup": NewsletterSignupForm}
+
+    assert app_settings.FORMS == {**DEFAULT_FORMS, "signup": NewsletterSignupForm}
+    assert get_adapter().get_form_class("signup") is NewsletterSignupForm
+    assert get_adapter().get_form_class("login") is LoginForm
+
+
+def test_deleted_settings_fall_back_to_their_defaults(settings):
+    del settings.ACCOUNTS_TABLE_NAME
+    del settings.ACCOUNTS_REGION
+
+    assert (app_settings.TABLE_NAME, app_settings.REGION) == ("accounts", "us-east-1")
+
+
+def test_override_settings_points_the_table_models_and_the_client_elsewhere():
+    with override_settings(ACCOUNTS_TABLE_NAME="elsewhere", ACCOUNTS_REGION="eu-west-3"):
+        assert Account.Meta.table_name == "elsewhere"
+        assert dynamodb_client().meta.region_name == "eu-west-3"
+
+    assert TableModel.Meta.table_name == "accounts-tests"
+    assert dynamodb_client().meta.region_name == "us-east-1"
+
+
+def test_unique_fields_are_rebuilt_when_the_setting_changes(settings):
+    settings.ACCOUNTS_UNIQUE_FIELDS = {
+        "email": {"namespace": "EMAIL"},
+        "username": {"namespace": "HANDLE", "normalizer": "accounts.uniqueness.normalize_exact"},
+    }
+
+    username = account_constraints()[1]
+    assert (username.namespace, username.normalizer) == ("HANDLE", normalize_exact)
+
+
+@pytest.mark.dynamodb_local
+def test_case_sensitive_usernames_through_the_unique_fields_setting(ddb, settings):
+    settings.ACCOUNTS_UNIQUE_FIELDS = {
+        "email": {"namespace": "EMAIL"},
+        "username": {"namespace": "HANDLE", "normalizer": normalize_exact},
+    }
+
+    first = signup(Client(), "ada@example.com", "Ada")
+    second = signup(Client(), "grace@example.com", "ada")
+
+    assert (first.status_code, second.status_code) == (302, 302)
+    assert store.get_by_username("Ada").email == "ada@example.com"
+    assert store.get_by_username("ada").email == "grace@example.com"
+
+
+@pytest.mark.dynamodb_local
+def test_signup_page_uses_the_form_named_in_the_forms_setting(ddb, settings):
+    settings.ACCOUNTS_FORMS = {"signup": f"{__name__}.NewsletterSignupForm"}
+
+    response = Client().get("/accounts/signup/")
+
+    assert type(response.context["form"]) is NewsletterSignupForm
+
+
+@pytest.mark.dynamodb_local
+def test_signup_page_uses_the_form_the_adapter_chooses(ddb, settings):
+    settings.ACCOUNTS_ADAPTER = f"{__name__}.HostAdapter"
+
+    response = Client().get("/accounts/signup/")
+
+    assert type(response.context["form"]) is NewsletterSignupForm
+
+
+def test_login_url_setting_is_where_pages_send_anonymous_visitors(settings):
+    settings.ACCOUNTS_LOGIN_URL = "/signin/"
+
+    response = Client().get("/accounts/email/")
+
+    assert response["Location"] == "/signin/?next=/accounts/email/"
+
+
+def test_login_url_follows_the_projects_login_url(settings):
+    settings.LOGIN_URL = "/elsewhere/login/"
+
+    response = Client().get("/accounts/profile/")
+
+    assert response["Location"] == "/elsewhere/login/?next=/accounts/profile/"
+
+
+@pytest.mark.dynamodb_local
+def test_login_redirect_setting_is_where_a_login_without_next_lands(ddb, settings):
+    signed_up_client("ada@example.com", "ada")
+    settings.ACCOUNTS_LOGIN_REDIRECT_URL = "accounts:username_change"
+
+    response = login(Client(), "ada", PASSWORD)
+
+    assert response["Location"] == "/accounts/username/"
