@@ -1,4 +1,16 @@
-"""System checks (``python manage.py check``) for a project using the accounts app."""
+"""System checks (``python manage.py check``) for a project using the accounts app.
+
+- ``accounts.E001``: ``AUTH_USER_MODEL`` is not ``accounts.User``.
+- ``accounts.E002``: no ``AUTHENTICATION_BACKENDS`` entry is ``AccountBackend`` (or a subclass).
+- ``accounts.E003``: ``SESSION_ENGINE`` needs a SQL database.
+- ``accounts.E004``: ``ACCOUNTS_UNIQUE_FIELDS`` lacks ``email`` or ``username``.
+- ``accounts.E005``: a unique field's declaration is not a dict with a namespace of its own.
+- ``accounts.E006``: a unique field's normalizer cannot be imported or is not callable.
+- ``accounts.E007``: ``ACCOUNTS_ACCOUNT_MODEL`` cannot be imported or is not an ``Account``.
+- ``accounts.E008``: a unique field is not an attribute of the account model.
+- ``accounts.W001``: the table cannot be reached or does not exist.
+- ``accounts.W002``: the table is not keyed ``PK`` (string, hash) + ``SK`` (string, range).
+"""
 
 import botocore.config
 import botocore.exceptions
@@ -15,14 +27,13 @@ SQL_SESSION_ENGINES = {
     "django.contrib.sessions.backends.db",
     "django.contrib.sessions.backends.cached_db",
 }
-EXPECTED_KEY_SCHEMA = [
-    {"AttributeName": "PK", "KeyType": "HASH"},
-    {"AttributeName": "SK", "KeyType": "RANGE"},
-]
+EXPECTED_KEYS = {("PK", "HASH", "S"), ("SK", "RANGE", "S")}
+CREATE_TABLE_COMMAND = "python manage.py accounts_createtable"
 
 
 @checks.register(checks.Tags.compatibility)
 def check_auth_settings(app_configs, **kwargs):
+    """E001-E003: the Django settings the app cannot work without."""
     errors = []
     if settings.AUTH_USER_MODEL != USER_MODEL:
         errors.append(
@@ -32,10 +43,10 @@ def check_auth_settings(app_configs, **kwargs):
                 id="accounts.E001",
             )
         )
-    if BACKEND not in settings.AUTHENTICATION_BACKENDS:
+    if not any(_is_account_backend(path) for path in settings.AUTHENTICATION_BACKENDS):
         errors.append(
             checks.Error(
-                f"AUTHENTICATION_BACKENDS does not include {BACKEND!r}.",
+                f"AUTHENTICATION_BACKENDS does not include {BACKEND!r} (or a subclass of it).",
                 hint=f'Set AUTHENTICATION_BACKENDS = ["{BACKEND}"] so people can log in.',
                 id="accounts.E002",
             )
@@ -51,8 +62,19 @@ def check_auth_settings(app_configs, **kwargs):
     return errors
 
 
+def _is_account_backend(path):
+    from .backends import AccountBackend
+
+    try:
+        backend = import_string(path)
+    except ImportError:
+        return False
+    return isinstance(backend, type) and issubclass(backend, AccountBackend)
+
+
 @checks.register(checks.Tags.compatibility)
 def check_unique_fields(app_configs, **kwargs):
+    """E004-E006: the declarations of ``ACCOUNTS_UNIQUE_FIELDS``."""
     errors = []
     declared = app_settings.UNIQUE_FIELDS
     for required in ("email", "username"):
@@ -64,28 +86,77 @@ def check_unique_fields(app_configs, **kwargs):
                     id="accounts.E004",
                 )
             )
-    namespaces = [options.get("namespace") for options in declared.values()]
+    namespaces = [options.get("namespace") for options in declared.values() if isinstance(options, dict)]
     for field, options in declared.items():
+        if not isinstance(options, dict):
+            errors.append(
+                checks.Error(
+                    f"ACCOUNTS_UNIQUE_FIELDS[{field!r}] is {options!r}, not a dict.",
+                    hint='Declare it as {"namespace": "PHONE", "normalizer": "myproject.normalizers.phone"}.',
+                    id="accounts.E005",
+                )
+            )
+            continue
         namespace = options.get("namespace")
-        if not namespace or "#" in namespace or namespaces.count(namespace) > 1:
+        if not isinstance(namespace, str) or not namespace or "#" in namespace or namespaces.count(namespace) > 1:
             errors.append(
                 checks.Error(
                     f"ACCOUNTS_UNIQUE_FIELDS[{field!r}] needs its own namespace without '#'; got {namespace!r}.",
                     id="accounts.E005",
                 )
             )
-        normalizer = options.get("normalizer")
-        if isinstance(normalizer, str):
-            try:
-                import_string(normalizer)
-            except ImportError as error:
-                errors.append(
-                    checks.Error(
-                        f"ACCOUNTS_UNIQUE_FIELDS[{field!r}] normalizer cannot be imported: {error}",
-                        id="accounts.E006",
-                    )
-                )
+        error = _normalizer_error(options.get("normalizer"))
+        if error:
+            errors.append(checks.Error(f"ACCOUNTS_UNIQUE_FIELDS[{field!r}] normalizer {error}", id="accounts.E006"))
     return errors
+
+
+def _normalizer_error(normalizer):
+    """Why ``normalizer`` (a dotted path, a callable or ``None`` for the default) is unusable."""
+    if normalizer is None:
+        return None
+    if isinstance(normalizer, str):
+        try:
+            normalizer = import_string(normalizer)
+        except ImportError as error:
+            return f"cannot be imported: {error}"
+    if not callable(normalizer):
+        return f"{normalizer!r} is not callable."
+    return None
+
+
+@checks.register(checks.Tags.compatibility)
+def check_account_model(app_configs, **kwargs):
+    """E007-E008: ``ACCOUNTS_ACCOUNT_MODEL``, and an attribute for every unique field."""
+    from .tables import Account
+
+    path = app_settings.ACCOUNT_MODEL
+    try:
+        model = import_string(path) if isinstance(path, str) else path
+    except ImportError as error:
+        model, problem = None, f"cannot be imported: {error}"
+    else:
+        is_account = isinstance(model, type) and issubclass(model, Account)
+        problem = None if is_account else "is not accounts.tables.Account or a subclass."
+    if problem:
+        return [
+            checks.Error(
+                f"ACCOUNTS_ACCOUNT_MODEL {path!r} {problem}",
+                hint="Name accounts.tables.Account, or a subclass of it adding your attributes.",
+                id="accounts.E007",
+            )
+        ]
+    attributes = model.get_attributes()
+    return [
+        checks.Error(
+            f"ACCOUNTS_UNIQUE_FIELDS declares {field!r}, which {model.__name__} has no attribute for.",
+            hint=f"Add it to a subclass of accounts.tables.Account, e.g. {field} = UnicodeAttribute(null=True), "
+            "and name the subclass in ACCOUNTS_ACCOUNT_MODEL.",
+            id="accounts.E008",
+        )
+        for field in app_settings.UNIQUE_FIELDS
+        if field not in attributes
+    ]
 
 
 def describe_table():
@@ -105,24 +176,40 @@ def describe_table():
     return client.describe_table(TableName=app_settings.TABLE_NAME)["Table"]
 
 
+def key_schema(table):
+    """``{(attribute name, key type, attribute type)}`` of a DescribeTable answer."""
+    types = {attribute["AttributeName"]: attribute["AttributeType"] for attribute in table["AttributeDefinitions"]}
+    return {(key["AttributeName"], key["KeyType"], types.get(key["AttributeName"])) for key in table["KeySchema"]}
+
+
 @checks.register(checks.Tags.compatibility)
 def check_table(app_configs, **kwargs):
+    """W001-W002: the table can be described and is keyed as the app expects."""
     name = app_settings.TABLE_NAME
     where = app_settings.ENDPOINT_URL or f"AWS {app_settings.REGION}"
-    fix = "Start DynamoDB (make run starts DynamoDB Local) and run: python manage.py accounts_createtable"
     try:
         table = describe_table()
     except botocore.exceptions.ClientError as error:
         code = error.response.get("Error", {}).get("Code")
-        message = "does not exist" if code == "ResourceNotFoundException" else f"cannot be described ({code})"
-        return [checks.Warning(f"DynamoDB table {name!r} at {where} {message}.", hint=fix, id="accounts.W001")]
+        if code == "ResourceNotFoundException":
+            message, hint = "does not exist", f"Create it with: {CREATE_TABLE_COMMAND}"
+        else:
+            message = f"cannot be described ({code})"
+            hint = f"Give these credentials dynamodb:DescribeTable on it; create it with: {CREATE_TABLE_COMMAND}"
+        return [checks.Warning(f"DynamoDB table {name!r} at {where} {message}.", hint=hint, id="accounts.W001")]
     except (botocore.exceptions.BotoCoreError, OSError) as error:
-        return [checks.Warning(f"DynamoDB at {where} cannot be reached: {error}", hint=fix, id="accounts.W001")]
-    if table.get("KeySchema") != EXPECTED_KEY_SCHEMA:
+        hint = (
+            "Start DynamoDB, or correct ACCOUNTS_ENDPOINT_URL / ACCOUNTS_REGION and the AWS credentials; "
+            f"then create the table with: {CREATE_TABLE_COMMAND}"
+        )
+        return [checks.Warning(f"DynamoDB at {where} cannot be reached: {error}", hint=hint, id="accounts.W001")]
+    found = key_schema(table)
+    if found != EXPECTED_KEYS:
+        keys = ", ".join(f"{attribute} ({key_type}, {kind})" for attribute, key_type, kind in sorted(found))
         return [
             checks.Warning(
-                f"DynamoDB table {name!r} is keyed {table.get('KeySchema')}, not PK (hash) + SK (range).",
-                hint="Point ACCOUNTS_TABLE_NAME at a table created by: python manage.py accounts_createtable",
+                f"DynamoDB table {name!r} at {where} is keyed {keys}, not PK (HASH, S) + SK (RANGE, S).",
+                hint=f"Point ACCOUNTS_TABLE_NAME at a new table name and create it with: {CREATE_TABLE_COMMAND}",
                 id="accounts.W002",
             )
         ]
