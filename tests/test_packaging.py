@@ -1,0 +1,106 @@
+"""``pip install`` of the repository: a wheel of the ``accounts`` app and nothing else.
+
+The wheel is built from a copy of the working tree without build leftovers, the way a
+fresh clone builds it (setuptools would otherwise reuse a stale ``build/`` directory).
+"""
+
+import email
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import accounts
+
+ROOT = Path(__file__).resolve().parent.parent
+NOT_SOURCE = (".git", ".venv", "var", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", "node_modules")
+DIST_INFO = f"django_dynamo_accounts-{accounts.__version__}.dist-info"
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    """The built wheel, opened."""
+    source = tmp_path_factory.mktemp("source") / "repository"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*NOT_SOURCE))
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(out), str(source)],
+        check=True,
+        capture_output=True,
+    )
+    [built] = out.glob("*.whl")
+    with zipfile.ZipFile(built) as archive:
+        yield built.name, archive
+
+
+@pytest.fixture(scope="module")
+def metadata(wheel):
+    _, archive = wheel
+    return email.message_from_bytes(archive.read(f"{DIST_INFO}/METADATA"))
+
+
+def app_files():
+    """Every file of the app in the repository, as the wheel names it."""
+    package = ROOT / "accounts"
+    return {
+        path.relative_to(ROOT).as_posix()
+        for path in package.rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts
+    }
+
+
+def test_wheel_is_named_for_the_version_and_any_python_3(wheel):
+    name, _ = wheel
+
+    assert name == f"django_dynamo_accounts-{accounts.__version__}-py3-none-any.whl"
+
+
+def test_wheel_holds_every_file_of_the_app_and_nothing_of_the_demo_or_tests(wheel):
+    _, archive = wheel
+    names = set(archive.namelist())
+
+    assert {name for name in names if not name.startswith(f"{DIST_INFO}/")} == app_files()
+
+
+def test_wheel_holds_templates_static_files_translations_and_migrations(wheel):
+    _, archive = wheel
+    names = set(archive.namelist())
+
+    assert {
+        "accounts/templates/accounts/base.html",
+        "accounts/templates/accounts/signup.html",
+        "accounts/templates/accounts/staff/account_list.html",
+        "accounts/static/accounts/accounts.css",
+        "accounts/locale/fr/LC_MESSAGES/django.po",
+        "accounts/locale/fr/LC_MESSAGES/django.mo",
+        "accounts/migrations/0001_initial.py",
+        "accounts/management/commands/accounts_createtable.py",
+    } <= names
+
+
+def test_wheel_carries_the_license(wheel, metadata):
+    _, archive = wheel
+
+    assert metadata["License-Expression"] == "MIT"
+    assert metadata["License-File"] == "LICENSE"
+    assert archive.read(f"{DIST_INFO}/licenses/LICENSE") == (ROOT / "LICENSE").read_bytes()
+
+
+def test_metadata_names_the_version_and_the_supported_pythons_and_djangos(metadata):
+    classifiers = metadata.get_all("Classifier")
+
+    assert metadata["Name"] == "django-dynamo-accounts"
+    assert metadata["Version"] == accounts.__version__
+    assert metadata["Requires-Python"] == ">=3.11"
+    assert {"Framework :: Django :: 5.2", "Framework :: Django :: 6.0"} <= set(classifiers)
+    assert {f"Programming Language :: Python :: 3.{minor}" for minor in (11, 12, 13)} <= set(classifiers)
+
+
+def test_installing_the_app_pulls_in_only_django_and_pynamodb(metadata):
+    required = [requirement for requirement in metadata.get_all("Requires-Dist") if "extra ==" not in requirement]
+
+    assert sorted(re.match(r"[\w.-]+", requirement).group(0) for requirement in required) == ["Django", "pynamodb"]
