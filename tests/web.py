@@ -8,9 +8,12 @@ PASSWORD = "Tangerine-Sky-Runner-7"
 OTHER_PASSWORD = "Marble-Harbor-Lantern-3"
 
 
-def signup_data(client, email="ada@example.com", username="ada", password=PASSWORD, **overrides):
-    """The signup form as a browser would send it, with the token the page handed out."""
-    page = client.get("/accounts/signup/")
+SIGNUP_URL = "/accounts/signup/"
+
+
+def signup_data(client, email="ada@example.com", username="ada", password=PASSWORD, *, url=SIGNUP_URL, **overrides):
+    """The signup form at ``url`` as a browser would send it, with the token the page handed out."""
+    page = client.get(url)
     assert page.status_code == 200
     data = {
         "email": email,
@@ -25,9 +28,9 @@ def signup_data(client, email="ada@example.com", username="ada", password=PASSWO
     return data
 
 
-def signup(client, email="ada@example.com", username="ada", password=PASSWORD, **overrides):
-    """Sign up through the page; returns the response to the POST."""
-    return client.post("/accounts/signup/", signup_data(client, email, username, password, **overrides))
+def signup(client, email="ada@example.com", username="ada", password=PASSWORD, *, url=SIGNUP_URL, **overrides):
+    """Sign up through the page at ``url``; returns the response to the POST."""
+    return client.post(url, signup_data(client, email, username, password, url=url, **overrides))
 
 
 def signed_up_client(email="ada@example.com", username="ada", password=PASSWORD):

@@ -1,0 +1,81 @@
+"""Settings of the members site: a host project using the accounts app, nothing else."""
+
+import os
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+SECRET_KEY = os.environ.get("MEMBERS_SECRET_KEY", "members-site-tests-only-secret-key")
+DEBUG = False
+ALLOWED_HOSTS = ["members.example.com"]
+
+INSTALLED_APPS = [
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "accounts",
+    "tests.hostproject.apps.MembersConfig",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "accounts.middleware.UnavailableMiddleware",
+]
+
+ROOT_URLCONF = "tests.hostproject.urls"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [HERE / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {}
+SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
+AUTH_USER_MODEL = "accounts.User"
+AUTHENTICATION_BACKENDS = ["accounts.backends.AccountBackend"]
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "accounts:profile"
+
+PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+]
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+ACCOUNTS_TABLE_NAME = "members"
+ACCOUNTS_ENDPOINT_URL = os.environ.get("MEMBERS_DYNAMODB_ENDPOINT_URL")
+ACCOUNTS_ACCOUNT_MODEL = "tests.hostproject.tables.MemberAccount"
+ACCOUNTS_UNIQUE_FIELDS = {
+    "email": {"namespace": "EMAIL"},
+    "username": {"namespace": "HANDLE"},
+    # A phone number is optional; when given, one account at a time may hold it.
+    "phone": {"namespace": "PHONE", "normalizer": "tests.hostproject.phones.normalize_phone", "allow_empty": True},
+}
+ACCOUNTS_ADAPTER = "tests.hostproject.adapter.MemberAdapter"
+ACCOUNTS_FORMS = {"signup": "tests.hostproject.forms.MemberSignupForm"}
+ACCOUNTS_LOGOUT_REDIRECT_URL = "accounts:login"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+STATIC_URL = "static/"
