@@ -16,6 +16,7 @@ test: install dynamodb-local java
 
 bench: install dynamodb-local java
 	$(BIN)/python -m tests.benchmarks.transactions
+	$(BIN)/python -m tests.benchmarks.audit
 
 install: $(VENV)/.installed
 

@@ -1,4 +1,4 @@
-"""Test settings: the demo site's, with a throwaway key and fast password hashing."""
+"""Test settings: the demo site's (Argon2 hashing included), with a throwaway key."""
 
 import os
 

@@ -1,0 +1,19 @@
+"""Benchmarks (``make bench``): speed goals live here, never in timed tests."""
+
+import os
+
+
+def configure_django(endpoint_url, table_name):
+    """Set Django up with the test settings, point the app at ``endpoint_url`` and create
+    the table ``table_name``."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
+    import django
+    from django.conf import settings
+
+    django.setup()
+    settings.ACCOUNTS_ENDPOINT_URL = endpoint_url
+    settings.ACCOUNTS_TABLE_NAME = table_name
+    from accounts import tables
+
+    tables.configure()
+    tables.create_table(wait=True)

@@ -13,21 +13,9 @@ import os
 import statistics
 import time
 
+from tests.benchmarks import configure_django
+
 SEGMENT_COUNTS = (1, 4)
-
-
-def configure_django(endpoint_url):
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
-    import django
-    from django.conf import settings
-
-    django.setup()
-    settings.ACCOUNTS_ENDPOINT_URL = endpoint_url
-    settings.ACCOUNTS_TABLE_NAME = "bench-audit"
-    from accounts import tables
-
-    tables.configure()
-    tables.create_table(wait=True)
 
 
 def seed(count):
@@ -65,7 +53,7 @@ def main(argv=None):
     from project.dynamodb_local import DynamoDBLocal
 
     with DynamoDBLocal() as server:
-        configure_django(server.endpoint_url)
+        configure_django(server.endpoint_url, "bench-audit")
         seconds = seed(args.accounts)
         items = args.accounts * 3
         print(f"Seeded {args.accounts:,} accounts ({items:,} items) in {seconds:.1f} s on DynamoDB Local {server.endpoint_url}")

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from accounts import store, tables, transactions
+from tests.benchmarks import configure_django
 from tests.support import RequestCounter
 
 THREAD_COUNTS = (1, 4, 16)
@@ -330,19 +331,6 @@ def report(cells, trips, out=sys.stdout):
     return met_everywhere
 
 
-def setup(endpoint_url):
-    """Point the app at ``endpoint_url`` and create its table."""
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
-    import django
-    from django.conf import settings
-
-    django.setup()
-    settings.ACCOUNTS_ENDPOINT_URL = endpoint_url
-    settings.ACCOUNTS_TABLE_NAME = "bench-accounts"
-    tables.configure()
-    tables.create_table(wait=True)
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1 s per cell and 1 round: a check that it runs")
@@ -357,7 +345,7 @@ def main(argv=None):
     began = time.perf_counter()
     print(f"Load average (1, 5, 15 min) at start: {'  '.join(f'{load:.2f}' for load in os.getloadavg())}")
     with DynamoDBLocal() as server:
-        setup(server.endpoint_url)
+        configure_django(server.endpoint_url, "bench-accounts")
         print(
             f"DynamoDB Local (in memory) at {server.endpoint_url}; {seconds:g} s per cell, {rounds} round(s), "
             f"threads {', '.join(map(str, THREAD_COUNTS))}; {os.cpu_count()} CPUs",
