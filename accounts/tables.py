@@ -9,6 +9,7 @@ Endpoint, region and table name come from the ``ACCOUNTS_*`` settings and are ap
 :func:`configure` at start-up and whenever those settings change (tests).
 """
 
+import functools
 import os
 import threading
 from datetime import datetime, timezone
@@ -74,6 +75,7 @@ class Lock(TableModel):
     owner = UnicodeAttribute()
 
 
+@functools.cache
 def get_account_model():
     """The PynamoDB account model named by ``ACCOUNTS_ACCOUNT_MODEL``."""
     return _import(app_settings.ACCOUNT_MODEL)
@@ -91,24 +93,19 @@ def _import(path_or_callable):
     return import_string(path_or_callable)
 
 
-_constraints_cache = {}
-
-
+# Both caches are cleared by configure(), which runs on every ACCOUNTS_* setting change.
+@functools.cache
 def account_constraints():
     """The account's :class:`UniqueConstraint` objects, built from ``ACCOUNTS_UNIQUE_FIELDS``."""
-    declared = app_settings.UNIQUE_FIELDS
-    cache_key = repr(declared)
-    if cache_key not in _constraints_cache:
-        _constraints_cache[cache_key] = tuple(
-            UniqueConstraint(
-                field,
-                namespace=options["namespace"],
-                normalizer=_import(options.get("normalizer", normalize_text)),
-                allow_empty=options.get("allow_empty", False),
-            )
-            for field, options in declared.items()
+    return tuple(
+        UniqueConstraint(
+            field,
+            namespace=options["namespace"],
+            normalizer=_import(options.get("normalizer", normalize_text)),
+            allow_empty=options.get("allow_empty", False),
         )
-    return _constraints_cache[cache_key]
+        for field, options in app_settings.UNIQUE_FIELDS.items()
+    )
 
 
 _lock_models = {}
@@ -151,6 +148,8 @@ def configure():
     for model in [TableModel, *_all_subclasses(TableModel)]:
         model._connection = None
     _lock_models.clear()
+    get_account_model.cache_clear()
+    account_constraints.cache_clear()
     _client.reset()
 
 
