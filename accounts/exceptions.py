@@ -8,7 +8,8 @@ class UniquenessError(Exception):
 class InvalidUniqueValue(UniquenessError, ValueError):
     """A protected value cannot become a lock key (empty, or over DynamoDB's key limit).
 
-    ``fields`` names the offending fields; ``code`` is ``"empty"`` or ``"too_long"``.
+    ``fields`` names the offending fields; ``code`` is ``"empty"``, ``"too_long"`` or
+    ``"invalid"`` (characters that are not text, such as a lone surrogate).
     Raised before anything is sent.
     """
 
@@ -58,6 +59,18 @@ class StaleItem(TransactionCancelled):
 
 class Busy(TransactionCancelled):
     """Other transactions kept conflicting with this one; nothing was written. Try again."""
+
+
+class OutcomeUnknown(UniquenessError):
+    """A write was sent and its outcome is unknown: it may or may not have committed.
+
+    ``token`` is the ClientRequestToken it was sent with: sending the same request with
+    the same token within 10 minutes settles it without applying it twice.
+    """
+
+    def __init__(self, message, token=None):
+        self.token = token
+        super().__init__(message)
 
 
 class Unavailable(UniquenessError):

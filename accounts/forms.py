@@ -12,7 +12,7 @@ from django.views.decorators.debug import sensitive_variables
 
 from . import store
 from .adapter import get_adapter
-from .exceptions import Busy, ItemAlreadyExists, StaleItem, TokenReused, UniqueViolation
+from .exceptions import Busy, InvalidUniqueValue, ItemAlreadyExists, StaleItem, TokenReused, UniqueViolation
 from .models import User
 
 SIGNUP_TOKEN_SALT = "accounts.forms.SignupForm.token"
@@ -21,7 +21,13 @@ SIGNUP_TOKEN_SALT = "accounts.forms.SignupForm.token"
 SIGNUP_TOKEN_MAX_AGE = 9 * 60
 
 # What the store can refuse after a form was valid; each becomes a form error.
-STORE_REFUSALS = (UniqueViolation, Busy, StaleItem)
+STORE_REFUSALS = (UniqueViolation, Busy, StaleItem, InvalidUniqueValue)
+# Each InvalidUniqueValue code as a field error (an empty value: Django's "required").
+INVALID_VALUE_MESSAGES = {
+    "empty": forms.Field.default_error_messages["required"],
+    "too_long": _("This value is too long."),
+    "invalid": _("This value contains characters that cannot be stored."),
+}
 
 
 def new_signup_token():
@@ -54,11 +60,16 @@ class StoreErrorsMixin:
     """Shows what the store refused as form errors."""
 
     def add_store_error(self, error):
-        """Each taken value on its own field (all at once), busy and stale as non-field errors."""
+        """Each taken or unusable value on its own field (all at once), busy and stale as
+        non-field errors."""
         adapter = get_adapter()
         if isinstance(error, UniqueViolation):
             for field in sorted(error.fields):
                 self.add_error(field if field in self.fields else None, adapter.taken_error(field))
+        elif isinstance(error, InvalidUniqueValue):
+            message = INVALID_VALUE_MESSAGES.get(error.code, INVALID_VALUE_MESSAGES["invalid"])
+            for field in sorted(error.fields):
+                self.add_error(field if field in self.fields else None, ValidationError(message, code=error.code))
         elif isinstance(error, Busy):
             self.add_error(None, adapter.validation_error("busy"))
         elif isinstance(error, StaleItem):

@@ -7,7 +7,17 @@ GetItem on the lock item (consistent), then GetItem on its owner (consistent).
 from pynamodb.exceptions import DoesNotExist
 
 from .tables import lock_model_for
-from .uniqueness import LOCK_SORT_KEY
+from .uniqueness import LOCK_SORT_KEY, MAX_KEY_BYTES
+
+
+def can_be_a_key(value):
+    """Whether DynamoDB could hold ``value`` as a partition key: a key it would refuse
+    (over 2,048 bytes, or not text at all) names no item, so a lookup of it finds nothing
+    rather than failing (a URL with a 3,000-character id is a 404, not a 500)."""
+    try:
+        return 0 < len(value.encode("utf-8")) <= MAX_KEY_BYTES
+    except UnicodeEncodeError:
+        return False
 
 
 def lock_owner(model_class, key):
@@ -21,6 +31,8 @@ def lock_owner(model_class, key):
 
 def get_item(model_class, hash_key):
     """The item with this partition key (sort key: the model's default), or ``None``."""
+    if not can_be_a_key(hash_key):
+        return None
     range_attribute = model_class._range_key_attribute()
     range_key = range_attribute.default if range_attribute is not None else None
     try:

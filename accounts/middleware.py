@@ -13,15 +13,18 @@ logger = logging.getLogger(__name__)
 
 UNAVAILABLE_TEMPLATE = "accounts/unavailable.html"
 RETRY_AFTER_SECONDS = 30
+# The table is missing (not created yet, or being re-created): to a visitor, unavailable.
+MISSING_TABLE_CODE = "ResourceNotFoundException"
 
 
 def is_unavailable(error):
-    """Whether ``error`` means DynamoDB could not be reached (refused, reset, timed out)
-    or answered "not now" (throttled, internal error) even after retries."""
+    """Whether ``error`` means DynamoDB could not be reached (refused, reset, timed out),
+    answered "not now" (throttled, internal error) even after retries, or has no table."""
     if isinstance(error, Unavailable):
         return True
     if isinstance(error, PynamoDBException):
-        return isinstance(error.cause, TRANSPORT_ERRORS) or error.cause_response_code in RESEND_CODES
+        code = error.cause_response_code
+        return isinstance(error.cause, TRANSPORT_ERRORS) or code in RESEND_CODES or code == MISSING_TABLE_CODE
     return False
 
 

@@ -250,10 +250,17 @@ def plan_change(item, changes, *, token=None, keep_locks=()):
     guarded = set(changes)
     lock_actions = []
     for constraint in constraints_of(model):
+        if not set(changes).intersection(constraint.attributes):
+            # Untouched: its lock stays as it is, even when the stored value could not be
+            # locked (legacy data), so a password change never fails on an old blank name.
+            continue
         old_key = _current_lock_key(constraint, item)
         new_key = constraint.lock_key(changed)
         if old_key == new_key:
             continue
+        # Guard every attribute the key is built from, not only the changed ones: a
+        # concurrent change of the scope (the team) must cancel a change of the field (the
+        # number), or the lock would move inside a team the item has left.
         guarded.update(constraint.attributes)
         if new_key is not None:
             lock_actions.append(_lock_action("Put", lock_model, new_key, owner, NEW_LOCK, constraint))

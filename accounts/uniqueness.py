@@ -5,7 +5,9 @@ its own lock item ``PK=UNIQ#<NAMESPACE>#<encoded value(s)>``, ``SK=LOCK``. This 
 the only place that knows how a value is normalized and encoded into that key.
 """
 
+import numbers
 import unicodedata
+from decimal import Decimal, InvalidOperation
 
 from .exceptions import InvalidUniqueValue
 
@@ -15,14 +17,37 @@ LOCK_SORT_KEY = "LOCK"
 MAX_KEY_BYTES = 2048
 
 
+def as_text(value):
+    """``value`` as text; a number as DynamoDB stores and returns it.
+
+    DynamoDB keeps a Number in canonical form: ``18.0`` comes back as ``18``, ``1.50`` as
+    ``1.5``, ``1e2`` as ``100``, ``-0`` as ``0``. A key built from ``str(18.0)`` would differ
+    from the key of the same item read back, so two items could hold one number and a
+    change would leave the first key behind (issue 13, defect 1).
+    """
+    if isinstance(value, numbers.Number) and not isinstance(value, bool):
+        try:
+            number = Decimal(str(value))
+        except InvalidOperation:
+            return str(value)
+        if not number.is_finite():
+            return str(value)
+        return "0" if number.is_zero() else format(number.normalize(), "f")
+    return str(value)
+
+
 def normalize_text(value):
     """NFKC-normalize, strip and casefold: ``" ＡＤＡ@X.io "`` and ``"ada@x.io"`` are one value."""
-    return unicodedata.normalize("NFKC", str(value).strip()).casefold()
+    return unicodedata.normalize("NFKC", as_text(value).strip()).casefold()
 
 
 def normalize_exact(value):
-    """Keep the value as it is (numbers, case-sensitive identifiers); only turn it into text."""
-    return str(value)
+    """Keep the value as it is (numbers, case-sensitive identifiers); only turn it into text.
+
+    Numbers are canonical (see :func:`as_text`): ``18``, ``18.0`` and ``Decimal("18.00")``
+    are one value.
+    """
+    return as_text(value)
 
 
 def encode_component(text):
@@ -92,7 +117,12 @@ class UniqueConstraint:
         """The lock item's partition key for already normalized values."""
         encoded = "#".join(encode_component(value) for value in values)
         key = f"{LOCK_PREFIX}{self.namespace}#{encoded}"
-        if len(key.encode("utf-8")) > MAX_KEY_BYTES:
+        try:
+            size = len(key.encode("utf-8"))
+        except UnicodeEncodeError as error:
+            # A lone surrogate (e.g. undecodable bytes from a command line) is no text at all.
+            raise InvalidUniqueValue(self.fields, "invalid", "This value contains invalid characters.") from error
+        if size > MAX_KEY_BYTES:
             raise InvalidUniqueValue(self.fields, "too_long", "This value is too long.")
         return key
 

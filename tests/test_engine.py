@@ -280,3 +280,17 @@ def test_a_uniform_number_is_worn_once_per_team(ddb):
 def test_numbers_are_not_case_folded_or_confused_with_text(ddb):
     constraint = UniqueConstraint("number", scope=("team",), namespace="UNIFORM", normalizer=normalize_exact)
     assert constraint.key_for("team-001", 18) != constraint.key_for("team-001", 180)
+
+
+def test_a_number_written_as_a_float_and_as_an_int_is_one_value(ddb):
+    # DynamoDB stores 18.0 as 18: the lock key must be built from that form.
+    alice = transactions.create(Player(PK="PLAYER#alice", team="team-001", name="Alice", number=18.0))
+    with pytest.raises(UniqueViolation):
+        transactions.create(Player(PK="PLAYER#bob", team="team-001", name="Bob", number=18))
+    assert locks() == {"UNIQ#UNIFORM#team-001#18": alice.PK}
+
+
+def test_changing_a_number_written_as_a_float_leaves_no_orphan(ddb):
+    alice = transactions.create(Player(PK="PLAYER#alice", team="team-001", name="Alice", number=18.0))
+    transactions.change(lookups.get_item(Player, alice.PK), {"number": 7})
+    assert locks() == {"UNIQ#UNIFORM#team-001#7": alice.PK}

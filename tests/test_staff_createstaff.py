@@ -109,3 +109,12 @@ def test_interactive_asks_again_for_what_was_refused(ddb, monkeypatch):
 def test_interactive_without_a_terminal_is_refused(ddb):
     with pytest.raises(CommandError, match="--noinput"):
         create_staff("--email", "boss@example.com", "--username", "boss", stdin=StringIO())
+
+
+def test_an_email_with_undecodable_bytes_is_a_clear_error_not_a_traceback(ddb, staff_password):
+    # $'a@\xff\xffb.com' reaches Python as lone surrogates (surrogateescape).
+    email = b"a@\xff\xffb.com".decode("utf-8", "surrogateescape")
+    with pytest.raises(CommandError) as raised:
+        create_staff("--email", email, "--username", "boss", "--noinput")
+    assert "Email address" in str(raised.value)
+    assert store.get_by_username("boss") is None

@@ -1,7 +1,10 @@
 """Lock keys: normalization, unambiguous encoding, and values that cannot become keys."""
 
+from decimal import Decimal
+
 import pytest
 
+from accounts.examples import Player
 from accounts.exceptions import InvalidUniqueValue
 from accounts.uniqueness import UniqueConstraint, encode_component, normalize_exact, normalize_text
 
@@ -85,3 +88,30 @@ def test_multibyte_characters_count_in_bytes():
 def test_namespace_may_not_contain_the_separator():
     with pytest.raises(ValueError):
         UniqueConstraint("x", namespace="A#B")
+
+
+@pytest.mark.parametrize("number", [18, 18.0, Decimal("18.00"), Decimal("1.8E+1")])
+def test_a_number_has_one_key_whatever_its_python_form(number):
+    constraint = Player.unique_constraints[0]
+    assert constraint.key_for("team-001", number) == "UNIQ#UNIFORM#team-001#18"
+
+
+@pytest.mark.parametrize(
+    ("number", "as_dynamodb_returns_it"),
+    [(1.5, "1.5"), (Decimal("1.50"), "1.5"), (1e2, "100"), (-0.0, "0"), (Decimal("1E-7"), "0.0000001"), (-7, "-7")],
+)
+def test_numbers_are_keyed_as_dynamodb_returns_them(number, as_dynamodb_returns_it):
+    assert normalize_exact(number) == as_dynamodb_returns_it
+
+
+def test_text_that_looks_like_a_number_stays_text():
+    assert normalize_exact("18.0") == "18.0"
+    assert normalize_exact(True) == "True"
+
+
+@pytest.mark.parametrize("value", ["a@\udcff\udcffb.com", "\ud800", "x\udfffy"])
+def test_a_lone_surrogate_is_an_invalid_value_not_an_encoding_crash(value):
+    constraint = UniqueConstraint("email", namespace="EMAIL")
+    with pytest.raises(InvalidUniqueValue) as raised:
+        constraint.key_for(value)
+    assert raised.value.fields == {"email"} and raised.value.code == "invalid"

@@ -196,6 +196,9 @@ class FlagView(AccountView):
             form.save(account)
         except (Busy, StaleItem):
             messages.error(request, "The account changed or the site was busy; nothing was saved. Try again.")
+        except InvalidUniqueValue as error:
+            # Legacy data a flag change should never touch; if it does, say so, not a 500.
+            messages.error(request, f"Nothing was saved: {', '.join(sorted(error.fields))}: {error.message}")
         else:
             state = "on" if value else "off"
             messages.success(request, f"{account.username}: {FLAGS[flag]} is {state}.")

@@ -8,8 +8,7 @@ from django.utils.text import capfirst
 
 from accounts import store
 from accounts.adapter import get_adapter
-from accounts.exceptions import Busy, UniqueViolation
-from accounts.forms import SignupForm
+from accounts.forms import STORE_REFUSALS, SignupForm
 
 PASSWORD_VARIABLE = "DJANGO_STAFF_PASSWORD"
 PASSWORD_FIELDS = ("password1", "password2")
@@ -96,7 +95,7 @@ class Command(BaseCommand):
             account, _ = store.signup(
                 data["email"], data["username"], make_password(data["password1"]), **{**extra, "is_staff": True}
             )
-        except (UniqueViolation, Busy) as error:
+        except STORE_REFUSALS as error:
             form.add_store_error(error)
             return None
         return account
