@@ -7,9 +7,10 @@ transaction API, and only :mod:`accounts.uniqueness` builds lock keys.
 import uuid
 
 from django.utils.crypto import salted_hmac
+from pynamodb.exceptions import PynamoDBException
 
 from . import lookups, signals, transactions
-from .exceptions import ItemAlreadyExists, TokenReused
+from .exceptions import ItemAlreadyExists, OutcomeUnknown, TokenReused
 from .tables import account_constraints, account_pk, get_account_model, utcnow
 from .uniqueness import normalize_text
 
@@ -48,7 +49,10 @@ def signup(email, username, password_hash, *, token=None, **extra):
 
     ``created`` is False when this exact signup (same ``token``, email and username) was
     already committed by an earlier post, such as a double click or a browser resend.
-    Raises :class:`~accounts.exceptions.UniqueViolation` naming every field in use.
+    Raises :class:`~accounts.exceptions.UniqueViolation` naming every field in use, or
+    :class:`~accounts.exceptions.OutcomeUnknown` when neither resending with the same token
+    nor reading the account back could tell whether it was written (``account_created`` is
+    sent whenever it is known to be).
     """
     account = build_account(email, username, password_hash, token=token, **extra)
     try:
@@ -58,8 +62,23 @@ def signup(email, username, password_hash, *, token=None, **extra):
         if earlier is None or not _holds_same_values(earlier, account):
             raise
         return earlier, False
+    except OutcomeUnknown:
+        # Even resending with the token could not tell. The account's id is known (derived
+        # from the token, or generated above): if it is there, this very request committed.
+        if not _was_written(account):
+            raise
     signals.account_created.send(sender=type(account), account=account)
     return account, True
+
+
+def _was_written(account):
+    """Whether ``account`` is stored exactly as built (its own ``created`` instant included),
+    read consistently; ``False`` when that cannot be read either."""
+    try:
+        stored = get_account(account.id)
+    except PynamoDBException:
+        return False
+    return stored is not None and stored.created == account.created and _holds_same_values(stored, account)
 
 
 def _holds_same_values(first, second):

@@ -11,7 +11,23 @@ Retries:
   transaction that committed but whose answer was lost is not applied twice;
 - ``TransactionConflict`` cancellations are retried a few times with jittered backoff and a
   new token (a cancelled transaction did not commit), then raise :class:`Busy`;
-- a failed condition is never retried: it is an answer.
+- a failed condition is never retried: it is an answer;
+- when a request may have been applied and no answer says whether it was (the connection
+  broke after sending, or DynamoDB kept answering ``TransactionInProgress``), the outcome is
+  unknown: :func:`create`, :func:`change` and :func:`delete` settle it by resending the same
+  request with the same token (:func:`settle`), and raise :class:`OutcomeUnknown` only when
+  even that cannot tell. "Nothing was written" is said only when it is known.
+
+Invariants the transactions keep (the audit's findings are their violations):
+
+- **I1** each lock key has at most one live owner: every new lock is a Put guarded by
+  ``attribute_not_exists(PK)``;
+- **I2** every value a live item holds under a declared constraint is locked by that item:
+  the item's write and its lock Puts are one transaction, and a change is guarded by every
+  attribute its keys are built from, as read;
+- **I3** once activity stops, no lock is left without a live owner holding its value: old
+  locks are deleted in the same transaction (only if ours), and a lock found to be another
+  item's is kept only while a ConditionCheck proves it still is.
 """
 
 import functools
@@ -29,6 +45,7 @@ from .exceptions import (
     InvalidTransaction,
     InvalidUniqueValue,
     ItemAlreadyExists,
+    OutcomeUnknown,
     StaleItem,
     TokenReused,
     TransactionCancelled,
@@ -43,14 +60,24 @@ MAX_TOKEN_LENGTH = 36
 CONFLICT_ATTEMPTS = 4
 TRANSPORT_ATTEMPTS = 3
 BACKOFF_BASE_SECONDS = 0.02
+# A change or delete re-plans this many times when an old lock turns out to be another
+# item's, or changes hands again while we look (each attempt is cancelled, never partial).
+LOCK_ATTEMPTS = 4
+# Pauses before each resend that settles an unknown outcome (same token, so applied once).
+SETTLE_DELAYS = (0.2, 0.5, 1.0)
 
 CREATE, CHANGE, DELETE, REPAIR = "create", "change", "delete", "repair"
 ITEM, NEW_LOCK, OLD_LOCK = "item", "new_lock", "old_lock"
+# A ConditionCheck that an old lock we do not release still names the other item.
+KEPT_LOCK = "kept_lock"
 # Roles in a repair: the lock being fixed, and ConditionChecks on the accounts involved.
 # Any failed condition of a repair means the table moved since it was read: StaleItem.
 REPAIRED_LOCK, HOLDER_CHECK = "repaired_lock", "holder_check"
 
 TRANSPORT_ERRORS = (botocore.exceptions.ConnectionError, botocore.exceptions.HTTPClientError)
+# A connection that broke after it was made (read timeout, reset): the request may have
+# been received and applied. A ConnectionError (refused, connect timeout) sent nothing.
+MAYBE_SENT_ERRORS = (botocore.exceptions.HTTPClientError,)
 # Answers that say "not now" without cancelling: resend the same request, same token.
 RESEND_CODES = frozenset(
     {
@@ -62,16 +89,24 @@ RESEND_CODES = frozenset(
         "ServiceUnavailable",
     }
 )
+# Answers after which the request may still commit: its outcome is unknown until settled.
+AMBIGUOUS_CODES = frozenset({"TransactionInProgressException", "InternalServerError"})
 # Cancellation reasons that mean "collided with other traffic", worth another attempt.
 CONTENDED_REASONS = frozenset({"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"})
 
 
 class LockNotOwned(TransactionCancelled):
-    """An old lock this item meant to release is held by another item; ``keys`` lists them."""
+    """An old lock this item meant to release (or keep) is not as the request assumed.
 
-    def __init__(self, keys, reasons=()):
+    ``keys`` lists them; ``owners`` maps each of those still held by another item to that
+    owner (``None``: the lock names nobody). A key in ``keys`` but not in ``owners`` is now
+    free or ours, so the next attempt releases it.
+    """
+
+    def __init__(self, keys, reasons=(), owners=None):
         self.keys = frozenset(keys)
-        super().__init__(f"Lock(s) held by another item: {', '.join(sorted(self.keys))}", reasons)
+        self.owners = dict(owners or {})
+        super().__init__(f"Lock(s) not as expected: {', '.join(sorted(self.keys))}", reasons)
 
 
 @dataclass(frozen=True)
@@ -178,6 +213,26 @@ def _lock_action(kind, lock_model, key, owner, role, constraint):
     return Action(kind, body, role, (lock_model.Meta.table_name, key, LOCK_SORT_KEY), constraint, key)
 
 
+def _kept_lock_check(lock_model, key, owner, constraint):
+    """A ConditionCheck that old lock ``key``, which we do not release, still names ``owner``.
+
+    Without it, a lock found to be another item's and then handed to us between two
+    attempts (a staff transfer) would be left behind, held by us for a value we no longer
+    hold (I3). Returns the lock on failure, so the next attempt knows its new owner.
+    """
+    body = lock_model.get_operation_kwargs_from_class(key, LOCK_SORT_KEY, condition=_held_by(lock_model, owner))
+    body["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+    return Action("ConditionCheck", body, KEPT_LOCK, (lock_model.Meta.table_name, key, LOCK_SORT_KEY), constraint, key)
+
+
+def _old_lock_action(lock_model, key, owner, constraint, keep_locks):
+    """Release old lock ``key`` (only if ours or gone), or, when ``keep_locks`` says another
+    item holds it, check that it still does."""
+    if key in keep_locks:
+        return _kept_lock_check(lock_model, key, keep_locks[key], constraint)
+    return _lock_action("Delete", lock_model, key, owner, OLD_LOCK, constraint)
+
+
 def _still_as_read(item, names):
     """A condition that the item exists and ``names`` still hold the values we read."""
     model = type(item)
@@ -235,14 +290,21 @@ def changed_copy(item, changes):
     return copy
 
 
-def plan_change(item, changes, *, token=None, keep_locks=()):
+def plan_change(item, changes, *, token=None, keep_locks=None):
     """The transaction applying ``changes`` (attribute -> new value) to ``item`` as read.
 
     For each constraint whose lock key really changes after normalization, the new lock is
-    put (guarded) and the old one released (only if ours). The item's update is guarded by
-    the values we read, so two concurrent changes of one item cannot orphan a lock.
-    ``keep_locks`` lists old lock keys not to release (held by another item).
+    put (guarded: ``attribute_not_exists(PK)``, I1) and the old one released (guarded:
+    ``owner = me OR attribute_not_exists(PK)``). The item's update is guarded by every
+    attribute of each moved key as read (scope included), so two concurrent changes of one
+    item cannot orphan a lock (I2, I3). Constraints whose attributes ``changes`` does not
+    touch are left alone, even when their stored value cannot be locked (legacy data).
+
+    ``keep_locks`` maps old lock keys not to release to the other item holding each
+    (``None``: the lock names nobody); each gets a ConditionCheck that it still does
+    (``owner = that item``), so the transaction is cancelled if the lock moved meanwhile.
     """
+    keep_locks = keep_locks or {}
     model = type(item)
     changed = changed_copy(item, changes)
     lock_model = lock_model_for(model)
@@ -264,8 +326,8 @@ def plan_change(item, changes, *, token=None, keep_locks=()):
         guarded.update(constraint.attributes)
         if new_key is not None:
             lock_actions.append(_lock_action("Put", lock_model, new_key, owner, NEW_LOCK, constraint))
-        if old_key is not None and old_key not in keep_locks:
-            lock_actions.append(_lock_action("Delete", lock_model, old_key, owner, OLD_LOCK, constraint))
+        if old_key is not None:
+            lock_actions.append(_old_lock_action(lock_model, old_key, owner, constraint, keep_locks))
     attributes = model.get_attributes()
     updates = [
         attributes[name].remove() if value is None else attributes[name].set(value)
@@ -280,8 +342,14 @@ def plan_change(item, changes, *, token=None, keep_locks=()):
     return _transaction(CHANGE, [update, *lock_actions], token)
 
 
-def plan_delete(item, *, token=None, keep_locks=()):
-    """The transaction deleting ``item`` and releasing every lock it holds (only if ours)."""
+def plan_delete(item, *, token=None, keep_locks=None):
+    """The transaction deleting ``item`` and releasing every lock it holds.
+
+    The item's Delete is guarded by its unique values as read; each lock's Delete by
+    ``owner = me OR attribute_not_exists(PK)``. ``keep_locks`` is as in :func:`plan_change`:
+    a lock held by another item is not deleted but checked to still be held by it.
+    """
+    keep_locks = keep_locks or {}
     model = type(item)
     lock_model = lock_model_for(model)
     owner = _owner(item)
@@ -297,8 +365,8 @@ def plan_delete(item, *, token=None, keep_locks=()):
     ]
     for constraint in constraints:
         key = _current_lock_key(constraint, item)
-        if key is not None and key not in keep_locks:
-            actions.append(_lock_action("Delete", lock_model, key, owner, OLD_LOCK, constraint))
+        if key is not None:
+            actions.append(_old_lock_action(lock_model, key, owner, constraint, keep_locks))
     return _transaction(DELETE, actions, token)
 
 
@@ -402,7 +470,8 @@ def _lock_owner(reason):
 def cancellation_error(transaction, reasons):
     """The exception for a cancelled ``transaction``, reading ``reasons`` by position."""
     item_failed = False
-    collided, owners, not_owned, contended, other = set(), {}, [], False, []
+    collided, owners, not_owned, contended, other = set(), {}, {}, False, []
+    me = _owner_of_transaction(transaction)
     for action, reason in zip(transaction.actions, reasons):
         code = reason.get("Code", "None")
         if code == "None":
@@ -411,8 +480,9 @@ def cancellation_error(transaction, reasons):
             if action.role == NEW_LOCK:
                 collided.update(action.constraint.fields)
                 owners.update(dict.fromkeys(action.constraint.fields, _lock_owner(reason)))
-            elif action.role == OLD_LOCK:
-                not_owned.append(action.lock_key)
+            elif action.role in (OLD_LOCK, KEPT_LOCK):
+                # ALL_OLD returns the lock as it is; no Item means it is gone.
+                not_owned[action.lock_key] = (reason.get("Item") is not None, _lock_owner(reason))
             else:
                 item_failed = True
         elif code in CONTENDED_REASONS:
@@ -426,7 +496,8 @@ def cancellation_error(transaction, reasons):
     if collided:
         return UniqueViolation(collided, owners, reasons)
     if not_owned:
-        return LockNotOwned(not_owned, reasons)
+        held = {key: owner for key, (exists, owner) in not_owned.items() if exists and owner != me}
+        return LockNotOwned(not_owned, reasons, held)
     if contended:
         return Busy("Other transactions on the same items kept conflicting; nothing was written.", reasons)
     return InvalidTransaction(f"DynamoDB rejected the transaction: {', '.join(other) or 'no reason given'}")
@@ -452,18 +523,24 @@ def run(transaction):
     """Send ``transaction``; retry what is safe to retry; raise a precise error otherwise.
 
     Raises :class:`UniqueViolation`, :class:`ItemAlreadyExists`, :class:`StaleItem`,
-    :class:`LockNotOwned`, :class:`Busy`, :class:`Unavailable`, :class:`TokenReused` or
+    :class:`LockNotOwned`, :class:`Busy`, :class:`Unavailable` (nothing was sent),
+    :class:`OutcomeUnknown` (it was sent and may have been applied), :class:`TokenReused` or
     :class:`InvalidTransaction`.
     """
     request = transaction.request()
     conflicts = resends = 0
+    # Whether the request with the current token may have been applied, unanswered.
+    maybe_applied = False
     while True:
         try:
             dynamodb_client().transact_write_items(**request)
             return
         except TRANSPORT_ERRORS as error:
+            maybe_applied = maybe_applied or isinstance(error, MAYBE_SENT_ERRORS)
             resends += 1
             if resends >= TRANSPORT_ATTEMPTS:
+                if maybe_applied:
+                    raise _unknown(transaction, f"the connection broke after sending ({error})") from error
                 raise Unavailable(f"DynamoDB could not be reached: {error}") from error
         except botocore.exceptions.ClientError as error:
             code = error.response.get("Error", {}).get("Code")
@@ -476,14 +553,19 @@ def run(transaction):
                 conflicts += 1
                 if conflicts >= CONFLICT_ATTEMPTS:
                     raise failure from error
-                # The cancelled attempt did not commit: the retry is a new request.
+                # The cancelled attempt did not commit (with its token, a committed request
+                # is answered with success): the retry is a new request, not yet sent.
                 transaction.token = uuid.uuid4().hex
                 request = transaction.request()
+                maybe_applied = False
                 _backoff(conflicts)
                 continue
             if code in RESEND_CODES:
+                maybe_applied = maybe_applied or code in AMBIGUOUS_CODES
                 resends += 1
                 if resends >= TRANSPORT_ATTEMPTS:
+                    if maybe_applied:
+                        raise _unknown(transaction, f"DynamoDB answered {code}") from error
                     raise Busy(f"DynamoDB is busy ({code}); nothing was written.") from error
             elif code == "IdempotentParameterMismatchException":
                 raise TokenReused(f"Token {transaction.token} was used for a different request.") from error
@@ -496,9 +578,68 @@ def run(transaction):
         _backoff(resends)
 
 
+def _unknown(transaction, why):
+    return OutcomeUnknown(
+        f"The {transaction.operation} may or may not have been written: {why}. "
+        f"Resending it with token {transaction.token} within 10 minutes settles it.",
+        transaction.token,
+    )
+
+
+def settle(transaction, delays=SETTLE_DELAYS):
+    """Find out whether ``transaction``, whose outcome was unknown, committed; apply it if not.
+
+    Resends the same request with the same ``ClientRequestToken`` after each of ``delays``:
+    DynamoDB answers a request it already applied (within 10 minutes) with success without
+    applying it again, and still evaluates one it never received. So a return means it is
+    applied exactly once; a cancellation error means it was not applied and now will not
+    be; :class:`OutcomeUnknown` means even the resends could not tell.
+    """
+    for delay in delays:
+        time.sleep(delay)
+        try:
+            return run(transaction)
+        except OutcomeUnknown:
+            continue
+        except Unavailable:
+            # Nothing reached DynamoDB this time: the first attempt is still in doubt.
+            continue
+    raise _unknown(transaction, "resending with the same token got no answer either")
+
+
+def _run_settled(transaction):
+    try:
+        run(transaction)
+    except OutcomeUnknown:
+        settle(transaction)
+
+
+def _run_releasing_old_locks(plan, token):
+    """Run the transaction ``plan(keep_locks, token)`` builds, re-planning when an old lock
+    is not as assumed: held by another item (keep it, checked), or, after that, gone or
+    handed back to us (release it after all). Every attempt but the last was cancelled, so
+    only the first carries the caller's ``token``; each re-plan is a new request."""
+    keep_locks = {}
+    for _ in range(LOCK_ATTEMPTS):
+        try:
+            return _run_settled(plan(keep_locks, token))
+        except LockNotOwned as error:
+            for key in error.keys:
+                if key in error.owners:
+                    keep_locks[key] = error.owners[key]
+                else:
+                    keep_locks.pop(key, None)
+            token = None
+    raise Busy("The old value's lock kept changing hands; nothing was written.")
+
+
 def create(item, *, token=None):
-    """Create ``item`` and its locks in one transaction. Returns ``item``."""
-    run(plan_create(item, token=token))
+    """Create ``item`` and its locks in one transaction. Returns ``item``.
+
+    Raises :class:`OutcomeUnknown` when resending with the same token could not tell
+    whether it was written.
+    """
+    _run_settled(plan_create(item, token=token))
     return item
 
 
@@ -506,24 +647,20 @@ def change(item, changes, *, token=None):
     """Apply ``changes`` to ``item`` and move its locks in one transaction.
 
     ``item`` must be as read from the table; on success it carries the new values.
-    Raises :class:`StaleItem` when the item changed since it was read.
+    Raises :class:`StaleItem` when the item changed since it was read. An old lock held by
+    another item is not released but checked, in the same transaction, to still be that
+    item's (see :func:`plan_change`); if it moved meanwhile, the change is planned again.
     """
-    try:
-        run(plan_change(item, changes, token=token))
-    except LockNotOwned as error:
-        # The old value's lock belongs to another item: it is not ours to release.
-        run(plan_change(item, changes, keep_locks=error.keys))
+    _run_releasing_old_locks(lambda keep, token: plan_change(item, changes, token=token, keep_locks=keep), token)
     for name, value in changes.items():
         setattr(item, name, value)
     return item
 
 
 def delete(item, *, token=None):
-    """Delete ``item`` and release its locks in one transaction; never another item's lock."""
-    try:
-        run(plan_delete(item, token=token))
-    except LockNotOwned as error:
-        run(plan_delete(item, keep_locks=error.keys))
+    """Delete ``item`` and release its locks in one transaction; never another item's lock
+    (checked to still be that item's, as in :func:`change`)."""
+    _run_releasing_old_locks(lambda keep, token: plan_delete(item, token=token, keep_locks=keep), token)
 
 
 def explain(transaction):

@@ -8,6 +8,7 @@ from django.utils.text import capfirst
 
 from accounts import store
 from accounts.adapter import get_adapter
+from accounts.exceptions import OutcomeUnknown
 from accounts.forms import STORE_REFUSALS, SignupForm
 
 PASSWORD_VARIABLE = "DJANGO_STAFF_PASSWORD"
@@ -98,6 +99,10 @@ class Command(BaseCommand):
         except STORE_REFUSALS as error:
             form.add_store_error(error)
             return None
+        except OutcomeUnknown as error:
+            raise CommandError(
+                f"{error} Look the account up (or run the audit) before trying again."
+            ) from error
         return account
 
     def _error_lines(self, form):
