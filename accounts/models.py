@@ -8,12 +8,13 @@ the PynamoDB item (:meth:`User.from_account`) and writes through :mod:`accounts.
 import logging
 
 from django.contrib.auth import hashers, password_validation
-from django.contrib.auth.base_user import AbstractBaseUser, BaseUserManager
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import NotSupportedError, models
 from django.utils.translation import gettext_lazy as _
 
 from . import store
 from .exceptions import Busy, StaleItem
+from .managers import UserManager
 
 logger = logging.getLogger(__name__)
 
@@ -21,16 +22,6 @@ logger = logging.getLogger(__name__)
 STORED_FIELDS = ("email", "username", "password", "is_active", "is_staff")
 # Moving a unique value has its own store operation (it sends its own signal).
 MOVED_BY_STORE = {"email": "accounts.store.change_email()", "username": "accounts.store.change_username()"}
-
-
-class UserManager(BaseUserManager):
-    """Refuses ORM queries: accounts are read with :mod:`accounts.store`."""
-
-    def get_queryset(self):
-        raise NotSupportedError(
-            "Accounts live in DynamoDB, not in a SQL table: read them with accounts.store "
-            "(get_account, get_by_login, get_by_email, get_by_username)."
-        )
 
 
 class User(AbstractBaseUser):
@@ -72,6 +63,15 @@ class User(AbstractBaseUser):
         user._state.adding = False
         user.account = account
         return user
+
+    def __getattr__(self, name):
+        # Only called for names a User lacks: an attribute of the account model (a
+        # declared extra field such as ``phone``) reads from the account item, so
+        # ``{{ user.phone }}`` works. Change it with accounts.store.update_account().
+        account = self.__dict__.get("account")
+        if account is not None and not name.startswith("_") and name in account.get_attributes():
+            return getattr(account, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _stored_account(self, action):
         if self.account is None:

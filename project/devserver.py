@@ -7,12 +7,16 @@ or .env), that endpoint is used and no DynamoDB Local is started.
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import environ
 
-from .dynamodb_local import BASE_DIR, DynamoDBLocal, DynamoDBLocalError
+from accounts.dynamodb_local import PREFIX_VARIABLE, DynamoDBLocal, DynamoDBLocalError
 
+BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = BASE_DIR / "var" / "dynamodb"
+# The demo keeps its copy of DynamoDB Local in var/, as `make` does.
+DYNAMODB_LOCAL_PREFIX = BASE_DIR / "var" / "dynamodb-local"
 
 
 def manage(*args):
@@ -25,7 +29,10 @@ def main():
     local = None
     if not os.environ.get("DYNAMODB_ENDPOINT_URL"):
         port = int(os.environ.get("DYNAMODB_LOCAL_PORT", "8001"))
-        local = DynamoDBLocal(port=port, db_path=DATA_DIR, log_path=BASE_DIR / "var" / "dynamodb-local.log")
+        prefix = os.environ.get(PREFIX_VARIABLE) or DYNAMODB_LOCAL_PREFIX
+        local = DynamoDBLocal(
+            port=port, db_path=DATA_DIR, prefix=prefix, log_path=BASE_DIR / "var" / "dynamodb-local.log", fetch=True
+        )
         try:
             local.start()
         except DynamoDBLocalError as error:

@@ -3,6 +3,9 @@
 Behaviour of the engine is proven on DynamoDB Local; moto serves fast single-threaded unit
 tests and injected faults only (it ignores ClientRequestToken and breaks under concurrent
 transactions). A test that needs DynamoDB Local fails, never skips, when it cannot start.
+
+DynamoDB Local is the app's own fixture (accounts.testing, the plugin host projects get),
+started from the copy `make` keeps in var/dynamodb-local (see tests/__init__.py).
 """
 
 import os
@@ -10,18 +13,20 @@ import uuid
 
 import pytest
 
-from project.dynamodb_local import DynamoDBLocal, DynamoDBLocalError
+# The fixtures of the app's pytest plugin, also when the installed package does not
+# register it (an editable install made before the plugin existed).
+from accounts.testing import accounts_allow_aws, accounts_dynamodb_local, accounts_table  # noqa: F401
 
 
 @pytest.fixture(scope="session")
-def dynamodb_local():
-    server = DynamoDBLocal()
-    try:
-        server.start()
-    except DynamoDBLocalError as error:
-        pytest.fail(f"AWS DynamoDB Local could not start: {error}", pytrace=False)
-    yield server
-    server.stop()
+def dynamodb_local(accounts_dynamodb_local):
+    return accounts_dynamodb_local
+
+
+@pytest.fixture(scope="session")
+def accounts_endpoint_url(dynamodb_local):
+    """The suite's accounts_table lives on its DynamoDB Local."""
+    return dynamodb_local.endpoint_url
 
 
 def _fresh_table(settings, endpoint_url, name):

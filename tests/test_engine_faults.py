@@ -113,7 +113,7 @@ def test_conflict_and_collision_together_report_the_collision(ddb, no_sleep):
 
 
 def test_unreachable_dynamodb_raises_unavailable_after_resending(settings, no_sleep):
-    from project.dynamodb_local import free_port
+    from accounts.dynamodb_local import free_port
 
     settings.ACCOUNTS_ENDPOINT_URL = f"http://127.0.0.1:{free_port()}"
     with pytest.raises(Unavailable):

@@ -104,3 +104,16 @@ def test_installing_the_app_pulls_in_only_django_and_pynamodb(metadata):
     required = [requirement for requirement in metadata.get_all("Requires-Dist") if "extra ==" not in requirement]
 
     assert sorted(re.match(r"[\w.-]+", requirement).group(0) for requirement in required) == ["Django", "pynamodb"]
+
+
+def test_wheel_registers_the_pytest_plugin(wheel):
+    _, archive = wheel
+    entry_points = archive.read(f"{DIST_INFO}/entry_points.txt").decode()
+
+    assert "[pytest11]\naccounts.testing = accounts.testing" in entry_points
+
+
+def test_testing_extra_brings_what_the_accounts_table_fixture_needs(metadata):
+    testing = [requirement for requirement in metadata.get_all("Requires-Dist") if 'extra == "testing"' in requirement]
+
+    assert sorted(re.match(r"[\w.-]+", requirement).group(0) for requirement in testing) == ["moto", "pytest", "pytest-django"]

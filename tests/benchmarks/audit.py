@@ -50,7 +50,7 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args(argv)
 
-    from project.dynamodb_local import DynamoDBLocal
+    from accounts.dynamodb_local import DynamoDBLocal
 
     with DynamoDBLocal() as server:
         configure_django(server.endpoint_url, "bench-audit")

@@ -340,7 +340,7 @@ def main(argv=None):
     seconds = args.seconds or 1.0
     rounds = args.rounds or (1 if args.quick else 11)
 
-    from project.dynamodb_local import DynamoDBLocal
+    from accounts.dynamodb_local import DynamoDBLocal
 
     began = time.perf_counter()
     print(f"Load average (1, 5, 15 min) at start: {'  '.join(f'{load:.2f}' for load in os.getloadavg())}")

@@ -1,0 +1,118 @@
+"""``User.objects``: Django's user manager API, answered by :mod:`accounts.store`.
+
+``create_user``, ``create_superuser``, ``get_by_natural_key`` and ``get`` by ``pk``,
+``username`` or ``email`` work as Django's own (so ``createsuperuser``, ``changepassword``,
+``Client.force_login`` and host code keep working); querysets do not exist.
+"""
+
+from django.contrib.auth.base_user import BaseUserManager
+from django.contrib.auth.hashers import make_password
+from django.core.exceptions import ValidationError
+from django.db import NotSupportedError
+
+from . import store
+from .exceptions import InvalidUniqueValue, UniqueViolation
+
+QUERYSET_REFUSED = (
+    "Accounts live in DynamoDB, not in a SQL table: read them with accounts.store "
+    "(get_account, get_by_login, get_by_email, get_by_username) or User.objects.get(pk=/username=/email=)."
+)
+# User.objects.get(<lookup>=value): the store function that answers it.
+LOOKUPS = {
+    "pk": store.get_account,
+    "id": store.get_account,
+    "username": store.get_by_username,
+    "email": store.get_by_email,
+}
+
+
+def signup_account(email, username, password_hash, **extra):
+    """Sign up outside the web forms (``create_user``, ``createsuperuser``): ONE place.
+
+    Accounts made here skip any email verification the site asks of people who sign up
+    on its pages: whoever runs code or commands on the server vouches for the address.
+    """
+    return store.signup(email, username, password_hash, **extra)
+
+
+def clean_account_values(email, username):
+    """``(email, username)`` normalized and checked by the signup form's own fields and
+    adapter rules; raises :class:`ValidationError` keyed by field, like the form shows."""
+    # Imported here: the forms module imports the User model, which imports this module.
+    from django import forms
+
+    from .forms import SignupForm
+
+    class AccountValuesForm(forms.Form):
+        email = SignupForm.declared_fields["email"]
+        username = SignupForm.declared_fields["username"]
+        clean_email = SignupForm.clean_email
+        clean_username = SignupForm.clean_username
+
+    form = AccountValuesForm(data={"email": email, "username": username})
+    if not form.is_valid():
+        raise ValidationError(form.errors.as_data())
+    return form.cleaned_data["email"], form.cleaned_data["username"]
+
+
+class UserManager(BaseUserManager):
+    """Creates and finds accounts through the store; refuses ORM queries."""
+
+    def get_queryset(self):
+        raise NotSupportedError(QUERYSET_REFUSED)
+
+    def using(self, alias):
+        """There is no database to choose: the same manager (``changepassword`` asks)."""
+        return self
+
+    def create_user(self, username, email, password=None, **extra_fields):
+        """Create an account in one transaction, as the signup form would, and return its user.
+
+        ``email`` and ``username`` are normalized and checked by the signup form's rules;
+        ``password=None`` stores an unusable password. Password validators are not run
+        (as in Django). ``extra_fields`` are account attributes (``is_staff``, a declared
+        unique field such as ``phone``...). Raises :class:`ValidationError` keyed by field,
+        with code ``email_taken``/``username_taken``/``<field>_taken`` for values in use.
+        """
+        from .adapter import get_adapter
+        from .models import User
+
+        email, username = clean_account_values(email, username)
+        try:
+            account, _ = signup_account(email, username, make_password(password), **extra_fields)
+        except UniqueViolation as error:
+            adapter = get_adapter()
+            raise ValidationError({field: [adapter.taken_error(field)] for field in sorted(error.fields)}) from error
+        except InvalidUniqueValue as error:
+            raise ValidationError({field: [ValidationError(error.message, code=error.code)] for field in error.fields})
+        return User.from_account(account)
+
+    def create_superuser(self, username, email, password=None, **extra_fields):
+        """A staff account (``is_staff=True``): the staff pages are this app's admin."""
+        extra_fields.setdefault("is_staff", True)
+        if extra_fields["is_staff"] is not True:
+            raise ValueError("A superuser must have is_staff=True.")
+        return self.create_user(username, email, password, **extra_fields)
+
+    def get_by_natural_key(self, username):
+        """The user holding ``username`` (any case or width); raises ``User.DoesNotExist``."""
+        return self.get(username=username)
+
+    def get(self, **lookup):
+        """The user for one lookup: ``pk``/``id``, ``username`` or ``email`` (consistent reads).
+
+        Raises ``User.DoesNotExist`` when no account matches, :class:`NotSupportedError`
+        for any other lookup.
+        """
+        from .models import User
+
+        if len(lookup) != 1 or next(iter(lookup)) not in LOOKUPS:
+            raise NotSupportedError(f"User.objects.get() takes one of {', '.join(LOOKUPS)}. {QUERYSET_REFUSED}")
+        [(name, value)] = lookup.items()
+        try:
+            account = LOOKUPS[name](str(value))
+        except InvalidUniqueValue:
+            account = None
+        if account is None:
+            raise User.DoesNotExist(f"No account with {name} {value!r}.")
+        return User.from_account(account)
