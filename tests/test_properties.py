@@ -10,9 +10,11 @@ Bounded to about a minute by default. Longer runs::
 
     ACCOUNTS_PROPERTY_PROFILE=long make test PYTEST_ARGS="tests/test_properties.py -s"
 
-Every run prints its seed; a failure is shrunk by Hypothesis and rerun exactly (the same
-operations drawn in the same order) with ``ACCOUNTS_PROPERTY_SEED=<seed>``. Hypothesis also
-prints a ``@reproduce_failure`` blob for the shrunk example.
+Every run prints its seed: ``ACCOUNTS_PROPERTY_SEED=<seed>`` draws the same operations in
+the same order again. A failure is shrunk by Hypothesis, which prints the shortest failing
+program and a ``@reproduce_failure('<version>', b'<blob>')`` line:
+``ACCOUNTS_PROPERTY_BLOB=<blob>`` replays exactly that program. Threads interleave as they
+will, so a replayed burst may need a few runs to fail again.
 
 Adding an operation (e.g. ``verify`` once email verification lands): write a function
 ``(machine, *args)`` in :data:`OPERATIONS` and its argument strategy in
@@ -27,7 +29,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from hypothesis import HealthCheck, seed, settings
+from hypothesis import HealthCheck, __version__, reproduce_failure, seed, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
@@ -194,6 +196,9 @@ class LockProtocol(RuleBasedStateMachine):
             write_locks({f"UNIQ#HANDLE#stray{which}": f"ACCT#gone{which}"})
         elif damage == "delete_lock":
             delete_lock(lock_keys(account)[0])
+            # A missing lock lets anyone take the value: repair it before anything races,
+            # or the damage itself (not the engine) would make a duplicate.
+            repair(self)
         elif damage == "orphan_lock":
             write_locks({f"UNIQ#EMAIL#stray{which}@example.com": account.PK})
         elif damage == "ownerless_lock":
@@ -222,8 +227,13 @@ def test_random_operations_and_bursts_keep_i1_i2_i3(ddb, settings, capsys):
     fixture_table = settings.ACCOUNTS_TABLE_NAME
     with capsys.disabled():
         print(f"\nproperty test: profile {profile}, seed {run_seed} (rerun: ACCOUNTS_PROPERTY_SEED={run_seed})")
+    factory = seed(run_seed)(lambda: LockProtocol(settings, tally))
+    blob = os.environ.get("ACCOUNTS_PROPERTY_BLOB")
+    if blob:
+        # The shrunk example exactly, from the b'...' Hypothesis printed for it.
+        factory = reproduce_failure(__version__, blob.encode())(factory)
     try:
-        run_state_machine_as_test(seed(run_seed)(lambda: LockProtocol(settings, tally)), settings=chosen)
+        run_state_machine_as_test(factory, settings=chosen)
     finally:
         settings.ACCOUNTS_TABLE_NAME = fixture_table  # the ddb fixture deletes its own table
         with capsys.disabled():
