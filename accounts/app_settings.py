@@ -87,6 +87,14 @@ class AppSettings:
         return self._setting("ACCOUNT_MODEL", "accounts.tables.Account")
 
     @property
+    def UNIQUE_MODELS(self):
+        """Dotted paths of the other PynamoDB models in the table that declare unique
+        constraints (e.g. ``["accounts.examples.Player"]``). The audit, its repairs and the
+        backfill cover these as well as the account model; each declares ``key_prefix``, the
+        start of its items' PK (``"PLAYER#"``). Default ``[]``."""
+        return self._setting("UNIQUE_MODELS", [])
+
+    @property
     def ADAPTER(self):
         """Dotted path of the adapter class. Default ``"accounts.adapter.DefaultAccountAdapter"``."""
         return self._setting("ADAPTER", "accounts.adapter.DefaultAccountAdapter")

@@ -3,14 +3,18 @@
 Lock items are plumbing nobody sees until a signup fails mysteriously or a person cannot
 reclaim an old handle. The audit reads the whole table (a Scan: acceptable on this staff
 path, never on a person's request) and compares, key by key, the lock items with the
-values the accounts hold. A finding is one of:
+values the items hold: the accounts and every model listed in ``ACCOUNTS_UNIQUE_MODELS``
+(each declared constraint of each). A finding is one of, by the invariant it breaks:
 
-- ``orphaned``: a lock whose value nobody holds (it names no owner, its owner is gone, or
-  its owner's value no longer normalizes to the key);
-- ``missing``: an account holds a value that has no lock;
-- ``wrong_owner``: one account holds the value, but the lock names another item (or none);
-- ``duplicate``: several accounts hold one value; only a person can choose who keeps it;
-- ``invalid``: an account's value cannot become a lock key (empty or too long).
+- ``duplicate`` (I1, each lock key has at most one live owner): several items hold one
+  value; only a person can choose who keeps it;
+- ``missing`` (I2, every value a live item holds is locked by that item): an item holds a
+  value that has no lock;
+- ``wrong_owner`` (I2): one item holds the value, but the lock names another item (or none);
+- ``orphaned`` (I3, no lock is left without a live owner holding its value): a lock whose
+  value nobody holds (it names no owner, its owner is gone, or its owner's value no longer
+  normalizes to the key);
+- ``invalid``: an item's value cannot become a lock key (empty or too long).
 
 The first three are repaired one guarded transaction each (built by
 :mod:`accounts.transactions`): the lock must still be as read and every account involved
@@ -25,9 +29,12 @@ from dataclasses import dataclass, field
 
 from pynamodb.exceptions import DoesNotExist
 
+from django.utils.module_loading import import_string
+
 from . import lookups, transactions
+from .app_settings import app_settings
 from .exceptions import InvalidUniqueValue, StaleItem, UniquenessError
-from .tables import ACCOUNT_PREFIX, PROFILE_SORT_KEY, account_pk, get_account_model, lock_model_for
+from .tables import account_pk, get_account_model, lock_model_for
 from .uniqueness import LOCK_SORT_KEY, constraints_of
 
 ORPHANED, MISSING, WRONG_OWNER, DUPLICATE, INVALID = "orphaned", "missing", "wrong_owner", "duplicate", "invalid"
@@ -69,6 +76,8 @@ class Finding:
     owner_status: str = None
     holders: tuple = ()
     detail: str = ""
+    # The model declaring ``constraint`` (the account model when not given).
+    model: object = field(default=None, compare=False, repr=False)
 
     @property
     def namespace(self):
@@ -134,8 +143,9 @@ class Finding:
 class Report:
     """What one audit read and found.
 
-    ``accounts`` maps PK to the account as scanned: its key and unique values only (the
-    Scan reads nothing else), which is what the comparison and the repair guards need.
+    ``accounts`` maps PK to each item as scanned (accounts, and the items of every model in
+    ``ACCOUNTS_UNIQUE_MODELS``): its key and unique values only (the Scan reads nothing
+    else), which is what the comparison and the repair guards need.
     """
 
     accounts: dict
@@ -199,13 +209,20 @@ class Repair:
         }
 
 
-def _examine(constraint, key, lock_exists, owner, holders, accounts):
+def _examine(constraint, key, lock_exists, owner, holders, accounts, model=None):
     """The finding for one lock key, or ``None`` when it is as it should be.
 
-    ``accounts`` holds every account read (PK -> item), so an owner missing from it is gone.
+    ``accounts`` holds every item read (PK -> item), so an owner missing from it is gone.
     """
     holders = tuple(sorted(holders))
-    base = {"constraint": constraint, "key": key, "lock_exists": lock_exists, "owner": owner, "holders": holders}
+    base = {
+        "constraint": constraint,
+        "key": key,
+        "lock_exists": lock_exists,
+        "owner": owner,
+        "holders": holders,
+        "model": model,
+    }
     if len(holders) > 1:
         return Finding(DUPLICATE, **base)
     if lock_exists and owner in holders:
@@ -221,22 +238,51 @@ def _examine(constraint, key, lock_exists, owner, holders, accounts):
     return Finding(WRONG_OWNER if holders else ORPHANED, owner_status=owner_status, **base)
 
 
-def find_problems(accounts, locks, constraints):
-    """Every finding for these accounts (PK -> item) and locks (key -> owner or ``None``)."""
+def audited_models():
+    """The models whose constraints the audit covers: the account model, then each model of
+    ``ACCOUNTS_UNIQUE_MODELS``. Each has ``key_prefix``, the start of its items' PK."""
+    models = [get_account_model()]
+    for path in app_settings.UNIQUE_MODELS:
+        model = import_string(path) if isinstance(path, str) else path
+        if model not in models:
+            models.append(model)
+    for model in models:
+        if not getattr(model, "key_prefix", None):
+            raise ValueError(f"{model.__name__} must declare key_prefix (the start of its items' PK) to be audited.")
+    return models
+
+
+def _model_of(raw, models):
+    """The audited model a raw scanned item belongs to, or ``None`` (a lock, or not ours)."""
+    pk = raw.get("PK", {}).get("S", "")
+    sort_key = raw.get("SK", {}).get("S")
+    for model in models:
+        if pk.startswith(model.key_prefix) and sort_key == transactions._default_range_key(model):
+            return model
+    return None
+
+
+def find_problems(accounts, locks, constraints, model=None):
+    """Every finding for these items (PK -> item) and locks (key -> owner or ``None``).
+
+    With ``model``, only its items hold values under ``constraints`` (its own); every item
+    still counts as a live owner.
+    """
     findings = []
+    holding = {pk: item for pk, item in accounts.items() if model is None or type(item) is model}
     for constraint in constraints:
         holders = {}
-        for pk, account in accounts.items():
+        for pk, account in holding.items():
             try:
                 key = constraint.lock_key(account)
             except InvalidUniqueValue as error:
-                findings.append(Finding(INVALID, constraint, holders=(pk,), detail=error.message))
+                findings.append(Finding(INVALID, constraint, holders=(pk,), detail=error.message, model=model))
                 continue
             if key is not None:
                 holders.setdefault(key, []).append(pk)
         keys = set(holders) | {key for key in locks if constraint.owns_key(key)}
         for key in keys:
-            finding = _examine(constraint, key, key in locks, locks.get(key), holders.get(key, ()), accounts)
+            finding = _examine(constraint, key, key in locks, locks.get(key), holders.get(key, ()), accounts, model)
             if finding is not None:
                 findings.append(finding)
     findings.sort(key=lambda finding: (KINDS.index(finding.kind), finding.key or "", finding.holders))
@@ -278,61 +324,70 @@ def _scan_segment(connection, segment, total_segments, attributes, tally):
 
 
 def scan_table(model_class=None, *, segments=1, progress=None):
-    """Read every account and every lock of the account constraints with a parallel Scan.
+    """Read every audited item and every lock of their constraints with a parallel Scan.
 
-    Returns ``(accounts, locks, scanned)``: PK -> account item (key and unique values
-    only), lock key -> owner (``None`` when the lock names nobody), and the number of items
-    scanned. ``progress(scanned)`` is called after each page, from the scanning threads.
+    Covers ``model_class`` alone when given, else every model of :func:`audited_models`.
+    Returns ``(items, locks, scanned)``: PK -> item (key and unique values only), lock key
+    -> owner (``None`` when the lock names nobody), and the number of items scanned.
+    ``progress(scanned)`` is called after each page, from the scanning threads.
 
-    One pass reads both kinds of item through the table connection, which is what
+    One pass reads every kind of item through the table connection, which is what
     ``Model.scan(segment=, total_segments=)`` sends: ``Model.scan`` would map every item to
     one model class, and an account model drops a lock's ``owner``. Items of other models
     sharing the table, and locks of other namespaces, are left out: they are not ours.
     """
-    model = model_class or get_account_model()
+    models = [model_class] if model_class is not None else audited_models()
     if segments < 1:
         raise ValueError("segments must be at least 1.")
-    constraints = constraints_of(model)
-    connection = model._get_connection()
+    constraints = [constraint for model in models for constraint in constraints_of(model)]
+    connection = models[0]._get_connection()
     # PynamoDB builds its botocore client lazily; build it once here rather than in every thread.
     connection.connection.client  # noqa: B018
     # Only what the comparison and the repair guards read: keys, owners, unique values.
-    declared = model.get_attributes()
-    unique_names = {declared[name].attr_name for constraint in constraints for name in constraint.attributes}
+    unique_names = set()
+    for model in models:
+        declared = model.get_attributes()
+        unique_names.update(
+            declared[name].attr_name for constraint in constraints_of(model) for name in constraint.attributes
+        )
     attributes = sorted({"PK", "SK", "owner", *unique_names})
     tally = _ScanTally(progress)
     with ThreadPoolExecutor(max_workers=segments) as pool:
         pages = list(
             pool.map(lambda segment: _scan_segment(connection, segment, segments, attributes, tally), range(segments))
         )
-    accounts, locks = {}, {}
-    for items in pages:
-        for raw in items:
+    items, locks = {}, {}
+    for page in pages:
+        for raw in page:
             pk = raw.get("PK", {}).get("S", "")
-            sort_key = raw.get("SK", {}).get("S")
-            if sort_key == PROFILE_SORT_KEY and pk.startswith(ACCOUNT_PREFIX):
-                accounts[pk] = model.from_raw_data(raw)
-            elif sort_key == LOCK_SORT_KEY and any(constraint.owns_key(pk) for constraint in constraints):
+            model = _model_of(raw, models)
+            if model is not None:
+                items[pk] = model.from_raw_data(raw)
+            elif raw.get("SK", {}).get("S") == LOCK_SORT_KEY and any(c.owns_key(pk) for c in constraints):
                 locks[pk] = raw.get("owner", {}).get("S")
-    return accounts, locks, tally.scanned
+    return items, locks, tally.scanned
 
 
 def run_audit(model_class=None, *, segments=1, progress=None):
     """Scan the table and return a :class:`Report` of every lock out of step.
 
-    ``segments`` > 1 reads the table with that many parallel Scan segments; ``progress``
-    is called with the number of items scanned so far.
+    Covers ``model_class`` alone when given, else the accounts and every model of
+    ``ACCOUNTS_UNIQUE_MODELS``. ``segments`` > 1 reads the table with that many parallel
+    Scan segments; ``progress`` is called with the number of items scanned so far.
     """
-    model = model_class or get_account_model()
+    models = [model_class] if model_class is not None else audited_models()
     started = time.perf_counter()
-    accounts, locks, scanned = scan_table(model, segments=segments, progress=progress)
-    findings = find_problems(accounts, locks, constraints_of(model))
-    return Report(accounts, locks, scanned, segments, time.perf_counter() - started, findings)
+    items, locks, scanned = scan_table(model_class, segments=segments, progress=progress)
+    findings = []
+    for model in models:
+        findings.extend(find_problems(items, locks, constraints_of(model), model))
+    findings.sort(key=lambda finding: (KINDS.index(finding.kind), finding.key or "", finding.holders))
+    return Report(items, locks, scanned, segments, time.perf_counter() - started, findings)
 
 
 def plan_repair(finding, accounts, model_class=None):
-    """The guarded transaction repairing ``finding``, given the accounts as read (PK -> item)."""
-    model = model_class or get_account_model()
+    """The guarded transaction repairing ``finding``, given the items as read (PK -> item)."""
+    model = finding.model or model_class or get_account_model()
     constraint = finding.constraint
     owner_item = accounts.get(finding.owner) if finding.owner else None
     if finding.kind == MISSING:
@@ -390,12 +445,19 @@ def remaining(report, repairs):
     return [finding for finding in report.findings if id(finding) not in fixed]
 
 
+def model_and_constraint(namespace, model_class=None):
+    """``(model, constraint)`` of lock ``namespace`` among ``model_class`` (default: every
+    audited model); raises ``KeyError`` when there is none."""
+    for model in [model_class] if model_class is not None else audited_models():
+        for constraint in constraints_of(model):
+            if constraint.namespace == namespace:
+                return model, constraint
+    raise KeyError(f"No audited constraint has namespace {namespace!r}.")
+
+
 def constraint_for_namespace(namespace, model_class=None):
-    """The account constraint of ``namespace``; raises ``KeyError`` when there is none."""
-    for constraint in constraints_of(model_class or get_account_model()):
-        if constraint.namespace == namespace:
-            return constraint
-    raise KeyError(f"No account constraint has namespace {namespace!r}.")
+    """The audited constraint of ``namespace``; raises ``KeyError`` when there is none."""
+    return model_and_constraint(namespace, model_class)[1]
 
 
 def _read_lock(model, key):
@@ -413,13 +475,13 @@ def examine_key(namespace, key, holder_ids=(), model_class=None):
     Returns ``(finding or None, accounts read)``. Point reads cannot see an account outside
     ``holder_ids`` holding the value; the audit's Scan can, and names them in the finding.
     """
-    model = model_class or get_account_model()
-    constraint = constraint_for_namespace(namespace, model)
+    model, constraint = model_and_constraint(namespace, model_class)
     if not constraint.owns_key(key):
         raise KeyError(f"{key!r} is not a lock key of namespace {namespace!r}.")
     lock_exists, owner = _read_lock(model, key)
     accounts = {}
-    for pk in {account_pk(account_id) for account_id in holder_ids} | ({owner} if owner else set()):
+    holder_pks = {pk if pk.startswith(model.key_prefix) else account_pk(pk) for pk in holder_ids}
+    for pk in holder_pks | ({owner} if owner else set()):
         account = lookups.get_item(model, pk)
         if account is not None:
             accounts[pk] = account
@@ -432,7 +494,7 @@ def examine_key(namespace, key, holder_ids=(), model_class=None):
             continue
     if not lock_exists and not holders:
         return None, accounts
-    return _examine(constraint, key, lock_exists, owner, holders, accounts), accounts
+    return _examine(constraint, key, lock_exists, owner, holders, accounts, model), accounts
 
 
 def repair_key(kind, namespace, key, holder_ids=(), model_class=None):

@@ -13,7 +13,13 @@ PLAYER_PREFIX = "PLAYER#"
 
 
 class Player(TableModel):
-    """A player of a team, stored in the accounts table at ``PK=PLAYER#<id>``, ``SK=PROFILE``."""
+    """A player of a team, stored in the accounts table at ``PK=PLAYER#<id>``, ``SK=PROFILE``.
+
+    Listed in ``ACCOUNTS_UNIQUE_MODELS``, its locks are audited and repaired with the
+    accounts'; ``key_prefix`` tells the audit which items are players.
+    """
+
+    key_prefix = PLAYER_PREFIX
 
     PK = UnicodeAttribute(hash_key=True)
     SK = UnicodeAttribute(range_key=True, default="PROFILE")
@@ -21,7 +27,7 @@ class Player(TableModel):
     name = UnicodeAttribute()
     number = NumberAttribute()
 
-    # Numbers compare exactly (no case folding); the team is the scope.
+    # Numbers compare exactly (no case folding, canonical: 18.0 is 18); the team is the scope.
     unique_constraints = (
         UniqueConstraint("number", scope=("team",), namespace="UNIFORM", normalizer=normalize_exact),
     )

@@ -46,6 +46,9 @@ class TableModel(Model):
 class Account(TableModel):
     """An account. The PK is generated, never the email, so an email can change in place."""
 
+    # How the audit tells an account from other items of the table: PK starts with this.
+    key_prefix = ACCOUNT_PREFIX
+
     PK = UnicodeAttribute(hash_key=True)
     SK = UnicodeAttribute(range_key=True, default=PROFILE_SORT_KEY)
     email = UnicodeAttribute()

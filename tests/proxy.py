@@ -1,15 +1,26 @@
-"""A counting HTTP proxy in front of DynamoDB, for round-trip tests.
+"""A counting HTTP proxy in front of DynamoDB, for round-trip and fault tests.
 
 The app is pointed at the proxy (``ACCOUNTS_ENDPOINT_URL``); every request it forwards is
 counted by operation, read from the ``X-Amz-Target`` header. Counting on the wire sees
 every client the app uses and every retry, whatever library sent it.
+
+Faults are injected on the wire too: ``proxy.fault = callable(operation) -> fault or None``
+chooses, per request, :data:`RESET` (the connection is reset before anything is
+forwarded: DynamoDB never sees it), :data:`DROP_ANSWER` (forwarded and answered by
+DynamoDB, committed if it was a write, then the connection is reset instead of answering)
+or :data:`DELAY` (forwarded after ``proxy.delay_seconds``).
 """
 
 import collections
 import http.client
 import http.server
+import socket
+import struct
 import threading
+import time
 import urllib.parse
+
+RESET, DROP_ANSWER, DELAY = "reset", "drop_answer", "delay"
 
 # Headers about one hop, not to be forwarded (RFC 9110, section 7.6.1).
 HOP_BY_HOP = frozenset(
@@ -29,16 +40,29 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.upstream.close()
         super().finish()
 
+    def _reset(self):
+        """Close with a TCP reset, answering nothing."""
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.close_connection = True
+
     def do_POST(self):
         proxy = self.server.proxy
         body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        proxy.record(self.headers.get("X-Amz-Target", ""))
+        target = self.headers.get("X-Amz-Target", "")
+        proxy.record(target)
+        fault = proxy.choose_fault(target.rpartition(".")[2])
+        if fault == RESET:
+            return self._reset()
+        if fault == DELAY:
+            time.sleep(proxy.delay_seconds)
         headers = {name: value for name, value in self.headers.items() if name.lower() not in HOP_BY_HOP}
         if self.upstream is None:
             self.upstream = http.client.HTTPConnection(proxy.upstream_host, proxy.upstream_port, timeout=30)
         self.upstream.request("POST", self.path, body=body, headers=headers)
         answer = self.upstream.getresponse()
         payload = answer.read()
+        if fault == DROP_ANSWER:
+            return self._reset()
         self.send_response(answer.status, answer.reason)
         for name, value in answer.getheaders():
             if name.lower() not in HOP_BY_HOP:
@@ -63,6 +87,9 @@ class CountingProxy:
         self.upstream_host = upstream.hostname
         self.upstream_port = upstream.port or 80
         self.counts = collections.Counter()
+        self.faults = collections.Counter()
+        self.fault = None
+        self.delay_seconds = 0.05
         self._lock = threading.Lock()
         self._server = None
         self._thread = None
@@ -75,6 +102,14 @@ class CountingProxy:
     def record(self, target):
         with self._lock:
             self.counts[target.rpartition(".")[2]] += 1
+
+    def choose_fault(self, operation):
+        """The fault to inject on a request of ``operation`` (``None``: none), counted."""
+        fault = self.fault(operation) if self.fault is not None else None
+        if fault is not None:
+            with self._lock:
+                self.faults[fault] += 1
+        return fault
 
     def reset(self):
         """Forget what was counted so far."""

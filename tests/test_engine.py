@@ -1,6 +1,8 @@
 """The uniqueness engine on a real AWS DynamoDB Local: one guarded transaction per
 create, change and delete, and every cancellation mapped to the fields it concerns."""
 
+import uuid
+
 import pytest
 from pynamodb.attributes import UnicodeAttribute
 
@@ -187,9 +189,11 @@ def test_a_transaction_resent_with_its_token_is_applied_once(ddb):
 
 
 def test_a_token_reused_for_a_different_request_is_refused(ddb):
-    transactions.run(transactions.plan_create(store.build_account("ada@example.org", "ada", "h"), token="t-1"))
+    # Unique per run: DynamoDB remembers a token for 10 minutes, across tables and reruns.
+    token = uuid.uuid4().hex
+    transactions.run(transactions.plan_create(store.build_account("ada@example.org", "ada", "h"), token=token))
     with pytest.raises(TokenReused):
-        transactions.run(transactions.plan_create(store.build_account("bob@example.org", "bob", "h"), token="t-1"))
+        transactions.run(transactions.plan_create(store.build_account("bob@example.org", "bob", "h"), token=token))
     assert len(table_items()) == 3
 
 

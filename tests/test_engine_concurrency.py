@@ -5,8 +5,10 @@ from threading import Barrier
 
 import pytest
 
-from accounts import store
+from accounts import lookups, store, transactions
+from accounts.examples import Player
 from accounts.exceptions import StaleItem, UniqueViolation
+from tests.invariants import violations
 from tests.test_engine import locks, signup, table_items
 
 pytestmark = pytest.mark.dynamodb_local
@@ -62,3 +64,37 @@ def test_one_account_changing_its_email_8_ways_at_once_keeps_exactly_one_matchin
     final = store.get_account(account.id)
     email_locks = {key: owner for key, owner in locks().items() if key.startswith("UNIQ#EMAIL#")}
     assert email_locks == {f"UNIQ#EMAIL#{final.email}": account.PK}
+
+
+PLAYERS_PER_ROUND = 8
+ROUNDS = 5
+
+
+def test_team_and_number_changed_at_once_never_leave_a_lock_behind(ddb):
+    # A number change must be guarded by the team as read (every attribute of the key):
+    # else it moves the lock inside a team the player has just left (I2 and I3 break).
+    for round_number in range(ROUNDS):
+        players = [
+            transactions.create(Player(PK=f"PLAYER#{round_number}-{i}", team="team-001", name="P", number=round_number * 100 + i))
+            for i in range(PLAYERS_PER_ROUND)
+        ]
+        copies = [(lookups.get_item(Player, p.PK), lookups.get_item(Player, p.PK)) for p in players]
+
+        def attempt(index):
+            first, second = copies[index // 2]
+            if index % 2:
+                return transactions.change(first, {"team": f"team-{round_number}-moved"})
+            return transactions.change(second, {"number": round_number * 100 + 50 + index})
+
+        outcomes = race(2 * PLAYERS_PER_ROUND, attempt)
+        assert all(not isinstance(o, Exception) or isinstance(o, StaleItem) for o in outcomes), outcomes
+        assert violations([Player]) == []
+
+
+def test_a_number_change_from_a_copy_read_before_a_team_change_is_stale(ddb):
+    alice = transactions.create(Player(PK="PLAYER#alice", team="team-001", name="Alice", number=18))
+    earlier = lookups.get_item(Player, alice.PK)
+    transactions.change(alice, {"team": "team-002"})
+    with pytest.raises(StaleItem):
+        transactions.change(earlier, {"number": 7})
+    assert violations([Player]) == []

@@ -231,7 +231,8 @@ def _finding_row(finding):
     return {
         "finding": finding,
         "holders": [(pk, account_id_of(pk)) for pk in finding.holders],
-        "holder_ids": [account_id_of(pk) for pk in finding.holders],
+        # Accounts by id; items of other audited models (ACCOUNTS_UNIQUE_MODELS) by PK.
+        "holder_ids": [account_id_of(pk) or pk for pk in finding.holders],
         "owner_id": account_id_of(finding.owner) if finding.owner_status == audit.OWNER_CHANGED else None,
     }
 
