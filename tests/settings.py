@@ -4,9 +4,16 @@ import os
 
 os.environ.setdefault("DJANGO_SECRET_KEY", "tests-only-secret-key")
 os.environ.setdefault("DJANGO_DEBUG", "0")
+# Tests speak plain HTTP to the test client (tests/test_production.py covers HTTPS).
+os.environ.setdefault("DJANGO_HTTPS", "0")
 # Tests point at a DynamoDB they start themselves (fixtures); nothing reaches AWS.
 os.environ["DYNAMODB_ENDPOINT_URL"] = "http://127.0.0.1:9"
 
 from project.settings import *  # noqa: E402,F403
 
 ACCOUNTS_TABLE_NAME = "accounts-tests"
+# Templates render without collectstatic's manifest (production needs it: README
+# "Production"), and WhiteNoise serves the apps' static directories as in debug.
+STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405
+STATIC_ROOT = None
+WHITENOISE_USE_FINDERS = True

@@ -181,7 +181,16 @@ class SetPasswordView(AccountFormView):
 
 
 class FlagView(AccountView):
-    """Turn an account's ``is_active`` or ``is_staff`` flag on or off."""
+    """Confirm (GET), then turn (POST) an account's ``is_active`` or ``is_staff`` flag on or off."""
+
+    template_name = "accounts/staff/account_flag.html"
+
+    def get(self, request, account_id):
+        account = self.get_account()
+        form = FlagForm(request.GET)
+        if not form.is_valid():
+            return HttpResponseBadRequest("Unknown flag or value.")
+        return render(request, self.template_name, {"account": account, **form.cleaned_data})
 
     def post(self, request, account_id):
         account = self.get_account()
