@@ -395,7 +395,7 @@ def _lock_owner(reason):
 def cancellation_error(transaction, reasons):
     """The exception for a cancelled ``transaction``, reading ``reasons`` by position."""
     item_failed = False
-    collided, owners, not_owned, contended, other = set(), {}, [], False, []
+    collided, owners, namespaces, not_owned, contended, other = set(), {}, {}, [], False, []
     for action, reason in zip(transaction.actions, reasons):
         code = reason.get("Code", "None")
         if code == "None":
@@ -404,6 +404,8 @@ def cancellation_error(transaction, reasons):
             if action.role == NEW_LOCK:
                 collided.update(action.constraint.fields)
                 owners.update(dict.fromkeys(action.constraint.fields, _lock_owner(reason)))
+                for name in action.constraint.fields:
+                    namespaces.setdefault(name, set()).add(action.constraint.namespace)
             elif action.role == OLD_LOCK:
                 not_owned.append(action.lock_key)
             else:
@@ -417,7 +419,7 @@ def cancellation_error(transaction, reasons):
             return ItemAlreadyExists("The item's key already exists.", reasons)
         return StaleItem("The item changed or was deleted since it was read.", reasons)
     if collided:
-        return UniqueViolation(collided, owners, reasons)
+        return UniqueViolation(collided, owners, reasons, namespaces)
     if not_owned:
         return LockNotOwned(not_owned, reasons)
     if contended:
