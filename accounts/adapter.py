@@ -14,6 +14,7 @@ from django.contrib.auth.hashers import make_password
 from django.core.exceptions import ValidationError
 from django.shortcuts import resolve_url
 from django.utils.module_loading import import_string
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from . import identifiers, store
@@ -79,7 +80,7 @@ class DefaultAccountAdapter:
         except (idna.IDNAError, UnicodeError):
             raise self.validation_error("email_domain_invalid") from None
         for label in labels:
-            scripts = identifiers.mixed_scripts(label)
+            scripts = identifiers.mixed_scripts(label, get_language() or "en")
             if scripts:
                 raise self.validation_error("email_mixed_scripts", scripts=", ".join(scripts))
         return email
@@ -103,7 +104,7 @@ class DefaultAccountAdapter:
             raise self.validation_error("username_character", character=identifiers.describe_character(unusual[0]))
         if not USERNAME_CHARACTERS.match(username):
             raise self.validation_error("username_invalid")
-        scripts = identifiers.mixed_scripts(username)
+        scripts = identifiers.mixed_scripts(username, get_language() or "en")
         if scripts:
             raise self.validation_error("username_mixed_scripts", scripts=", ".join(scripts))
         if not identifiers.has_letter_or_digit(username):

@@ -150,23 +150,25 @@ def unusual_characters(text):
     return [character for character in text if ord(character) > 0x7F and not IDENTIFIER_CHARACTERS.contains(character)]
 
 
-def scripts_of(text):
-    """The names of the scripts ``text`` is written in, in order of appearance (Common and
-    Inherited characters, such as digits and ``.``, belong to none)."""
-    names = []
+def scripts_of(text, language="en"):
+    """The names, in ``language``, of the scripts ``text`` is written in, in order of
+    appearance; digits and ``.`` alone are "Common"."""
+    codes = []
     for character in text:
         script = icu.Script.getScript(ord(character))
-        if script.getScriptCode() not in NEUTRAL_SCRIPTS and script.getName() not in names:
-            names.append(script.getName())
-    return names
+        if script.getScriptCode() not in NEUTRAL_SCRIPTS and script.getShortName() not in codes:
+            codes.append(script.getShortName())
+    names = icu.LocaleDisplayNames.createInstance(icu.Locale(language))
+    return [names.scriptDisplayName(code) for code in codes or ["Zyyy"]]
 
 
-def mixed_scripts(text):
-    """The scripts of ``text`` when it mixes them beyond UTS #39's "highly restrictive"
-    level (or mixes digit systems), else ``[]``: ``аdmin`` -> ``["Cyrillic", "Latin"]``."""
+def mixed_scripts(text, language="en"):
+    """The scripts of ``text``, named in ``language``, when it mixes them beyond UTS #39's
+    "highly restrictive" level (or mixes digit systems), else ``[]``: ``аdmin`` ->
+    ``["Cyrillic", "Latin"]``, in Japanese ``["キリル文字", "ラテン文字"]``."""
     if _RESTRICTION.check(text) == 0:
         return []
-    return scripts_of(text) or ["Common"]
+    return scripts_of(text, language)
 
 
 def has_letter_or_digit(text):

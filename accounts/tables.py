@@ -113,6 +113,7 @@ def account_constraints():
                     namespace=options["skeleton_namespace"],
                     normalizer=skeleton_normalizer(normalizer),
                     allow_empty=allow_empty,
+                    lookalike=True,
                 )
             )
     return (*constraints, *skeletons)
