@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 # pinned in accounts/dynamodb_local.py), kept in var/ for `make run`, `test` and `bench`.
 export DYNAMODB_LOCAL_PREFIX := $(CURDIR)/var/dynamodb-local
 
-.PHONY: run test bench install dynamodb-local java clean
+.PHONY: run test bench messages install dynamodb-local java clean
 
 run: install dynamodb-local java
 	$(BIN)/python -m project.devserver
@@ -18,6 +18,16 @@ bench: install dynamodb-local java
 	$(BIN)/python -m tests.benchmarks.transactions
 	$(BIN)/python -m tests.benchmarks.audit
 	$(BIN)/python -m tests.benchmarks.web
+
+# Regenerate the translation catalogues from the code and templates (needs GNU gettext):
+# the app's (accounts/locale) and the demo site's (project/locale), then compile them.
+LANGUAGES := ja tr fr
+MAKEMESSAGES_OPTIONS := $(addprefix --locale ,$(LANGUAGES)) --add-location file --no-obsolete
+messages: install
+	cd accounts && ../$(BIN)/django-admin makemessages $(MAKEMESSAGES_OPTIONS)
+	DJANGO_DEBUG=1 $(BIN)/python manage.py makemessages $(MAKEMESSAGES_OPTIONS) --ignore 'accounts/*' --ignore 'tests/*' --ignore '.venv/*' --ignore 'var/*' --ignore 'build/*'
+	cd accounts && ../$(BIN)/django-admin compilemessages
+	cd project && ../$(BIN)/django-admin compilemessages
 
 install: $(VENV)/.installed
 

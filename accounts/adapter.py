@@ -7,21 +7,19 @@ forms and views always reach it through :func:`get_adapter`.
 import re
 import unicodedata
 
+import idna
 from django.contrib import messages
 from django.contrib.auth.base_user import BaseUserManager
 from django.contrib.auth.hashers import make_password
 from django.core.exceptions import ValidationError
 from django.shortcuts import resolve_url
 from django.utils.module_loading import import_string
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from . import store
+from . import identifiers, store
 from .app_settings import app_settings
 
-# Control (Cc), format (Cf: zero-width and bidi controls such as U+200B, U+200D, U+202E,
-# U+2066), surrogate, private-use and unassigned characters, and line/paragraph separators:
-# none can be seen, so a name holding one could pass for another.
-INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 # Django's UnicodeUsernameValidator without "@": letters, digits and . + - _
 USERNAME_CHARACTERS = re.compile(r"^[\w.+-]+\Z")
 
@@ -38,6 +36,15 @@ class DefaultAccountAdapter:
         "username_invalid": _(
             "Enter a valid username. It may contain only letters, numbers and the characters . + - _"
         ),
+        "username_character": _("A username cannot contain %(character)s."),
+        "username_mixed_scripts": _("A username cannot mix these writing systems: %(scripts)s."),
+        "username_no_letter_or_digit": _("A username must contain at least one letter or digit."),
+        "username_digits_only": _("A username cannot be made of digits only. Add at least one letter."),
+        "username_reserved": _("This username is reserved."),
+        "username_similar": _("This username is too similar to an existing one."),
+        "value_similar": _("This value is too similar to one already in use."),
+        "email_domain_invalid": _("The domain of this email address is not valid."),
+        "email_mixed_scripts": _("The domain of this email address mixes writing systems: %(scripts)s."),
         "busy": _("The site is busy and nothing was saved. Please try again."),
         "stale": _("Your account changed while this page was open, so nothing was saved. Please try again."),
     }
@@ -64,7 +71,18 @@ class DefaultAccountAdapter:
         return BaseUserManager.normalize_email(unicodedata.normalize("NFKC", email))
 
     def clean_email(self, email):
-        """Further rules for an (already valid) email address. Returns the email to store."""
+        """Further rules for an (already valid) email address: its domain must be valid IDNA
+        (UTS #46), and no label of it may mix scripts (``exοmple.com`` with a Greek ``ο``).
+        Returns the email to store, as typed: its lock key spells the domain in ASCII."""
+        domain = email.rpartition("@")[2]
+        try:
+            labels = identifiers.unicode_domain(domain).split(".")
+        except (idna.IDNAError, UnicodeError):
+            raise self.validation_error("email_domain_invalid") from None
+        for label in labels:
+            scripts = identifiers.mixed_scripts(label, get_language() or "en")
+            if scripts:
+                raise self.validation_error("email_mixed_scripts", scripts=", ".join(scripts))
         return email
 
     def normalize_username(self, username):
@@ -72,20 +90,46 @@ class DefaultAccountAdapter:
         return unicodedata.normalize("NFKC", username)
 
     def clean_username(self, username):
-        """Refuse invisible characters, ``@`` (a login with ``@`` is always an email) and
-        anything beyond letters, digits and ``. + - _``. Returns the username to store."""
-        if any(unicodedata.category(character) in INVISIBLE_CATEGORIES for character in username):
+        """Refuse what lets one name pass for another, or for no name at all: invisible
+        characters (default-ignorable, controls, formats), ``@`` (a login with ``@`` is always
+        an email), characters outside UTS #39's identifier profile and anything beyond
+        letters, digits and ``. + - _``, scripts mixed beyond UTS #39's "highly restrictive"
+        level, and names without a letter. Returns the username to store."""
+        if identifiers.invisible_characters(username):
             raise self.validation_error("username_invisible")
         if "@" in username:
             raise self.validation_error("username_at")
+        unusual = identifiers.unusual_characters(username)
+        if unusual:
+            raise self.validation_error("username_character", character=identifiers.describe_character(unusual[0]))
         if not USERNAME_CHARACTERS.match(username):
             raise self.validation_error("username_invalid")
+        scripts = identifiers.mixed_scripts(username, get_language() or "en")
+        if scripts:
+            raise self.validation_error("username_mixed_scripts", scripts=", ".join(scripts))
+        if not identifiers.has_letter_or_digit(username):
+            raise self.validation_error("username_no_letter_or_digit")
+        if not identifiers.has_letter(username):
+            # A number reads as an id, a phone number or a count, not as somebody's name.
+            raise self.validation_error("username_digits_only")
         return username
 
-    def taken_error(self, field):
-        """The error shown on ``field`` when another account already holds its value."""
-        code = f"{field}_taken"
-        return self.validation_error(code if code in self.error_messages else "value_taken")
+    def is_reserved_username(self, username):
+        """Whether ``username`` looks like a name of ``ACCOUNTS_USERNAME_BLACKLIST`` (same
+        skeleton: ``Admin``, ``аdmin`` and ``adrnin`` are all ``admin``)."""
+        reserved = {identifiers.username_skeleton_key(name) for name in app_settings.USERNAME_BLACKLIST}
+        return identifiers.username_skeleton_key(username) in reserved
+
+    def taken_error(self, field, namespaces=()):
+        """The error shown on ``field`` when another account already holds its value.
+
+        ``namespaces`` are those of the constraints that collided: when the field's own
+        constraint is not among them, only a look-alike is taken (``username_similar``).
+        """
+        similar = bool(namespaces) and _own_namespace(field) not in namespaces
+        code = f"{field}_{'similar' if similar else 'taken'}"
+        fallback = "value_similar" if similar else "value_taken"
+        return self.validation_error(code if code in self.error_messages else fallback)
 
     def get_form_class(self, name):
         """The form class of the account page ``name`` (``"signup"``, ``"login"``,
@@ -135,6 +179,13 @@ class DefaultAccountAdapter:
     def add_success_message(self, request, code, **params):
         """Queue the success message ``code`` from :attr:`success_messages`."""
         messages.success(request, self.success_messages[code] % params)
+
+
+def _own_namespace(field):
+    try:
+        return store.constraint_for(field).namespace
+    except KeyError:
+        return None
 
 
 def get_adapter(request=None):

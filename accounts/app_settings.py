@@ -18,6 +18,27 @@ DEFAULT_FORMS = {
     "delete": "accounts.forms.AccountDeleteForm",
 }
 
+# Names that speak for the site (RFC 2142 mailboxes, roles, system accounts).
+RESERVED_USERNAMES = (
+    "abuse",
+    "admin",
+    "administrator",
+    "hostmaster",
+    "info",
+    "mailer-daemon",
+    "moderator",
+    "no-reply",
+    "noreply",
+    "postmaster",
+    "root",
+    "security",
+    "staff",
+    "superuser",
+    "support",
+    "system",
+    "webmaster",
+)
+
 
 class AppSettings:
     """The ``ACCOUNTS_*`` settings with their defaults; use the instance :data:`app_settings`."""
@@ -67,18 +88,33 @@ class AppSettings:
         ``namespace`` (required) is the lock key prefix, its own per field; ``normalizer``
         (a dotted path or a callable, default :func:`accounts.uniqueness.normalize_text`)
         turns a value into the text two values must share to collide; with
-        ``allow_empty=True`` (default False) an empty value takes no lock.
+        ``allow_empty=True`` (default False) an empty value takes no lock;
+        ``skeleton_namespace`` (optional) adds a second lock, keyed on the UTS #39 confusable
+        skeleton of the normalized value, so look-alikes collide too.
 
-        Default: ``email`` in namespace ``EMAIL`` and ``username`` in namespace ``HANDLE``,
-        both normalized with :func:`accounts.uniqueness.normalize_text`.
+        Default: ``email`` in namespace ``EMAIL``, normalized with
+        :func:`accounts.identifiers.normalize_email_key` (IDNA domain); ``username`` in
+        namespace ``HANDLE``, normalized with :func:`accounts.identifiers.normalize_username_key`,
+        and its skeleton in namespace ``HANDLE_SKEL``.
         """
         return self._setting(
             "UNIQUE_FIELDS",
             {
-                "email": {"namespace": "EMAIL"},
-                "username": {"namespace": "HANDLE"},
+                "email": {"namespace": "EMAIL", "normalizer": "accounts.identifiers.normalize_email_key"},
+                "username": {
+                    "namespace": "HANDLE",
+                    "normalizer": "accounts.identifiers.normalize_username_key",
+                    "skeleton_namespace": "HANDLE_SKEL",
+                },
             },
         )
+
+    @property
+    def USERNAME_BLACKLIST(self):
+        """Usernames nobody may sign up with or change to, compared by confusable skeleton
+        (``аdmin`` and ``ADMIN`` are ``admin``); staff may still use them
+        (``accounts_createstaff``, the staff pages). Default :data:`RESERVED_USERNAMES`."""
+        return self._setting("USERNAME_BLACKLIST", RESERVED_USERNAMES)
 
     @property
     def ACCOUNT_MODEL(self):

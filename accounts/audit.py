@@ -25,11 +25,11 @@ When anything moved, DynamoDB cancels the repair and it is reported as ``changed
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-
-from pynamodb.exceptions import DoesNotExist
+from dataclasses import dataclass, field, replace
 
 from django.utils.module_loading import import_string
+from django.utils.translation import gettext as _
+from pynamodb.exceptions import DoesNotExist
 
 from . import lookups, transactions
 from .app_settings import app_settings
@@ -100,29 +100,15 @@ class Finding:
         return self.holders[0] if len(self.holders) == 1 else None
 
     def describe(self):
-        """What is wrong, in a sentence for staff."""
-        field_names = " and ".join(self.fields)
-        if self.kind == ORPHANED:
-            return {
-                NO_OWNER: "The lock names no owner, and no account holds this value.",
-                OWNER_GONE: f"The lock's owner {self.owner} does not exist.",
-                OWNER_CHANGED: f"The lock's owner {self.owner} no longer holds this value.",
-            }[self.owner_status]
-        if self.kind == MISSING:
-            return f"Account {self.holder} holds this {field_names} but has no lock."
-        if self.kind == WRONG_OWNER:
-            named = {
-                NO_OWNER: "names no owner",
-                OWNER_GONE: f"names {self.owner}, which does not exist",
-                OWNER_CHANGED: f"names {self.owner}, which holds another value",
-            }[self.owner_status]
-            return f"Account {self.holder} holds this {field_names}, but the lock {named}."
-        if self.kind == DUPLICATE:
-            return (
-                f"Accounts {', '.join(self.holders)} hold this one {field_names}; "
-                "change all but one of them (a person has to choose)."
-            )
-        return f"Account {self.holder}'s {field_names} cannot be locked: {self.detail}"
+        """What is wrong, in a sentence for staff (in the active language)."""
+        params = {
+            "fields": _(" and ").join(self.fields),
+            "owner": self.owner,
+            "holder": self.holder,
+            "holders": ", ".join(self.holders),
+            "detail": self.detail,
+        }
+        return _describe_templates(self)[self.kind] % params
 
     def as_dict(self):
         """The finding as JSON-ready data."""
@@ -137,6 +123,38 @@ class Finding:
             "holders": list(self.holders),
             "description": self.describe(),
         }
+
+
+def _describe_templates(finding):
+    """The sentence of each finding kind, as ``finding``'s owner status words it."""
+    orphaned = {
+        NO_OWNER: _("The lock names no owner, and no account holds this value."),
+        OWNER_GONE: _("The lock's owner %(owner)s does not exist."),
+        OWNER_CHANGED: _("The lock's owner %(owner)s no longer holds this value."),
+    }
+    wrong_owner = {
+        NO_OWNER: _("Account %(holder)s holds this %(fields)s, but the lock names no owner."),
+        OWNER_GONE: _("Account %(holder)s holds this %(fields)s, but the lock names %(owner)s, which does not exist."),
+        OWNER_CHANGED: _(
+            "Account %(holder)s holds this %(fields)s, but the lock names %(owner)s, which holds another value."
+        ),
+    }
+    if finding.constraint.lookalike:
+        duplicate = _(
+            "Accounts %(holders)s hold look-alike values of %(fields)s (one confusable skeleton); "
+            "neither takes the lock until a person renames all but one."
+        )
+    else:
+        duplicate = _(
+            "Accounts %(holders)s hold this one %(fields)s; change all but one of them (a person has to choose)."
+        )
+    return {
+        ORPHANED: orphaned.get(finding.owner_status),
+        MISSING: _("Account %(holder)s holds this %(fields)s but has no lock."),
+        WRONG_OWNER: wrong_owner.get(finding.owner_status),
+        DUPLICATE: duplicate,
+        INVALID: _("Account %(holder)s's %(fields)s cannot be locked: %(detail)s"),
+    }
 
 
 @dataclass
@@ -276,7 +294,9 @@ def find_problems(accounts, locks, constraints, model=None):
             try:
                 key = constraint.lock_key(account)
             except InvalidUniqueValue as error:
-                findings.append(Finding(INVALID, constraint, holders=(pk,), detail=error.message, model=model))
+                # A look-alike lock is keyed on the same value: it is reported once, here.
+                if not constraint.lookalike:
+                    findings.append(Finding(INVALID, constraint, holders=(pk,), detail=error.message, model=model))
                 continue
             if key is not None:
                 holders.setdefault(key, []).append(pk)
@@ -512,17 +532,25 @@ def repair_key(kind, namespace, key, holder_ids=(), model_class=None):
     return repair(finding, accounts, model_class)
 
 
+def is_backfilled(finding):
+    """Whether backfill fixes ``finding``: a missing lock, or a lock keyed on a value its
+    owner no longer maps to (the normalization or the Unicode data changed: a re-key)."""
+    return finding.kind == MISSING or (finding.kind == ORPHANED and finding.owner_status == OWNER_CHANGED)
+
+
 def backfill(*, dry_run=False, segments=1, progress=None, repair_progress=None, model_class=None):
-    """Create every missing lock of a table whose accounts predate the locks.
+    """Create every missing lock of a table whose accounts predate the locks, and re-key
+    the locks whose key changed since they were written (new lock created, old released).
 
     Returns ``(report, repairs)``. Values held by several accounts are left alone (they are
-    the report's ``duplicate`` findings), as are the other kinds of finding; with
-    ``dry_run`` nothing is written and ``repairs`` is empty.
+    the report's ``duplicate`` findings, look-alike pairs included), as are the other kinds
+    of finding; with ``dry_run`` nothing is written and ``repairs`` is empty.
     """
     report = run_audit(model_class, segments=segments, progress=progress)
     if dry_run:
         return report, []
-    return report, repair_all(report, kinds={MISSING}, progress=repair_progress, model_class=model_class)
+    chosen = replace(report, findings=[finding for finding in report.findings if is_backfilled(finding)])
+    return report, repair_all(chosen, kinds={MISSING, ORPHANED}, progress=repair_progress, model_class=model_class)
 
 
 @dataclass(frozen=True)

@@ -142,7 +142,13 @@ def check_unique_fields(app_configs, **kwargs):
                     id="accounts.E004",
                 )
             )
-    namespaces = [options.get("namespace") for options in declared.values() if isinstance(options, dict)]
+    namespaces = [
+        options.get(key)
+        for options in declared.values()
+        if isinstance(options, dict)
+        for key in ("namespace", "skeleton_namespace")
+        if options.get(key) is not None
+    ]
     for field, options in declared.items():
         if not isinstance(options, dict):
             errors.append(
@@ -154,10 +160,19 @@ def check_unique_fields(app_configs, **kwargs):
             )
             continue
         namespace = options.get("namespace")
-        if not isinstance(namespace, str) or not namespace or "#" in namespace or namespaces.count(namespace) > 1:
+        if not _is_own_namespace(namespace, namespaces):
             errors.append(
                 checks.Error(
                     f"ACCOUNTS_UNIQUE_FIELDS[{field!r}] needs its own namespace without '#'; got {namespace!r}.",
+                    id="accounts.E005",
+                )
+            )
+        skeleton_namespace = options.get("skeleton_namespace")
+        if skeleton_namespace is not None and not _is_own_namespace(skeleton_namespace, namespaces):
+            errors.append(
+                checks.Error(
+                    f"ACCOUNTS_UNIQUE_FIELDS[{field!r}] skeleton_namespace must be a namespace of its own "
+                    f"without '#'; got {skeleton_namespace!r}.",
                     id="accounts.E005",
                 )
             )
@@ -165,6 +180,11 @@ def check_unique_fields(app_configs, **kwargs):
         if error:
             errors.append(checks.Error(f"ACCOUNTS_UNIQUE_FIELDS[{field!r}] normalizer {error}", id="accounts.E006"))
     return errors
+
+
+def _is_own_namespace(namespace, namespaces):
+    """Whether ``namespace`` is usable: a non-empty string without '#', declared once."""
+    return isinstance(namespace, str) and bool(namespace) and "#" not in namespace and namespaces.count(namespace) == 1
 
 
 def _normalizer_error(normalizer):

@@ -40,12 +40,14 @@ class UniqueViolation(TransactionCancelled):
 
     ``fields`` names every field whose lock collided, e.g. ``{"email", "username"}``;
     ``owners`` maps each of those fields to the PK of the item holding the lock, where
-    DynamoDB returned it.
+    DynamoDB returned it; ``namespaces`` maps each field to the namespaces of the
+    constraints that collided (``{"username": {"HANDLE_SKEL"}}``: only a look-alike is taken).
     """
 
-    def __init__(self, fields, owners=None, reasons=()):
+    def __init__(self, fields, owners=None, reasons=(), namespaces=None):
         self.fields = frozenset(fields)
         self.owners = dict(owners or {})
+        self.namespaces = {field: frozenset(names) for field, names in (namespaces or {}).items()}
         super().__init__(f"Already in use: {', '.join(sorted(self.fields))}", reasons)
 
 

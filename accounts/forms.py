@@ -56,6 +56,20 @@ class UsernameField(auth_forms.UsernameField):
         return get_adapter().normalize_username(value)
 
 
+class NewUsernameMixin:
+    """Cleans a new username by the adapter's rules; reserved names only for staff."""
+
+    #: Staff tools set this: they may give an account a reserved name such as ``support``.
+    allow_reserved_usernames = False
+
+    def clean_username(self):
+        adapter = get_adapter()
+        username = adapter.clean_username(self.cleaned_data["username"])
+        if not self.allow_reserved_usernames and adapter.is_reserved_username(username):
+            raise adapter.validation_error("username_reserved")
+        return username
+
+
 class StoreErrorsMixin:
     """Shows what the store refused as form errors."""
 
@@ -65,7 +79,8 @@ class StoreErrorsMixin:
         adapter = get_adapter()
         if isinstance(error, UniqueViolation):
             for field in sorted(error.fields):
-                self.add_error(field if field in self.fields else None, adapter.taken_error(field))
+                taken = adapter.taken_error(field, error.namespaces.get(field, ()))
+                self.add_error(field if field in self.fields else None, taken)
         elif isinstance(error, InvalidUniqueValue):
             message = INVALID_VALUE_MESSAGES.get(error.code, INVALID_VALUE_MESSAGES["invalid"])
             for field in sorted(error.fields):
@@ -78,7 +93,7 @@ class StoreErrorsMixin:
             raise error
 
 
-class SignupForm(StoreErrorsMixin, auth_forms.SetPasswordMixin, forms.Form):
+class SignupForm(NewUsernameMixin, StoreErrorsMixin, auth_forms.SetPasswordMixin, forms.Form):
     """Sign up with an email address, a username and a password.
 
     The hidden ``token`` makes the post idempotent: sent twice, the form creates one
@@ -96,9 +111,6 @@ class SignupForm(StoreErrorsMixin, auth_forms.SetPasswordMixin, forms.Form):
 
     def clean_email(self):
         return get_adapter().clean_email(self.cleaned_data["email"])
-
-    def clean_username(self):
-        return get_adapter().clean_username(self.cleaned_data["username"])
 
     def clean_token(self):
         """The ClientRequestToken of this post: the form's own, or a fresh one when the
@@ -221,15 +233,12 @@ class EmailChangeForm(UniqueValueChangeForm):
         return store.change_email(self.user.account, self.cleaned_data["email"])
 
 
-class UsernameChangeForm(UniqueValueChangeForm):
+class UsernameChangeForm(NewUsernameMixin, UniqueValueChangeForm):
     """Change the username; the current password confirms it."""
 
     field = "username"
     username = UsernameField(label=_("New username"), max_length=150, widget=forms.TextInput(attrs={"autofocus": True}))
     password = current_password_field()
-
-    def clean_username(self):
-        return get_adapter().clean_username(self.cleaned_data["username"])
 
     def save(self):
         """Move the account to the new username, in one transaction. Returns the account."""

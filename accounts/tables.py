@@ -20,6 +20,7 @@ from pynamodb.attributes import BooleanAttribute, UnicodeAttribute, UTCDateTimeA
 from pynamodb.models import Model
 
 from .app_settings import app_settings
+from .identifiers import skeleton_normalizer
 from .uniqueness import LOCK_SORT_KEY, UniqueConstraint, normalize_text
 
 ACCOUNT_PREFIX = "ACCT#"
@@ -99,16 +100,26 @@ def _import(path_or_callable):
 # Both caches are cleared by configure(), which runs on every ACCOUNTS_* setting change.
 @functools.cache
 def account_constraints():
-    """The account's :class:`UniqueConstraint` objects, built from ``ACCOUNTS_UNIQUE_FIELDS``."""
-    return tuple(
-        UniqueConstraint(
-            field,
-            namespace=options["namespace"],
-            normalizer=_import(options.get("normalizer", normalize_text)),
-            allow_empty=options.get("allow_empty", False),
+    """The account's :class:`UniqueConstraint` objects, built from ``ACCOUNTS_UNIQUE_FIELDS``:
+    one per field, then one more per field with a ``skeleton_namespace``."""
+    constraints, skeletons = [], []
+    for field, options in app_settings.UNIQUE_FIELDS.items():
+        normalizer = _import(options.get("normalizer", normalize_text))
+        allow_empty = options.get("allow_empty", False)
+        constraints.append(
+            UniqueConstraint(field, namespace=options["namespace"], normalizer=normalizer, allow_empty=allow_empty)
         )
-        for field, options in app_settings.UNIQUE_FIELDS.items()
-    )
+        if options.get("skeleton_namespace"):
+            skeletons.append(
+                UniqueConstraint(
+                    field,
+                    namespace=options["skeleton_namespace"],
+                    normalizer=skeleton_normalizer(normalizer),
+                    allow_empty=allow_empty,
+                    lookalike=True,
+                )
+            )
+    return (*constraints, *skeletons)
 
 
 _lock_models = {}

@@ -470,7 +470,7 @@ def _lock_owner(reason):
 def cancellation_error(transaction, reasons):
     """The exception for a cancelled ``transaction``, reading ``reasons`` by position."""
     item_failed = False
-    collided, owners, not_owned, contended, other = set(), {}, {}, False, []
+    collided, owners, namespaces, not_owned, contended, other = set(), {}, {}, {}, False, []
     me = _owner_of_transaction(transaction)
     for action, reason in zip(transaction.actions, reasons):
         code = reason.get("Code", "None")
@@ -480,6 +480,8 @@ def cancellation_error(transaction, reasons):
             if action.role == NEW_LOCK:
                 collided.update(action.constraint.fields)
                 owners.update(dict.fromkeys(action.constraint.fields, _lock_owner(reason)))
+                for name in action.constraint.fields:
+                    namespaces.setdefault(name, set()).add(action.constraint.namespace)
             elif action.role in (OLD_LOCK, KEPT_LOCK):
                 # ALL_OLD returns the lock as it is; no Item means it is gone.
                 not_owned[action.lock_key] = (reason.get("Item") is not None, _lock_owner(reason))
@@ -494,7 +496,7 @@ def cancellation_error(transaction, reasons):
             return ItemAlreadyExists("The item's key already exists.", reasons)
         return StaleItem("The item changed or was deleted since it was read.", reasons)
     if collided:
-        return UniqueViolation(collided, owners, reasons)
+        return UniqueViolation(collided, owners, reasons, namespaces)
     if not_owned:
         held = {key: owner for key, (exists, owner) in not_owned.items() if exists and owner != me}
         return LockNotOwned(not_owned, reasons, held)

@@ -72,10 +72,11 @@ class UniqueConstraint:
 
     ``normalizer`` applies to the constrained fields (scope values are kept exact). With
     ``allow_empty=True`` an empty value takes no lock, like SQL's NULL in a UNIQUE column;
-    otherwise an empty value is an error.
+    otherwise an empty value is an error. ``lookalike=True`` marks a constraint keyed on a
+    confusable skeleton: values sharing its key look alike rather than being equal.
     """
 
-    def __init__(self, *fields, namespace, normalizer=normalize_text, scope=(), allow_empty=False):
+    def __init__(self, *fields, namespace, normalizer=normalize_text, scope=(), allow_empty=False, lookalike=False):
         if not fields:
             raise ValueError("A unique constraint needs at least one field.")
         if not namespace or "#" in namespace:
@@ -85,6 +86,7 @@ class UniqueConstraint:
         self.namespace = namespace
         self.normalizer = normalizer
         self.allow_empty = allow_empty
+        self.lookalike = lookalike
 
     def __repr__(self):
         scope = f" scope={self.scope}" if self.scope else ""

@@ -42,6 +42,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The language comes from the switcher's cookie, else from Accept-Language.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -102,6 +104,14 @@ ACCOUNTS_REGION = env("AWS_DEFAULT_REGION")
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
+LANGUAGES = [
+    ("en", "English"),
+    ("fr", "Français"),
+    ("ja", "日本語"),
+    ("tr", "Türkçe"),
+]
+# The demo site's own strings (its home page and layout); the app ships its own catalogues.
+LOCALE_PATHS = [BASE_DIR / "project" / "locale"]
 USE_TZ = True
 
 STATIC_URL = "static/"

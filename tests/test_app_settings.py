@@ -11,7 +11,7 @@ from django.test import Client, override_settings
 
 from accounts import store
 from accounts.adapter import DefaultAccountAdapter, get_adapter
-from accounts.app_settings import DEFAULT_FORMS, app_settings
+from accounts.app_settings import DEFAULT_FORMS, RESERVED_USERNAMES, app_settings
 from accounts.forms import LoginForm, SignupForm
 from accounts.tables import Account, TableModel, account_constraints, dynamodb_client
 from accounts.uniqueness import normalize_exact
@@ -19,6 +19,7 @@ from tests.web import PASSWORD, login, signed_up_client, signup
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = [
+    "USERNAME_BLACKLIST",
     "TABLE_NAME",
     "ENDPOINT_URL",
     "REGION",
@@ -79,7 +80,15 @@ def test_every_setting_has_its_documented_default_in_a_project_that_sets_none():
         "REGION": "us-east-1",
         "CONNECT_TIMEOUT": 2,
         "READ_TIMEOUT": 10,
-        "UNIQUE_FIELDS": {"email": {"namespace": "EMAIL"}, "username": {"namespace": "HANDLE"}},
+        "UNIQUE_FIELDS": {
+            "email": {"namespace": "EMAIL", "normalizer": "accounts.identifiers.normalize_email_key"},
+            "username": {
+                "namespace": "HANDLE",
+                "normalizer": "accounts.identifiers.normalize_username_key",
+                "skeleton_namespace": "HANDLE_SKEL",
+            },
+        },
+        "USERNAME_BLACKLIST": list(RESERVED_USERNAMES),
         "ACCOUNT_MODEL": "accounts.tables.Account",
         "ADAPTER": "accounts.adapter.DefaultAccountAdapter",
         "FORMS": DEFAULT_FORMS,

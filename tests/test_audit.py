@@ -41,8 +41,8 @@ def test_table_written_by_the_engine_is_consistent(ddb):
 
     assert report.consistent
     assert len(report.accounts) == 5
-    assert len(report.locks) == 10
-    assert report.scanned == 15
+    assert len(report.locks) == 15  # email, username and username skeleton
+    assert report.scanned == 20
 
 
 def test_lock_deleted_behind_the_engine_is_missing_and_claimed_back(ddb):
@@ -131,7 +131,7 @@ def test_lock_pointing_at_the_wrong_account_is_transferred_to_the_holder(ddb):
 def test_two_accounts_with_one_normalized_value_are_a_duplicate_left_alone(ddb):
     ada = signup("ada@example.com", "ada")
     twin = write_accounts([new_account("ADA@Example.com", "twin")], with_locks=False)[0]
-    write_locks({"UNIQ#HANDLE#twin": twin.PK})
+    write_locks({"UNIQ#HANDLE#twin": twin.PK, "UNIQ#HANDLE_SKEL#twin": twin.PK})
 
     report = audit.run_audit()
     finding = only_finding(report)
@@ -172,7 +172,7 @@ def test_parallel_scan_reads_the_same_table(ddb):
     single = audit.run_audit(segments=1)
     parallel = audit.run_audit(segments=4, progress=seen.append)
 
-    assert parallel.scanned == single.scanned == 60 + 119 + 1
+    assert parallel.scanned == single.scanned == 60 + 179 + 1
     assert [finding.as_dict() for finding in parallel.findings] == [finding.as_dict() for finding in single.findings]
     assert [finding.kind for finding in parallel.findings] == [audit.ORPHANED, audit.MISSING]
     assert seen[-1] == parallel.scanned
@@ -308,10 +308,11 @@ def test_lock_states_show_each_lock_of_an_account(ddb):
     delete_lock("UNIQ#EMAIL#ada@example.com")
     write_locks({"UNIQ#HANDLE#ada": bob.PK})
 
-    states = {state.fields: state for state in audit.lock_states(store.get_account(ada.id))}
+    states = {state.constraint.namespace: state for state in audit.lock_states(store.get_account(ada.id))}
 
-    assert states[("email",)].status == "missing"
-    assert states[("email",)].repair_kind == audit.MISSING
-    assert (states[("username",)].status, states[("username",)].owner) == ("other_owner", bob.PK)
-    assert states[("username",)].repair_kind == audit.WRONG_OWNER
+    assert states["EMAIL"].status == "missing"
+    assert states["EMAIL"].repair_kind == audit.MISSING
+    assert (states["HANDLE"].status, states["HANDLE"].owner) == ("other_owner", bob.PK)
+    assert states["HANDLE"].repair_kind == audit.WRONG_OWNER
+    assert states["HANDLE_SKEL"].status == "ok"
     assert {state.status for state in audit.lock_states(store.get_account(bob.id))} == {"ok"}

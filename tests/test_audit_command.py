@@ -32,7 +32,7 @@ def test_consistent_table_exits_zero(ddb):
 
     assert status == 0
     assert "Consistent" in out
-    assert "Scanned 9 items" in err
+    assert "Scanned 12 items" in err
 
 
 def test_planted_damage_is_listed_and_exits_one(damaged):
@@ -88,9 +88,9 @@ def test_duplicates_remain_after_repair_and_exit_one(ddb):
 
     document = json.loads(out)
     assert status == 1
-    assert document["duplicate"] == ["UNIQ#HANDLE#ada"]
+    assert document["duplicate"] == ["UNIQ#HANDLE#ada", "UNIQ#HANDLE_SKEL#ada"]
     assert document["repaired"] == []
-    assert [finding["kind"] for finding in document["remaining"]] == ["duplicate"]
+    assert [finding["kind"] for finding in document["remaining"]] == ["duplicate", "duplicate"]
 
 
 def test_zero_segments_is_a_command_error(ddb):

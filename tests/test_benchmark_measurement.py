@@ -6,6 +6,7 @@ import time
 import pytest
 
 from accounts import store, transactions
+from accounts.identifiers import skeleton
 from accounts.tables import Account, dynamodb_client
 from tests.benchmarks import transactions as bench
 
@@ -42,7 +43,7 @@ def test_raw_side_sends_the_same_request_as_the_engine():
     )
 
 
-def test_each_operation_of_either_side_creates_one_account_and_its_two_locks(ddb):
+def test_each_operation_of_either_side_creates_one_account_and_its_three_locks(ddb):
     raw = bench.RawCreate(bench.new_client(), Account.Meta.table_name)
     assert bench.measure(raw, 2, operations_per_thread=3).operations == 6
     assert bench.measure(bench.engine_create, 2, operations_per_thread=3).operations == 6
@@ -51,10 +52,11 @@ def test_each_operation_of_either_side_creates_one_account_and_its_two_locks(ddb
     accounts = {item["PK"]["S"]: item for item in items if item["SK"]["S"] == "PROFILE"}
     locks = {item["PK"]["S"]: item["owner"]["S"] for item in items if item["SK"]["S"] == "LOCK"}
     assert len(accounts) == 12
-    assert len(locks) == 24
+    assert len(locks) == 36
     for pk, account in accounts.items():
         assert locks[f"UNIQ#EMAIL#{account['email']['S']}"] == pk
         assert locks[f"UNIQ#HANDLE#{account['username']['S']}"] == pk
+        assert locks[f"UNIQ#HANDLE_SKEL#{skeleton(account['username']['S'])}"] == pk
 
 
 def test_accounts_the_raw_side_creates_are_found_by_the_engine(ddb):

@@ -117,3 +117,38 @@ def test_sign_up_see_email_error_log_in_change_email_and_delete(page):
     expect(page.locator(".messages")).to_contain_text("Your account has been deleted.")
     expect(page.get_by_role("navigation").get_by_role("link", name="Log in")).to_be_visible()
     assert stored_accounts() == []
+
+
+def test_sign_up_in_japanese_with_a_taken_email_then_switch_to_turkish(live_server, ddb, browser):
+    from playwright.sync_api import expect
+
+    context = browser.new_context(base_url=live_server.url, viewport=PHONE, locale="ja-JP")
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    try:
+        page.goto("/accounts/signup/")
+        expect(page.locator("html")).to_have_attribute("lang", "ja")
+        expect(page.get_by_role("heading", level=1)).to_have_text("アカウントの作成")
+        page.get_by_label("メールアドレス").fill("taro@example.jp")
+        page.get_by_label("ユーザー名").fill("山田タロウ")
+        page.fill("#id_password1", PASSWORD)
+        page.fill("#id_password2", PASSWORD)
+        page.get_by_role("button", name="登録", exact=True).click()
+        expect(page).to_have_url(re.compile(r"/accounts/profile/$"))
+        expect(page.locator(".messages")).to_contain_text("ようこそ、山田タロウ さん。")
+        page.get_by_role("button", name="ログアウト").click()
+
+        page.goto("/accounts/signup/")
+        page.get_by_label("メールアドレス").fill("TARO@example.jp")
+        page.get_by_label("ユーザー名").fill("hanako")
+        page.fill("#id_password1", PASSWORD)
+        page.fill("#id_password2", PASSWORD)
+        page.get_by_role("button", name="登録", exact=True).click()
+        expect(page.locator("#id_email_error")).to_have_text("このメールアドレスはすでに使われています。")
+
+        page.select_option("#id_language", "tr")
+        page.get_by_role("button", name="言語を切り替える").click()
+        expect(page.get_by_role("heading", level=1)).to_have_text("Hesabınızı oluşturun")
+        assert store.get_by_username("山田タロウ").email == "taro@example.jp"
+    finally:
+        context.close()

@@ -104,6 +104,23 @@ def test_e005_unique_field_without_a_namespace_of_its_own(settings, phone):
     assert any("'phone'" in issue.msg for issue in issues)
 
 
+@pytest.mark.parametrize("skeleton_namespace", ["HANDLE", "EMAIL", "", "SKEL#1"])
+def test_e005_skeleton_namespace_must_be_a_namespace_of_its_own(settings, skeleton_namespace):
+    settings.ACCOUNTS_UNIQUE_FIELDS = {
+        "email": {"namespace": "EMAIL"},
+        "username": {"namespace": "HANDLE", "skeleton_namespace": skeleton_namespace},
+    }
+
+    issues = check_unique_fields(None)
+
+    assert set(ids(issues)) == {"accounts.E005"}
+    assert any("skeleton_namespace" in issue.msg for issue in issues)
+
+
+def test_the_default_unique_fields_with_their_skeleton_namespace_pass_the_checks(settings):
+    assert check_unique_fields(None) == []
+
+
 @pytest.mark.parametrize(
     "normalizer, problem",
     [

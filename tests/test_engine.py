@@ -40,7 +40,7 @@ def locks():
 def test_signup_writes_the_account_and_one_lock_per_unique_field(ddb):
     account = signup("Ada@Example.org", "Ada")
     items = table_items()
-    assert set(items) == {account.PK, "UNIQ#EMAIL#ada@example.org", "UNIQ#HANDLE#ada"}
+    assert set(items) == {account.PK, "UNIQ#EMAIL#ada@example.org", "UNIQ#HANDLE#ada", "UNIQ#HANDLE_SKEL#ada"}
     assert items[account.PK]["SK"] == "PROFILE"
     assert items[account.PK]["email"] == "Ada@Example.org"
     assert items["UNIQ#EMAIL#ada@example.org"] == {"PK": "UNIQ#EMAIL#ada@example.org", "SK": "LOCK", "owner": account.PK}
@@ -83,7 +83,11 @@ def test_email_change_moves_the_lock_in_the_same_transaction(ddb, count_requests
     count_requests.reset()
     store.change_email(account, "Countess@Example.org")
     assert dict(count_requests.counts) == {"TransactWriteItems": 1}
-    assert locks() == {"UNIQ#EMAIL#countess@example.org": account.PK, "UNIQ#HANDLE#ada": account.PK}
+    assert locks() == {
+        "UNIQ#EMAIL#countess@example.org": account.PK,
+        "UNIQ#HANDLE#ada": account.PK,
+        "UNIQ#HANDLE_SKEL#ada": account.PK,
+    }
     assert store.get_by_email("countess@example.org").email == "Countess@Example.org"
     assert store.get_by_email("ada@example.org") is None
 
@@ -101,7 +105,8 @@ def test_change_mixing_put_delete_update_blames_only_the_colliding_field(ddb):
     signup("ada@example.org", "ada")
     bob = signup("bob@example.org", "bob")
     transaction = transactions.plan_change(bob, {"email": "ada@example.org", "username": "robert"})
-    assert [action.kind for action in transaction.actions] == ["Update", "Put", "Delete", "Put", "Delete"]
+    # Email lock, username lock, username skeleton lock: each a Put and a Delete.
+    assert [action.kind for action in transaction.actions] == ["Update", *["Put", "Delete"] * 3]
     before = table_items()
     with pytest.raises(UniqueViolation) as raised:
         store.update_account(bob, email="ada@example.org", username="robert")
@@ -118,14 +123,19 @@ def test_change_of_an_item_changed_since_it_was_read_is_stale(ddb):
     store.change_email(account, "first@example.org")
     with pytest.raises(StaleItem):
         store.change_email(earlier_copy, "second@example.org")
-    assert locks() == {"UNIQ#EMAIL#first@example.org": account.PK, "UNIQ#HANDLE#ada": account.PK}
+    assert locks() == {
+        "UNIQ#EMAIL#first@example.org": account.PK,
+        "UNIQ#HANDLE#ada": account.PK,
+        "UNIQ#HANDLE_SKEL#ada": account.PK,
+    }
 
 
 def test_delete_releases_every_lock(ddb):
     account = signup("ada@example.org", "ada")
     signup("bob@example.org", "bob")
     store.delete_account(account)
-    assert set(table_items()) == {store.get_by_username("bob").PK, "UNIQ#EMAIL#bob@example.org", "UNIQ#HANDLE#bob"}
+    bob = store.get_by_username("bob").PK
+    assert set(table_items()) == {bob, "UNIQ#EMAIL#bob@example.org", "UNIQ#HANDLE#bob", "UNIQ#HANDLE_SKEL#bob"}
     assert signup("ada@example.org", "ada")
 
 
@@ -185,7 +195,7 @@ def test_a_transaction_resent_with_its_token_is_applied_once(ddb):
     transaction = transactions.plan_create(store.build_account("ada@example.org", "ada", "h"))
     transactions.run(transaction)
     transactions.run(transaction)
-    assert len(table_items()) == 3
+    assert len(table_items()) == 4  # the account and its three locks
 
 
 def test_a_token_reused_for_a_different_request_is_refused(ddb):
@@ -194,7 +204,7 @@ def test_a_token_reused_for_a_different_request_is_refused(ddb):
     transactions.run(transactions.plan_create(store.build_account("ada@example.org", "ada", "h"), token=token))
     with pytest.raises(TokenReused):
         transactions.run(transactions.plan_create(store.build_account("bob@example.org", "bob", "h"), token=token))
-    assert len(table_items()) == 3
+    assert len(table_items()) == 4  # the account and its three locks
 
 
 def test_creating_an_item_whose_key_exists_is_item_already_exists(ddb):

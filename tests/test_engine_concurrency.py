@@ -36,7 +36,7 @@ def test_32_concurrent_signups_with_one_email_exactly_one_wins(ddb):
     assert len(winners) == 1
     assert all(isinstance(loser, UniqueViolation) and loser.fields == {"email"} for loser in losers)
     assert locks()["UNIQ#EMAIL#race@example.org"] == winners[0].PK
-    assert len(table_items()) == 3
+    assert len(table_items()) == 4
 
 
 def test_16_accounts_changing_to_one_new_email_exactly_one_wins(ddb):

@@ -50,7 +50,7 @@ def test_lost_answer_after_commit_is_resent_with_the_same_token_and_writes_once(
     account, created = store.signup("ada@example.org", "ada", "hash")
     assert lost and created
     assert len(sent_tokens) == 2 and sent_tokens[0] == sent_tokens[1]
-    assert set(table_items()) == {account.PK, "UNIQ#EMAIL#ada@example.org", "UNIQ#HANDLE#ada"}
+    assert set(table_items()) == {account.PK, "UNIQ#EMAIL#ada@example.org", "UNIQ#HANDLE#ada", "UNIQ#HANDLE_SKEL#ada"}
 
 
 @pytest.mark.moto

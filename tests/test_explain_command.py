@@ -45,7 +45,7 @@ def ada(ddb):
     return account
 
 
-def test_signup_prints_three_guarded_puts_and_sends_nothing(ddb):
+def test_signup_prints_four_guarded_puts_and_sends_nothing(ddb):
     with RequestCounter() as counter:
         output = explain("signup", "--email", "Ada@X.io", "--username", "Ada")
     assert counter.total == 0
@@ -53,14 +53,15 @@ def test_signup_prints_three_guarded_puts_and_sends_nothing(ddb):
     request = json.loads(output)
     assert set(request) == {"TransactItems", "ClientRequestToken"}
     puts = [entry["Put"] for entry in request["TransactItems"]]
-    assert len(puts) == len(request["TransactItems"]) == 3
-    account, email_lock, username_lock = puts
+    assert len(puts) == len(request["TransactItems"]) == 4
+    account, email_lock, username_lock, skeleton_lock = puts
     assert {put["TableName"] for put in puts} == {Account.Meta.table_name}
     assert account["Item"]["email"] == {"S": "Ada@X.io"}
     assert account["Item"]["password"]["S"].startswith("!")  # unusable
     assert email_lock["Item"]["PK"] == {"S": "UNIQ#EMAIL#ada@x.io"}
     assert username_lock["Item"]["PK"] == {"S": "UNIQ#HANDLE#ada"}
-    assert email_lock["Item"]["owner"] == username_lock["Item"]["owner"] == account["Item"]["PK"]
+    assert skeleton_lock["Item"]["PK"] == {"S": "UNIQ#HANDLE_SKEL#ada"}
+    assert {lock["Item"]["owner"]["S"] for lock in puts[1:]} == {account["Item"]["PK"]["S"]}
     for put in puts:
         assert put["ConditionExpression"] == "attribute_not_exists (#0)"
         assert put["ExpressionAttributeNames"] == {"#0": "PK"}
@@ -76,6 +77,7 @@ def test_printed_signup_sent_as_is_creates_the_account_and_its_locks(ddb):
         (account.PK, "PROFILE"),
         ("UNIQ#EMAIL#ada@x.io", "LOCK"),
         ("UNIQ#HANDLE#ada", "LOCK"),
+        ("UNIQ#HANDLE_SKEL#ada", "LOCK"),
     }
 
 
@@ -134,13 +136,13 @@ def test_change_email_to_the_same_normalized_email_touches_no_lock(ada):
     assert [next(iter(entry)) for entry in items] == ["Update"]
 
 
-def test_printed_change_username_sent_as_is_moves_the_username_lock(ada):
+def test_printed_change_username_sent_as_is_moves_the_username_locks(ada):
     output = explain("change-username", "--username", "ada", "--to", "Countess")
-    assert [next(iter(entry)) for entry in json.loads(output)["TransactItems"]] == ["Update", "Put", "Delete"]
+    assert [next(iter(entry)) for entry in json.loads(output)["TransactItems"]] == ["Update", *["Put", "Delete"] * 2]
     send(output)
     assert Account.get(ada.PK, "PROFILE").username == "Countess"
-    assert lock_owner("UNIQ#HANDLE#countess") == ada.PK
-    assert lock_owner("UNIQ#HANDLE#ada") is None
+    assert lock_owner("UNIQ#HANDLE#countess") == lock_owner("UNIQ#HANDLE_SKEL#countess") == ada.PK
+    assert lock_owner("UNIQ#HANDLE#ada") is lock_owner("UNIQ#HANDLE_SKEL#ada") is None
 
 
 def test_change_email_to_an_empty_value_is_an_error_naming_the_field(ada):
@@ -158,14 +160,19 @@ def test_change_username_of_a_missing_account_is_an_error(ddb):
         explain("change-username", "--username", "nobody", "--to", "somebody")
 
 
-def test_delete_prints_three_guarded_deletes_and_writes_nothing(ada):
+def test_delete_prints_four_guarded_deletes_and_writes_nothing(ada):
     before = table_items()
     with RequestCounter() as counter:
         output = explain("delete", "--email", "ADA@x.io")
     assert set(counter.counts) == {"GetItem"}
     assert table_items() == before
     deletes = [entry["Delete"] for entry in json.loads(output)["TransactItems"]]
-    assert [delete["Key"]["PK"]["S"] for delete in deletes] == [ada.PK, "UNIQ#EMAIL#ada@x.io", "UNIQ#HANDLE#ada"]
+    assert [delete["Key"]["PK"]["S"] for delete in deletes] == [
+        ada.PK,
+        "UNIQ#EMAIL#ada@x.io",
+        "UNIQ#HANDLE#ada",
+        "UNIQ#HANDLE_SKEL#ada",
+    ]
     assert all("ConditionExpression" in delete for delete in deletes)
 
 
@@ -202,4 +209,5 @@ def test_manage_py_prints_the_signup_request_without_reaching_dynamodb():
     assert [entry["Put"]["Item"]["PK"]["S"] for entry in request["TransactItems"]][1:] == [
         "UNIQ#EMAIL#ada@x.io",
         "UNIQ#HANDLE#ada",
+        "UNIQ#HANDLE_SKEL#ada",
     ]

@@ -97,7 +97,12 @@ def test_signup_stores_the_phone_takes_its_lock_and_lands_on_the_members_profile
     assert response["Location"] == "/members/profile/"
     account = store.get_by_email("ada@example.com")
     assert account.phone == "+1 (555) 010-9999"
-    assert lock_keys() == {"UNIQ#EMAIL#ada@example.com", "UNIQ#HANDLE#ada", "UNIQ#PHONE#+15550109999"}
+    assert lock_keys() == {
+        "UNIQ#EMAIL#ada@example.com",
+        "UNIQ#HANDLE#ada",
+        "UNIQ#HANDLE_SKEL#ada",
+        "UNIQ#PHONE#+15550109999",
+    }
     profile = client.get("/members/profile/")
     assert messages_of(profile) == ["Welcome, ada! Your account is ready."]
 
@@ -158,7 +163,12 @@ def test_email_change_through_the_members_pages_moves_the_email_lock_only(member
     assert response.status_code == 302
     assert response["Location"] == "/members/profile/"
     assert store.get_by_email("lovelace@example.com").username == "ada"
-    assert lock_keys() == {"UNIQ#EMAIL#lovelace@example.com", "UNIQ#HANDLE#ada", "UNIQ#PHONE#+442079460000"}
+    assert lock_keys() == {
+        "UNIQ#EMAIL#lovelace@example.com",
+        "UNIQ#HANDLE#ada",
+        "UNIQ#HANDLE_SKEL#ada",
+        "UNIQ#PHONE#+442079460000",
+    }
 
 
 def test_deletion_through_the_members_pages_releases_the_phone_too(members):

@@ -75,8 +75,7 @@ def test_wheel_holds_templates_static_files_translations_and_migrations(wheel):
         "accounts/templates/accounts/signup.html",
         "accounts/templates/accounts/staff/account_list.html",
         "accounts/static/accounts/accounts.css",
-        "accounts/locale/fr/LC_MESSAGES/django.po",
-        "accounts/locale/fr/LC_MESSAGES/django.mo",
+        *(f"accounts/locale/{lang}/LC_MESSAGES/django.{kind}" for lang in ("fr", "ja", "tr") for kind in ("po", "mo")),
         "accounts/migrations/0001_initial.py",
         "accounts/management/commands/accounts_createtable.py",
     } <= names
@@ -100,10 +99,11 @@ def test_metadata_names_the_version_and_the_supported_pythons_and_djangos(metada
     assert {f"Programming Language :: Python :: 3.{minor}" for minor in (11, 12, 13)} <= set(classifiers)
 
 
-def test_installing_the_app_pulls_in_only_django_and_pynamodb(metadata):
+def test_installing_the_app_pulls_in_only_django_pynamodb_and_the_unicode_libraries(metadata):
     required = [requirement for requirement in metadata.get_all("Requires-Dist") if "extra ==" not in requirement]
 
-    assert sorted(re.match(r"[\w.-]+", requirement).group(0) for requirement in required) == ["Django", "pynamodb"]
+    names = sorted(re.match(r"[\w.-]+", requirement).group(0) for requirement in required)
+    assert names == ["Django", "PyICU", "idna", "pynamodb"]
 
 
 def test_wheel_registers_the_pytest_plugin(wheel):

@@ -31,7 +31,7 @@ def action(name, account):
 
 
 def lock_rows(response):
-    return {row["lock"].fields: row for row in response.context["locks"]}
+    return {row["lock"].constraint.namespace: row for row in response.context["locks"]}
 
 
 # The account page
@@ -45,7 +45,8 @@ def test_account_page_shows_the_item_and_each_lock_with_full_key_owner_and_statu
     assert f"<code>{ada.PK}</code> / <code>PROFILE</code>" in page
     assert "<code>UNIQ#EMAIL#ada@example.com</code> / <code>LOCK</code>" in page
     assert "<code>UNIQ#HANDLE#ada</code> / <code>LOCK</code>" in page
-    assert page.count(f"<code>{ada.PK}</code>") == 3
+    assert "<code>UNIQ#HANDLE_SKEL#ada</code> / <code>LOCK</code>" in page
+    assert page.count(f"<code>{ada.PK}</code>") == 4
     assert {row["label"] for row in lock_rows(response).values()} == {"ok"}
 
 
@@ -56,9 +57,9 @@ def test_account_page_shows_a_missing_lock_and_one_owned_by_another_account(staf
     response = staff_client.get(page_of(ada))
 
     rows = lock_rows(response)
-    assert rows[("email",)]["label"] == "missing"
-    assert rows[("username",)]["label"] == "owned by another account"
-    assert rows[("username",)]["owner_id"] == boss.id
+    assert rows["EMAIL"]["label"] == "missing"
+    assert rows["HANDLE"]["label"] == "owned by another account"
+    assert rows["HANDLE"]["owner_id"] == boss.id
     page = response.content.decode()
     assert "no lock item" in page
     assert f'<a href="{page_of(boss)}">view</a>' in page

@@ -4,6 +4,8 @@ import re
 
 import pytest
 from django.urls import reverse
+from django.utils.formats import date_format
+from django.utils.timezone import localtime
 
 from accounts.staff import scans
 from tests.seeding import delete_lock, seed_accounts
@@ -33,7 +35,8 @@ def test_list_shows_email_username_created_and_flags(staff_client, boss):
     rows = re.findall(r"<tr>\s*<td[^>]*>(.*?)</tr>", response.content.decode(), re.S)
     ada_row = next(row for row in rows if "ada@example.com" in row)
     assert f'href="/staff/accounts/{ada.id}/"' in ada_row
-    assert ada.created.strftime("%Y-%m-%d %H:%M") in ada_row
+    # The date in the language's own short format (English here).
+    assert date_format(localtime(ada.created), "SHORT_DATETIME_FORMAT") in ada_row
     assert re.findall(r"<td[^>]*>(yes|no)</td>", ada_row) == ["no", "no"]
     boss_row = next(row for row in rows if "boss@example.com" in row)
     assert re.findall(r"<td[^>]*>(yes|no)</td>", boss_row) == ["yes", "yes"]

@@ -44,9 +44,11 @@ class StaffEmailForm(StaffStoreErrorsMixin, WithoutAutofocusMixin, EmailChangeFo
 
 
 class StaffUsernameForm(StaffStoreErrorsMixin, WithoutAutofocusMixin, UsernameChangeForm):
-    """Change an account's username: the username change page's form without the password."""
+    """Change an account's username: the username change page's form without the password.
+    Staff may give a reserved name (``support``)."""
 
     password = None
+    allow_reserved_usernames = True
 
 
 class StaffSetPasswordForm(StaffStoreErrorsMixin, auth_forms.SetPasswordForm):

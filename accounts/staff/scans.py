@@ -7,6 +7,7 @@ and never on a person's own pages, which find accounts through their lock items.
 from dataclasses import dataclass
 
 from django.core import signing
+from django.utils.translation import gettext as _
 
 from ..tables import ACCOUNT_PREFIX, PROFILE_SORT_KEY, get_account_model
 
@@ -32,9 +33,9 @@ def decode_cursor(cursor):
     try:
         trail = signing.loads(cursor, salt=CURSOR_SALT)
     except signing.BadSignature as error:
-        raise InvalidCursor("This page link is not valid.") from error
+        raise InvalidCursor(_("This page link is not valid.")) from error
     if not isinstance(trail, list) or not all(isinstance(account_id, str) for account_id in trail):
-        raise InvalidCursor("This page link is not valid.")
+        raise InvalidCursor(_("This page link is not valid."))
     return trail
 
 

@@ -12,6 +12,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.decorators import method_decorator
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views import View
 from django.views.decorators.cache import never_cache
 
@@ -27,19 +29,26 @@ from .forms import FLAGS, FlagForm, RepairForm, StaffEmailForm, StaffSetPassword
 # Parallel Scan segments of the audit page (see the accounts_audit benchmark).
 AUDIT_SEGMENTS = 4
 LOCK_STATUS_LABELS = {
-    "ok": "ok",
-    "missing": "missing",
-    "other_owner": "owned by another account",
-    "no_owner": "names no owner",
-    "invalid": "cannot be locked",
+    "ok": gettext_lazy("ok"),
+    "missing": gettext_lazy("missing"),
+    "other_owner": gettext_lazy("owned by another account"),
+    "no_owner": gettext_lazy("names no owner"),
+    "invalid": gettext_lazy("cannot be locked"),
 }
-LAST_STAFF_MESSAGE = "{username} is the last active staff account: make another staff account first."
+LAST_STAFF_MESSAGE = gettext_lazy(
+    "%(username)s is the last active staff account: make another staff account first."
+)
 REPAIR_MESSAGES = {
-    audit.REPAIRED: "Repaired {key}: lock {action}.",
-    audit.CHANGED: "Not repaired {key}: {detail}",
-    audit.NOTHING_TO_DO: "Not repaired {key}: {detail}",
-    audit.NOT_REPAIRABLE: "Not repaired {key}: {detail}",
-    audit.FAILED: "Repair of {key} failed: {detail}",
+    audit.REPAIRED: gettext_lazy("Repaired %(key)s: lock %(action)s."),
+    audit.CHANGED: gettext_lazy("Not repaired %(key)s: %(detail)s"),
+    audit.NOTHING_TO_DO: gettext_lazy("Not repaired %(key)s: %(detail)s"),
+    audit.NOT_REPAIRABLE: gettext_lazy("Not repaired %(key)s: %(detail)s"),
+    audit.FAILED: gettext_lazy("Repair of %(key)s failed: %(detail)s"),
+}
+REPAIR_ACTIONS = {
+    audit.RELEASED: gettext_lazy("released"),
+    audit.CLAIMED: gettext_lazy("claimed"),
+    audit.TRANSFERRED: gettext_lazy("transferred"),
 }
 
 
@@ -161,7 +170,10 @@ class EmailChangeView(AccountFormView):
     context_name = "email_form"
 
     def success_message(self, account):
-        return f"The email address of {account.username} is now {account.email}."
+        return _("The email address of %(username)s is now %(email)s.") % {
+            "username": account.username,
+            "email": account.email,
+        }
 
 
 class UsernameChangeView(AccountFormView):
@@ -169,7 +181,10 @@ class UsernameChangeView(AccountFormView):
     context_name = "username_form"
 
     def success_message(self, account):
-        return f"The username of {account.email} is now {account.username}."
+        return _("The username of %(email)s is now %(username)s.") % {
+            "email": account.email,
+            "username": account.username,
+        }
 
 
 class SetPasswordView(AccountFormView):
@@ -177,7 +192,7 @@ class SetPasswordView(AccountFormView):
     context_name = "password_form"
 
     def success_message(self, account):
-        return f"{account.username} has a new password; their sessions have ended."
+        return _("%(username)s has a new password; their sessions have ended.") % {"username": account.username}
 
 
 class FlagView(AccountView):
@@ -196,21 +211,25 @@ class FlagView(AccountView):
         account = self.get_account()
         form = FlagForm(request.POST)
         if not form.is_valid():
-            return HttpResponseBadRequest("Unknown flag or value.")
+            return HttpResponseBadRequest(_("Unknown flag or value."))
         flag, value = form.cleaned_data["flag"], form.cleaned_data["value"]
         if not value and self.removes_last_staff(account):
-            messages.error(request, LAST_STAFF_MESSAGE.format(username=account.username))
+            messages.error(request, LAST_STAFF_MESSAGE % {"username": account.username})
             return redirect(self.detail_url(account))
         try:
             form.save(account)
         except (Busy, StaleItem):
-            messages.error(request, "The account changed or the site was busy; nothing was saved. Try again.")
+            messages.error(request, _("The account changed or the site was busy; nothing was saved. Try again."))
         except InvalidUniqueValue as error:
             # Legacy data a flag change should never touch; if it does, say so, not a 500.
-            messages.error(request, f"Nothing was saved: {', '.join(sorted(error.fields))}: {error.message}")
+            messages.error(
+                request,
+                _("Nothing was saved: %(fields)s: %(message)s")
+                % {"fields": ", ".join(sorted(error.fields)), "message": error.message},
+            )
         else:
-            state = "on" if value else "off"
-            messages.success(request, f"{account.username}: {FLAGS[flag]} is {state}.")
+            message = _("%(username)s: %(flag)s is on.") if value else _("%(username)s: %(flag)s is off.")
+            messages.success(request, message % {"username": account.username, "flag": FLAGS[flag]})
         return redirect(self.detail_url(account))
 
 
@@ -225,14 +244,15 @@ class AccountDeleteView(AccountView):
     def post(self, request, account_id):
         account = self.get_account()
         if self.removes_last_staff(account):
-            messages.error(request, LAST_STAFF_MESSAGE.format(username=account.username))
+            messages.error(request, LAST_STAFF_MESSAGE % {"username": account.username})
             return redirect(self.detail_url(account))
         try:
             store.delete_account(account)
         except (Busy, StaleItem):
-            messages.error(request, "The account changed or the site was busy; nothing was deleted. Try again.")
+            messages.error(request, _("The account changed or the site was busy; nothing was deleted. Try again."))
             return redirect(self.detail_url(account))
-        messages.success(request, f"Deleted the account {account.username} ({account.email}).")
+        deleted = {"username": account.username, "email": account.email}
+        messages.success(request, _("Deleted the account %(username)s (%(email)s).") % deleted)
         return redirect("staff:accounts")
 
 
@@ -264,13 +284,14 @@ class RepairView(StaffView):
     def post(self, request):
         form = RepairForm(request.POST)
         if not form.is_valid():
-            return HttpResponseBadRequest("Unknown finding.")
+            return HttpResponseBadRequest(_("Unknown finding."))
         data = form.cleaned_data
         try:
             result = audit.repair_key(data["kind"], data["namespace"], data["key"], data["holder"])
         except KeyError:
-            return HttpResponseBadRequest("Unknown lock namespace or key.")
-        message = REPAIR_MESSAGES[result.outcome].format(key=data["key"], action=result.action, detail=result.detail)
+            return HttpResponseBadRequest(_("Unknown lock namespace or key."))
+        action = REPAIR_ACTIONS.get(result.action, result.action)
+        message = REPAIR_MESSAGES[result.outcome] % {"key": data["key"], "action": action, "detail": result.detail}
         (messages.success if result.repaired else messages.warning)(request, message)
         next_url = request.POST.get("next", "")
         if url_has_allowed_host_and_scheme(next_url, {request.get_host()}, require_https=request.is_secure()):
@@ -286,11 +307,15 @@ class RepairAllView(StaffView):
         repairs = audit.repair_all(report)
         repaired = sum(1 for result in repairs if result.repaired)
         left = len(audit.remaining(report, repairs))
-        messages.success(request, f"Repaired {repaired} of {len(report.findings)} finding(s).")
+        counts = {"repaired": repaired, "total": len(report.findings)}
+        messages.success(request, _("Repaired %(repaired)d of %(total)d finding(s).") % counts)
         if left:
             messages.warning(
                 request,
-                f"{left} finding(s) remain: duplicates need a person to choose, "
-                "and a lock that changed since it was read is left for the next audit.",
+                _(
+                    "%(left)d finding(s) remain: duplicates need a person to choose, "
+                    "and a lock that changed since it was read is left for the next audit."
+                )
+                % {"left": left},
             )
         return redirect("staff:locks")

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from accounts import store, tables, transactions
+from accounts.identifiers import skeleton
 from tests.benchmarks import configure_django
 from tests.support import RequestCounter
 
@@ -59,7 +60,8 @@ def new_client():
 
 
 class RawCreate:
-    """The floor: one hand-built TransactWriteItems of the account item and its two locks."""
+    """The floor: one hand-built TransactWriteItems of the account item and its three locks
+    (email, username, username skeleton)."""
 
     def __init__(self, client, table_name):
         self.client = client
@@ -84,6 +86,7 @@ class RawCreate:
                 {"Put": self._guarded(account)},
                 {"Put": self._guarded(self._lock(f"UNIQ#EMAIL#{email}", owner), "ALL_OLD")},
                 {"Put": self._guarded(self._lock(f"UNIQ#HANDLE#{username}", owner), "ALL_OLD")},
+                {"Put": self._guarded(self._lock(f"UNIQ#HANDLE_SKEL#{skeleton(username)}", owner), "ALL_OLD")},
             ],
             "ClientRequestToken": uuid.uuid4().hex,
         }

@@ -65,8 +65,12 @@ ACCOUNTS_TABLE_NAME = "members"
 ACCOUNTS_ENDPOINT_URL = os.environ.get("MEMBERS_DYNAMODB_ENDPOINT_URL")
 ACCOUNTS_ACCOUNT_MODEL = "tests.hostproject.tables.MemberAccount"
 ACCOUNTS_UNIQUE_FIELDS = {
-    "email": {"namespace": "EMAIL"},
-    "username": {"namespace": "HANDLE"},
+    "email": {"namespace": "EMAIL", "normalizer": "accounts.identifiers.normalize_email_key"},
+    "username": {
+        "namespace": "HANDLE",
+        "normalizer": "accounts.identifiers.normalize_username_key",
+        "skeleton_namespace": "HANDLE_SKEL",
+    },
     # A phone number is optional; when given, one account at a time may hold it.
     "phone": {"namespace": "PHONE", "normalizer": "tests.hostproject.phones.normalize_phone", "allow_empty": True},
 }

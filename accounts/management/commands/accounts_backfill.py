@@ -9,9 +9,11 @@ from accounts.management.scanning import Progress, add_segments_argument, segmen
 
 class Command(BaseCommand):
     help = (
-        "Create the missing lock items of a table whose accounts predate them, each in a "
-        "guarded transaction. Values held by several accounts are listed and left alone. "
-        "Exit status 1 when some value could not be locked. Progress goes to stderr."
+        "Create the missing lock items of a table whose accounts predate them, and re-key the "
+        "locks whose key changed (new normalization or Unicode data), each in a guarded "
+        "transaction. Values held by several accounts, look-alike usernames included, are "
+        "listed and left alone. Exit status 1 when some value could not be locked. Progress "
+        "goes to stderr."
     )
 
     def add_arguments(self, parser):
@@ -23,27 +25,27 @@ class Command(BaseCommand):
         dry_run = options["dry_run"]
         progress = Progress(self.stderr)
         try:
-            report = audit.run_audit(segments=segments, progress=progress.scanned)
-            progress.scan_done(report.scanned, report.seconds)
-            repairs = [] if dry_run else audit.repair_all(report, kinds={audit.MISSING}, progress=progress.repaired)
+            report, repairs = audit.backfill(
+                dry_run=dry_run,
+                segments=segments,
+                progress=progress.scanned,
+                repair_progress=progress.repaired,
+            )
         except UniquenessError as error:
             raise CommandError(str(error)) from error
-        missing = report.of_kind(audit.MISSING)
+        progress.scan_done(report.scanned, report.seconds)
         self.stdout.write(f"{len(report.accounts):,} accounts, {len(report.locks):,} locks already there.")
         if dry_run:
-            for finding in missing:
-                self.stdout.write(f"would create {finding.key}  for {finding.holder}")
-            self.stdout.write(f"{len(missing):,} lock(s) to create (dry run: nothing written).")
+            self._write_plan(report)
         else:
-            created = [result for result in repairs if result.repaired]
-            for result in repairs:
-                if not result.repaired:
-                    self.stdout.write(self.style.WARNING(f"not created {result.finding.key}  {result.detail}"))
-            self.stdout.write(self.style.SUCCESS(f"Created {len(created):,} lock(s)."))
+            self._write_repairs(repairs)
         unlockable = report.of_kind(audit.DUPLICATE) + report.of_kind(audit.INVALID)
         for finding in unlockable:
             self.stdout.write(self.style.ERROR(f"cannot lock {finding.key or '-'}  {finding.describe()}"))
-        others = [finding for finding in report.findings if finding.kind in (audit.ORPHANED, audit.WRONG_OWNER)]
+            if finding.kind == audit.DUPLICATE and finding.constraint.lookalike:
+                self.stdout.write(f"  look-alikes: {self._values(report, finding)}")
+        others = [finding for finding in report.findings if finding.kind in audit.REPAIRABLE]
+        others = [finding for finding in others if not audit.is_backfilled(finding)]
         if others:
             self.stdout.write(
                 f"{len(others):,} orphaned or wrongly owned lock(s) left as they are: run accounts_audit --repair."
@@ -51,3 +53,30 @@ class Command(BaseCommand):
         failed = [result for result in repairs if not result.repaired]
         if not dry_run and (unlockable or failed):
             sys.exit(1)
+
+    def _write_plan(self, report):
+        missing = report.of_kind(audit.MISSING)
+        for finding in missing:
+            self.stdout.write(f"would create {finding.key}  for {finding.holder}")
+        stale = [finding for finding in report.of_kind(audit.ORPHANED) if audit.is_backfilled(finding)]
+        for finding in stale:
+            self.stdout.write(f"would release {finding.key}  (re-key of {finding.owner})")
+        self.stdout.write(f"{len(missing):,} lock(s) to create (dry run: nothing written).")
+
+    def _write_repairs(self, repairs):
+        for result in repairs:
+            if not result.repaired:
+                self.stdout.write(self.style.WARNING(f"not created {result.finding.key}  {result.detail}"))
+        created = [result for result in repairs if result.repaired and result.action == audit.CLAIMED]
+        released = [result for result in repairs if result.repaired and result.action == audit.RELEASED]
+        self.stdout.write(self.style.SUCCESS(f"Created {len(created):,} lock(s)."))
+        if released:
+            self.stdout.write(f"Released {len(released):,} lock(s) keyed on an old normalization (re-keyed).")
+
+    def _values(self, report, finding):
+        """The holders' values, ``'coco' (ACCT#1), 'сосо' (ACCT#2)``."""
+        described = []
+        for pk in finding.holders:
+            values = [getattr(report.accounts[pk], name, None) for name in finding.fields]
+            described.append(f"{', '.join(repr(value) for value in values)} ({pk})")
+        return "; ".join(described)

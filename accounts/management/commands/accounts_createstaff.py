@@ -83,8 +83,11 @@ class Command(BaseCommand):
             password = None if form.errors.keys() & {*PASSWORD_FIELDS, "__all__"} else password
 
     def _form(self, email, username, password):
-        # The signup form itself, so a staff account meets exactly the signup page's rules.
-        return SignupForm(data={"email": email, "username": username, "password1": password, "password2": password})
+        # The signup form itself, so a staff account meets exactly the signup page's rules,
+        # except that staff may take a reserved name (admin, support).
+        form = SignupForm(data={"email": email, "username": username, "password1": password, "password2": password})
+        form.allow_reserved_usernames = True
+        return form
 
     def _create(self, form):
         """The new staff account, or ``None`` with the reasons added to ``form``."""
