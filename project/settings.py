@@ -132,7 +132,7 @@ LOGGING = {
 STATIC_ROOT = env.path("DJANGO_STATIC_ROOT", default=BASE_DIR / "var" / "static")
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    # Hashed, compressed copies: pages link styles.<hash>.css, cached for a year.
+    # Hashed, compressed copies (accounts.<hash>.css), which WhiteNoise caches for a year.
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 

@@ -18,7 +18,7 @@ from tests.staff import run_command
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_fetch_only_with_the_package_installed_says_where(monkeypatch):
+def test_fetch_only_with_the_package_installed_says_where():
     code, out, _ = run_command("accounts_dynamodb_local", "--fetch-only")
 
     assert code == 0

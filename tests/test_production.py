@@ -61,12 +61,20 @@ class Gunicorn:
         command = [sys.executable, "-m", "gunicorn", "project.wsgi", "--bind", f"127.0.0.1:{self.port}", "--workers", "1"]
         self.log = open(self.log_path, "w")
         self.process = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
+        try:
+            self._wait_until_it_answers()
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def _wait_until_it_answers(self):
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             assert self.process.poll() is None, self.log_path.read_text()
             try:
                 requests.get(self.url, timeout=10, allow_redirects=False)
-                return self
+                return
             except (requests.ConnectionError, requests.Timeout):
                 time.sleep(0.1)
         raise AssertionError(f"gunicorn did not answer: {self.log_path.read_text()}")
