@@ -46,7 +46,8 @@ PROFILES = {
     "bounded": settings(max_examples=6, stateful_step_count=15),
     "long": settings(max_examples=200, stateful_step_count=40),
 }
-COMMON = settings(deadline=None, database=None, print_blob=True, suppress_health_check=list(HealthCheck))
+# No deadline (DynamoDB Local's latency varies), no example database (a seed says it all).
+COMMON = {"deadline": None, "database": None, "print_blob": True, "suppress_health_check": list(HealthCheck)}
 
 EMAILS = [f"p{n}@example.com" for n in range(4)]
 USERNAMES = [f"p{n}" for n in range(4)]
@@ -244,4 +245,4 @@ def test_random_operations_and_bursts_keep_i1_i2_i3(ddb, settings, capsys):
 def settings_for(profile):
     if profile not in PROFILES:
         raise ValueError(f"ACCOUNTS_PROPERTY_PROFILE must be one of {', '.join(PROFILES)}, not {profile!r}.")
-    return settings(PROFILES[profile], deadline=None, database=None, print_blob=True, suppress_health_check=list(HealthCheck))
+    return settings(PROFILES[profile], **COMMON)
