@@ -40,6 +40,9 @@ from .uniqueness import LOCK_SORT_KEY, constraints_of
 ORPHANED, MISSING, WRONG_OWNER, DUPLICATE, INVALID = "orphaned", "missing", "wrong_owner", "duplicate", "invalid"
 KINDS = (ORPHANED, MISSING, WRONG_OWNER, DUPLICATE, INVALID)
 REPAIRABLE = frozenset({ORPHANED, MISSING, WRONG_OWNER})
+# The invariant each kind of finding breaks (see the module docstring); ``invalid`` breaks
+# none: such a value holds no lock, and the engine refuses to write one.
+INVARIANT_OF = {DUPLICATE: "I1", MISSING: "I2", WRONG_OWNER: "I2", ORPHANED: "I3"}
 
 # Why a lock's owner does not hold the lock's value.
 NO_OWNER, OWNER_GONE, OWNER_CHANGED = "no_owner", "owner_gone", "owner_changed"
@@ -90,6 +93,11 @@ class Finding:
         return self.constraint.fields
 
     @property
+    def invariant(self):
+        """The invariant this finding breaks (``I1``, ``I2``, ``I3``), or ``None``."""
+        return INVARIANT_OF.get(self.kind)
+
+    @property
     def repairable(self):
         """Whether a guarded transaction can fix this without a person choosing."""
         return self.kind in REPAIRABLE
@@ -114,6 +122,7 @@ class Finding:
         """The finding as JSON-ready data."""
         return {
             "kind": self.kind,
+            "invariant": self.invariant,
             "namespace": self.namespace,
             "fields": list(self.fields),
             "key": self.key,

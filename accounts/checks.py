@@ -8,6 +8,8 @@
 - ``accounts.E006``: a unique field's normalizer cannot be imported or is not callable.
 - ``accounts.E007``: ``ACCOUNTS_ACCOUNT_MODEL`` cannot be imported or is not an ``Account``.
 - ``accounts.E008``: a unique field is not an attribute of the account model.
+- ``accounts.E013``: an ``ACCOUNTS_UNIQUE_MODELS`` entry cannot be imported, or lacks
+  ``key_prefix`` (the audit could not tell its items apart).
 - ``accounts.W001``: the table cannot be reached or does not exist.
 - ``accounts.W002``: the table is not keyed ``PK`` (string, hash) + ``SK`` (string, range).
 - ``accounts.E009``: ``AUTHENTICATION_BACKENDS`` also has Django's ``ModelBackend`` (SQL users).
@@ -126,6 +128,29 @@ def _is_backend_subclass(path, base):
     except ImportError:
         return False
     return isinstance(backend, type) and issubclass(backend, base)
+
+
+@checks.register(checks.Tags.compatibility)
+def check_unique_models(app_configs, **kwargs):
+    """E013: each model of ``ACCOUNTS_UNIQUE_MODELS`` imports and declares ``key_prefix``."""
+    errors = []
+    for path in app_settings.UNIQUE_MODELS:
+        try:
+            model = import_string(path) if isinstance(path, str) else path
+        except ImportError as error:
+            problem = f"cannot be imported: {error}"
+        else:
+            if getattr(model, "key_prefix", None):
+                continue
+            problem = "declares no key_prefix"
+        errors.append(
+            checks.Error(
+                f"ACCOUNTS_UNIQUE_MODELS entry {path!r} {problem}.",
+                hint='Give the model key_prefix = "<PREFIX>#", the start of its items\' PK, so the audit can find them.',
+                id="accounts.E013",
+            )
+        )
+    return errors
 
 
 @checks.register(checks.Tags.compatibility)

@@ -72,3 +72,18 @@ def test_without_the_setting_only_accounts_are_audited(ddb):
     player("alice", 18)
     write_locks({"UNIQ#UNIFORM#team-001#99": "PLAYER#alice"})
     assert audit.run_audit().consistent
+
+
+def test_each_finding_names_the_invariant_it_breaks(players):
+    alice = player("alice", 18)
+    Player(PK="PLAYER#bob", team="team-001", name="Bob", number=18).save()
+    Player(PK="PLAYER#carol", team="team-001", name="Carol", number=3).save()
+    write_locks({"UNIQ#UNIFORM#team-001#99": alice.PK, "UNIQ#UNIFORM#team-001#5": "PLAYER#ghost"})
+    Player(PK="PLAYER#dave", team="team-001", name="Dave", number=5).save()
+    found = {finding.as_dict()["kind"]: finding.as_dict()["invariant"] for finding in audit.run_audit().findings}
+    assert found == {
+        audit.DUPLICATE: "I1",
+        audit.MISSING: "I2",
+        audit.WRONG_OWNER: "I2",
+        audit.ORPHANED: "I3",
+    }

@@ -7,7 +7,13 @@ import pytest
 from django.core.management import call_command, execute_from_command_line
 
 from accounts.backends import AccountBackend
-from accounts.checks import check_account_model, check_auth_settings, check_table, check_unique_fields
+from accounts.checks import (
+    check_account_model,
+    check_auth_settings,
+    check_table,
+    check_unique_fields,
+    check_unique_models,
+)
 from accounts.tables import dynamodb_client
 
 DEFAULT_FIELDS = {"email": {"namespace": "EMAIL"}, "username": {"namespace": "HANDLE"}}
@@ -268,3 +274,14 @@ def test_createtable_creates_the_table_without_first_warning_that_it_is_missing(
     assert output.out.startswith(f"Created table {settings.ACCOUNTS_TABLE_NAME!r}")
     assert check_table(None) == []
     dynamodb_client().delete_table(TableName=settings.ACCOUNTS_TABLE_NAME)
+
+
+def test_e013_unique_models_that_import_and_declare_key_prefix_pass(settings):
+    settings.ACCOUNTS_UNIQUE_MODELS = ["accounts.examples.Player"]
+    assert check_unique_models(None) == []
+
+
+@pytest.mark.parametrize("entry", ["accounts.examples.NoSuchModel", "tests.test_checks.NoAccount"])
+def test_e013_unique_model_that_cannot_be_imported_or_has_no_key_prefix(settings, entry):
+    settings.ACCOUNTS_UNIQUE_MODELS = [entry]
+    assert ids(check_unique_models(None)) == ["accounts.E013"]

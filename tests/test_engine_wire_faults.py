@@ -95,7 +95,7 @@ def random_faults(rng, rate):
     return choose
 
 
-FAULT_OPERATIONS = int(os.environ.get("ACCOUNTS_FAULT_OPERATIONS", "60"))
+FAULT_OPERATIONS = int(os.environ.get("ACCOUNTS_FAULT_OPERATIONS", "40"))
 
 
 def test_random_operations_through_random_faults_match_a_model_exactly(wire, monkeypatch):
