@@ -60,6 +60,18 @@ class Busy(TransactionCancelled):
     """Other transactions kept conflicting with this one; nothing was written. Try again."""
 
 
+class OutcomeUnknown(UniquenessError):
+    """A write was sent and its outcome is unknown: it may or may not have committed.
+
+    ``token`` is the ClientRequestToken it was sent with: sending the same request with
+    the same token within 10 minutes settles it without applying it twice.
+    """
+
+    def __init__(self, message, token=None):
+        self.token = token
+        super().__init__(message)
+
+
 class Unavailable(UniquenessError):
     """DynamoDB could not be reached; nothing is known to have been written."""
 

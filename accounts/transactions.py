@@ -24,11 +24,13 @@ from functools import reduce
 
 import botocore.exceptions
 
+from . import deadline
 from .exceptions import (
     Busy,
     InvalidTransaction,
     InvalidUniqueValue,
     ItemAlreadyExists,
+    OutcomeUnknown,
     StaleItem,
     TokenReused,
     TransactionCancelled,
@@ -44,13 +46,15 @@ CONFLICT_ATTEMPTS = 4
 TRANSPORT_ATTEMPTS = 3
 BACKOFF_BASE_SECONDS = 0.02
 
-CREATE, CHANGE, DELETE, REPAIR = "create", "change", "delete", "repair"
+CREATE, CHANGE, DELETE, REPAIR, COUNT = "create", "change", "delete", "repair", "count"
 ITEM, NEW_LOCK, OLD_LOCK = "item", "new_lock", "old_lock"
 # Roles in a repair: the lock being fixed, and ConditionChecks on the accounts involved.
 # Any failed condition of a repair means the table moved since it was read: StaleItem.
 REPAIRED_LOCK, HOLDER_CHECK = "repaired_lock", "holder_check"
 
 TRANSPORT_ERRORS = (botocore.exceptions.ConnectionError, botocore.exceptions.HTTPClientError)
+# Transport failures before the request went out (no connection was made): nothing was sent.
+NOT_SENT_ERRORS = (botocore.exceptions.EndpointConnectionError, botocore.exceptions.ConnectTimeoutError)
 # Answers that say "not now" without cancelling: resend the same request, same token.
 RESEND_CODES = frozenset(
     {
@@ -383,6 +387,16 @@ def plan_release_lock(model_class, constraint, key, owner, owner_item=None, *, t
     return _transaction(REPAIR, [delete, *_holder_checks(model_class, constraint, None, owner, owner_item)], token)
 
 
+def plan_updates(updates, *, token=None):
+    """The transaction applying plain, unguarded ``UpdateItem`` parameters together (rate
+    counters: one request for several counters). No lock is involved."""
+    actions = [
+        Action("Update", update, ITEM, (update["TableName"], update["Key"]["PK"]["S"], update["Key"]["SK"]["S"]))
+        for update in updates
+    ]
+    return _transaction(COUNT, actions, token)
+
+
 def _backoff(attempt):
     # Full jitter: concurrent losers spread out instead of colliding again in step.
     time.sleep(random.uniform(0, BACKOFF_BASE_SECONDS * 2**attempt))
@@ -445,24 +459,36 @@ def run(transaction):
     """Send ``transaction``; retry what is safe to retry; raise a precise error otherwise.
 
     Raises :class:`UniqueViolation`, :class:`ItemAlreadyExists`, :class:`StaleItem`,
-    :class:`LockNotOwned`, :class:`Busy`, :class:`Unavailable`, :class:`TokenReused` or
-    :class:`InvalidTransaction`.
+    :class:`LockNotOwned`, :class:`Busy`, :class:`Unavailable` (nothing was sent),
+    :class:`OutcomeUnknown` (sent, but no answer came: it may have committed),
+    :class:`TokenReused` or :class:`InvalidTransaction`. Every attempt fits the request
+    deadline (:mod:`accounts.deadline`).
     """
     request = transaction.request()
     conflicts = resends = 0
+    sent = False
     while True:
         try:
             dynamodb_client().transact_write_items(**request)
+            deadline.note_saved()
             return
+        except deadline.DeadlinePassed as error:
+            if sent:
+                raise OutcomeUnknown(f"No answer to the transaction before the deadline: {error}", transaction.token) from error
+            raise
         except TRANSPORT_ERRORS as error:
+            sent = sent or not isinstance(error, NOT_SENT_ERRORS)
             resends += 1
             if resends >= TRANSPORT_ATTEMPTS:
+                if sent:
+                    raise OutcomeUnknown(f"No answer to the transaction: {error}", transaction.token) from error
                 raise Unavailable(f"DynamoDB could not be reached: {error}") from error
         except botocore.exceptions.ClientError as error:
             code = error.response.get("Error", {}).get("Code")
             if code == "TransactionCanceledException":
                 failure = cancellation_error(transaction, error.response.get("CancellationReasons", []))
                 if resends and _is_own_replay(transaction, failure):
+                    deadline.note_saved()
                     return
                 if not isinstance(failure, Busy):
                     raise failure from error
@@ -472,11 +498,16 @@ def run(transaction):
                 # The cancelled attempt did not commit: the retry is a new request.
                 transaction.token = uuid.uuid4().hex
                 request = transaction.request()
+                sent = False
                 _backoff(conflicts)
                 continue
             if code in RESEND_CODES:
+                # "In progress": an earlier send of this token is still being applied.
+                sent = sent or code == "TransactionInProgressException"
                 resends += 1
                 if resends >= TRANSPORT_ATTEMPTS:
+                    if sent:
+                        raise OutcomeUnknown(f"DynamoDB did not settle the transaction ({code}).", transaction.token) from error
                     raise Busy(f"DynamoDB is busy ({code}); nothing was written.") from error
             elif code == "IdempotentParameterMismatchException":
                 raise TokenReused(f"Token {transaction.token} was used for a different request.") from error

@@ -1,15 +1,24 @@
-"""A counting HTTP proxy in front of DynamoDB, for round-trip tests.
+"""A counting HTTP proxy in front of DynamoDB, for round-trip and fault tests.
 
 The app is pointed at the proxy (``ACCOUNTS_ENDPOINT_URL``); every request it forwards is
 counted by operation, read from the ``X-Amz-Target`` header. Counting on the wire sees
 every client the app uses and every retry, whatever library sent it.
+
+:meth:`CountingProxy.fail` makes it misbehave as a network or a stalled DynamoDB does:
+``stall`` (hold the request, never answer), ``drop_answer`` (forward it, so DynamoDB
+commits, then close the connection without the answer) or ``reset`` (reset the connection
+without forwarding).
 """
 
 import collections
 import http.client
 import http.server
+import socket
+import struct
 import threading
 import urllib.parse
+
+STALL, DROP_ANSWER, RESET = "stall", "drop_answer", "reset"
 
 # Headers about one hop, not to be forwarded (RFC 9110, section 7.6.1).
 HOP_BY_HOP = frozenset(
@@ -32,13 +41,27 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         proxy = self.server.proxy
         body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        proxy.record(self.headers.get("X-Amz-Target", ""))
+        target = self.headers.get("X-Amz-Target", "")
+        proxy.record(target)
+        fault = proxy.fault_for(target)
+        if fault == STALL:
+            proxy.released.wait(timeout=60)
+            self.close_connection = True
+            return
+        if fault == RESET:
+            # Linger 0: close() sends RST instead of FIN.
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.close_connection = True
+            return
         headers = {name: value for name, value in self.headers.items() if name.lower() not in HOP_BY_HOP}
         if self.upstream is None:
             self.upstream = http.client.HTTPConnection(proxy.upstream_host, proxy.upstream_port, timeout=30)
         self.upstream.request("POST", self.path, body=body, headers=headers)
         answer = self.upstream.getresponse()
         payload = answer.read()
+        if fault == DROP_ANSWER:
+            self.close_connection = True
+            return
         self.send_response(answer.status, answer.reason)
         for name, value in answer.getheaders():
             if name.lower() not in HOP_BY_HOP:
@@ -66,6 +89,8 @@ class CountingProxy:
         self._lock = threading.Lock()
         self._server = None
         self._thread = None
+        self._faults = {}
+        self.released = threading.Event()
 
     @property
     def endpoint_url(self):
@@ -75,6 +100,24 @@ class CountingProxy:
     def record(self, target):
         with self._lock:
             self.counts[target.rpartition(".")[2]] += 1
+
+    def fail(self, operation, fault):
+        """Make every request of ``operation`` (``"*"``: every request) meet ``fault``:
+        :data:`STALL`, :data:`DROP_ANSWER` or :data:`RESET`."""
+        with self._lock:
+            self._faults[operation] = fault
+            self.released.clear()
+
+    def heal(self):
+        """Forward everything again, and let stalled requests go (unanswered)."""
+        with self._lock:
+            self._faults.clear()
+        self.released.set()
+
+    def fault_for(self, target):
+        operation = target.rpartition(".")[2]
+        with self._lock:
+            return self._faults.get(operation, self._faults.get("*"))
 
     def reset(self):
         """Forget what was counted so far."""
@@ -95,6 +138,7 @@ class CountingProxy:
         return self
 
     def stop(self):
+        self.heal()
         self._server.shutdown()
         self._server.server_close()
         self._thread.join()

@@ -15,7 +15,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import View
 from django.views.decorators.cache import never_cache
 
-from .. import audit, store
+from .. import audit, sessions, store
 from ..adapter import get_adapter
 from ..exceptions import Busy, InvalidUniqueValue, StaleItem
 from ..forms import STORE_REFUSALS
@@ -115,6 +115,7 @@ class AccountView(StaffView):
             "username_form": StaffUsernameForm(user),
             "password_form": StaffSetPasswordForm(user),
             "flags": FLAGS,
+            "sessions": sessions.list_sessions(account.id) if sessions.in_use() else None,
             **forms,
         }
         return render(self.request, self.template_name, context, status=status)
@@ -199,6 +200,16 @@ class FlagView(AccountView):
         else:
             state = "on" if value else "off"
             messages.success(request, f"{account.username}: {FLAGS[flag]} is {state}.")
+        return redirect(self.detail_url(account))
+
+
+class EndSessionsView(AccountView):
+    """End every session of the account: each of its cookies is anonymous from now on."""
+
+    def post(self, request, account_id):
+        account = self.get_account()
+        ended = store.end_sessions(account)
+        messages.success(request, f"Ended {ended} session(s) of {account.username}.")
         return redirect(self.detail_url(account))
 
 
