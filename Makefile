@@ -17,6 +17,7 @@ test: install dynamodb-local java
 bench: install dynamodb-local java
 	$(BIN)/python -m tests.benchmarks.transactions
 	$(BIN)/python -m tests.benchmarks.audit
+	$(BIN)/python -m tests.benchmarks.stall
 
 install: $(VENV)/.installed
 

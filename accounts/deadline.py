@@ -88,6 +88,7 @@ def saved_something():
 def _call_started(**kwargs):
     deadline = _current.get()
     if deadline is not None:
+        _call_ended()  # a call that failed before botocore could report its end
         deadline.call_started = time.monotonic()
 
 
@@ -113,5 +114,5 @@ def watch(client):
     events.register("before-call.dynamodb", _call_started, unique_id="accounts.deadline.call")
     events.register("after-call.dynamodb", _call_ended, unique_id="accounts.deadline.done")
     events.register("after-call-error.dynamodb", _call_ended, unique_id="accounts.deadline.error")
-    events.register("before-send.dynamodb", _refuse_late_attempt, unique_id="accounts.deadline.send")
+    events.register_first("before-send.dynamodb", _refuse_late_attempt, unique_id="accounts.deadline.send")
     return client
