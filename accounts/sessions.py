@@ -18,6 +18,7 @@ attribute) set from its expiry; DynamoDB deletes expired items lazily, so a sess
 """
 
 import contextvars
+import hashlib
 import re
 import time
 from dataclasses import dataclass
@@ -82,9 +83,10 @@ def prefetched_account(account_id):
 
 @dataclass(frozen=True)
 class SessionInfo:
-    """A live session of an account, as the profile and staff pages list it."""
+    """A live session of an account, as the profile and staff pages list it. ``id`` names
+    it without revealing its key (the key is the cookie: whoever reads it is logged in)."""
 
-    key: str
+    id: str
     created: datetime
     last_seen: datetime
     user_agent: str
@@ -99,7 +101,7 @@ class SessionInfo:
 def _info(raw, account_id, current_key=None):
     key = f"{account_id}.{raw['SK']['S'][len(SESSION_SORT_PREFIX):]}"
     return SessionInfo(
-        key=key,
+        id=hashlib.sha256(key.encode()).hexdigest()[:12],
         created=datetime.fromtimestamp(int(raw["created"]["N"]), timezone.utc),
         last_seen=datetime.fromtimestamp(int(raw["last_seen"]["N"]), timezone.utc),
         user_agent=raw.get("user_agent", {}).get("S", ""),
