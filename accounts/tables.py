@@ -165,7 +165,7 @@ class _SharedClient:
     each builds its own (hundreds of milliseconds each), so transactions use this one.
     """
 
-    def __init__(self, attempts):
+    def __init__(self, attempts=1):
         self._attempts = attempts
         self._lock = threading.Lock()
         self._client = None
