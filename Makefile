@@ -18,6 +18,7 @@ bench: install dynamodb-local java
 	$(BIN)/python -m tests.benchmarks.transactions
 	$(BIN)/python -m tests.benchmarks.audit
 	$(BIN)/python -m tests.benchmarks.web
+	$(BIN)/python -m tests.benchmarks.stall
 
 # Regenerate the translation catalogues from the code and templates (needs GNU gettext):
 # the app's (accounts/locale) and the demo site's (project/locale), then compile them.

@@ -47,6 +47,11 @@ class DefaultAccountAdapter:
         "email_mixed_scripts": _("The domain of this email address mixes writing systems: %(scripts)s."),
         "busy": _("The site is busy and nothing was saved. Please try again."),
         "stale": _("Your account changed while this page was open, so nothing was saved. Please try again."),
+        "outcome_unknown": _(
+            "We cannot tell whether this was saved: our account storage did not answer in time. "
+            "Check the form, enter any password again and send it: sending it again is safe, "
+            "it will not be applied twice."
+        ),
     }
 
     success_messages = {
@@ -57,6 +62,7 @@ class DefaultAccountAdapter:
         "username_changed": _("Your username is now %(username)s."),
         "password_changed": _("Your password has been changed. Your other sessions have been logged out."),
         "account_deleted": _("Your account has been deleted."),
+        "other_sessions_ended": _("Your other sessions have been logged out."),
     }
 
     def __init__(self, request=None):

@@ -39,6 +39,15 @@ RESERVED_USERNAMES = (
     "webmaster",
 )
 
+# ACCOUNTS_RATE_LIMITS by default (django-allauth's notation; see accounts.ratelimit).
+DEFAULT_RATE_LIMITS = {
+    "login_failed": "10/m/ip,5/5m/key",
+    "signup": "20/m/ip",
+    "reset_password": "20/m/ip,5/m/key",
+    "change_email": "1/m/user",
+    "resend_verification": "1/m/user",
+}
+
 
 class AppSettings:
     """The ``ACCOUNTS_*`` settings with their defaults; use the instance :data:`app_settings`."""
@@ -73,12 +82,14 @@ class AppSettings:
 
     @property
     def CONNECT_TIMEOUT(self):
-        """Seconds to wait for a connection to DynamoDB. Default 2."""
+        """Seconds to wait for a connection to DynamoDB (at most a quarter of
+        :attr:`REQUEST_DEADLINE`). Default 2."""
         return self._setting("CONNECT_TIMEOUT", 2)
 
     @property
     def READ_TIMEOUT(self):
-        """Seconds to wait for DynamoDB's answer. Default 10."""
+        """Seconds to wait for DynamoDB's answer (at most half of :attr:`REQUEST_DEADLINE`).
+        Default 10."""
         return self._setting("READ_TIMEOUT", 10)
 
     @property
@@ -175,6 +186,34 @@ class AppSettings:
     def DELETE_REDIRECT_URL(self):
         """Where a deleted account lands. Default: :attr:`LOGOUT_REDIRECT_URL`."""
         return self._setting("DELETE_REDIRECT_URL", self.LOGOUT_REDIRECT_URL)
+
+    # Sessions, rate limits and the request deadline (issue 10).
+
+    @property
+    def SESSION_TOUCH_INTERVAL(self):
+        """Seconds after which a page refreshes its session's "last seen" (one extra guarded
+        ``PutItem`` on that page); ``None`` never refreshes it. Default 900 (15 minutes)."""
+        return self._setting("SESSION_TOUCH_INTERVAL", 900)
+
+    @property
+    def RATE_LIMITS(self):
+        """Rate limits per action in django-allauth's notation, e.g. ``{"signup": "20/m/ip"}``:
+        the actions named replace their defaults (:data:`DEFAULT_RATE_LIMITS`), a false value
+        turns one off, and ``False`` or ``{}`` turns every limit off. Default: the defaults."""
+        return self._setting("RATE_LIMITS", DEFAULT_RATE_LIMITS)
+
+    @property
+    def REQUEST_DEADLINE(self):
+        """Seconds a web request may spend waiting on DynamoDB in all, retries included;
+        past it the request answers 503 (see :mod:`accounts.deadline`). ``None``: no
+        deadline, only the timeouts. Default 5."""
+        return self._setting("REQUEST_DEADLINE", 5)
+
+    @property
+    def TRUSTED_PROXY_COUNT(self):
+        """How many reverse proxies in front of the site append to ``X-Forwarded-For``; the
+        client address is the one the outermost of them saw. Default 0: ``REMOTE_ADDR``."""
+        return self._setting("TRUSTED_PROXY_COUNT", 0)
 
 
 app_settings = AppSettings()

@@ -14,8 +14,12 @@ class AccountsConfig(AppConfig):
     verbose_name = "Accounts (DynamoDB)"
 
     def ready(self):
+        from django.contrib.auth.signals import user_logged_in
+
         from . import checks  # noqa: F401  (registers the system checks)
+        from . import sessions
         from .tables import configure
 
         configure()
         setting_changed.connect(_reconfigure_on_setting_change)
+        user_logged_in.connect(sessions.record_user_agent, dispatch_uid="accounts.sessions.user_agent")

@@ -2,7 +2,7 @@
 
 from django.contrib.auth.backends import BaseBackend
 
-from . import store
+from . import sessions, store
 from .exceptions import InvalidUniqueValue
 from .models import User
 
@@ -11,7 +11,8 @@ class AccountBackend(BaseBackend):
     """Log in with a username or an email address, in any case or width.
 
     A login costs at most two consistent GetItem calls (the lock item of the username or
-    email, then the account it points to); loading the user of a session costs one.
+    email, then the account it points to); loading the user of a session costs one, or none when
+    :mod:`accounts.sessions` read the account together with the session.
     """
 
     def authenticate(self, request, username=None, password=None, **kwargs):
@@ -42,7 +43,10 @@ class AccountBackend(BaseBackend):
         return user.is_active
 
     def get_user(self, user_id):
-        account = store.get_account(user_id)
+        # accounts.sessions reads the account with the session, in the same request.
+        prefetched, account = sessions.prefetched_account(user_id)
+        if not prefetched:
+            account = store.get_account(user_id)
         if account is None:
             return None
         user = User.from_account(account)

@@ -3,6 +3,7 @@
 import uuid
 
 from django import forms
+from django.contrib.auth import authenticate
 from django.contrib.auth import forms as auth_forms
 from django.contrib.auth.hashers import check_password
 from django.core import signing
@@ -10,10 +11,11 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.debug import sensitive_variables
 
-from . import store
+from . import lookups, ratelimit, store
 from .adapter import get_adapter
 from .exceptions import Busy, InvalidUniqueValue, ItemAlreadyExists, StaleItem, TokenReused, UniqueViolation
 from .models import User
+from .uniqueness import normalize_text
 
 SIGNUP_TOKEN_SALT = "accounts.forms.SignupForm.token"
 # DynamoDB honours a ClientRequestToken for 10 minutes after its first use. A form token
@@ -175,6 +177,34 @@ class LoginForm(auth_forms.AuthenticationForm):
         # Room for an email address, longer than any username.
         username.max_length = 254
         username.widget.attrs["maxlength"] = 254
+
+    @sensitive_variables("password")
+    def clean(self):
+        """Authenticate, unless ``login_failed`` is over its limit for this address or this
+        login name: then even the right password is refused (guessing must not go on).
+        A failure is counted (one write); a success forgets this login name's failures.
+
+        The limit's counters are read in the same request as the login's lock item.
+        """
+        username = self.cleaned_data.get("username")
+        password = self.cleaned_data.get("password")
+        if username is None or not password:
+            return self.cleaned_data
+        attempt = ratelimit.Attempt(self.request, "login_failed", key=normalize_text(username))
+        with lookups.read_along(attempt.keys, attempt.take):
+            self.user_cache = authenticate(self.request, username=username, password=password)
+        try:
+            attempt.check()
+        except ratelimit.RateLimited as error:
+            self.user_cache = None
+            ratelimit.refuse(self, error)
+            return self.cleaned_data
+        if self.user_cache is None:
+            attempt.fail()
+            raise self.get_invalid_login_error()
+        self.confirm_login_allowed(self.user_cache)
+        attempt.succeed()
+        return self.cleaned_data
 
 
 class CurrentPasswordMixin:

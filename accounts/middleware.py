@@ -1,4 +1,4 @@
-"""The 503 page shown when DynamoDB cannot be reached."""
+"""The request deadline, and the 503 page shown when DynamoDB cannot answer in time."""
 
 import logging
 
@@ -6,7 +6,8 @@ from django.http import HttpResponse
 from django.template.loader import render_to_string
 from pynamodb.exceptions import PynamoDBException
 
-from .exceptions import Unavailable
+from . import deadline, sessions
+from .exceptions import OutcomeUnknown, Unavailable
 from .transactions import RESEND_CODES, TRANSPORT_ERRORS
 
 logger = logging.getLogger(__name__)
@@ -15,12 +16,17 @@ UNAVAILABLE_TEMPLATE = "accounts/unavailable.html"
 RETRY_AFTER_SECONDS = 30
 # The table is missing (not created yet, or being re-created): to a visitor, unavailable.
 MISSING_TABLE_CODE = "ResourceNotFoundException"
+# What the 503 page may say happened to the request.
+UNAVAILABLE, NOT_SAVED, OUTCOME_UNKNOWN = "unavailable", "not_saved", "outcome_unknown"
+READ_ONLY_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 
 
 def is_unavailable(error):
-    """Whether ``error`` means DynamoDB could not be reached (refused, reset, timed out),
-    answered "not now" (throttled, internal error) even after retries, or has no table."""
-    if isinstance(error, Unavailable):
+    """Whether ``error`` means DynamoDB could not be reached (refused, reset, timed out,
+    no time left before the request's deadline), answered "not now" (throttled, internal
+    error) even after retries, has no table, or took a write without answering
+    (:class:`OutcomeUnknown`)."""
+    if isinstance(error, (Unavailable, OutcomeUnknown)):
         return True
     if isinstance(error, PynamoDBException):
         code = error.cause_response_code
@@ -28,24 +34,53 @@ def is_unavailable(error):
     return False
 
 
-class UnavailableMiddleware:
-    """Answers 503 "temporarily unavailable, nothing was saved, try again" to a view that
-    failed because DynamoDB is unreachable, instead of a 500.
+def outcome_of(request, error):
+    """What a failed request may say: :data:`OUTCOME_UNKNOWN` when a write may have
+    committed (sent without an answer, or an earlier transaction of the request committed),
+    :data:`NOT_SAVED` when a change was asked for and nothing was written, else
+    :data:`UNAVAILABLE` (a page view)."""
+    if isinstance(error, OutcomeUnknown) or deadline.saved_something():
+        return OUTCOME_UNKNOWN
+    return UNAVAILABLE if request.method in READ_ONLY_METHODS else NOT_SAVED
 
-    The page is rendered without the request: no context processor runs, so it never
-    loads ``request.user``, which would need DynamoDB again.
+
+def unavailable_response(request, error):
+    """The 503 page for ``error``, saying only what is known of the outcome.
+
+    Rendered without the request: no context processor runs, so it never loads
+    ``request.user``, which would need DynamoDB again."""
+    logger.error("DynamoDB unavailable during %s %s", request.method, request.path, exc_info=error)
+    outcome = outcome_of(request, error)
+    response = HttpResponse(render_to_string(UNAVAILABLE_TEMPLATE, {"outcome": outcome}), status=503)
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
+class UnavailableMiddleware:
+    """Runs the request under ``ACCOUNTS_REQUEST_DEADLINE`` and answers 503 instead of a
+    500 when DynamoDB cannot answer in time.
+
+    List it LAST in ``MIDDLEWARE``. A modified session is saved here, after the view, so a
+    failing session write is answered with the 503 page too (the session middleware's own
+    save afterwards sends nothing).
     """
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        return self.get_response(request)
+        with deadline.started():
+            response = self.get_response(request)
+            if response.status_code < 500:
+                try:
+                    sessions.save_now(request)
+                except Exception as error:
+                    if not is_unavailable(error):
+                        raise
+                    return unavailable_response(request, error)
+            return response
 
     def process_exception(self, request, exception):
         if not is_unavailable(exception):
             return None
-        logger.error("DynamoDB unavailable during %s %s", request.method, request.path, exc_info=exception)
-        response = HttpResponse(render_to_string(UNAVAILABLE_TEMPLATE), status=503)
-        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
-        return response
+        return unavailable_response(request, exception)

@@ -101,6 +101,10 @@ class User(AbstractBaseUser):
         if changes:
             store.update_account(account, **changes)
         if self._password is not None:
+            # A new password (not a hash upgrade, which clears _password first) ends
+            # every session; the view that changed it re-issues its own (cycle_key).
+            if "password" in changes:
+                store.end_sessions(account)
             password_validation.password_changed(self._password, self)
             self._password = None
 

@@ -9,7 +9,7 @@ import uuid
 from django.utils.crypto import salted_hmac
 from pynamodb.exceptions import PynamoDBException
 
-from . import lookups, signals, transactions
+from . import lookups, sessions, signals, transactions
 from .exceptions import ItemAlreadyExists, OutcomeUnknown, TokenReused
 from .tables import account_constraints, account_pk, get_account_model, utcnow
 from .uniqueness import normalize_text
@@ -113,8 +113,20 @@ def update_account(account, **changes):
 
     Raises :class:`~accounts.exceptions.UniqueViolation` or
     :class:`~accounts.exceptions.StaleItem` (the account changed since it was read).
+    Deactivating the account ends its sessions (see :func:`end_sessions`).
     """
-    return transactions.change(account, {**changes, "updated": utcnow()})
+    transactions.change(account, {**changes, "updated": utcnow()})
+    if changes.get("is_active") is False:
+        end_sessions(account)
+    return account
+
+
+def end_sessions(account, *, except_key=None):
+    """End every server-side session of ``account`` but ``except_key``'s (when the
+    project's ``SESSION_ENGINE`` is :mod:`accounts.sessions`). Returns how many ended."""
+    if not sessions.in_use():
+        return 0
+    return sessions.end_sessions(account.id, except_key=except_key)
 
 
 def change_email(account, email):
@@ -141,6 +153,7 @@ def set_password_hash(account, password_hash):
 
 
 def delete_account(account):
-    """Delete ``account`` and release its locks in one transaction."""
+    """Delete ``account`` and release its locks in one transaction; its sessions end."""
     transactions.delete(account)
+    end_sessions(account)
     signals.account_deleted.send(sender=type(account), account=account)

@@ -19,6 +19,7 @@ import botocore.session
 from pynamodb.attributes import BooleanAttribute, UnicodeAttribute, UTCDateTimeAttribute
 from pynamodb.models import Model
 
+from . import deadline
 from .app_settings import app_settings
 from .identifiers import skeleton_normalizer
 from .uniqueness import LOCK_SORT_KEY, UniqueConstraint, normalize_text
@@ -156,6 +157,8 @@ def configure():
     meta.table_name = app_settings.TABLE_NAME
     meta.host = app_settings.ENDPOINT_URL
     meta.region = app_settings.REGION
+    # PynamoDB's own clients serve commands and staff Scans (table creation, the audit):
+    # the configured timeouts. Requests read and write through the shared clients below.
     meta.connect_timeout_seconds = app_settings.CONNECT_TIMEOUT
     meta.read_timeout_seconds = app_settings.READ_TIMEOUT
     meta.aws_access_key_id, meta.aws_secret_access_key = _credentials()
@@ -165,16 +168,19 @@ def configure():
     get_account_model.cache_clear()
     account_constraints.cache_clear()
     _client.reset()
+    _plain_client.reset()
 
 
 class _SharedClient:
-    """One thread-safe botocore client for transactions, built once under a lock.
+    """One thread-safe botocore client, built once under a lock, sending each request in at
+    most ``attempts`` attempts (botocore's standard retries), under the request deadline.
 
     PynamoDB builds its client lazily per connection; with many threads starting at once
     each builds its own (hundreds of milliseconds each), so transactions use this one.
     """
 
-    def __init__(self):
+    def __init__(self, attempts=1):
+        self._attempts = attempts
         self._lock = threading.Lock()
         self._client = None
 
@@ -192,29 +198,40 @@ class _SharedClient:
                 access_key, secret_key = _credentials()
                 if access_key:
                     session.set_credentials(access_key, secret_key)
+                connect_timeout, read_timeout = deadline.attempt_timeouts()
                 config = botocore.config.Config(
-                    connect_timeout=app_settings.CONNECT_TIMEOUT,
-                    read_timeout=app_settings.READ_TIMEOUT,
+                    connect_timeout=connect_timeout,
+                    read_timeout=read_timeout,
                     max_pool_connections=MAX_POOL_CONNECTIONS,
-                    # The engine retries itself, keeping the ClientRequestToken (see transactions).
-                    retries={"total_max_attempts": 1},
+                    retries={"total_max_attempts": self._attempts, "mode": "standard"},
                     parameter_validation=False,
                 )
-                self._client = session.create_client(
-                    "dynamodb",
-                    region_name=app_settings.REGION,
-                    endpoint_url=app_settings.ENDPOINT_URL,
-                    config=config,
+                self._client = deadline.watch(
+                    session.create_client(
+                        "dynamodb",
+                        region_name=app_settings.REGION,
+                        endpoint_url=app_settings.ENDPOINT_URL,
+                        config=config,
+                    )
                 )
             return self._client
 
 
-_client = _SharedClient()
+# The engine resends itself, keeping the ClientRequestToken (see transactions): one attempt.
+_client = _SharedClient(attempts=1)
+# Sessions and rate counters (accounts.dynamo): botocore's own retries.
+_plain_client = _SharedClient(attempts=3)
 
 
 def dynamodb_client():
     """The botocore DynamoDB client the transaction helper sends with."""
     return _client.get()
+
+
+def plain_client():
+    """The botocore DynamoDB client of :mod:`accounts.dynamo` (sessions, rate counters),
+    which retries with botocore's standard retries."""
+    return _plain_client.get()
 
 
 def create_table(wait=True):

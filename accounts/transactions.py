@@ -40,6 +40,7 @@ from functools import reduce
 
 import botocore.exceptions
 
+from . import deadline
 from .exceptions import (
     Busy,
     InvalidTransaction,
@@ -66,7 +67,7 @@ LOCK_ATTEMPTS = 4
 # Pauses before each resend that settles an unknown outcome (same token, so applied once).
 SETTLE_DELAYS = (0.2, 0.5, 1.0)
 
-CREATE, CHANGE, DELETE, REPAIR = "create", "change", "delete", "repair"
+CREATE, CHANGE, DELETE, REPAIR, COUNT = "create", "change", "delete", "repair", "count"
 ITEM, NEW_LOCK, OLD_LOCK = "item", "new_lock", "old_lock"
 # A ConditionCheck that an old lock we do not release still names the other item.
 KEPT_LOCK = "kept_lock"
@@ -458,6 +459,16 @@ def plan_release_lock(model_class, constraint, key, owner, owner_item=None, *, t
     return _transaction(REPAIR, [delete, *_holder_checks(model_class, constraint, None, owner, owner_item)], token)
 
 
+def plan_updates(updates, *, token=None):
+    """The transaction applying plain, unguarded ``UpdateItem`` parameters together (rate
+    counters: one request for several counters). No lock is involved."""
+    actions = [
+        Action("Update", update, ITEM, (update["TableName"], update["Key"]["PK"]["S"], update["Key"]["SK"]["S"]))
+        for update in updates
+    ]
+    return _transaction(COUNT, actions, token)
+
+
 def _backoff(attempt):
     # Full jitter: concurrent losers spread out instead of colliding again in step.
     time.sleep(random.uniform(0, BACKOFF_BASE_SECONDS * 2**attempt))
@@ -536,7 +547,12 @@ def run(transaction):
     while True:
         try:
             dynamodb_client().transact_write_items(**request)
+            deadline.note_saved()
             return
+        except deadline.DeadlinePassed as error:
+            if maybe_applied:
+                raise _unknown(transaction, f"no answer before the request deadline ({error})") from error
+            raise
         except TRANSPORT_ERRORS as error:
             maybe_applied = maybe_applied or isinstance(error, MAYBE_SENT_ERRORS)
             resends += 1
@@ -549,6 +565,7 @@ def run(transaction):
             if code == "TransactionCanceledException":
                 failure = cancellation_error(transaction, error.response.get("CancellationReasons", []))
                 if resends and _is_own_replay(transaction, failure):
+                    deadline.note_saved()
                     return
                 if not isinstance(failure, Busy):
                     raise failure from error

@@ -13,12 +13,14 @@ from django.utils.decorators import method_decorator
 from django.views import csrf
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
-from django.views.generic import FormView, TemplateView
+from django.views.generic import FormView, TemplateView, View
 
+from . import sessions
+from .ratelimit import RateLimitMixin
 from .adapter import get_adapter
 from .backends import AccountBackend
 from .forms import STORE_REFUSALS
-from .middleware import is_unavailable
+from .middleware import OUTCOME_UNKNOWN, RETRY_AFTER_SECONDS, is_unavailable, outcome_of
 from .models import User
 
 BACKEND = f"{AccountBackend.__module__}.{AccountBackend.__qualname__}"
@@ -40,10 +42,27 @@ class StoreFormView(FormView):
     def form_valid(self, form):
         try:
             saved = form.save(**self.get_save_kwargs())
+            response = self.form_saved(form, saved)
+            # A session write (a login, a new key) that fails is answered here, with the form.
+            sessions.save_now(self.request)
         except STORE_REFUSALS as error:
             form.add_store_error(error)
             return self.form_invalid(form)
-        return self.form_saved(form, saved)
+        except Exception as error:
+            if is_unavailable(error) and outcome_of(self.request, error) == OUTCOME_UNKNOWN:
+                return self.outcome_unknown(form)
+            raise
+        return response
+
+    def outcome_unknown(self, form):
+        """503 with the form as it was sent (what was typed, passwords aside, and the same
+        one-time token): the change may or may not have been saved, and sending the form
+        again is safe (the engine's ClientRequestToken makes the resend idempotent)."""
+        form.data = self.request.POST.copy()
+        form.add_error(None, get_adapter(self.request).validation_error("outcome_unknown"))
+        response = self.render_to_response(self.get_context_data(form=form), status=503)
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response
 
     def get_save_kwargs(self):
         return {}
@@ -64,11 +83,14 @@ class UserFormMixin(AccountLoginRequiredMixin):
 
 
 @method_decorator(sensitive_post_parameters("password1", "password2"), name="dispatch")
-class SignupView(StoreFormView):
-    """Create an account and log in. A second post of the same form lands on success too."""
+class SignupView(RateLimitMixin, StoreFormView):
+    """Create an account and log in. A second post of the same form lands on success too.
+
+    Each valid post counts against the ``signup`` rate limit (429 past it)."""
 
     template_name = "accounts/signup.html"
     form_name = "signup"
+    rate_limit_action = "signup"
 
     def dispatch(self, request, *args, **kwargs):
         if request.user.is_authenticated:
@@ -86,8 +108,10 @@ class SignupView(StoreFormView):
         return redirect(adapter.get_signup_redirect_url(self.request))
 
 
-class LoginView(auth_views.LoginView):
-    """Log in with a username or an email address; ``?next=`` is honoured when safe."""
+class LoginView(RateLimitMixin, auth_views.LoginView):
+    """Log in with a username or an email address; ``?next=`` is honoured when safe.
+
+    The form applies the ``login_failed`` rate limit; past it, this answers 429."""
 
     template_name = "accounts/login.html"
     redirect_authenticated_user = True
@@ -116,11 +140,51 @@ class LogoutView(auth_views.LogoutView):
         return response
 
 
+class AccountSessionsMixin:
+    """A page about the signed-in account's sessions: the session load reads them all,
+    with the account, in its one request (see :mod:`accounts.sessions`)."""
+
+    def dispatch(self, request, *args, **kwargs):
+        if sessions.in_use() and isinstance(request.session, sessions.SessionStore):
+            request.session.want_all_sessions()
+        return super().dispatch(request, *args, **kwargs)
+
+    def account_sessions(self):
+        """The raw session items of the signed-in account, or ``None`` without server-side sessions."""
+        if not isinstance(self.request.session, sessions.SessionStore):
+            return None
+        return self.request.session.account_sessions()
+
+
 @method_decorator(never_cache, name="dispatch")
-class ProfileView(AccountLoginRequiredMixin, TemplateView):
-    """The signed-in account: email, username, and links to change them."""
+class ProfileView(AccountSessionsMixin, AccountLoginRequiredMixin, TemplateView):
+    """The signed-in account: email, username, links to change them, and its sessions."""
 
     template_name = "accounts/profile.html"
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        items = self.account_sessions()
+        if items is not None:
+            context["sessions"] = sessions.list_sessions(
+                self.request.user.pk, self.request.session.session_key, sessions=items
+            )
+        return context
+
+
+@method_decorator(never_cache, name="dispatch")
+class EndOtherSessionsView(AccountSessionsMixin, AccountLoginRequiredMixin, View):
+    """Log out every other session of the account (POST only): one ``Query`` (with the
+    session load) and one ``BatchWriteItem``."""
+
+    http_method_names = ["post"]
+
+    def post(self, request):
+        items = self.account_sessions()
+        if items is not None:
+            sessions.end_sessions(request.user.pk, except_key=request.session.session_key, sessions=items)
+        get_adapter(request).add_success_message(request, "other_sessions_ended")
+        return redirect("accounts:profile")
 
 
 class UniqueValueChangeView(UserFormMixin, StoreFormView):

@@ -70,9 +70,9 @@ TEMPLATES = [
     },
 ]
 
-# No SQL database: accounts live in DynamoDB, sessions in signed cookies.
+# No SQL database: accounts and server-side sessions live in DynamoDB.
 DATABASES = {}
-SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
+SESSION_ENGINE = "accounts.sessions"
 SESSION_COOKIE_HTTPONLY = True
 MESSAGE_STORAGE = "django.contrib.messages.storage.cookie.CookieStorage"
 
@@ -100,6 +100,10 @@ LOGOUT_REDIRECT_URL = "home"
 ACCOUNTS_ENDPOINT_URL = env("DYNAMODB_ENDPOINT_URL") or None
 ACCOUNTS_TABLE_NAME = env("ACCOUNTS_TABLE_NAME")
 ACCOUNTS_REGION = env("AWS_DEFAULT_REGION")
+# Sessions, rate limits, deadline (issue 10). ACCOUNTS_RATE_LIMITS: unset = the app's
+# defaults, "off" = no limit at all (load tests from one machine), else a JSON object.
+if "ACCOUNTS_RATE_LIMITS" in env:
+    ACCOUNTS_RATE_LIMITS = False if env("ACCOUNTS_RATE_LIMITS") == "off" else env.json("ACCOUNTS_RATE_LIMITS")
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -8,7 +8,9 @@ Faults are injected on the wire too: ``proxy.fault = callable(operation) -> faul
 chooses, per request, :data:`RESET` (the connection is reset before anything is
 forwarded: DynamoDB never sees it), :data:`DROP_ANSWER` (forwarded and answered by
 DynamoDB, committed if it was a write, then the connection is reset instead of answering)
-or :data:`DELAY` (forwarded after ``proxy.delay_seconds``).
+or :data:`DELAY` (forwarded after ``proxy.delay_seconds``). :meth:`CountingProxy.fail`
+sets one fault for every request of an operation instead, :data:`STALL` among them (held,
+never answered, as by a paused DynamoDB), until :meth:`CountingProxy.heal`.
 """
 
 import collections
@@ -20,7 +22,7 @@ import threading
 import time
 import urllib.parse
 
-RESET, DROP_ANSWER, DELAY = "reset", "drop_answer", "delay"
+RESET, DROP_ANSWER, DELAY, STALL = "reset", "drop_answer", "delay", "stall"
 
 # Headers about one hop, not to be forwarded (RFC 9110, section 7.6.1).
 HOP_BY_HOP = frozenset(
@@ -51,6 +53,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         target = self.headers.get("X-Amz-Target", "")
         proxy.record(target)
         fault = proxy.choose_fault(target.rpartition(".")[2])
+        if fault == STALL:
+            proxy.released.wait(timeout=60)
+            self.close_connection = True
+            return
         if fault == RESET:
             return self._reset()
         if fault == DELAY:
@@ -90,6 +96,8 @@ class CountingProxy:
         self.faults = collections.Counter()
         self.fault = None
         self.delay_seconds = 0.05
+        self._fixed_faults = {}
+        self.released = threading.Event()
         self._lock = threading.Lock()
         self._server = None
         self._thread = None
@@ -105,11 +113,28 @@ class CountingProxy:
 
     def choose_fault(self, operation):
         """The fault to inject on a request of ``operation`` (``None``: none), counted."""
-        fault = self.fault(operation) if self.fault is not None else None
+        if self.fault is not None:
+            fault = self.fault(operation)
+        else:
+            with self._lock:
+                fault = self._fixed_faults.get(operation, self._fixed_faults.get("*"))
         if fault is not None:
             with self._lock:
                 self.faults[fault] += 1
         return fault
+
+    def fail(self, operation, fault):
+        """Make every request of ``operation`` (``"*"``: every request) meet ``fault``:
+        :data:`STALL`, :data:`DROP_ANSWER`, :data:`RESET` or :data:`DELAY`."""
+        with self._lock:
+            self._fixed_faults[operation] = fault
+            self.released.clear()
+
+    def heal(self):
+        """Forward everything again, and let stalled requests go (unanswered)."""
+        with self._lock:
+            self._fixed_faults.clear()
+        self.released.set()
 
     def reset(self):
         """Forget what was counted so far."""
@@ -130,6 +155,7 @@ class CountingProxy:
         return self
 
     def stop(self):
+        self.heal()
         self._server.shutdown()
         self._server.server_close()
         self._thread.join()

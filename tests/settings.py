@@ -17,3 +17,7 @@ ACCOUNTS_TABLE_NAME = "accounts-tests"
 STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405
 STATIC_ROOT = None
 WHITENOISE_USE_FINDERS = True
+# DynamoDB Local on a loaded test machine can take seconds to answer (its JVM warms up):
+# no deadline for the other tests; tests/test_web_deadline.py and test_engine_outcome.py
+# set their own.
+ACCOUNTS_REQUEST_DEADLINE = None

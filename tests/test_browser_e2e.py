@@ -77,7 +77,7 @@ def test_sign_up_see_email_error_log_in_change_email_and_delete(page):
     expect(page.locator(".messages")).to_contain_text("Welcome, ada!")
     expect(page.locator(".profile")).to_contain_text("ada@example.com")
 
-    page.get_by_role("button", name="Log out").click()
+    page.get_by_role("button", name="Log out", exact=True).click()
     expect(page.locator(".messages")).to_contain_text("You have logged out.")
 
     fill_signup(page, "ADA@example.com", "lovelace")

@@ -1,8 +1,10 @@
 """Requests per page, counted by a proxy in front of DynamoDB Local.
 
-Goals (issue 4): signup exactly one TransactWriteItems; login at most 2 GetItem; any
-authenticated page at most 1 request; email change, username change and delete at most
-2 requests with exactly one TransactWriteItems; never a Query or a Scan.
+Goals (issues 4 and 10): signup exactly one TransactWriteItems plus the session's PutItem;
+login at most 3 requests (lookup, session write); any authenticated page at most 1 request
+(the session and the account read together); logout and ending the other sessions at most
+2; email and username change at most 2 requests with exactly one TransactWriteItems; never
+a Scan, and a Query only of the person's own account partition.
 """
 
 import pytest
@@ -33,17 +35,30 @@ def counted(proxy, send):
 def test_the_proxy_sees_what_the_app_sends(proxy):
     signed_up_client()
 
-    assert proxy.snapshot() == {"TransactWriteItems": 1, "GetItem": 1}
+    # The signup limit's counter, signup, the new session, and the welcome page (the
+    # profile, which lists the sessions).
+    assert proxy.snapshot() == {"UpdateItem": 1, "TransactWriteItems": 1, "PutItem": 1, "Query": 1}
 
 
-def test_signup_is_exactly_one_transact_write_items(proxy):
+def test_signup_is_the_limit_one_transact_write_items_and_the_session_put(proxy):
     client = Client()
     data = signup_data(client)
 
     response, requests = counted(proxy, lambda: client.post("/accounts/signup/", data))
 
     assert response.status_code == 302
-    assert requests == {"TransactWriteItems": 1}
+    assert requests == {"UpdateItem": 1, "TransactWriteItems": 1, "PutItem": 1}
+
+
+def test_signup_without_rate_limits_is_one_transact_write_items_and_the_session_put(proxy, settings):
+    settings.ACCOUNTS_RATE_LIMITS = False
+    client = Client()
+    data = signup_data(client)
+
+    response, requests = counted(proxy, lambda: client.post("/accounts/signup/", data))
+
+    assert response.status_code == 302
+    assert requests == {"TransactWriteItems": 1, "PutItem": 1}
 
 
 def test_anonymous_signup_and_login_pages_cost_nothing(proxy):
@@ -63,7 +78,7 @@ def test_rejected_signup_costs_one_transact_write_items(proxy):
     response, requests = counted(proxy, lambda: client.post("/accounts/signup/", data))
 
     assert response.status_code == 200
-    assert requests == {"TransactWriteItems": 1}
+    assert requests == {"UpdateItem": 1, "TransactWriteItems": 1}
 
 
 def test_second_post_of_the_same_signup_costs_a_transaction_and_one_read(proxy):
@@ -73,51 +88,94 @@ def test_second_post_of_the_same_signup_costs_a_transaction_and_one_read(proxy):
     response, requests = counted(proxy, lambda: Client().post("/accounts/signup/", data))
 
     assert response.status_code == 302
-    assert requests == {"TransactWriteItems": 1, "GetItem": 1}
+    assert requests == {"UpdateItem": 1, "TransactWriteItems": 1, "GetItem": 1, "PutItem": 1}
 
 
 @pytest.mark.parametrize("login_name", ["ada", "ADA@example.com"])
-def test_login_is_at_most_two_get_item(proxy, login_name):
+def test_login_is_three_requests_with_its_limit_read_along_the_lock(proxy, login_name):
     signed_up_client()
     client = Client()
 
     response, requests = counted(proxy, lambda: login(client, login_name))
 
     assert response.status_code == 302
-    assert requests == {"GetItem": 2}
+    # The lock item and the limit's counters, the account, the session.
+    assert requests == {"BatchGetItem": 1, "GetItem": 1, "PutItem": 1}
 
 
-def test_failed_login_is_at_most_two_get_item(proxy):
+def test_login_after_failures_clears_them_in_the_session_write(proxy):
+    signed_up_client()
+    login(Client(), "ada", OTHER_PASSWORD)
+
+    response, requests = counted(proxy, lambda: login(Client(), "ada"))
+
+    assert response.status_code == 302
+    assert requests == {"BatchGetItem": 1, "GetItem": 1, "BatchWriteItem": 1}
+
+
+def test_failed_login_adds_one_write(proxy):
     signed_up_client()
 
     wrong_password, wrong_password_requests = counted(proxy, lambda: login(Client(), "ada", OTHER_PASSWORD))
     unknown, unknown_requests = counted(proxy, lambda: login(Client(), "nobody"))
 
     assert wrong_password.status_code == unknown.status_code == 200
-    assert wrong_password_requests == {"GetItem": 2}
-    assert unknown_requests == {"GetItem": 1}
+    # Both counters (address, login name) in one TransactWriteItems.
+    assert wrong_password_requests == {"BatchGetItem": 1, "GetItem": 1, "TransactWriteItems": 1}
+    assert unknown_requests == {"BatchGetItem": 1, "TransactWriteItems": 1}
+
+
+def test_login_without_rate_limits_is_two_get_item_and_the_session_put(proxy, settings):
+    settings.ACCOUNTS_RATE_LIMITS = {}
+    signed_up_client()
+
+    response, requests = counted(proxy, lambda: login(Client(), "ada"))
+
+    assert response.status_code == 302
+    assert requests == {"GetItem": 2, "PutItem": 1}
 
 
 @pytest.mark.parametrize(
     "url",
-    ["/", "/accounts/profile/", "/accounts/email/", "/accounts/username/", "/accounts/password/", "/accounts/delete/"],
+    ["/", "/accounts/email/", "/accounts/username/", "/accounts/password/", "/accounts/delete/"],
 )
-def test_authenticated_page_is_one_get_item(proxy, url):
+def test_authenticated_page_is_one_batch_get_item_of_session_and_account(proxy, url):
     client = signed_up_client()
 
     response, requests = counted(proxy, lambda: client.get(url))
 
     assert response.status_code == 200
-    assert requests == {"GetItem": 1}
+    assert requests == {"BatchGetItem": 1}
 
 
-def test_logout_is_one_get_item(proxy):
+def test_profile_with_its_session_list_is_one_query(proxy):
+    client = signed_up_client()
+    login(Client(), "ada")
+
+    response, requests = counted(proxy, lambda: client.get("/accounts/profile/"))
+
+    assert len(response.context["sessions"]) == 2
+    assert requests == {"Query": 1}
+
+
+def test_logout_is_the_session_read_and_its_delete(proxy):
     client = signed_up_client()
 
     response, requests = counted(proxy, lambda: client.post("/accounts/logout/"))
 
     assert response.status_code == 302
-    assert requests == {"GetItem": 1}
+    assert requests == {"BatchGetItem": 1, "DeleteItem": 1}
+
+
+def test_ending_the_other_sessions_is_one_query_and_one_batch_write(proxy):
+    client = signed_up_client()
+    for _ in range(3):
+        login(Client(), "ada")
+
+    response, requests = counted(proxy, lambda: client.post("/accounts/sessions/logout-others/"))
+
+    assert response.status_code == 302
+    assert requests == {"Query": 1, "BatchWriteItem": 1}
 
 
 @pytest.mark.parametrize(
@@ -125,20 +183,35 @@ def test_logout_is_one_get_item(proxy):
     [
         ("/accounts/email/", {"email": "lovelace@example.com", "password": PASSWORD}),
         ("/accounts/username/", {"username": "lovelace", "password": PASSWORD}),
-        (
-            "/accounts/password/",
-            {"old_password": PASSWORD, "new_password1": OTHER_PASSWORD, "new_password2": OTHER_PASSWORD},
-        ),
-        ("/accounts/delete/", {"password": PASSWORD}),
     ],
 )
-def test_change_or_delete_is_one_get_item_and_one_transact_write_items(proxy, url, data):
+def test_change_is_one_batch_get_item_and_one_transact_write_items(proxy, url, data):
     client = signed_up_client()
 
     response, requests = counted(proxy, lambda: client.post(url, data))
 
     assert response.status_code == 302
-    assert requests == {"GetItem": 1, "TransactWriteItems": 1}
+    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1}
+
+
+def test_password_change_also_ends_the_sessions_and_puts_this_one_anew(proxy):
+    client = signed_up_client()
+    data = {"old_password": PASSWORD, "new_password1": OTHER_PASSWORD, "new_password2": OTHER_PASSWORD}
+
+    response, requests = counted(proxy, lambda: client.post("/accounts/password/", data))
+
+    assert response.status_code == 302
+    # The session's read, the change, the Query and delete of every session, the new session.
+    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1, "Query": 1, "BatchWriteItem": 2}
+
+
+def test_delete_also_ends_the_sessions(proxy):
+    client = signed_up_client()
+
+    response, requests = counted(proxy, lambda: client.post("/accounts/delete/", {"password": PASSWORD}))
+
+    assert response.status_code == 302
+    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1, "Query": 1, "BatchWriteItem": 1, "DeleteItem": 1}
 
 
 def test_refused_email_change_is_one_get_item_and_one_transact_write_items(proxy):
@@ -150,10 +223,10 @@ def test_refused_email_change_is_one_get_item_and_one_transact_write_items(proxy
     )
 
     assert response.context["form"].has_error("email", "email_taken")
-    assert requests == {"GetItem": 1, "TransactWriteItems": 1}
+    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1}
 
 
-def test_a_whole_visit_never_queries_or_scans(proxy):
+def test_a_whole_visit_never_scans(proxy):
     client = signed_up_client()
     client.post("/accounts/email/", {"email": "lovelace@example.com", "password": PASSWORD})
     client.post("/accounts/username/", {"username": "lovelace", "password": PASSWORD})
@@ -162,4 +235,14 @@ def test_a_whole_visit_never_queries_or_scans(proxy):
     client.post("/accounts/delete/", {"password": PASSWORD})
 
     operations = set(proxy.snapshot())
-    assert operations == {"GetItem", "TransactWriteItems"}
+    assert "Scan" not in operations
+    assert operations <= {
+        "GetItem",
+        "BatchGetItem",
+        "Query",
+        "PutItem",
+        "UpdateItem",
+        "DeleteItem",
+        "BatchWriteItem",
+        "TransactWriteItems",
+    }

@@ -1,4 +1,6 @@
-"""DynamoDB unreachable: every page answers 503 "temporarily unavailable", never a 500."""
+"""DynamoDB unreachable: every page answers 503 "temporarily unavailable", never a 500.
+A change that was not sent says "Nothing was saved."; a page view says only that the
+service is unavailable."""
 
 import botocore.exceptions
 import pytest
@@ -31,11 +33,12 @@ def refuse_transactions():
     dynamodb_client().meta.events.register("before-call.dynamodb.TransactWriteItems", refuse)
 
 
-def assert_unavailable_page(response):
+def assert_unavailable_page(response, saved_nothing=True):
     assert response.status_code == 503
     html = response.content.decode()
     assert "Temporarily unavailable" in html
-    assert "Nothing was saved." in html
+    assert ("Nothing was saved." in html) is saved_nothing
+    assert "cannot tell whether" not in html
     assert "Please try again" in html
     assert response["Retry-After"] == "30"
 
@@ -73,7 +76,8 @@ def test_logged_in_page_during_an_outage_answers_503_without_loading_the_user(dd
 
     response = client.get(url)
 
-    assert_unavailable_page(response)
+    assert_unavailable_page(response, saved_nothing=False)
+    assert "The service is temporarily unavailable" in response.content.decode()
     # The page never showed who is logged in: loading the user is what failed.
     assert "Log out" not in response.content.decode()
 
@@ -100,7 +104,7 @@ def test_outage_answers_503_in_debug_mode_too(ddb, outage, settings):
     client = signed_up_client()
     outage()
 
-    assert_unavailable_page(client.get("/accounts/profile/"))
+    assert_unavailable_page(client.get("/accounts/profile/"), saved_nothing=False)
 
 
 def test_csrf_failure_during_an_outage_is_a_plain_403(ddb, outage):

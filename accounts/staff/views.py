@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy
 from django.views import View
 from django.views.decorators.cache import never_cache
 
-from .. import audit, store
+from .. import audit, sessions, store
 from ..adapter import get_adapter
 from ..exceptions import Busy, InvalidUniqueValue, StaleItem
 from ..forms import STORE_REFUSALS
@@ -124,6 +124,7 @@ class AccountView(StaffView):
             "username_form": StaffUsernameForm(user),
             "password_form": StaffSetPasswordForm(user),
             "flags": FLAGS,
+            "sessions": sessions.list_sessions(account.id) if sessions.in_use() else None,
             **forms,
         }
         return render(self.request, self.template_name, context, status=status)
@@ -230,6 +231,16 @@ class FlagView(AccountView):
         else:
             message = _("%(username)s: %(flag)s is on.") if value else _("%(username)s: %(flag)s is off.")
             messages.success(request, message % {"username": account.username, "flag": FLAGS[flag]})
+        return redirect(self.detail_url(account))
+
+
+class EndSessionsView(AccountView):
+    """End every session of the account: each of its cookies is anonymous from now on."""
+
+    def post(self, request, account_id):
+        account = self.get_account()
+        ended = store.end_sessions(account)
+        messages.success(request, f"Ended {ended} session(s) of {account.username}.")
         return redirect(self.detail_url(account))
 
 

@@ -1,0 +1,102 @@
+"""Plain DynamoDB requests for the table's housekeeping items: sessions and rate counters.
+
+Accounts and locks go through PynamoDB models and :mod:`accounts.transactions`; sessions and
+rate counters are small items read and written in batches (``BatchGetItem``,
+``BatchWriteItem``), which PynamoDB offers one model at a time. These helpers send them with
+the shared client and turn failures into the engine's exceptions, so the 503 middleware
+answers for them as for everything else.
+"""
+
+import botocore.exceptions
+
+from .exceptions import Unavailable
+from .tables import TableModel, plain_client
+from .transactions import RESEND_CODES, TRANSPORT_ERRORS
+
+# BatchWriteItem takes at most 25 requests, BatchGetItem at most 100 keys.
+BATCH_WRITE_SIZE = 25
+BATCH_GET_SIZE = 100
+# Unprocessed keys are sent again at most this many times (DynamoDB returns them when
+# throttled); past that, the request counts as unavailable.
+UNPROCESSED_ATTEMPTS = 3
+
+
+def table_name():
+    """The accounts table, which holds sessions and rate counters too."""
+    return TableModel.Meta.table_name
+
+
+def key(pk, sk):
+    """The raw key of an item."""
+    return {"PK": {"S": pk}, "SK": {"S": sk}}
+
+
+def call(operation, **params):
+    """Send one request with the shared client; transport failures raise ``Unavailable``."""
+    try:
+        return getattr(plain_client(), operation)(**params)
+    except TRANSPORT_ERRORS as error:
+        raise Unavailable(f"DynamoDB could not be reached: {error}") from error
+    except botocore.exceptions.ClientError as error:
+        code = error.response.get("Error", {}).get("Code")
+        if code in RESEND_CODES or code == "ResourceNotFoundException":
+            raise Unavailable(f"DynamoDB answered {code}") from error
+        raise
+
+
+def batch_get(keys):
+    """The items at ``keys`` (raw keys), read consistently, in one request when they fit.
+
+    Returns the raw items found, in no particular order.
+    """
+    found = []
+    for start in range(0, len(keys), BATCH_GET_SIZE):
+        request = {table_name(): {"Keys": keys[start : start + BATCH_GET_SIZE], "ConsistentRead": True}}
+        for _ in range(UNPROCESSED_ATTEMPTS):
+            answer = call("batch_get_item", RequestItems=request)
+            found.extend(answer.get("Responses", {}).get(table_name(), ()))
+            request = answer.get("UnprocessedKeys") or {}
+            if not request:
+                break
+        else:
+            raise Unavailable("DynamoDB left keys of a BatchGetItem unprocessed.")
+    return found
+
+
+def batch_write(puts=(), deletes=()):
+    """Put raw items and delete raw keys, 25 to a request (no conditions: BatchWriteItem
+    takes none, so only writes that need no guard belong here)."""
+    requests = [{"PutRequest": {"Item": item}} for item in puts]
+    requests += [{"DeleteRequest": {"Key": item_key}} for item_key in deletes]
+    for start in range(0, len(requests), BATCH_WRITE_SIZE):
+        pending = {table_name(): requests[start : start + BATCH_WRITE_SIZE]}
+        for _ in range(UNPROCESSED_ATTEMPTS):
+            pending = call("batch_write_item", RequestItems=pending).get("UnprocessedItems") or {}
+            if not pending:
+                break
+        else:
+            raise Unavailable("DynamoDB left writes of a BatchWriteItem unprocessed.")
+
+
+def query_partition(pk, sort_key_prefix=None, attributes=None):
+    """Every item of partition ``pk`` (consistent), optionally only sort keys starting
+    with ``sort_key_prefix``, optionally only ``attributes``. Raw items, in sort key order."""
+    params = {
+        "TableName": table_name(),
+        "ConsistentRead": True,
+        "KeyConditionExpression": "PK = :pk",
+        "ExpressionAttributeValues": {":pk": {"S": pk}},
+    }
+    if sort_key_prefix is not None:
+        params["KeyConditionExpression"] += " AND begins_with(SK, :prefix)"
+        params["ExpressionAttributeValues"][":prefix"] = {"S": sort_key_prefix}
+    if attributes:
+        params["ProjectionExpression"] = ", ".join(f"#a{index}" for index in range(len(attributes)))
+        params["ExpressionAttributeNames"] = {f"#a{index}": name for index, name in enumerate(attributes)}
+    items = []
+    while True:
+        answer = call("query", **params)
+        items.extend(answer.get("Items", ()))
+        if "LastEvaluatedKey" not in answer:
+            return items
+        params["ExclusiveStartKey"] = answer["LastEvaluatedKey"]

@@ -1,0 +1,365 @@
+"""Server-side sessions in the accounts table: ``SESSION_ENGINE = "accounts.sessions"``.
+
+A logged-in session lives in its account's partition, ``PK=ACCT#<id>``,
+``SK=SESSION#<secret>``, and its cookie is ``<account id>.<secret>``. So:
+
+- any page of a logged-in person costs ONE ``BatchGetItem`` reading the session and the
+  account together (the account is handed to :class:`~accounts.backends.AccountBackend`
+  instead of a second ``GetItem``); pages that list the sessions read the whole partition
+  with one ``Query`` instead (account and sessions come together);
+- ending every session of an account (:func:`end_sessions`) is one ``Query`` of that
+  partition plus one ``BatchWriteItem`` per 25 sessions, and nothing revives them: a session
+  is saved again only if it still exists.
+
+A session of nobody (data stored before login) lives at ``PK=SESSION#<secret>``,
+``SK=SESSION``. Every session carries ``expires`` (epoch seconds, the table's TTL
+attribute) set from its expiry; DynamoDB deletes expired items lazily, so a session whose
+``expires`` has passed is treated as absent when read.
+"""
+
+import contextvars
+import hashlib
+import re
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+import botocore.exceptions
+from django.conf import settings
+from django.contrib.auth import SESSION_KEY
+from django.contrib.sessions.backends.base import VALID_KEY_CHARS, CreateError, SessionBase, UpdateError
+from django.contrib.sessions.exceptions import SessionInterrupted
+from django.utils.crypto import get_random_string
+
+from . import dynamo
+from .app_settings import app_settings
+from .tables import PROFILE_SORT_KEY, account_pk, get_account_model
+
+SESSION_SORT_PREFIX = "SESSION#"
+ANONYMOUS_PREFIX = "SESSION#"
+ANONYMOUS_SORT_KEY = "SESSION"
+SECRET_LENGTH = 32  # 32 of 36 characters: 165 random bits, as Django's own session keys
+USER_AGENT_MAX_LENGTH = 512
+
+# The account item read together with this request's session, for AccountBackend.get_user.
+# A new SessionStore (one per request) resets it, so it never outlives its request.
+_prefetched_account = contextvars.ContextVar("accounts_prefetched_account", default=None)
+
+
+def in_use():
+    """Whether the project keeps its sessions here (``SESSION_ENGINE``)."""
+    return settings.SESSION_ENGINE == __name__
+
+
+def _epoch(moment=None):
+    return int(time.time() if moment is None else moment.timestamp())
+
+
+def _split_key(session_key):
+    """``(account id or None, secret)`` of a session key."""
+    account_id, dot, secret = (session_key or "").rpartition(".")
+    return (account_id if dot else None), secret
+
+
+def _item_key(session_key):
+    account_id, secret = _split_key(session_key)
+    if account_id:
+        return dynamo.key(account_pk(account_id), SESSION_SORT_PREFIX + secret)
+    return dynamo.key(ANONYMOUS_PREFIX + secret, ANONYMOUS_SORT_KEY)
+
+
+def _is_live(raw, now):
+    return "expires" in raw and int(raw["expires"]["N"]) > now
+
+
+def prefetched_account(account_id):
+    """``(True, account or None)`` when this request's session load read account
+    ``account_id`` already; ``(False, None)`` otherwise (read it yourself)."""
+    prefetched = _prefetched_account.get()
+    if prefetched is None or prefetched[0] != account_id:
+        return False, None
+    return True, prefetched[1]
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """A live session of an account, as the profile and staff pages list it. ``id`` names
+    it without revealing its key (the key is the cookie: whoever reads it is logged in)."""
+
+    id: str
+    created: datetime
+    last_seen: datetime
+    user_agent: str
+    current: bool = False
+
+    @property
+    def browser(self):
+        """The browser and system, as :func:`describe_user_agent` reads them."""
+        return describe_user_agent(self.user_agent)
+
+
+def _info(raw, account_id, current_key=None):
+    key = f"{account_id}.{raw['SK']['S'][len(SESSION_SORT_PREFIX):]}"
+    return SessionInfo(
+        id=hashlib.sha256(key.encode()).hexdigest()[:12],
+        created=datetime.fromtimestamp(int(raw["created"]["N"]), timezone.utc),
+        last_seen=datetime.fromtimestamp(int(raw["last_seen"]["N"]), timezone.utc),
+        user_agent=raw.get("user_agent", {}).get("S", ""),
+        current=key == current_key,
+    )
+
+
+def _live_sessions(items, now):
+    return [raw for raw in items if raw["SK"]["S"].startswith(SESSION_SORT_PREFIX) and _is_live(raw, now)]
+
+
+class SessionStore(SessionBase):
+    """Django session store keeping each session as an item of the accounts table."""
+
+    def __init__(self, session_key=None):
+        super().__init__(session_key)
+        _prefetched_account.set(None)
+        self.user_agent = None
+        # The loaded item's bookkeeping, kept when it is saved again.
+        self._created = None
+        self._last_seen = None
+        # Read the account's other sessions too on load (see want_all_sessions).
+        self._load_all = False
+        self._account_sessions = None
+        # Items to delete in the same request as the next save (an old key, a counter).
+        self._deletes = []
+        # (key, data) as last saved by this request: saving them again sends nothing.
+        self._saved = None
+
+    # Reading
+
+    def want_all_sessions(self):
+        """Load the account's other sessions with this one (one ``Query`` instead of one
+        ``BatchGetItem``). Call it before anything touches the session or ``request.user``."""
+        self._load_all = True
+
+    def load(self):
+        account_id, _ = _split_key(self.session_key)
+        now = _epoch()
+        session_key = _item_key(self.session_key)
+        if account_id and self._load_all:
+            items = dynamo.query_partition(account_pk(account_id))
+        elif account_id:
+            items = dynamo.batch_get([session_key, dynamo.key(account_pk(account_id), PROFILE_SORT_KEY)])
+        else:
+            items = dynamo.batch_get([session_key])
+        session = next((raw for raw in items if raw["PK"] == session_key["PK"] and raw["SK"] == session_key["SK"]), None)
+        if session is None or not _is_live(session, now):
+            self._session_key = None
+            return {}
+        if account_id:
+            profile = next((raw for raw in items if raw["SK"]["S"] == PROFILE_SORT_KEY), None)
+            account = get_account_model().from_raw_data(profile) if profile else None
+            _prefetched_account.set((account_id, account))
+            if self._load_all:
+                self._account_sessions = _live_sessions(items, now)
+        self._created = int(session["created"]["N"])
+        self._last_seen = int(session["last_seen"]["N"])
+        self.user_agent = session.get("user_agent", {}).get("S")
+        touch = app_settings.SESSION_TOUCH_INTERVAL
+        if touch is not None and now - self._last_seen >= touch:
+            # Refresh "last seen" by saving (guarded: never revives a deleted session).
+            self.modified = True
+        return self.decode(session["data"]["S"])
+
+    def exists(self, session_key):
+        items = dynamo.batch_get([_item_key(session_key)])
+        return bool(items) and _is_live(items[0], _epoch())
+
+    def account_sessions(self):
+        """Raw items of the live sessions of this session's account, read on load when
+        :meth:`want_all_sessions` was called, else with one ``Query`` now."""
+        self._get_session()
+        if self._account_sessions is None:
+            account_id, _ = _split_key(self.session_key)
+            if not account_id:
+                return []
+            self._account_sessions = _live_sessions(
+                dynamo.query_partition(account_pk(account_id), SESSION_SORT_PREFIX), _epoch()
+            )
+        return self._account_sessions
+
+    # Writing
+
+    def _get_new_session_key(self):
+        # No existence check (a read per key): the secret is 165 random bits, and the first
+        # save of a new key is still guarded by attribute_not_exists.
+        return get_random_string(SECRET_LENGTH, VALID_KEY_CHARS)
+
+    def _key_for(self, account_id):
+        secret = self._get_new_session_key()
+        return f"{account_id}.{secret}" if account_id else secret
+
+    def create(self):
+        for _ in range(10):
+            self._session_key = self._key_for(self._get_session(no_load=True).get(SESSION_KEY))
+            try:
+                self.save(must_create=True)
+            except CreateError:
+                continue
+            self.modified = True
+            return
+        raise RuntimeError("Unable to create a new session key.")
+
+    def cycle_key(self):
+        """A new key for the same data, chosen when the session is saved (after login, in
+        the account's partition), in the same request that deletes the old item."""
+        data = self._session
+        old_key = self.session_key
+        self._session_key = None
+        self._session_cache = data
+        self.modified = True
+        if old_key:
+            self._deletes.append(_item_key(old_key))
+
+    def delete_with_next_save(self, raw_key):
+        """Delete the item at ``raw_key`` when this session is saved: in the same request
+        when the save puts a new session (a login), else right after. A login clears its
+        failure counters this way without a request of its own."""
+        self._deletes.append(raw_key)
+
+    def save(self, must_create=False):
+        data = self._get_session(no_load=must_create)
+        if not must_create and not self._deletes and self._saved == (self.session_key, data):
+            # Saved already in this request (see save_now): the middleware's save is a no-op.
+            return
+        account_id = data.get(SESSION_KEY)
+        new = must_create or self.session_key is None or _split_key(self.session_key)[0] != account_id
+        if new and not must_create:
+            if self.session_key:
+                self._deletes.append(_item_key(self.session_key))
+            self._session_key = self._key_for(account_id)
+            self._created = None
+        now = _epoch()
+        item = {
+            **_item_key(self.session_key),
+            "data": {"S": self.encode(data)},
+            "expires": {"N": str(_epoch(self.get_expiry_date()))},
+            "created": {"N": str(self._created or now)},
+            "last_seen": {"N": str(now)},
+        }
+        if self.user_agent:
+            item["user_agent"] = {"S": self.user_agent[:USER_AGENT_MAX_LENGTH]}
+        deletes, self._deletes = self._deletes, []
+        if new and deletes:
+            # A fresh random key needs no guard, so the put and the deletes go as one request.
+            dynamo.batch_write(puts=[item], deletes=deletes)
+        else:
+            self._put(item, new, now)
+            if deletes:
+                dynamo.batch_write(deletes=deletes)
+        self._created, self._last_seen = int(item["created"]["N"]), now
+        self._saved = (self.session_key, dict(data))
+
+    def _put(self, item, new, now):
+        if new:
+            condition, values = "attribute_not_exists(PK)", {}
+        else:
+            # Only a session that still exists is saved: one ended elsewhere stays ended.
+            condition, values = "attribute_exists(PK) AND expires > :now", {":now": {"N": str(now)}}
+        params = {"TableName": dynamo.table_name(), "Item": item, "ConditionExpression": condition}
+        if values:
+            params["ExpressionAttributeValues"] = values
+        try:
+            dynamo.call("put_item", **params)
+        except botocore.exceptions.ClientError as error:
+            if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                raise
+            raise (CreateError if new else UpdateError)() from error
+
+    def delete(self, session_key=None):
+        if session_key is None:
+            if self.session_key is None:
+                return
+            session_key = self.session_key
+        dynamo.call("delete_item", TableName=dynamo.table_name(), Key=_item_key(session_key))
+
+    @classmethod
+    def clear_expired(cls):
+        """Nothing to do: DynamoDB's TTL deletes expired sessions, and reads ignore them."""
+
+
+def save_now(request):
+    """Save the request's session now if it changed, as the session middleware would after
+    the response, so that a failing write is answered by the code that can explain it (the
+    503 page, a form); the middleware's own save afterwards sends nothing."""
+    session = getattr(request, "session", None)
+    if isinstance(session, SessionStore) and session.modified and not session.is_empty():
+        try:
+            session.save()
+        except UpdateError as error:
+            raise SessionInterrupted(
+                "The session was ended (a logout or a password change elsewhere) while this request ran."
+            ) from error
+
+
+def end_sessions(account_id, *, except_key=None, sessions=None):
+    """End every session of account ``account_id`` on the server, except the session
+    whose key is ``except_key`` (e.g. ``request.session.session_key``). Returns how many
+    were ended.
+
+    Costs one ``Query`` (skipped when ``sessions``, raw items of that account's sessions as
+    :meth:`SessionStore.account_sessions` returns them, are given) and one
+    ``BatchWriteItem`` per 25 sessions. Call it after a password change or reset, a
+    deactivation or a deletion: a cookie of an ended session is anonymous from then on,
+    and reactivating the account revives none of them.
+    """
+    if sessions is None:
+        sessions = dynamo.query_partition(account_pk(account_id), SESSION_SORT_PREFIX, attributes=["PK", "SK"])
+    keep = _item_key(except_key) if except_key else None
+    ended = [dynamo.key(raw["PK"]["S"], raw["SK"]["S"]) for raw in sessions]
+    ended = [item_key for item_key in ended if item_key != keep]
+    if ended:
+        dynamo.batch_write(deletes=ended)
+    return len(ended)
+
+
+def list_sessions(account_id, current_key=None, sessions=None):
+    """The live sessions of account ``account_id``, most recently seen first, as
+    :class:`SessionInfo`; ``current_key`` marks the one it matches."""
+    if sessions is None:
+        sessions = _live_sessions(dynamo.query_partition(account_pk(account_id), SESSION_SORT_PREFIX), _epoch())
+    infos = [_info(raw, account_id, current_key) for raw in sessions]
+    return sorted(infos, key=lambda info: info.last_seen, reverse=True)
+
+
+def record_user_agent(sender, request, user, **kwargs):
+    """``user_logged_in`` receiver: the new session remembers the browser it was made in."""
+    if isinstance(getattr(request, "session", None), SessionStore):
+        request.session.user_agent = request.META.get("HTTP_USER_AGENT", "")
+
+
+# Checked in order: Edge and Opera say "Chrome", Chrome says "Safari".
+BROWSERS = (
+    ("Edge", r"Edg(?:e|A|iOS)?/"),
+    ("Opera", r"OPR/|Opera"),
+    ("Samsung Internet", r"SamsungBrowser/"),
+    ("Firefox", r"Firefox/|FxiOS/"),
+    ("Chrome", r"Chrome/|CriOS/"),
+    ("Safari", r"Safari/"),
+)
+SYSTEMS = (
+    ("Android", r"Android"),
+    ("iOS", r"iPhone|iPad|iPod"),
+    ("Windows", r"Windows"),
+    ("macOS", r"Mac OS X|Macintosh"),
+    ("ChromeOS", r"CrOS"),
+    ("Linux", r"Linux"),
+)
+
+
+def describe_user_agent(user_agent):
+    """A short name for a browser from its user agent: ``"Firefox on Linux"``, or the
+    empty string when nothing is recognised."""
+    user_agent = user_agent or ""
+    browser = next((name for name, pattern in BROWSERS if re.search(pattern, user_agent)), "")
+    system = next((name for name, pattern in SYSTEMS if re.search(pattern, user_agent)), "")
+    if browser and system:
+        return f"{browser} on {system}"
+    return browser or system
+
