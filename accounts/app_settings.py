@@ -5,7 +5,12 @@ Every setting is optional; the property names below are the setting names withou
 access reads ``django.conf.settings`` again.
 """
 
+from datetime import timedelta
+
 from django.conf import settings
+
+# ACCOUNTS_EMAIL_VERIFICATION values.
+MANDATORY, OPTIONAL, NONE = "mandatory", "optional", "none"
 
 # The form class of each account page, by the name ACCOUNTS_FORMS and
 # DefaultAccountAdapter.get_form_class() use.
@@ -79,6 +84,27 @@ class AppSettings:
                 "username": {"namespace": "HANDLE"},
             },
         )
+
+    @property
+    def EMAIL_VERIFICATION(self):
+        """``"mandatory"`` (default: an unverified account cannot log in), ``"optional"``
+        (it can; the profile asks for the link to be opened) or ``"none"`` (the address
+        counts as verified at sign-up and takes its lock at once)."""
+        return self._setting("EMAIL_VERIFICATION", MANDATORY)
+
+    @property
+    def UNVERIFIED_EXPIRY(self):
+        """How long an unverified sign-up (and its username) lives, and how long a
+        verification or email-change link works: a ``timedelta`` or seconds. Default 7 days."""
+        value = self._setting("UNVERIFIED_EXPIRY", timedelta(days=7))
+        return value if isinstance(value, timedelta) else timedelta(seconds=value)
+
+    @property
+    def PREVENT_ENUMERATION(self):
+        """When True, a sign-up with an address a verified account holds looks like a
+        successful sign-up, and the owner gets a mail about it. Default False (the sign-up
+        form says "This email address is already in use.")."""
+        return self._setting("PREVENT_ENUMERATION", False)
 
     @property
     def ACCOUNT_MODEL(self):

@@ -12,6 +12,11 @@ values the accounts hold. A finding is one of:
 - ``duplicate``: several accounts hold one value; only a person can choose who keeps it;
 - ``invalid``: an account's value cannot become a lock key (empty or too long).
 
+Expired items (an unverified sign-up past its ``expires``, and its locks) are absent to the
+audit as to every read, though TTL may not have deleted them yet. An unverified account
+holds no email lock (the email is a partial constraint), so it is never ``missing`` one,
+and no repair gives an address to an account that has not verified it.
+
 The first three are repaired one guarded transaction each (built by
 :mod:`accounts.transactions`): the lock must still be as read and every account involved
 must still hold what was read, so a repair never clobbers a concurrent legitimate change.
@@ -27,7 +32,16 @@ from pynamodb.exceptions import DoesNotExist
 
 from . import lookups, transactions
 from .exceptions import InvalidUniqueValue, StaleItem, UniquenessError
-from .tables import ACCOUNT_PREFIX, PROFILE_SORT_KEY, account_pk, get_account_model, lock_model_for
+from .tables import (
+    ACCOUNT_PREFIX,
+    PROFILE_SORT_KEY,
+    TTL_ATTRIBUTE,
+    account_pk,
+    epoch_now,
+    get_account_model,
+    is_expired,
+    lock_model_for,
+)
 from .uniqueness import LOCK_SORT_KEY, constraints_of
 
 ORPHANED, MISSING, WRONG_OWNER, DUPLICATE, INVALID = "orphaned", "missing", "wrong_owner", "duplicate", "invalid"
@@ -298,18 +312,22 @@ def scan_table(model_class=None, *, segments=1, progress=None):
     connection.connection.client  # noqa: B018
     # Only what the comparison and the repair guards read: keys, owners, unique values.
     declared = model.get_attributes()
-    unique_names = {declared[name].attr_name for constraint in constraints for name in constraint.attributes}
-    attributes = sorted({"PK", "SK", "owner", *unique_names})
+    unique_names = {declared[name].attr_name for constraint in constraints for name in constraint.guarded_attributes}
+    attributes = sorted({"PK", "SK", "owner", TTL_ATTRIBUTE, *unique_names})
     tally = _ScanTally(progress)
     with ThreadPoolExecutor(max_workers=segments) as pool:
         pages = list(
             pool.map(lambda segment: _scan_segment(connection, segment, segments, attributes, tally), range(segments))
         )
     accounts, locks = {}, {}
+    now = epoch_now()
     for items in pages:
         for raw in items:
             pk = raw.get("PK", {}).get("S", "")
             sort_key = raw.get("SK", {}).get("S")
+            if TTL_ATTRIBUTE in raw and int(raw[TTL_ATTRIBUTE]["N"]) < now:
+                # Expired: absent, though TTL has not deleted it yet. Nothing to find or repair.
+                continue
             if sort_key == PROFILE_SORT_KEY and pk.startswith(ACCOUNT_PREFIX):
                 accounts[pk] = model.from_raw_data(raw)
             elif sort_key == LOCK_SORT_KEY and any(constraint.owns_key(pk) for constraint in constraints):
@@ -403,6 +421,8 @@ def _read_lock(model, key):
     try:
         lock = lock_model_for(model).get(key, LOCK_SORT_KEY, consistent_read=True)
     except DoesNotExist:
+        return False, None
+    if is_expired(lock):
         return False, None
     return True, lock.owner
 

@@ -1,12 +1,13 @@
 """Finding an item by a unique value: strongly consistent reads of the base table only.
 
 A GSI is eventually consistent and cannot answer "is this taken?", so the only lookup is
-GetItem on the lock item (consistent), then GetItem on its owner (consistent).
+GetItem on the lock item (consistent), then GetItem on its owner (consistent). An item
+whose ``expires`` has passed is absent here, as in every guard: TTL deletes it days late.
 """
 
 from pynamodb.exceptions import DoesNotExist
 
-from .tables import lock_model_for
+from .tables import is_expired, lock_model_for
 from .uniqueness import LOCK_SORT_KEY
 
 
@@ -14,9 +15,10 @@ def lock_owner(model_class, key):
     """The PK of the item holding lock ``key``, or ``None`` when nobody holds it."""
     lock_model = lock_model_for(model_class)
     try:
-        return lock_model.get(key, LOCK_SORT_KEY, consistent_read=True).owner
+        lock = lock_model.get(key, LOCK_SORT_KEY, consistent_read=True)
     except DoesNotExist:
         return None
+    return None if is_expired(lock) else lock.owner
 
 
 def get_item(model_class, hash_key):
@@ -24,9 +26,10 @@ def get_item(model_class, hash_key):
     range_attribute = model_class._range_key_attribute()
     range_key = range_attribute.default if range_attribute is not None else None
     try:
-        return model_class.get(hash_key, range_key, consistent_read=True)
+        item = model_class.get(hash_key, range_key, consistent_read=True)
     except DoesNotExist:
         return None
+    return None if is_expired(item) else item
 
 
 def get_by_unique(model_class, constraint, *values):

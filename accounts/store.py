@@ -9,8 +9,9 @@ import uuid
 from django.utils.crypto import salted_hmac
 
 from . import lookups, signals, transactions
-from .exceptions import ItemAlreadyExists, TokenReused
-from .tables import account_constraints, account_pk, get_account_model, utcnow
+from .app_settings import NONE, app_settings
+from .exceptions import ItemAlreadyExists, StaleItem, TokenReused
+from .tables import account_constraints, account_pk, epoch_now, get_account_model, utcnow
 from .uniqueness import normalize_text
 
 
@@ -43,13 +44,23 @@ def build_account(email, username, password_hash, *, token=None, **extra):
     )
 
 
-def signup(email, username, password_hash, *, token=None, **extra):
+def signup(email, username, password_hash, *, token=None, email_verified=None, **extra):
     """Create an account and its locks in one transaction. Returns ``(account, created)``.
+
+    ``email_verified=None`` follows ``ACCOUNTS_EMAIL_VERIFICATION`` (``"none"``: verified at
+    once); ``True`` creates a verified account. A verified account takes its email lock
+    now; an unverified one takes none (the transaction only checks that no verified account
+    holds the address) and expires, with its other locks, after ``ACCOUNTS_UNVERIFIED_EXPIRY``.
 
     ``created`` is False when this exact signup (same ``token``, email and username) was
     already committed by an earlier post, such as a double click or a browser resend.
     Raises :class:`~accounts.exceptions.UniqueViolation` naming every field in use.
     """
+    if email_verified is None:
+        email_verified = app_settings.EMAIL_VERIFICATION == NONE
+    extra["email_verified"] = bool(email_verified)
+    if not email_verified:
+        extra["expires"] = epoch_now() + int(app_settings.UNVERIFIED_EXPIRY.total_seconds())
     account = build_account(email, username, password_hash, token=token, **extra)
     try:
         transactions.create(account, token=token)
@@ -63,7 +74,62 @@ def signup(email, username, password_hash, *, token=None, **extra):
 
 
 def _holds_same_values(first, second):
-    return all(constraint.lock_key(first) == constraint.lock_key(second) for constraint in account_constraints())
+    return all(
+        constraint.claimed_key(first) == constraint.claimed_key(second) for constraint in account_constraints()
+    )
+
+
+def is_verified(account):
+    """Whether the account proved it reads its address (absent flag: an older account, verified)."""
+    return account.email_verified is not False
+
+
+def verify_email(account):
+    """Mark the address verified and give the account its email lock, in one transaction.
+
+    ``Update account SET email_verified REMOVE expires [as read: email, not verified, not
+    expired]``, ``Put email lock [attribute_not_exists(PK) OR expires < :now]``, and
+    ``Update lock REMOVE expires [owner = me]`` for each lock it already holds. Raises
+    :class:`~accounts.exceptions.UniqueViolation` (``email``) when another account verified
+    the address first, :class:`~accounts.exceptions.StaleItem` when the account changed or
+    expired since it was read. An account already verified is returned as it is.
+    """
+    if is_verified(account):
+        return account
+    update_account(account, email_verified=True, expires=None)
+    signals.email_verified.send(sender=type(account), account=account)
+    return account
+
+
+def request_email_change(account, email):
+    """Record ``email`` as the account's pending new address; returns the link's nonce.
+
+    Nothing else changes and no lock moves: :func:`apply_email_change` does that, once the
+    link sent to the new address is opened. A newer request replaces the older (its link
+    stops working).
+    """
+    nonce = uuid.uuid4().hex
+    update_account(account, pending_email=email, pending_nonce=nonce)
+    return nonce
+
+
+def apply_email_change(account, old_email, new_email, nonce):
+    """Apply the email change a link was issued for, in one transaction.
+
+    ``account`` as read; the link named ``old_email``, ``new_email`` and ``nonce``. Sends
+    ``Update account SET email=new REMOVE pending_email, pending_nonce [email = old AND
+    pending_nonce = nonce (as read)]``, ``Put new email lock [attribute_not_exists(PK) OR
+    expires < :now]``, ``Delete old email lock [owner = me OR attribute_not_exists(PK)]``.
+    Raises :class:`~accounts.exceptions.StaleItem` when the account no longer waits for this
+    link (used, replaced, or the address changed), before sending anything when the read
+    already says so; :class:`~accounts.exceptions.UniqueViolation` when the new address was
+    taken meanwhile.
+    """
+    if account.email != old_email or account.pending_email != new_email or account.pending_nonce != nonce:
+        raise StaleItem("The account no longer waits for this email change.")
+    update_account(account, email=new_email, pending_email=None, pending_nonce=None)
+    signals.email_changed.send(sender=type(account), account=account, old_email=old_email, new_email=new_email)
+    return account
 
 
 def get_account(account_id):

@@ -61,9 +61,12 @@ def test_signup_prints_three_guarded_puts_and_sends_nothing(ddb):
     assert email_lock["Item"]["PK"] == {"S": "UNIQ#EMAIL#ada@x.io"}
     assert username_lock["Item"]["PK"] == {"S": "UNIQ#HANDLE#ada"}
     assert email_lock["Item"]["owner"] == username_lock["Item"]["owner"] == account["Item"]["PK"]
-    for put in puts:
-        assert put["ConditionExpression"] == "attribute_not_exists (#0)"
-        assert put["ExpressionAttributeNames"] == {"#0": "PK"}
+    assert account["ConditionExpression"] == "attribute_not_exists (#0)"
+    assert account["ExpressionAttributeNames"] == {"#0": "PK"}
+    for put in (email_lock, username_lock):
+        # A lock is free when absent or expired (TTL deletes lazily).
+        assert put["ConditionExpression"] == "(attribute_not_exists (#0) OR #1 < :0)"
+        assert put["ExpressionAttributeNames"] == {"#0": "PK", "#1": "expires"}
 
 
 def test_printed_signup_sent_as_is_creates_the_account_and_its_locks(ddb):
