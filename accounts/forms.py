@@ -10,8 +10,9 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.debug import sensitive_variables
 
-from . import store
+from . import store, verification
 from .adapter import get_adapter
+from .backends import UNVERIFIED_ATTRIBUTE
 from .exceptions import Busy, ItemAlreadyExists, StaleItem, TokenReused, UniqueViolation
 from .models import User
 
@@ -143,7 +144,13 @@ class LoginForm(auth_forms.AuthenticationForm):
             "Please enter a correct username or email address and password. Note that the "
             "password is case-sensitive."
         ),
+        "unverified": _(
+            "Your email address is not verified yet. Open the link we mailed you, or send it again below."
+        ),
     }
+
+    # The account whose password was right but whose address is not verified (or None).
+    unverified_account = None
 
     def __init__(self, request=None, *args, **kwargs):
         super().__init__(request, *args, **kwargs)
@@ -152,6 +159,16 @@ class LoginForm(auth_forms.AuthenticationForm):
         # Room for an email address, longer than any username.
         username.max_length = 254
         username.widget.attrs["maxlength"] = 254
+
+    def clean(self):
+        try:
+            return super().clean()
+        except ValidationError:
+            account = getattr(self.request, UNVERIFIED_ATTRIBUTE, None)
+            if account is None:
+                raise
+            self.unverified_account = account
+            raise ValidationError(self.error_messages["unverified"], code="unverified") from None
 
 
 class CurrentPasswordMixin:
@@ -205,9 +222,16 @@ class EmailChangeForm(UniqueValueChangeForm):
     def clean_email(self):
         return get_adapter().clean_email(self.cleaned_data["email"])
 
-    def save(self):
-        """Move the account to the new email, in one transaction. Returns the account."""
-        return store.change_email(self.user.account, self.cleaned_data["email"])
+    def save(self, request):
+        """Ask for the change: a verified address changes only when the link mailed to the
+        new one is opened (:mod:`accounts.verification`); an unverified one is replaced at
+        once, and the new address gets a verification link. Returns whether the mail went out.
+        """
+        account, email = self.user.account, self.cleaned_data["email"]
+        if store.is_verified(account):
+            return verification.start_email_change(request, account, email)
+        store.change_email(account, email)
+        return verification.send_verification(request, account)
 
 
 class UsernameChangeForm(UniqueValueChangeForm):
