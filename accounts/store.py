@@ -106,11 +106,21 @@ def request_email_change(account, email):
 
     Nothing else changes and no lock moves: :func:`apply_email_change` does that, once the
     link sent to the new address is opened. A newer request replaces the older (its link
-    stops working).
+    stops working). One transaction: ``Update account SET pending_email, pending_nonce
+    [as read]`` and ``ConditionCheck new email lock [attribute_not_exists(PK)]``, so an
+    address another account holds is refused now with
+    :class:`~accounts.exceptions.UniqueViolation` (``email``).
     """
     nonce = uuid.uuid4().hex
-    update_account(account, pending_email=email, pending_nonce=nonce)
+    constraint = constraint_for("email")
+    update_account(account, pending_email=email, pending_nonce=nonce, unheld=[(constraint, constraint.key_for(email))])
     return nonce
+
+
+def is_same_address(account, email):
+    """Whether ``email`` is the account's own address in another case or width (same lock key)."""
+    constraint = constraint_for("email")
+    return constraint.key_for(email) == constraint.key_for(account.email)
 
 
 def apply_email_change(account, old_email, new_email, nonce):
@@ -155,13 +165,14 @@ def get_by_login(login):
     return get_by_email(login) if "@" in normalize_text(login) else get_by_username(login)
 
 
-def update_account(account, **changes):
+def update_account(account, *, unheld=(), **changes):
     """Change any account attributes in one guarded transaction, moving locks as needed.
 
+    ``unheld``: ``(constraint, lock key)`` pairs that no other account may hold.
     Raises :class:`~accounts.exceptions.UniqueViolation` or
     :class:`~accounts.exceptions.StaleItem` (the account changed since it was read).
     """
-    return transactions.change(account, {**changes, "updated": utcnow()})
+    return transactions.change(account, {**changes, "updated": utcnow()}, unheld=unheld)
 
 
 def change_email(account, email):

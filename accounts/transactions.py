@@ -327,7 +327,7 @@ def changed_copy(item, changes):
     return copy
 
 
-def plan_change(item, changes, *, token=None, keep_locks=()):
+def plan_change(item, changes, *, token=None, keep_locks=(), unheld=()):
     """The transaction applying ``changes`` (attribute -> new value) to ``item`` as read.
 
     ``Update item [exists AND (expires > :now, if it expires) AND every changed or
@@ -339,6 +339,9 @@ def plan_change(item, changes, *, token=None, keep_locks=()):
     removes ``expires`` (a verification), each lock the item keeps gets ``Update lock
     REMOVE expires [owner = me]``. So two concurrent changes of one item cannot orphan a
     lock. ``keep_locks`` lists old lock keys not to release (held by another item).
+    ``unheld`` lists ``(constraint, key)`` pairs that must be free, each checked with
+    ``ConditionCheck lock [attribute_not_exists(PK)]`` and refused by position like a Put
+    (an email change request: the new address must not be held, though no lock moves yet).
     """
     model = type(item)
     changed = changed_copy(item, changes)
@@ -365,6 +368,8 @@ def plan_change(item, changes, *, token=None, keep_locks=()):
             lock_actions.append(_lock_action("Put", lock_model, new_key, owner, NEW_LOCK, constraint, expires))
         if old_key is not None and old_key not in keep_locks:
             lock_actions.append(_lock_action("Delete", lock_model, old_key, owner, OLD_LOCK, constraint))
+    for constraint, key in unheld:
+        lock_actions.append(_lock_check(lock_model, key, constraint))
     attributes = model.get_attributes()
     updates = [
         attributes[name].remove() if value is None else attributes[name].set(value)
@@ -603,17 +608,18 @@ def create(item, *, token=None):
     return item
 
 
-def change(item, changes, *, token=None):
+def change(item, changes, *, token=None, unheld=()):
     """Apply ``changes`` to ``item`` and move its locks in one transaction.
 
     ``item`` must be as read from the table; on success it carries the new values.
+    ``unheld``: lock keys that must be free, see :func:`plan_change`.
     Raises :class:`StaleItem` when the item changed since it was read.
     """
     try:
-        run(plan_change(item, changes, token=token))
+        run(plan_change(item, changes, token=token, unheld=unheld))
     except LockNotOwned as error:
         # The old value's lock belongs to another item: it is not ours to release.
-        run(plan_change(item, changes, keep_locks=error.keys))
+        run(plan_change(item, changes, keep_locks=error.keys, unheld=unheld))
     for name, value in changes.items():
         setattr(item, name, value)
     return item

@@ -193,8 +193,10 @@ class EmailChangeView(UniqueValueChangeView):
 
     def form_saved(self, form, sent):
         email = form.cleaned_data["email"]
-        code = "email_change_sent" if sent else "email_change_failed"
         adapter = get_adapter(self.request)
+        if sent is None:
+            return super().form_saved(form, form.user.account)
+        code = "email_change_sent" if sent else "email_change_failed"
         if sent:
             adapter.add_success_message(self.request, code, email=email)
         else:
