@@ -13,6 +13,8 @@ env = environ.Env(
     DYNAMODB_ENDPOINT_URL=(str, ""),
     ACCOUNTS_TABLE_NAME=(str, "accounts"),
     AWS_DEFAULT_REGION=(str, "us-east-1"),
+    ACCOUNTS_EMAIL_VERIFICATION=(str, "mandatory"),
+    DEFAULT_FROM_EMAIL=(str, "accounts@localhost"),
 )
 environ.Env.read_env(BASE_DIR / ".env")
 
@@ -94,6 +96,12 @@ LOGOUT_REDIRECT_URL = "home"
 ACCOUNTS_ENDPOINT_URL = env("DYNAMODB_ENDPOINT_URL") or None
 ACCOUNTS_TABLE_NAME = env("ACCOUNTS_TABLE_NAME")
 ACCOUNTS_REGION = env("AWS_DEFAULT_REGION")
+ACCOUNTS_EMAIL_VERIFICATION = env("ACCOUNTS_EMAIL_VERIFICATION")
+
+# Mail: EMAIL_URL is smtp://host:port, consolemail:// (the default: `make run` prints each
+# mail, with its link, in the terminal) or filemail://path.
+vars().update(env.email_url("EMAIL_URL", default="consolemail://"))
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL")
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
