@@ -44,6 +44,16 @@ def build_account(email, username, password_hash, *, token=None, **extra):
     )
 
 
+def build_signup_account(email, username, password_hash, *, token=None, email_verified=None, **extra):
+    """The unsaved account :func:`signup` creates: verified, or unverified and expiring."""
+    if email_verified is None:
+        email_verified = app_settings.EMAIL_VERIFICATION == NONE
+    extra["email_verified"] = bool(email_verified)
+    if not email_verified:
+        extra["expires"] = epoch_now() + int(app_settings.UNVERIFIED_EXPIRY.total_seconds())
+    return build_account(email, username, password_hash, token=token, **extra)
+
+
 def signup(email, username, password_hash, *, token=None, email_verified=None, **extra):
     """Create an account and its locks in one transaction. Returns ``(account, created)``.
 
@@ -56,12 +66,7 @@ def signup(email, username, password_hash, *, token=None, email_verified=None, *
     already committed by an earlier post, such as a double click or a browser resend.
     Raises :class:`~accounts.exceptions.UniqueViolation` naming every field in use.
     """
-    if email_verified is None:
-        email_verified = app_settings.EMAIL_VERIFICATION == NONE
-    extra["email_verified"] = bool(email_verified)
-    if not email_verified:
-        extra["expires"] = epoch_now() + int(app_settings.UNVERIFIED_EXPIRY.total_seconds())
-    account = build_account(email, username, password_hash, token=token, **extra)
+    account = build_signup_account(email, username, password_hash, token=token, email_verified=email_verified, **extra)
     try:
         transactions.create(account, token=token)
     except (ItemAlreadyExists, TokenReused):
@@ -84,6 +89,15 @@ def is_verified(account):
     return account.email_verified is not False
 
 
+# What a verification changes: the account, and the locks it holds, stop expiring.
+VERIFY_CHANGES = {"email_verified": True, "expires": None}
+
+
+def email_change_changes(account):
+    """What applying the account's pending email change changes."""
+    return {"email": account.pending_email, "pending_email": None, "pending_nonce": None}
+
+
 def verify_email(account):
     """Mark the address verified and give the account its email lock, in one transaction.
 
@@ -96,7 +110,7 @@ def verify_email(account):
     """
     if is_verified(account):
         return account
-    update_account(account, email_verified=True, expires=None)
+    update_account(account, **VERIFY_CHANGES)
     signals.email_verified.send(sender=type(account), account=account)
     return account
 
@@ -137,7 +151,7 @@ def apply_email_change(account, old_email, new_email, nonce):
     """
     if account.email != old_email or account.pending_email != new_email or account.pending_nonce != nonce:
         raise StaleItem("The account no longer waits for this email change.")
-    update_account(account, email=new_email, pending_email=None, pending_nonce=None)
+    update_account(account, **email_change_changes(account))
     signals.email_changed.send(sender=type(account), account=account, old_email=old_email, new_email=new_email)
     return account
 

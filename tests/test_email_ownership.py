@@ -182,3 +182,41 @@ def test_no_repair_gives_an_address_to_an_unverified_account(ddb):
     with pytest.raises(InvalidTransaction):
         transactions.plan_claim_lock(store.get_account(squatter.id), constraint)
     assert audit.lock_states(store.get_account(squatter.id))[0].constraint.namespace == "HANDLE"
+
+
+def test_explain_shows_the_verify_transaction_and_sends_nothing_but_reads(ddb):
+    import json
+
+    from django.core.management import call_command
+    from io import StringIO
+
+    account = unverified("victim@example.org", "owner")
+    out = StringIO()
+
+    call_command("accounts_explain", "verify", "--username", "owner", stdout=out)
+
+    actions = json.loads(out.getvalue())["TransactItems"]
+    assert [next(iter(action)) for action in actions] == ["Update", "Put", "Update"]
+    assert "REMOVE" in actions[0]["Update"]["UpdateExpression"]
+    assert actions[1]["Put"]["Item"]["PK"] == {"S": EMAIL_LOCK}
+    assert actions[2]["Update"]["Key"]["PK"] == {"S": "UNIQ#HANDLE#owner"}
+    assert store.get_account(account.id).email_verified is False
+
+
+def test_explain_shows_the_apply_email_change_transaction(ddb):
+    import json
+
+    from django.core.management import call_command
+    from io import StringIO
+
+    account = verified("ada@example.org", "ada")
+    store.request_email_change(store.get_account(account.id), "lovelace@example.org")
+    out = StringIO()
+
+    call_command("accounts_explain", "apply-email-change", "--username", "ada", stdout=out)
+
+    actions = json.loads(out.getvalue())["TransactItems"]
+    assert [next(iter(action)) for action in actions] == ["Update", "Put", "Delete"]
+    assert actions[1]["Put"]["Item"]["PK"] == {"S": "UNIQ#EMAIL#lovelace@example.org"}
+    assert actions[2]["Delete"]["Key"]["PK"] == {"S": "UNIQ#EMAIL#ada@example.org"}
+    assert store.get_account(account.id).email == "ada@example.org"
