@@ -20,6 +20,7 @@ from django.views.generic import FormView
 
 from . import password_reset, store, verification
 from .adapter import get_adapter
+from .forms import STORE_REFUSALS
 from .models import User
 
 # The session key naming the account that signed up (or tried to log in) unverified:
@@ -135,6 +136,7 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
     """``/accounts/password/reset/<uidb64>/<token>/``: Django's set-password form, once."""
 
     template_name = "accounts/password_reset_confirm.html"
+    form_class = password_reset.SetPasswordForm
     token_generator = password_reset.token_generator
     success_url = reverse_lazy("accounts:password_reset_complete")
 
@@ -149,6 +151,10 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
         return User.from_account(account) if account is not None else None
 
     def form_valid(self, form):
-        response = super().form_valid(form)
+        try:
+            response = super().form_valid(form)
+        except STORE_REFUSALS as error:
+            form.add_store_error(error)
+            return self.form_invalid(form)
         password_reset.end_other_sessions(self.request, form.user)
         return response

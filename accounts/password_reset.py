@@ -6,6 +6,7 @@ verified account holds (two consistent GetItems, no Query or Scan).
 """
 
 from django import forms
+from django.contrib.auth import forms as auth_forms
 from django.contrib.auth.tokens import PasswordResetTokenGenerator
 from django.urls import reverse
 from django.utils.encoding import force_bytes
@@ -14,7 +15,7 @@ from django.utils.translation import gettext_lazy as _
 
 from . import store, verification
 from .exceptions import InvalidUniqueValue
-from .forms import EmailField
+from .forms import EmailField, StoreErrorsMixin
 from .models import User
 
 
@@ -44,6 +45,11 @@ class PasswordResetRequestForm(forms.Form):
         max_length=254,
         widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True}),
     )
+
+
+class SetPasswordForm(StoreErrorsMixin, auth_forms.SetPasswordForm):
+    """Django's set-password form (``new_password1``, ``new_password2``, the validators);
+    what the store refuses (busy, changed meanwhile) becomes a form error."""
 
 
 def reset_link(request, user):

@@ -24,7 +24,7 @@ from django.urls import reverse
 
 from . import store
 from .app_settings import app_settings
-from .exceptions import StaleItem, UniqueViolation
+from .exceptions import Busy, StaleItem, UniqueViolation
 from .tables import epoch_now
 
 logger = logging.getLogger(__name__)
@@ -35,13 +35,14 @@ EMAIL_CHANGE_SALT = "accounts.verification.email_change"
 RESEND_INTERVAL_SECONDS = 60
 
 # How applying a link ended.
-VERIFIED, ALREADY_VERIFIED, CHANGED, TAKEN, STALE, INVALID = (
+VERIFIED, ALREADY_VERIFIED, CHANGED, TAKEN, STALE, INVALID, BUSY = (
     "verified",
     "already_verified",
     "changed",
     "taken",
     "stale",
     "invalid",
+    "busy",
 )
 # How a resend ended.
 SENT, TOO_SOON, FAILED = "sent", "too_soon", "failed"
@@ -120,7 +121,7 @@ def confirm_email(token):
 
     Returns ``(outcome, account or None)``: ``verified``, ``already_verified``, ``taken``
     (another account verified the address first), ``stale`` (the account's address changed,
-    or it expired) or ``invalid`` (forged or expired link).
+    or it expired), ``busy`` (nothing written, try again) or ``invalid`` (forged or expired link).
     """
     claim = read_verification_token(token)
     if claim is None:
@@ -137,6 +138,8 @@ def confirm_email(token):
         return TAKEN, account
     except StaleItem:
         return STALE, account
+    except Busy:
+        return BUSY, account
     return VERIFIED, account
 
 
@@ -170,7 +173,7 @@ def apply_email_change(request, token):
     """Apply an email-change link: one GetItem, then one transaction; after it commits, a
     notice to the old address. Returns ``(outcome, account or None)``: ``changed``,
     ``taken`` (the new address was verified by another account meanwhile), ``stale`` (used,
-    replaced by a newer request, or the address changed) or ``invalid``."""
+    replaced by a newer request, or the address changed), ``busy`` or ``invalid``."""
     claim = read_email_change_token(token)
     if claim is None:
         return INVALID, None
@@ -184,6 +187,8 @@ def apply_email_change(request, token):
         return TAKEN, account
     except StaleItem:
         return STALE, account
+    except Busy:
+        return BUSY, account
     send_mail(request, "email_changed", old_email, {"account": account, "old_email": old_email, "new_email": new_email})
     return CHANGED, account
 

@@ -220,3 +220,16 @@ def test_explain_shows_the_apply_email_change_transaction(ddb):
     assert actions[1]["Put"]["Item"]["PK"] == {"S": "UNIQ#EMAIL#lovelace@example.org"}
     assert actions[2]["Delete"]["Key"]["PK"] == {"S": "UNIQ#EMAIL#ada@example.org"}
     assert store.get_account(account.id).email == "ada@example.org"
+
+
+def test_two_owners_links_for_one_address_opened_at_once_one_account_gets_it(ddb):
+    from accounts import verification
+
+    tokens = [verification.verification_token(unverified("victim@example.org", f"owner{i}")) for i in range(4)]
+
+    outcomes = race(4, lambda i: verification.confirm_email(tokens[i]))
+
+    kinds = sorted(outcome for outcome, _ in outcomes)
+    assert kinds == [verification.TAKEN] * 3 + [verification.VERIFIED]
+    (winner,) = [account for outcome, account in outcomes if outcome == verification.VERIFIED]
+    assert locks()[EMAIL_LOCK] == winner.PK

@@ -108,3 +108,18 @@ def test_a_forged_uid_or_token_is_an_invalid_link_page(ada_client):
         response = Client().get(path, follow=True)
         assert response.status_code == 200
         assert response.context["validlink"] is False
+
+
+def test_a_busy_table_while_setting_the_password_is_a_form_error_not_a_500(ada_client):
+    from accounts.tables import dynamodb_client
+    from tests.support import answer_before_call, cancellation
+
+    ask_reset(Client(), "ada@example.com")
+    path = path_of(link_in(mails_to("ada@example.com")[0]))
+    answer_before_call(dynamodb_client(), [cancellation("TransactionConflict")] * 4)
+
+    response = set_new_password(Client(), path)
+
+    assert response.status_code == 200
+    assert response.context["form"].has_error("__all__", "busy")
+    assert login(Client(), "ada", PASSWORD).status_code == 302
