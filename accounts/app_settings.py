@@ -8,6 +8,7 @@ access reads ``django.conf.settings`` again.
 from datetime import timedelta
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 
 # ACCOUNTS_EMAIL_VERIFICATION values.
 MANDATORY, OPTIONAL, NONE = "mandatory", "optional", "none"
@@ -90,7 +91,12 @@ class AppSettings:
         """``"mandatory"`` (default: an unverified account cannot log in), ``"optional"``
         (it can; the profile asks for the link to be opened) or ``"none"`` (the address
         counts as verified at sign-up and takes its lock at once)."""
-        return self._setting("EMAIL_VERIFICATION", MANDATORY)
+        value = self._setting("EMAIL_VERIFICATION", MANDATORY)
+        if value not in (MANDATORY, OPTIONAL, NONE):
+            raise ImproperlyConfigured(
+                f"ACCOUNTS_EMAIL_VERIFICATION is {value!r}; use 'mandatory', 'optional' or 'none'."
+            )
+        return value
 
     @property
     def UNVERIFIED_EXPIRY(self):
