@@ -233,3 +233,22 @@ def test_two_owners_links_for_one_address_opened_at_once_one_account_gets_it(ddb
     assert kinds == [verification.TAKEN] * 3 + [verification.VERIFIED]
     (winner,) = [account for outcome, account in outcomes if outcome == verification.VERIFIED]
     assert locks()[EMAIL_LOCK] == winner.PK
+
+
+def test_email_verified_signal_is_sent_once_after_the_commit(ddb):
+    from accounts import signals
+
+    received = []
+
+    def receiver(sender, account, **kwargs):
+        received.append((account.PK, store.get_by_email("victim@example.org").PK))
+
+    account = unverified("victim@example.org", "owner")
+    signals.email_verified.connect(receiver)
+    try:
+        store.verify_email(store.get_account(account.id))
+        store.verify_email(store.get_account(account.id))  # already verified: nothing sent
+    finally:
+        signals.email_verified.disconnect(receiver)
+
+    assert received == [(account.PK, account.PK)]
