@@ -225,18 +225,20 @@ class EmailChangeForm(UniqueValueChangeForm):
     def save(self, request):
         """Ask for the change: a verified address changes only when the link mailed to the
         new one is opened (:mod:`accounts.verification`); an unverified one is replaced at
-        once, and the new address gets a verification link. Returns whether the mail went
-        out (``None``: no mail, the address only changed case or width).
+        once, and the new address gets a verification link.
+
+        Returns ``("email_change", sent)`` or ``("verification", sent)``, ``sent`` telling
+        whether the mail went out; ``None`` when the address only changed case or width.
         """
         account, email = self.user.account, self.cleaned_data["email"]
-        if store.is_verified(account) and not store.is_same_address(account, email):
-            return verification.start_email_change(request, account, email)
-        if store.is_verified(account):
+        if not store.is_verified(account):
+            store.change_email(account, email)
+            return "verification", verification.send_verification(request, account)
+        if store.is_same_address(account, email):
             # The same mailbox written another way: nothing to prove, the lock stays.
             store.change_email(account, email)
             return None
-        store.change_email(account, email)
-        return verification.send_verification(request, account)
+        return "email_change", verification.start_email_change(request, account, email)
 
 
 class UsernameChangeForm(UniqueValueChangeForm):

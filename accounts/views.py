@@ -191,16 +191,18 @@ class EmailChangeView(UniqueValueChangeView):
     def get_save_kwargs(self):
         return {"request": self.request}
 
-    def form_saved(self, form, sent):
+    def form_saved(self, form, outcome):
+        if outcome is None:
+            return super().form_saved(form, form.user.account)
+        kind, sent = outcome
         email = form.cleaned_data["email"]
         adapter = get_adapter(self.request)
-        if sent is None:
-            return super().form_saved(form, form.user.account)
-        code = "email_change_sent" if sent else "email_change_failed"
-        if sent:
-            adapter.add_success_message(self.request, code, email=email)
+        if kind == "verification":
+            adapter.add_verification_message(self.request, "sent" if sent else "failed", email)
+        elif sent:
+            adapter.add_success_message(self.request, "email_change_sent", email=email)
         else:
-            messages.warning(self.request, adapter.success_messages[code] % {"email": email})
+            messages.warning(self.request, adapter.success_messages["email_change_failed"] % {"email": email})
         return redirect("accounts:profile")
 
 

@@ -9,7 +9,7 @@ from accounts.exceptions import StaleItem
 from tests.mail import link_in, mails_to, path_of
 from tests.test_engine import locks
 from tests.test_engine_concurrency import race
-from tests.web import PASSWORD, signed_up_client
+from tests.web import PASSWORD, signed_up_client, signup
 
 pytestmark = pytest.mark.dynamodb_local
 
@@ -116,3 +116,17 @@ def test_email_change_link_opened_while_the_account_changes_username(ada_client)
     assert not isinstance(outcomes[1], Exception) or isinstance(outcomes[1], StaleItem)
     assert (account.email == "lovelace@example.com") == (outcomes[0] == verification.CHANGED)
     assert (account.username == "countess") == (not isinstance(outcomes[1], Exception))
+
+
+def test_an_unverified_address_is_replaced_at_once_and_the_new_one_gets_a_verification_link(ddb, settings):
+    settings.ACCOUNTS_EMAIL_VERIFICATION = "optional"
+    client = Client()
+    signup(client, "typo@exampel.com", "ada")
+
+    response = client.post("/accounts/email/", {"email": "ada@example.com", "password": PASSWORD}, follow=True)
+
+    assert any("Open it to confirm your address" in str(message) for message in response.context["messages"])
+    account = store.get_by_username("ada")
+    assert account.email == "ada@example.com" and account.email_verified is False
+    assert "/accounts/verify/" in mails_to("ada@example.com")[0].body
+    assert "UNIQ#EMAIL#ada@example.com" not in locks()
