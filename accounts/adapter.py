@@ -63,6 +63,17 @@ class DefaultAccountAdapter:
         "password_changed": _("Your password has been changed. Your other sessions have been logged out."),
         "account_deleted": _("Your account has been deleted."),
         "other_sessions_ended": _("Your other sessions have been logged out."),
+        "verification_sent": _("We sent a link to %(email)s. Open it to confirm your address."),
+        "verification_failed": _(
+            "Your account is saved, but the mail to %(email)s could not be sent. Please send it again."
+        ),
+        "verification_too_soon": _("A mail was sent less than a minute ago. Please wait a minute and try again."),
+        "email_change_sent": _(
+            "We sent a link to %(email)s. Your address changes when you open it; until then it stays as it is."
+        ),
+        "email_change_failed": _(
+            "Your request is saved, but the mail to %(email)s could not be sent. Please try again."
+        ),
     }
 
     def __init__(self, request=None):
@@ -185,6 +196,12 @@ class DefaultAccountAdapter:
     def add_success_message(self, request, code, **params):
         """Queue the success message ``code`` from :attr:`success_messages`."""
         messages.success(request, self.success_messages[code] % params)
+
+    def add_verification_message(self, request, outcome, email=""):
+        """Queue what became of a (re)sent verification mail: ``sent``, ``too_soon`` or ``failed``."""
+        code = {"sent": "verification_sent", "too_soon": "verification_too_soon", "failed": "verification_failed"}
+        level = messages.SUCCESS if outcome == "sent" else messages.WARNING
+        messages.add_message(request, level, self.success_messages[code[outcome]] % {"email": email})
 
 
 def _own_namespace(field):

@@ -5,7 +5,13 @@ Every setting is optional; the property names below are the setting names withou
 access reads ``django.conf.settings`` again.
 """
 
+from datetime import timedelta
+
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+# ACCOUNTS_EMAIL_VERIFICATION values.
+MANDATORY, OPTIONAL, NONE = "mandatory", "optional", "none"
 
 # The form class of each account page, by the name ACCOUNTS_FORMS and
 # DefaultAccountAdapter.get_form_class() use.
@@ -126,6 +132,32 @@ class AppSettings:
         (``аdmin`` and ``ADMIN`` are ``admin``); staff may still use them
         (``accounts_createstaff``, the staff pages). Default :data:`RESERVED_USERNAMES`."""
         return self._setting("USERNAME_BLACKLIST", RESERVED_USERNAMES)
+
+    @property
+    def EMAIL_VERIFICATION(self):
+        """``"mandatory"`` (default: an unverified account cannot log in), ``"optional"``
+        (it can; the profile asks for the link to be opened) or ``"none"`` (the address
+        counts as verified at sign-up and takes its lock at once)."""
+        value = self._setting("EMAIL_VERIFICATION", MANDATORY)
+        if value not in (MANDATORY, OPTIONAL, NONE):
+            raise ImproperlyConfigured(
+                f"ACCOUNTS_EMAIL_VERIFICATION is {value!r}; use 'mandatory', 'optional' or 'none'."
+            )
+        return value
+
+    @property
+    def UNVERIFIED_EXPIRY(self):
+        """How long an unverified sign-up (and its username) lives, and how long a
+        verification or email-change link works: a ``timedelta`` or seconds. Default 7 days."""
+        value = self._setting("UNVERIFIED_EXPIRY", timedelta(days=7))
+        return value if isinstance(value, timedelta) else timedelta(seconds=value)
+
+    @property
+    def PREVENT_ENUMERATION(self):
+        """When True, a sign-up with an address a verified account holds looks like a
+        successful sign-up, and the owner gets a mail about it. Default False (the sign-up
+        form says "This email address is already in use.")."""
+        return self._setting("PREVENT_ENUMERATION", False)
 
     @property
     def ACCOUNT_MODEL(self):

@@ -16,6 +16,11 @@ values the items hold: the accounts and every model listed in ``ACCOUNTS_UNIQUE_
   normalizes to the key);
 - ``invalid``: an item's value cannot become a lock key (empty or too long).
 
+Expired items (an unverified sign-up past its ``expires``, and its locks) are absent to the
+audit as to every read, though TTL may not have deleted them yet. An unverified account
+holds no email lock (the email is a partial constraint), so it is never ``missing`` one,
+and no repair gives an address to an account that has not verified it.
+
 The first three are repaired one guarded transaction each (built by
 :mod:`accounts.transactions`): the lock must still be as read and every account involved
 must still hold what was read, so a repair never clobbers a concurrent legitimate change.
@@ -34,7 +39,7 @@ from pynamodb.exceptions import DoesNotExist
 from . import lookups, transactions
 from .app_settings import app_settings
 from .exceptions import InvalidUniqueValue, StaleItem, UniquenessError
-from .tables import account_pk, get_account_model, lock_model_for
+from .tables import TTL_ATTRIBUTE, account_pk, epoch_now, get_account_model, is_expired, lock_model_for
 from .uniqueness import LOCK_SORT_KEY, constraints_of
 
 ORPHANED, MISSING, WRONG_OWNER, DUPLICATE, INVALID = "orphaned", "missing", "wrong_owner", "duplicate", "invalid"
@@ -377,18 +382,22 @@ def scan_table(model_class=None, *, segments=1, progress=None):
     for model in models:
         declared = model.get_attributes()
         unique_names.update(
-            declared[name].attr_name for constraint in constraints_of(model) for name in constraint.attributes
+            declared[name].attr_name for constraint in constraints_of(model) for name in constraint.guarded_attributes
         )
-    attributes = sorted({"PK", "SK", "owner", *unique_names})
+    attributes = sorted({"PK", "SK", "owner", TTL_ATTRIBUTE, *unique_names})
     tally = _ScanTally(progress)
     with ThreadPoolExecutor(max_workers=segments) as pool:
         pages = list(
             pool.map(lambda segment: _scan_segment(connection, segment, segments, attributes, tally), range(segments))
         )
     items, locks = {}, {}
+    now = epoch_now()
     for page in pages:
         for raw in page:
             pk = raw.get("PK", {}).get("S", "")
+            if TTL_ATTRIBUTE in raw and int(raw[TTL_ATTRIBUTE]["N"]) < now:
+                # Expired: absent, though TTL has not deleted it yet. Nothing to find or repair.
+                continue
             model = _model_of(raw, models)
             if model is not None:
                 items[pk] = model.from_raw_data(raw)
@@ -494,6 +503,8 @@ def _read_lock(model, key):
     try:
         lock = lock_model_for(model).get(key, LOCK_SORT_KEY, consistent_read=True)
     except DoesNotExist:
+        return False, None
+    if is_expired(lock):
         return False, None
     return True, lock.owner
 

@@ -3,8 +3,19 @@
 from django.contrib.auth.backends import BaseBackend
 
 from . import sessions, store
+from .app_settings import MANDATORY, app_settings
 from .exceptions import InvalidUniqueValue
 from .models import User
+
+# Where authenticate() leaves an account whose password was right but whose address is
+# not verified yet (ACCOUNTS_EMAIL_VERIFICATION = "mandatory"), for the login form.
+UNVERIFIED_ATTRIBUTE = "accounts_unverified_account"
+
+
+def may_log_in(account):
+    """Whether the account may log in as far as verification goes: in mode "mandatory"
+    only once its address is verified."""
+    return app_settings.EMAIL_VERIFICATION != MANDATORY or store.is_verified(account)
 
 
 class AccountBackend(BaseBackend):
@@ -27,9 +38,14 @@ class AccountBackend(BaseBackend):
             User().set_password(password)
             return None
         user = User.from_account(account)
-        if user.check_password(password) and self.user_can_authenticate(user):
-            return user
-        return None
+        if not (user.check_password(password) and self.user_can_authenticate(user)):
+            return None
+        if not may_log_in(account):
+            if request is not None:
+                # The login form explains this, and offers to send the link again.
+                setattr(request, UNVERIFIED_ATTRIBUTE, account)
+            return None
+        return user
 
     def _find(self, login):
         try:
@@ -50,4 +66,4 @@ class AccountBackend(BaseBackend):
         if account is None:
             return None
         user = User.from_account(account)
-        return user if self.user_can_authenticate(user) else None
+        return user if self.user_can_authenticate(user) and may_log_in(account) else None

@@ -11,8 +11,9 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.debug import sensitive_variables
 
-from . import lookups, ratelimit, store
+from . import lookups, ratelimit, store, verification
 from .adapter import get_adapter
+from .backends import UNVERIFIED_ATTRIBUTE
 from .exceptions import Busy, InvalidUniqueValue, ItemAlreadyExists, StaleItem, TokenReused, UniqueViolation
 from .models import User
 from .uniqueness import normalize_text
@@ -168,7 +169,13 @@ class LoginForm(auth_forms.AuthenticationForm):
             "Please enter a correct username or email address and password. Note that the "
             "password is case-sensitive."
         ),
+        "unverified": _(
+            "Your email address is not verified yet. Open the link we mailed you, or send it again below."
+        ),
     }
+
+    # The account whose password was right but whose address is not verified (or None).
+    unverified_account = None
 
     def __init__(self, request=None, *args, **kwargs):
         super().__init__(request, *args, **kwargs)
@@ -183,6 +190,8 @@ class LoginForm(auth_forms.AuthenticationForm):
         """Authenticate, unless ``login_failed`` is over its limit for this address or this
         login name: then even the right password is refused (guessing must not go on).
         A failure is counted (one write); a success forgets this login name's failures.
+        The right password of an account whose address is not verified yet (mode
+        "mandatory") is the error ``unverified``, not a failure.
 
         The limit's counters are read in the same request as the login's lock item.
         """
@@ -200,6 +209,10 @@ class LoginForm(auth_forms.AuthenticationForm):
             ratelimit.refuse(self, error)
             return self.cleaned_data
         if self.user_cache is None:
+            account = getattr(self.request, UNVERIFIED_ATTRIBUTE, None)
+            if account is not None:
+                self.unverified_account = account
+                raise ValidationError(self.error_messages["unverified"], code="unverified")
             attempt.fail()
             raise self.get_invalid_login_error()
         self.confirm_login_allowed(self.user_cache)
@@ -258,9 +271,23 @@ class EmailChangeForm(UniqueValueChangeForm):
     def clean_email(self):
         return get_adapter().clean_email(self.cleaned_data["email"])
 
-    def save(self):
-        """Move the account to the new email, in one transaction. Returns the account."""
-        return store.change_email(self.user.account, self.cleaned_data["email"])
+    def save(self, request):
+        """Ask for the change: a verified address changes only when the link mailed to the
+        new one is opened (:mod:`accounts.verification`); an unverified one is replaced at
+        once, and the new address gets a verification link.
+
+        Returns ``("email_change", sent)`` or ``("verification", sent)``, ``sent`` telling
+        whether the mail went out; ``None`` when the address only changed case or width.
+        """
+        account, email = self.user.account, self.cleaned_data["email"]
+        if not store.is_verified(account):
+            store.change_email(account, email)
+            return "verification", verification.send_verification(request, account)
+        if store.is_same_address(account, email):
+            # The same mailbox written another way: nothing to prove, the lock stays.
+            store.change_email(account, email)
+            return None
+        return "email_change", verification.start_email_change(request, account, email)
 
 
 class UsernameChangeForm(NewUsernameMixin, UniqueValueChangeForm):

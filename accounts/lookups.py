@@ -2,7 +2,8 @@
 
 A GSI is eventually consistent and cannot answer "is this taken?", so the only lookup is
 GetItem on the lock item (consistent), then GetItem on its owner (consistent). Reads go
-through :mod:`accounts.dynamo`'s client, under the request deadline.
+through :mod:`accounts.dynamo`'s client, under the request deadline. An item whose
+``expires`` has passed is absent here, as in every guard: TTL deletes it days late.
 """
 
 import contextlib

@@ -10,8 +10,9 @@ from django.utils.crypto import salted_hmac
 from pynamodb.exceptions import PynamoDBException
 
 from . import lookups, sessions, signals, transactions
-from .exceptions import ItemAlreadyExists, OutcomeUnknown, TokenReused
-from .tables import account_constraints, account_pk, get_account_model, utcnow
+from .app_settings import NONE, app_settings
+from .exceptions import ItemAlreadyExists, OutcomeUnknown, StaleItem, TokenReused, Unavailable
+from .tables import account_constraints, account_pk, epoch_now, get_account_model, utcnow
 from .uniqueness import normalize_text
 
 
@@ -44,8 +45,23 @@ def build_account(email, username, password_hash, *, token=None, **extra):
     )
 
 
-def signup(email, username, password_hash, *, token=None, **extra):
+def build_signup_account(email, username, password_hash, *, token=None, email_verified=None, **extra):
+    """The unsaved account :func:`signup` creates: verified, or unverified and expiring."""
+    if email_verified is None:
+        email_verified = app_settings.EMAIL_VERIFICATION == NONE
+    extra["email_verified"] = bool(email_verified)
+    if not email_verified:
+        extra["expires"] = epoch_now() + int(app_settings.UNVERIFIED_EXPIRY.total_seconds())
+    return build_account(email, username, password_hash, token=token, **extra)
+
+
+def signup(email, username, password_hash, *, token=None, email_verified=None, **extra):
     """Create an account and its locks in one transaction. Returns ``(account, created)``.
+
+    ``email_verified=None`` follows ``ACCOUNTS_EMAIL_VERIFICATION`` (``"none"``: verified at
+    once); ``True`` creates a verified account. A verified account takes its email lock
+    now; an unverified one takes none (the transaction only checks that no verified account
+    holds the address) and expires, with its other locks, after ``ACCOUNTS_UNVERIFIED_EXPIRY``.
 
     ``created`` is False when this exact signup (same ``token``, email and username) was
     already committed by an earlier post, such as a double click or a browser resend.
@@ -54,7 +70,7 @@ def signup(email, username, password_hash, *, token=None, **extra):
     nor reading the account back could tell whether it was written (``account_created`` is
     sent whenever it is known to be).
     """
-    account = build_account(email, username, password_hash, token=token, **extra)
+    account = build_signup_account(email, username, password_hash, token=token, email_verified=email_verified, **extra)
     try:
         transactions.create(account, token=token)
     except (ItemAlreadyExists, TokenReused):
@@ -76,13 +92,87 @@ def _was_written(account):
     read consistently; ``False`` when that cannot be read either."""
     try:
         stored = get_account(account.id)
-    except PynamoDBException:
+    except (PynamoDBException, Unavailable):
         return False
     return stored is not None and stored.created == account.created and _holds_same_values(stored, account)
 
 
 def _holds_same_values(first, second):
-    return all(constraint.lock_key(first) == constraint.lock_key(second) for constraint in account_constraints())
+    return all(
+        constraint.claimed_key(first) == constraint.claimed_key(second) for constraint in account_constraints()
+    )
+
+
+def is_verified(account):
+    """Whether the account proved it reads its address (absent flag: an older account, verified)."""
+    return account.email_verified is not False
+
+
+# What a verification changes: the account, and the locks it holds, stop expiring.
+VERIFY_CHANGES = {"email_verified": True, "expires": None}
+
+
+def email_change_changes(account):
+    """What applying the account's pending email change changes."""
+    return {"email": account.pending_email, "pending_email": None, "pending_nonce": None}
+
+
+def verify_email(account):
+    """Mark the address verified and give the account its email lock, in one transaction.
+
+    ``Update account SET email_verified REMOVE expires [as read: email, not verified, not
+    expired]``, ``Put email lock [attribute_not_exists(PK) OR expires < :now]``, and
+    ``Update lock REMOVE expires [owner = me]`` for each lock it already holds. Raises
+    :class:`~accounts.exceptions.UniqueViolation` (``email``) when another account verified
+    the address first, :class:`~accounts.exceptions.StaleItem` when the account changed or
+    expired since it was read. An account already verified is returned as it is.
+    """
+    if is_verified(account):
+        return account
+    update_account(account, **VERIFY_CHANGES)
+    signals.email_verified.send(sender=type(account), account=account)
+    return account
+
+
+def request_email_change(account, email):
+    """Record ``email`` as the account's pending new address; returns the link's nonce.
+
+    Nothing else changes and no lock moves: :func:`apply_email_change` does that, once the
+    link sent to the new address is opened. A newer request replaces the older (its link
+    stops working). One transaction: ``Update account SET pending_email, pending_nonce
+    [as read]`` and ``ConditionCheck new email lock [attribute_not_exists(PK)]``, so an
+    address another account holds is refused now with
+    :class:`~accounts.exceptions.UniqueViolation` (``email``).
+    """
+    nonce = uuid.uuid4().hex
+    constraint = constraint_for("email")
+    update_account(account, pending_email=email, pending_nonce=nonce, unheld=[(constraint, constraint.key_for(email))])
+    return nonce
+
+
+def is_same_address(account, email):
+    """Whether ``email`` is the account's own address in another case or width (same lock key)."""
+    constraint = constraint_for("email")
+    return constraint.key_for(email) == constraint.key_for(account.email)
+
+
+def apply_email_change(account, old_email, new_email, nonce):
+    """Apply the email change a link was issued for, in one transaction.
+
+    ``account`` as read; the link named ``old_email``, ``new_email`` and ``nonce``. Sends
+    ``Update account SET email=new REMOVE pending_email, pending_nonce [email = old AND
+    pending_nonce = nonce (as read)]``, ``Put new email lock [attribute_not_exists(PK) OR
+    expires < :now]``, ``Delete old email lock [owner = me OR attribute_not_exists(PK)]``.
+    Raises :class:`~accounts.exceptions.StaleItem` when the account no longer waits for this
+    link (used, replaced, or the address changed), before sending anything when the read
+    already says so; :class:`~accounts.exceptions.UniqueViolation` when the new address was
+    taken meanwhile.
+    """
+    if account.email != old_email or account.pending_email != new_email or account.pending_nonce != nonce:
+        raise StaleItem("The account no longer waits for this email change.")
+    update_account(account, **email_change_changes(account))
+    signals.email_changed.send(sender=type(account), account=account, old_email=old_email, new_email=new_email)
+    return account
 
 
 def get_account(account_id):
@@ -108,14 +198,15 @@ def get_by_login(login):
     return get_by_email(login) if "@" in normalize_text(login) else get_by_username(login)
 
 
-def update_account(account, **changes):
+def update_account(account, *, unheld=(), **changes):
     """Change any account attributes in one guarded transaction, moving locks as needed.
 
+    ``unheld``: ``(constraint, lock key)`` pairs that no other account may hold.
     Raises :class:`~accounts.exceptions.UniqueViolation` or
     :class:`~accounts.exceptions.StaleItem` (the account changed since it was read).
     Deactivating the account ends its sessions (see :func:`end_sessions`).
     """
-    transactions.change(account, {**changes, "updated": utcnow()})
+    transactions.change(account, {**changes, "updated": utcnow()}, unheld=unheld)
     if changes.get("is_active") is False:
         end_sessions(account)
     return account

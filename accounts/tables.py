@@ -5,6 +5,10 @@ One table, keyed ``PK`` (string) + ``SK`` (string), holds:
 - account items: ``PK=ACCT#<generated id>``, ``SK=PROFILE``;
 - lock items: ``PK=UNIQ#<NAMESPACE>#<normalized value>``, ``SK=LOCK``, ``owner=<owner PK>``.
 
+Items that expire (an unverified account and the locks it holds) carry ``expires``, the
+table's one TTL attribute (epoch seconds). DynamoDB deletes them lazily, days late at
+times, so every read and every guard treats an item whose ``expires`` has passed as absent.
+
 Endpoint, region and table name come from the ``ACCOUNTS_*`` settings and are applied by
 :func:`configure` at start-up and whenever those settings change (tests).
 """
@@ -12,11 +16,12 @@ Endpoint, region and table name come from the ``ACCOUNTS_*`` settings and are ap
 import functools
 import os
 import threading
+import time
 from datetime import datetime, timezone
 
 import botocore.config
 import botocore.session
-from pynamodb.attributes import BooleanAttribute, UnicodeAttribute, UTCDateTimeAttribute
+from pynamodb.attributes import BooleanAttribute, NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute
 from pynamodb.models import Model
 
 from . import deadline
@@ -29,10 +34,23 @@ PROFILE_SORT_KEY = "PROFILE"
 # Enough pooled connections for every thread a busy server or the benchmark runs, so no
 # request waits for (or re-opens) a connection.
 MAX_POOL_CONNECTIONS = 64
+# The table's one TTL attribute (DynamoDB allows one per table), on every item that expires.
+TTL_ATTRIBUTE = "expires"
 
 
 def utcnow():
     return datetime.now(timezone.utc)
+
+
+def epoch_now():
+    """Now, in the whole epoch seconds ``expires`` is written in."""
+    return int(time.time())
+
+
+def is_expired(item, now=None):
+    """Whether ``item``'s ``expires`` has passed: it is then absent, deleted or not."""
+    expires = getattr(item, TTL_ATTRIBUTE, None)
+    return expires is not None and expires < (epoch_now() if now is None else now)
 
 
 class TableModel(Model):
@@ -60,6 +78,16 @@ class Account(TableModel):
     is_staff = BooleanAttribute(default=False)
     created = UTCDateTimeAttribute(default_for_new=utcnow)
     updated = UTCDateTimeAttribute(default=utcnow)
+    # False until the address is proven; absent (items written before verification
+    # existed) counts as verified. Only a verified account holds its email lock.
+    email_verified = BooleanAttribute(null=True)
+    # Epoch seconds after which an unverified account (and its locks) is gone.
+    expires = NumberAttribute(null=True)
+    # A requested email change waiting for its link: the new address and the link's nonce.
+    pending_email = UnicodeAttribute(null=True)
+    pending_nonce = UnicodeAttribute(null=True)
+    # When the last verification mail was resent (epoch seconds), for the resend limit.
+    verification_sent = NumberAttribute(null=True)
 
     @classmethod
     def get_unique_constraints(cls):
@@ -78,6 +106,8 @@ class Lock(TableModel):
     PK = UnicodeAttribute(hash_key=True)
     SK = UnicodeAttribute(range_key=True, default=LOCK_SORT_KEY)
     owner = UnicodeAttribute()
+    # Set while the owner is an unverified account: the lock expires with it.
+    expires = NumberAttribute(null=True)
 
 
 @functools.cache
@@ -108,7 +138,14 @@ def account_constraints():
         normalizer = _import(options.get("normalizer", normalize_text))
         allow_empty = options.get("allow_empty", False)
         constraints.append(
-            UniqueConstraint(field, namespace=options["namespace"], normalizer=normalizer, allow_empty=allow_empty)
+            UniqueConstraint(
+                field,
+                namespace=options["namespace"],
+                normalizer=normalizer,
+                allow_empty=allow_empty,
+                # The email is held only by an account that proved it reads the mailbox.
+                partial_on=options.get("partial_on", "email_verified" if field == "email" else None),
+            )
         )
         if options.get("skeleton_namespace"):
             skeletons.append(
@@ -235,8 +272,23 @@ def plain_client():
 
 
 def create_table(wait=True):
-    """Create the accounts table (PK/SK strings, on-demand) if missing. True if created."""
+    """Create the accounts table (PK/SK strings, on-demand) if missing, with TTL on
+    ``expires`` (``UpdateTimeToLive``; an existing table gets TTL too). True if created."""
     if Account.exists():
+        enable_ttl()
         return False
     Account.create_table(billing_mode="PAY_PER_REQUEST", wait=wait)
+    enable_ttl()
     return True
+
+
+def enable_ttl():
+    """Turn on DynamoDB's TTL for :data:`TTL_ATTRIBUTE`, unless it is already on."""
+    client = dynamodb_client()
+    status = client.describe_time_to_live(TableName=TableModel.Meta.table_name)["TimeToLiveDescription"]
+    if status.get("TimeToLiveStatus") in ("ENABLED", "ENABLING"):
+        return
+    client.update_time_to_live(
+        TableName=TableModel.Meta.table_name,
+        TimeToLiveSpecification={"Enabled": True, "AttributeName": TTL_ATTRIBUTE},
+    )

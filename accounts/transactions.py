@@ -5,6 +5,16 @@ the item's own action plus a guarded action per lock item. The request is built 
 the order it is sent, so position ``i`` of DynamoDB's ``CancellationReasons`` is action
 ``i`` of :attr:`Transaction.actions`, and each failure maps back to the fields it concerns.
 
+Expiry: an item whose ``expires`` (the table's TTL attribute) has passed is ABSENT, though
+DynamoDB may keep it for days. So every lock Put is guarded by ``attribute_not_exists(PK)
+OR expires < :now`` (an expired lock may be taken over), a lock Put for an item that expires
+carries the item's ``expires``, and every guard on an item as read adds ``expires > :now``
+when the item expires (an expired item cannot be changed, verified or deleted).
+
+Partial constraints (the email): an item the constraint leaves out (an unverified account)
+holds no lock; its create or change sends a ``ConditionCheck attribute_not_exists(PK)`` on
+the lock key instead, so a value another item holds is refused by position like a Put.
+
 Retries:
 
 - transport failures (timeouts, resets) resend the SAME ``ClientRequestToken``, so a
@@ -53,7 +63,7 @@ from .exceptions import (
     Unavailable,
     UniqueViolation,
 )
-from .tables import dynamodb_client, lock_model_for
+from .tables import TTL_ATTRIBUTE, dynamodb_client, epoch_now, lock_model_for
 from .uniqueness import LOCK_SORT_KEY, constraints_of
 
 MAX_ACTIONS = 100
@@ -68,7 +78,10 @@ LOCK_ATTEMPTS = 4
 SETTLE_DELAYS = (0.2, 0.5, 1.0)
 
 CREATE, CHANGE, DELETE, REPAIR, COUNT = "create", "change", "delete", "repair", "count"
-ITEM, NEW_LOCK, OLD_LOCK = "item", "new_lock", "old_lock"
+# NEW_LOCK: a lock Put (or the ConditionCheck of a partial constraint's value) that fails
+# when another item holds the value; OLD_LOCK: a release; HELD_LOCK: a lock the item keeps,
+# updated with it (it stops expiring), guarded by ``owner = me``.
+ITEM, NEW_LOCK, OLD_LOCK, HELD_LOCK = "item", "new_lock", "old_lock", "held_lock"
 # A ConditionCheck that an old lock we do not release still names the other item.
 KEPT_LOCK = "kept_lock"
 # Roles in a repair: the lock being fixed, and ConditionChecks on the accounts involved.
@@ -187,24 +200,69 @@ def _guarded_put(item):
     }
 
 
-def _lock_put(lock_model, key, owner):
-    """The guarded Put of lock ``key`` held by ``owner``: the request PynamoDB builds for
-    ``lock_model(PK=key, owner=owner)``, without a model instance per lock (a create puts
-    one lock per constraint, and the lock item is three strings)."""
-    expression, names = _not_exists_guard(lock_model)
+@functools.lru_cache(maxsize=64)
+def _free_guard(lock_model):
+    """``attribute_not_exists(PK) OR expires < :now`` as PynamoDB serializes it: the lock is
+    free when it is absent or expired. Returns the expression, its names and the
+    placeholder of ``:now``, serialized once per model (the value changes, not the text)."""
+    names, values = {}, {}
+    condition = lock_model._hash_key_attribute().does_not_exist() | (lock_model.expires < 0)
+    expression = condition.serialize(names, values)
+    (placeholder,) = values
+    return expression, {placeholder: name for name, placeholder in names.items()}, placeholder
+
+
+def _free_condition(lock_model, now):
+    """The same guard as :func:`_free_guard`, as a PynamoDB condition."""
+    return lock_model._hash_key_attribute().does_not_exist() | (lock_model.expires < now)
+
+
+def _lock_put(lock_model, key, owner, expires=None, now=None):
+    """The guarded Put of lock ``key`` held by ``owner`` (expiring at ``expires``, if set):
+    the request PynamoDB builds for ``lock_model(PK=key, owner=owner, expires=expires)``
+    with condition ``attribute_not_exists(PK) OR expires < :now``, without a model instance
+    per lock (a create puts one lock per constraint, and the lock item is three strings)."""
+    expression, names, placeholder = _free_guard(lock_model)
+    item = {"PK": {"S": key}, "SK": {"S": LOCK_SORT_KEY}}
+    if expires is not None:
+        item[TTL_ATTRIBUTE] = {"N": str(expires)}  # before owner, as PynamoDB orders them
+    item["owner"] = {"S": owner}
     return {
         "TableName": lock_model.Meta.table_name,
-        "Item": {"PK": {"S": key}, "SK": {"S": LOCK_SORT_KEY}, "owner": {"S": owner}},
+        "Item": item,
         "ConditionExpression": expression,
         # On a collision DynamoDB returns the lock, so we learn who holds the value.
         "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
         "ExpressionAttributeNames": dict(names),
+        "ExpressionAttributeValues": {placeholder: {"N": str(epoch_now() if now is None else now)}},
     }
 
 
-def _lock_action(kind, lock_model, key, owner, role, constraint):
+def _lock_check(lock_model, key, constraint):
+    """``ConditionCheck attribute_not_exists(PK)`` on lock ``key``: the value of a partial
+    constraint (an unverified email) is refused when another item holds it, and not taken.
+    (Locks of partial values never expire: only a verified account holds one.)"""
+    body = lock_model.get_operation_kwargs_from_class(
+        key, LOCK_SORT_KEY, condition=lock_model._hash_key_attribute().does_not_exist()
+    )
+    # On a collision DynamoDB returns the lock, so we learn who holds the value.
+    body["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+    return Action("ConditionCheck", body, NEW_LOCK, (lock_model.Meta.table_name, key, LOCK_SORT_KEY), constraint, key)
+
+
+def _lock_keep(lock_model, key, owner, constraint):
+    """``Update lock REMOVE expires`` guarded by ``owner = me``: a lock the item keeps
+    stops expiring together with the item."""
+    lock = lock_model(PK=key, owner=owner)
+    body = lock.get_update_kwargs_from_instance(
+        actions=[lock_model.expires.remove()], condition=lock_model.owner == owner
+    )
+    return Action("Update", body, HELD_LOCK, (lock_model.Meta.table_name, key, LOCK_SORT_KEY), constraint, key)
+
+
+def _lock_action(kind, lock_model, key, owner, role, constraint, expires=None):
     if kind == "Put":
-        body = _lock_put(lock_model, key, owner)
+        body = _lock_put(lock_model, key, owner, expires)
     else:
         # Release only our own lock; a lock already gone is fine (nothing to release).
         body = lock_model(PK=key, owner=owner).get_delete_kwargs_from_instance(
@@ -234,11 +292,19 @@ def _old_lock_action(lock_model, key, owner, constraint, keep_locks):
     return _lock_action("Delete", lock_model, key, owner, OLD_LOCK, constraint)
 
 
+def _expires(item):
+    """The item's ``expires`` (epoch seconds), or ``None`` when it does not expire."""
+    return getattr(item, TTL_ATTRIBUTE, None) if TTL_ATTRIBUTE in type(item).get_attributes() else None
+
+
 def _still_as_read(item, names):
-    """A condition that the item exists and ``names`` still hold the values we read."""
+    """A condition that the item exists, is not expired (``expires > :now`` when it
+    expires), and ``names`` still hold the values we read."""
     model = type(item)
     attributes = model.get_attributes()
     conditions = [model._hash_key_attribute().exists()]
+    if _expires(item) is not None:
+        conditions.append(attributes[TTL_ATTRIBUTE] > epoch_now())
     for name in sorted(names):
         value = getattr(item, name, None)
         attribute = attributes[name]
@@ -246,10 +312,25 @@ def _still_as_read(item, names):
     return reduce(lambda left, right: left & right, conditions)
 
 
+def _absent(model):
+    """A condition that the item does not exist, or has expired (it is then absent)."""
+    condition = model._hash_key_attribute().does_not_exist()
+    if TTL_ATTRIBUTE in model.get_attributes():
+        condition = condition | (model.get_attributes()[TTL_ATTRIBUTE] < epoch_now())
+    return condition
+
+
 def _current_lock_key(constraint, item):
     # Data written before a constraint existed may lack the value: it then holds no lock.
     try:
         return constraint.lock_key(item)
+    except InvalidUniqueValue:
+        return None
+
+
+def _current_claimed_key(constraint, item):
+    try:
+        return constraint.claimed_key(item)
     except InvalidUniqueValue:
         return None
 
@@ -267,15 +348,26 @@ def _transaction(operation, actions, token):
 
 
 def plan_create(item, *, token=None):
-    """The transaction creating ``item`` and one guarded lock per unique constraint."""
+    """The transaction creating ``item`` and one guarded lock per unique constraint.
+
+    ``Put item [attribute_not_exists(PK)]``, then per constraint, in declaration order:
+    ``Put lock [attribute_not_exists(PK) OR expires < :now]`` (carrying the item's
+    ``expires`` when it has one), or, for a partial constraint that leaves the item out,
+    ``ConditionCheck lock [attribute_not_exists(PK)]``.
+    """
     model = type(item)
     lock_model = lock_model_for(model)
     owner = _owner(item)
+    expires = _expires(item)
     actions = [Action("Put", _guarded_put(item), ITEM, _key_target(item))]
     for constraint in constraints_of(model):
         key = constraint.lock_key(item)
         if key is not None:
-            actions.append(_lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint))
+            actions.append(_lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint, expires))
+            continue
+        claimed = None if constraint.applies_to(item) else constraint.claimed_key(item)
+        if claimed is not None:
+            actions.append(_lock_check(lock_model, claimed, constraint))
     return _transaction(CREATE, actions, token)
 
 
@@ -291,25 +383,35 @@ def changed_copy(item, changes):
     return copy
 
 
-def plan_change(item, changes, *, token=None, keep_locks=None):
+def plan_change(item, changes, *, token=None, keep_locks=None, unheld=()):
     """The transaction applying ``changes`` (attribute -> new value) to ``item`` as read.
 
-    For each constraint whose lock key really changes after normalization, the new lock is
-    put (guarded: ``attribute_not_exists(PK)``, I1) and the old one released (guarded:
-    ``owner = me OR attribute_not_exists(PK)``). The item's update is guarded by every
-    attribute of each moved key as read (scope included), so two concurrent changes of one
-    item cannot orphan a lock (I2, I3). Constraints whose attributes ``changes`` does not
-    touch are left alone, even when their stored value cannot be locked (legacy data).
+    ``Update item [exists AND (expires > :now, if it expires) AND every changed or
+    lock-deciding attribute = as read]``, then per constraint whose lock key really changes
+    after normalization: ``Put new lock [attribute_not_exists(PK) OR expires < :now]`` (I1;
+    carrying the item's new ``expires``) and ``Delete old lock [owner = me OR
+    attribute_not_exists(PK)]``. Every attribute of each moved key is guarded as read (scope
+    included), so two concurrent changes of one item cannot orphan a lock (I2, I3).
+    Constraints whose attributes ``changes`` does not touch are left alone, even when their
+    stored value cannot be locked (legacy data). A value a partial constraint leaves out gets
+    ``ConditionCheck lock [attribute_not_exists(PK)]`` instead of a Put. When the change
+    removes ``expires`` (a verification), each lock the item keeps gets ``Update lock
+    REMOVE expires [owner = me]``.
 
     ``keep_locks`` maps old lock keys not to release to the other item holding each
     (``None``: the lock names nobody); each gets a ConditionCheck that it still does
     (``owner = that item``), so the transaction is cancelled if the lock moved meanwhile.
+    ``unheld`` lists ``(constraint, key)`` pairs that must be free, each checked with
+    ``ConditionCheck lock [attribute_not_exists(PK)]`` and refused by position like a Put
+    (an email change request: the new address must not be held, though no lock moves yet).
     """
     keep_locks = keep_locks or {}
     model = type(item)
     changed = changed_copy(item, changes)
     lock_model = lock_model_for(model)
     owner = _owner(item)
+    expires = _expires(changed)
+    stops_expiring = _expires(item) is not None and expires is None
     guarded = set(changes)
     lock_actions = []
     for constraint in constraints_of(model):
@@ -320,15 +422,24 @@ def plan_change(item, changes, *, token=None, keep_locks=None):
         old_key = _current_lock_key(constraint, item)
         new_key = constraint.lock_key(changed)
         if old_key == new_key:
+            if old_key is not None and stops_expiring:
+                lock_actions.append(_lock_keep(lock_model, old_key, owner, constraint))
+            elif old_key is None and not constraint.applies_to(changed):
+                claimed = constraint.claimed_key(changed)
+                if claimed is not None and claimed != _current_claimed_key(constraint, item):
+                    guarded.update(constraint.guarded_attributes)
+                    lock_actions.append(_lock_check(lock_model, claimed, constraint))
             continue
         # Guard every attribute the key is built from, not only the changed ones: a
         # concurrent change of the scope (the team) must cancel a change of the field (the
         # number), or the lock would move inside a team the item has left.
-        guarded.update(constraint.attributes)
+        guarded.update(constraint.guarded_attributes)
         if new_key is not None:
-            lock_actions.append(_lock_action("Put", lock_model, new_key, owner, NEW_LOCK, constraint))
+            lock_actions.append(_lock_action("Put", lock_model, new_key, owner, NEW_LOCK, constraint, expires))
         if old_key is not None:
             lock_actions.append(_old_lock_action(lock_model, old_key, owner, constraint, keep_locks))
+    for constraint, key in unheld:
+        lock_actions.append(_lock_check(lock_model, key, constraint))
     attributes = model.get_attributes()
     updates = [
         attributes[name].remove() if value is None else attributes[name].set(value)
@@ -355,7 +466,8 @@ def plan_delete(item, *, token=None, keep_locks=None):
     lock_model = lock_model_for(model)
     owner = _owner(item)
     constraints = constraints_of(model)
-    guarded = {name for constraint in constraints for name in constraint.attributes}
+    # Partial constraints' conditions too: a verification landing first takes the email lock.
+    guarded = {name for constraint in constraints for name in constraint.guarded_attributes}
     actions = [
         Action(
             "Delete",
@@ -395,13 +507,13 @@ def _holder_checks(model, constraint, item, owner, owner_item):
     the values read (which did not map to the lock)."""
     checks = []
     if item is not None:
-        checks.append(_condition_check(model, _owner(item), _still_as_read(item, constraint.attributes)))
+        checks.append(_condition_check(model, _owner(item), _still_as_read(item, constraint.guarded_attributes)))
     # A lock naming nobody (or an empty owner, which no item can have as key) needs no check.
     if owner:
         if owner_item is None:
-            checks.append(_condition_check(model, owner, model._hash_key_attribute().does_not_exist()))
+            checks.append(_condition_check(model, owner, _absent(model)))
         else:
-            checks.append(_condition_check(model, owner, _still_as_read(owner_item, constraint.attributes)))
+            checks.append(_condition_check(model, owner, _still_as_read(owner_item, constraint.guarded_attributes)))
     return checks
 
 
@@ -412,7 +524,7 @@ def _give_lock(item, constraint, condition):
     key = constraint.lock_key(item)
     if key is None:
         raise InvalidTransaction(f"{_owner(item)} holds no value under {constraint!r}: no lock to give it.")
-    lock = lock_model(PK=key, owner=_owner(item))
+    lock = lock_model(PK=key, owner=_owner(item), expires=_expires(item))
     body = lock.get_save_kwargs_from_instance(condition=condition(lock_model))
     return Action("Put", body, REPAIRED_LOCK, _key_target(lock), constraint, key)
 
@@ -420,10 +532,11 @@ def _give_lock(item, constraint, condition):
 def plan_claim_lock(item, constraint, *, token=None):
     """The transaction creating the missing lock of ``item``'s value under ``constraint``.
 
-    Guarded: the lock must not exist, and ``item`` must still hold the value as read, so a
-    concurrent signup or change of that value wins and this repair is cancelled.
+    Guarded: the lock must not exist (or be expired), and ``item`` must still hold the value
+    as read, so a concurrent signup or change of that value wins and this repair is cancelled.
+    An item a partial constraint leaves out (an unverified email) holds no lock: refused.
     """
-    put = _give_lock(item, constraint, lambda lock_model: lock_model.PK.does_not_exist())
+    put = _give_lock(item, constraint, lambda lock_model: _free_condition(lock_model, epoch_now()))
     return _transaction(REPAIR, [put, *_holder_checks(type(item), constraint, item, None, None)], token)
 
 
@@ -497,6 +610,7 @@ def cancellation_error(transaction, reasons):
                 # ALL_OLD returns the lock as it is; no Item means it is gone.
                 not_owned[action.lock_key] = (reason.get("Item") is not None, _lock_owner(reason))
             else:
+                # The item, or a lock it keeps, is not as read (HELD_LOCK: not ours any more).
                 item_failed = True
         elif code in CONTENDED_REASONS:
             contended = True
@@ -662,15 +776,18 @@ def create(item, *, token=None):
     return item
 
 
-def change(item, changes, *, token=None):
+def change(item, changes, *, token=None, unheld=()):
     """Apply ``changes`` to ``item`` and move its locks in one transaction.
 
     ``item`` must be as read from the table; on success it carries the new values.
+    ``unheld``: lock keys that must be free, see :func:`plan_change`.
     Raises :class:`StaleItem` when the item changed since it was read. An old lock held by
     another item is not released but checked, in the same transaction, to still be that
     item's (see :func:`plan_change`); if it moved meanwhile, the change is planned again.
     """
-    _run_releasing_old_locks(lambda keep, token: plan_change(item, changes, token=token, keep_locks=keep), token)
+    _run_releasing_old_locks(
+        lambda keep, token: plan_change(item, changes, token=token, keep_locks=keep, unheld=unheld), token
+    )
     for name, value in changes.items():
         setattr(item, name, value)
     return item

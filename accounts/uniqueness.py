@@ -70,13 +70,27 @@ class UniqueConstraint:
     - scoped: ``UniqueConstraint("number", scope=("team",), namespace="UNIFORM",
       normalizer=normalize_exact)``: one number per team.
 
+    - partial: ``UniqueConstraint("email", namespace="EMAIL", partial_on="email_verified")``:
+      like SQL's ``UNIQUE (email) WHERE email_verified``, an item holds the lock only while
+      that attribute is not ``False`` (absent counts as true, so items written before the
+      attribute existed keep their locks).
+
     ``normalizer`` applies to the constrained fields (scope values are kept exact). With
     ``allow_empty=True`` an empty value takes no lock, like SQL's NULL in a UNIQUE column;
     otherwise an empty value is an error. ``lookalike=True`` marks a constraint keyed on a
     confusable skeleton: values sharing its key look alike rather than being equal.
     """
 
-    def __init__(self, *fields, namespace, normalizer=normalize_text, scope=(), allow_empty=False, lookalike=False):
+    def __init__(
+        self,
+        *fields,
+        namespace,
+        normalizer=normalize_text,
+        scope=(),
+        allow_empty=False,
+        lookalike=False,
+        partial_on=None,
+    ):
         if not fields:
             raise ValueError("A unique constraint needs at least one field.")
         if not namespace or "#" in namespace:
@@ -87,6 +101,7 @@ class UniqueConstraint:
         self.normalizer = normalizer
         self.allow_empty = allow_empty
         self.lookalike = lookalike
+        self.partial_on = partial_on
 
     def __repr__(self):
         scope = f" scope={self.scope}" if self.scope else ""
@@ -96,6 +111,15 @@ class UniqueConstraint:
     def attributes(self):
         """Every attribute the lock key is built from: scope first, then the fields."""
         return self.scope + self.fields
+
+    @property
+    def guarded_attributes(self):
+        """Every attribute that decides whether and which lock an item holds."""
+        return self.attributes + ((self.partial_on,) if self.partial_on else ())
+
+    def applies_to(self, item):
+        """False when the partial condition leaves ``item`` out: it then holds no lock."""
+        return self.partial_on is None or getattr(item, self.partial_on, None) is not False
 
     def _normalize(self, values):
         """Normalize raw values given in ``attributes`` order; empty values become ``""``."""
@@ -134,6 +158,13 @@ class UniqueConstraint:
 
     def lock_key(self, item):
         """The lock key this item must hold, or ``None`` when it takes no lock."""
+        if not self.applies_to(item):
+            return None
+        return self.claimed_key(item)
+
+    def claimed_key(self, item):
+        """The lock key of the item's value, whether or not the partial condition holds:
+        the key an item left out by the condition would take once it applies."""
         values = self.normalized_values(item)
         return None if values is None else self.key_for_values(values)
 

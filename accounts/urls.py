@@ -1,6 +1,7 @@
 from django.urls import path
+from django.views.generic import TemplateView
 
-from . import views
+from . import email_views, views
 
 app_name = "accounts"
 urlpatterns = [
@@ -13,4 +14,23 @@ urlpatterns = [
     path("username/", views.UsernameChangeView.as_view(), name="username_change"),
     path("password/", views.PasswordChangeView.as_view(), name="password_change"),
     path("delete/", views.AccountDeleteView.as_view(), name="delete"),
+    path("verify/sent/", email_views.VerificationSentView.as_view(), name="verification_sent"),
+    path("verify/<str:token>/", email_views.VerifyEmailView.as_view(), name="verify_email"),
+    path("email/confirm/<str:token>/", email_views.EmailChangeConfirmView.as_view(), name="email_change_confirm"),
+    path("password/reset/", email_views.PasswordResetView.as_view(), name="password_reset"),
+    path(
+        "password/reset/done/",
+        TemplateView.as_view(template_name="accounts/password_reset_done.html"),
+        name="password_reset_done",
+    ),
+    path(
+        "password/reset/complete/",
+        TemplateView.as_view(template_name="accounts/password_reset_complete.html"),
+        name="password_reset_complete",
+    ),
+    path(
+        "password/reset/<uidb64>/<token>/",
+        email_views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
 ]

@@ -4,6 +4,7 @@ Views never talk to DynamoDB: forms save through :mod:`accounts.store`, and what
 refuses comes back as form errors (a 200 that keeps what was typed).
 """
 
+from django.contrib import messages
 from django.contrib.auth import login, logout, update_session_auth_hash
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.mixins import LoginRequiredMixin
@@ -15,10 +16,12 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.generic import FormView, TemplateView, View
 
-from . import sessions
+from . import sessions, store, verification
 from .ratelimit import RateLimitMixin
 from .adapter import get_adapter
+from .app_settings import OPTIONAL, app_settings
 from .backends import AccountBackend
+from .email_views import remember_pending
 from .forms import STORE_REFUSALS
 from .middleware import OUTCOME_UNKNOWN, RETRY_AFTER_SECONDS, is_unavailable, outcome_of
 from .models import User
@@ -100,12 +103,40 @@ class SignupView(RateLimitMixin, StoreFormView):
     def get_save_kwargs(self):
         return {"request": self.request}
 
+    def form_valid(self, form):
+        # Kept for address_taken(): a store refusal removes the email from cleaned_data.
+        self.signup_email = form.cleaned_data["email"]
+        return super().form_valid(form)
+
+    def form_invalid(self, form):
+        # Only the address is taken (a verified account holds it): the store refused it.
+        taken = form.has_error("email", "email_taken") and len(form.errors) == 1
+        if taken and app_settings.PREVENT_ENUMERATION:
+            return self.address_taken(form)
+        return super().form_invalid(form)
+
+    def address_taken(self, form):
+        """``ACCOUNTS_PREVENT_ENUMERATION``: answer as a sign-up would, and tell the owner."""
+        email = self.signup_email
+        verification.send_signup_attempt_notice(self.request, email)
+        remember_pending(self.request, None, email, True)
+        return redirect("accounts:verification_sent")
+
     def form_saved(self, form, account):
         adapter = get_adapter(self.request)
         user = User.from_account(account)
-        login(self.request, user, backend=BACKEND)
-        adapter.add_success_message(self.request, "signed_up", username=user.username)
-        return redirect(adapter.get_signup_redirect_url(self.request))
+        if store.is_verified(account):
+            login(self.request, user, backend=BACKEND)
+            adapter.add_success_message(self.request, "signed_up", username=user.username)
+            return redirect(adapter.get_signup_redirect_url(self.request))
+        sent = verification.send_verification(self.request, account)
+        if app_settings.EMAIL_VERIFICATION == OPTIONAL:
+            login(self.request, user, backend=BACKEND)
+            adapter.add_success_message(self.request, "signed_up", username=user.username)
+            adapter.add_verification_message(self.request, "sent" if sent else "failed", account.email)
+            return redirect(adapter.get_signup_redirect_url(self.request))
+        remember_pending(self.request, account.id, account.email, sent)
+        return redirect("accounts:verification_sent")
 
 
 class LoginView(RateLimitMixin, auth_views.LoginView):
@@ -126,6 +157,13 @@ class LoginView(RateLimitMixin, auth_views.LoginView):
         response = super().form_valid(form)
         get_adapter(self.request).add_success_message(self.request, "logged_in", username=form.get_user().username)
         return response
+
+    def form_invalid(self, form):
+        account = form.unverified_account
+        if account is not None:
+            # The password was right: this person may ask for the link again.
+            remember_pending(self.request, account.id, account.email, True)
+        return self.render_to_response(self.get_context_data(form=form, unverified=account is not None))
 
 
 class LogoutView(auth_views.LogoutView):
@@ -163,7 +201,10 @@ class ProfileView(AccountSessionsMixin, AccountLoginRequiredMixin, TemplateView)
     template_name = "accounts/profile.html"
 
     def get_context_data(self, **kwargs):
-        context = super().get_context_data(**kwargs)
+        account = self.request.user.account
+        context = super().get_context_data(
+            email_verified=store.is_verified(account), pending_email=account.pending_email, **kwargs
+        )
         items = self.account_sessions()
         if items is not None:
             context["sessions"] = sessions.list_sessions(
@@ -199,11 +240,30 @@ class UniqueValueChangeView(UserFormMixin, StoreFormView):
 
 
 class EmailChangeView(UniqueValueChangeView):
-    """Change the email address (current password required)."""
+    """Ask to change the email address (current password required): a link goes to the new
+    address and a notice to the old one; the address changes when the link is opened. An
+    unverified address is simply replaced, and the new one gets a verification link."""
 
     template_name = "accounts/email_change.html"
     form_name = "email_change"
     field = "email"
+
+    def get_save_kwargs(self):
+        return {"request": self.request}
+
+    def form_saved(self, form, outcome):
+        if outcome is None:
+            return super().form_saved(form, form.user.account)
+        kind, sent = outcome
+        email = form.cleaned_data["email"]
+        adapter = get_adapter(self.request)
+        if kind == "verification":
+            adapter.add_verification_message(self.request, "sent" if sent else "failed", email)
+        elif sent:
+            adapter.add_success_message(self.request, "email_change_sent", email=email)
+        else:
+            messages.warning(self.request, adapter.success_messages["email_change_failed"] % {"email": email})
+        return redirect("accounts:profile")
 
 
 class UsernameChangeView(UniqueValueChangeView):

@@ -14,6 +14,8 @@ env = environ.Env(
     DYNAMODB_ENDPOINT_URL=(str, ""),
     ACCOUNTS_TABLE_NAME=(str, "accounts"),
     AWS_DEFAULT_REGION=(str, "us-east-1"),
+    ACCOUNTS_EMAIL_VERIFICATION=(str, "mandatory"),
+    DEFAULT_FROM_EMAIL=(str, "accounts@localhost"),
 )
 environ.Env.read_env(BASE_DIR / ".env")
 
@@ -100,10 +102,16 @@ LOGOUT_REDIRECT_URL = "home"
 ACCOUNTS_ENDPOINT_URL = env("DYNAMODB_ENDPOINT_URL") or None
 ACCOUNTS_TABLE_NAME = env("ACCOUNTS_TABLE_NAME")
 ACCOUNTS_REGION = env("AWS_DEFAULT_REGION")
+ACCOUNTS_EMAIL_VERIFICATION = env("ACCOUNTS_EMAIL_VERIFICATION")
 # Sessions, rate limits, deadline (issue 10). ACCOUNTS_RATE_LIMITS: unset = the app's
 # defaults, "off" = no limit at all (load tests from one machine), else a JSON object.
 if "ACCOUNTS_RATE_LIMITS" in env:
     ACCOUNTS_RATE_LIMITS = False if env("ACCOUNTS_RATE_LIMITS") == "off" else env.json("ACCOUNTS_RATE_LIMITS")
+
+# Mail: EMAIL_URL is smtp://host:port, consolemail:// (the default: `make run` prints each
+# mail, with its link, in the terminal) or filemail://path.
+vars().update(env.email_url("EMAIL_URL", default="consolemail://"))
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL")
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

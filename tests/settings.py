@@ -21,3 +21,8 @@ WHITENOISE_USE_FINDERS = True
 # no deadline for the other tests; tests/test_web_deadline.py and test_engine_outcome.py
 # set their own.
 ACCOUNTS_REQUEST_DEADLINE = None
+# The tests written before email verification existed prove uniqueness for accounts that
+# hold their address from sign-up: mode "none". Tests of verification choose their mode
+# themselves (the `settings` fixture), "mandatory" and "optional" included.
+ACCOUNTS_EMAIL_VERIFICATION = "none"
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"

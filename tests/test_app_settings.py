@@ -235,3 +235,31 @@ def test_login_redirect_setting_is_where_a_login_without_next_lands(ddb, setting
     response = login(Client(), "ada", PASSWORD)
 
     assert response["Location"] == "/accounts/username/"
+
+
+@pytest.mark.parametrize("value", ["mandatory", "optional", "none"])
+def test_email_verification_modes(settings, value):
+    settings.ACCOUNTS_EMAIL_VERIFICATION = value
+
+    assert app_settings.EMAIL_VERIFICATION == value
+
+
+def test_unknown_email_verification_mode_is_a_clear_configuration_error(settings):
+    from django.core.exceptions import ImproperlyConfigured
+
+    settings.ACCOUNTS_EMAIL_VERIFICATION = "sometimes"
+
+    with pytest.raises(ImproperlyConfigured, match="'mandatory', 'optional' or 'none'"):
+        app_settings.EMAIL_VERIFICATION
+
+
+def test_verification_defaults(settings):
+    from datetime import timedelta
+
+    del settings.ACCOUNTS_EMAIL_VERIFICATION
+
+    assert app_settings.EMAIL_VERIFICATION == "mandatory"
+    assert app_settings.UNVERIFIED_EXPIRY == timedelta(days=7)
+    assert app_settings.PREVENT_ENUMERATION is False
+    settings.ACCOUNTS_UNVERIFIED_EXPIRY = 3600
+    assert app_settings.UNVERIFIED_EXPIRY == timedelta(hours=1)

@@ -4,12 +4,17 @@ Debian's chromium (``apt-get install chromium``) driven by Playwright for Python
 is downloaded. Without chromium this test fails, it does not skip.
 """
 
+import email
+import email.policy
 import os
 import re
+import socket
+import time
 
 import pytest
 
 from accounts import store
+from tests.mail import link_in, mails_to
 from tests.web import PASSWORD, stored_accounts
 
 CHROMIUM = "/usr/bin/chromium"
@@ -108,8 +113,13 @@ def test_sign_up_see_email_error_log_in_change_email_and_delete(page):
     page.fill("#id_password", PASSWORD)
     page.get_by_role("button", name="Change email").click()
     expect(page).to_have_url(re.compile(r"/accounts/profile/$"))
-    expect(page.locator(".messages")).to_contain_text("Your email address is now lovelace@example.com.")
+    expect(page.locator(".messages")).to_contain_text("We sent a link to lovelace@example.com.")
+    expect(page.locator(".profile")).to_contain_text("Change to lovelace@example.com pending")
+    page.goto(link_in(mails_to("lovelace@example.com")[0]))
+    page.get_by_role("button", name="Change my email address").click()
+    expect(page.locator("main")).to_contain_text("Your email address is now lovelace@example.com.")
     assert store.get_by_email("lovelace@example.com").username == "ada"
+    page.goto("/accounts/profile/")
 
     page.get_by_role("link", name="Delete your account").click()
     page.fill("#id_password", PASSWORD)
@@ -152,3 +162,68 @@ def test_sign_up_in_japanese_with_a_taken_email_then_switch_to_turkish(live_serv
         assert store.get_by_username("山田タロウ").email == "taro@example.jp"
     finally:
         context.close()
+
+
+class Mailbox:
+    """An aiosmtpd handler keeping every message it receives."""
+
+    def __init__(self):
+        self.messages = []
+
+    async def handle_DATA(self, server, session, envelope):
+        self.messages.append(email.message_from_bytes(envelope.content, policy=email.policy.default))
+        return "250 Message accepted for delivery"
+
+
+@pytest.fixture
+def smtp_server(settings):
+    """A real SMTP server on a free port, which the site sends its mail through."""
+    from aiosmtpd.controller import Controller
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    mailbox = Mailbox()
+    controller = Controller(mailbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", port
+    settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
+    settings.EMAIL_HOST_USER = settings.EMAIL_HOST_PASSWORD = ""
+    yield mailbox
+    controller.stop()
+
+
+def wait_for_mail(mailbox, count):
+    """The messages received, once there are ``count`` (bounded wait: the SMTP server
+    hands them over from its own thread)."""
+    for _ in range(100):
+        if len(mailbox.messages) >= count:
+            return mailbox.messages
+        time.sleep(0.05)
+    raise AssertionError(f"{len(mailbox.messages)} message(s) received, {count} expected")
+
+
+def test_sign_up_read_the_mail_from_a_real_smtp_server_and_open_the_link(page, smtp_server, settings):
+    from playwright.sync_api import expect
+
+    settings.ACCOUNTS_EMAIL_VERIFICATION = "mandatory"
+
+    fill_signup(page, "ada@example.com", "ada")
+    expect(page).to_have_url(re.compile(r"/accounts/verify/sent/$"))
+    expect(page.locator("main")).to_contain_text("We sent a link to ada@example.com")
+
+    (message,) = wait_for_mail(smtp_server, 1)
+    assert message["To"] == "ada@example.com"
+    (link,) = re.findall(r"https?://\S+", message.get_content())
+    assert link.startswith(page.url.split("/accounts/")[0] + "/accounts/verify/")
+    page.goto(link)
+    page.get_by_role("button", name="Confirm my email address").click()
+    expect(page.locator("main")).to_contain_text("ada@example.com is confirmed")
+
+    page.get_by_role("link", name="Log in").last.click()
+    page.fill("#id_username", "ada@example.com")
+    page.fill("#id_password", PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page).to_have_url(re.compile(r"/accounts/profile/$"))
+    assert store.get_by_email("ada@example.com").email_verified is True

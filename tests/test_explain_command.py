@@ -62,9 +62,12 @@ def test_signup_prints_four_guarded_puts_and_sends_nothing(ddb):
     assert username_lock["Item"]["PK"] == {"S": "UNIQ#HANDLE#ada"}
     assert skeleton_lock["Item"]["PK"] == {"S": "UNIQ#HANDLE_SKEL#ada"}
     assert {lock["Item"]["owner"]["S"] for lock in puts[1:]} == {account["Item"]["PK"]["S"]}
-    for put in puts:
-        assert put["ConditionExpression"] == "attribute_not_exists (#0)"
-        assert put["ExpressionAttributeNames"] == {"#0": "PK"}
+    assert account["ConditionExpression"] == "attribute_not_exists (#0)"
+    assert account["ExpressionAttributeNames"] == {"#0": "PK"}
+    for put in puts[1:]:
+        # A lock is free when absent or expired (TTL deletes lazily).
+        assert put["ConditionExpression"] == "(attribute_not_exists (#0) OR #1 < :0)"
+        assert put["ExpressionAttributeNames"] == {"#0": "PK", "#1": "expires"}
 
 
 def test_printed_signup_sent_as_is_creates_the_account_and_its_locks(ddb):

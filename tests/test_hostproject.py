@@ -15,6 +15,7 @@ from accounts.adapter import DefaultAccountAdapter
 from accounts.tables import TableModel, create_table, dynamodb_client, get_account_model
 from tests.hostproject import receivers
 from tests.hostproject.settings import HERE
+from tests.mail import link_in, mails_to, path_of
 from tests.projects import settings_module
 from tests.staff import client_as, make_account
 from tests.web import PASSWORD, csrf_token_in, messages_of, signup
@@ -163,6 +164,9 @@ def test_email_change_through_the_members_pages_moves_the_email_lock_only(member
     assert 'action="/members/email/"' in page.content.decode()
     assert response.status_code == 302
     assert response["Location"] == "/members/profile/"
+    link = path_of(link_in(mails_to("lovelace@example.com")[0]))
+    assert link.startswith("/members/email/confirm/")
+    assert client.post(link).status_code == 200
     assert store.get_by_email("lovelace@example.com").username == "ada"
     assert lock_keys() == {
         "UNIQ#EMAIL#lovelace@example.com",

@@ -43,6 +43,15 @@ def test_noinput_creates_a_staff_account_that_can_log_in(ddb, staff_password):
     assert user.is_staff and user.id == account.id
 
 
+def test_staff_account_holds_its_address_and_logs_in_when_verification_is_mandatory(ddb, staff_password, settings):
+    settings.ACCOUNTS_EMAIL_VERIFICATION = "mandatory"
+
+    create_staff("--email", "boss@example.com", "--username", "boss", "--noinput")
+
+    assert store.get_by_email("boss@example.com").email_verified is True
+    assert authenticate(username="boss@example.com", password=PASSWORD).is_staff
+
+
 def test_noinput_without_the_password_variable_is_refused(ddb, monkeypatch):
     monkeypatch.delenv("DJANGO_STAFF_PASSWORD", raising=False)
 

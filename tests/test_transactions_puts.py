@@ -68,13 +68,20 @@ def test_guarded_put_is_pynamodbs_request_key_for_key(item):
     assert same_json(transactions._guarded_put(item), pynamodb_put(item))
 
 
+@pytest.mark.parametrize("expires", [None, 1700000000], ids=["lasting", "expiring"])
 @pytest.mark.parametrize("model", [Account, Elsewhere], ids=["accounts-table", "own-table"])
-def test_lock_put_is_pynamodbs_request_for_the_lock_model(model):
+def test_lock_put_is_pynamodbs_request_for_the_lock_model(model, expires):
     lock_model = lock_model_for(model)
     assert lock_model.Meta.table_name == model.Meta.table_name
-    built = transactions._lock_put(lock_model, "UNIQ#EMAIL#ada@x.io", "ACCT#1")
-    lock = lock_model(PK="UNIQ#EMAIL#ada@x.io", owner="ACCT#1")
-    assert same_json(built, pynamodb_put(lock, return_values_on_condition_failure="ALL_OLD"))
+    now = 1690000000
+    built = transactions._lock_put(lock_model, "UNIQ#EMAIL#ada@x.io", "ACCT#1", expires, now=now)
+    lock = lock_model(PK="UNIQ#EMAIL#ada@x.io", owner="ACCT#1", expires=expires)
+    expected = lock.get_save_kwargs_from_instance(
+        # Free: absent, or expired (TTL deletes lazily).
+        condition=lock_model.PK.does_not_exist() | (lock_model.expires < now),
+        return_values_on_condition_failure="ALL_OLD",
+    )
+    assert same_json(built, expected)
 
 
 def test_lock_action_targets_the_lock_item():
@@ -105,7 +112,8 @@ def test_requests_never_share_the_cached_attribute_names():
     first["ExpressionAttributeNames"]["#0"] = "changed"
     lock_put = transactions._lock_put(Lock, "UNIQ#EMAIL#b", "ACCT#1")
     second = transactions._guarded_put(store.build_account("b@x.io", "b", "hash"))
-    assert lock_put["ExpressionAttributeNames"] == second["ExpressionAttributeNames"] == {"#0": "PK"}
+    assert second["ExpressionAttributeNames"] == {"#0": "PK"}
+    assert lock_put["ExpressionAttributeNames"] == {"#0": "PK", "#1": "expires"}
 
 
 def test_puts_follow_the_configured_table_name(settings):

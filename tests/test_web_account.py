@@ -5,6 +5,7 @@ from django.test import Client
 
 from accounts import store
 from accounts.tables import dynamodb_client
+from tests.mail import link_in, mails_to, path_of
 from tests.support import answer_before_call, cancellation
 from tests.web import PASSWORD, OTHER_PASSWORD, login, messages_of, signed_up_client, signup, stored_accounts
 
@@ -69,20 +70,27 @@ def test_account_forms_have_the_fixed_fields(ada_client, url, fields):
 # Email change
 
 
-def test_email_change_moves_the_account_to_the_new_email(ada_client):
+def test_email_change_moves_the_account_to_the_new_email_once_the_link_is_opened(ada_client):
     response = ada_client.post("/accounts/email/", {"email": "lovelace@example.com", "password": PASSWORD})
 
     assert response.status_code == 302
     assert response["Location"] == "/accounts/profile/"
     profile = ada_client.get("/accounts/profile/")
-    assert messages_of(profile) == ["Your email address is now lovelace@example.com."]
-    assert "lovelace@example.com" in profile.content.decode()
+    assert messages_of(profile) == [
+        "We sent a link to lovelace@example.com. Your address changes when you open it; until then it stays as it is."
+    ]
+    assert "Change to lovelace@example.com pending" in profile.content.decode()
+    assert ada().email == "ada@example.com"
+    ada_client.post(path_of(link_in(mails_to("lovelace@example.com")[0])))
+    profile = ada_client.get("/accounts/profile/")
+    assert "lovelace@example.com" in profile.content.decode() and "pending" not in profile.content.decode()
     assert store.get_by_email("lovelace@example.com").username == "ada"
     assert store.get_by_email("ada@example.com") is None
 
 
 def test_old_email_is_free_for_a_new_signup_after_a_change(ada_client):
     ada_client.post("/accounts/email/", {"email": "lovelace@example.com", "password": PASSWORD})
+    ada_client.post(path_of(link_in(mails_to("lovelace@example.com")[0])))
 
     response = signup(Client(), "ada@example.com", "newcomer")
 

@@ -10,6 +10,7 @@ a Scan, and a Query only of the person's own account partition.
 import pytest
 from django.test import Client
 
+from tests.mail import link_in, mails_to, path_of
 from tests.proxy import CountingProxy
 from tests.web import PASSWORD, OTHER_PASSWORD, login, signed_up_client, signup_data
 
@@ -246,3 +247,64 @@ def test_a_whole_visit_never_scans(proxy):
         "BatchWriteItem",
         "TransactWriteItems",
     }
+
+
+# Email ownership (issue 9): sign-up stays one transaction; a link is one read and one
+# transaction; a reset request at most two reads.
+
+
+def test_mandatory_signup_is_exactly_one_transact_write_items(proxy, settings):
+    settings.ACCOUNTS_EMAIL_VERIFICATION = "mandatory"
+    client = Client()
+    data = signup_data(client)
+
+    response, requests = counted(proxy, lambda: client.post("/accounts/signup/", data))
+
+    assert response["Location"] == "/accounts/verify/sent/"
+    assert requests == {"TransactWriteItems": 1}
+
+
+def test_opening_a_verification_link_is_one_get_item_and_one_transact_write_items(proxy, settings):
+    settings.ACCOUNTS_EMAIL_VERIFICATION = "mandatory"
+    Client().post("/accounts/signup/", signup_data(Client()))
+    path = path_of(link_in(mails_to("ada@example.com")[0]))
+    client = Client()
+
+    page, shown = counted(proxy, lambda: client.get(path))
+    response, requests = counted(proxy, lambda: client.post(path))
+
+    assert page.status_code == response.status_code == 200
+    assert shown == {}
+    assert requests == {"GetItem": 1, "TransactWriteItems": 1}
+
+
+def test_opening_an_email_change_link_is_one_get_item_and_one_transact_write_items(proxy):
+    client = signed_up_client()
+    client.post("/accounts/email/", {"email": "lovelace@example.com", "password": PASSWORD})
+    path = path_of(link_in(mails_to("lovelace@example.com")[0]))
+
+    response, requests = counted(proxy, lambda: Client().post(path))
+
+    assert response.status_code == 200
+    assert requests == {"GetItem": 1, "TransactWriteItems": 1}
+
+
+def test_email_change_request_is_one_get_item_and_one_transact_write_items(proxy):
+    client = signed_up_client()
+
+    response, requests = counted(
+        proxy, lambda: client.post("/accounts/email/", {"email": "lovelace@example.com", "password": PASSWORD})
+    )
+
+    assert response.status_code == 302
+    assert requests == {"GetItem": 1, "TransactWriteItems": 1}
+
+
+@pytest.mark.parametrize("email", ["ada@example.com", "nobody@example.com"])
+def test_password_reset_request_is_at_most_two_get_item(proxy, email):
+    signed_up_client()
+
+    response, requests = counted(proxy, lambda: Client().post("/accounts/password/reset/", {"email": email}))
+
+    assert response.status_code == 302
+    assert set(requests) <= {"GetItem"} and requests.get("GetItem", 0) <= 2

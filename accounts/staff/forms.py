@@ -38,9 +38,16 @@ class WithoutAutofocusMixin:
 
 
 class StaffEmailForm(StaffStoreErrorsMixin, WithoutAutofocusMixin, EmailChangeForm):
-    """Change an account's email: the email change page's form without the current password."""
+    """Change an account's email: the email change page's form without the current password.
+
+    Staff set the address at once (no link): the account keeps its verified state, and
+    the email lock moves in the same transaction if it holds one.
+    """
 
     password = None
+
+    def save(self):
+        return store.change_email(self.user.account, self.cleaned_data["email"])
 
 
 class StaffUsernameForm(StaffStoreErrorsMixin, WithoutAutofocusMixin, UsernameChangeForm):

@@ -11,6 +11,7 @@ urlpatterns = [
     path("accounts/<str:account_id>/password/", views.SetPasswordView.as_view(), name="password"),
     path("accounts/<str:account_id>/flags/", views.FlagView.as_view(), name="flag"),
     path("accounts/<str:account_id>/sessions/end/", views.EndSessionsView.as_view(), name="end_sessions"),
+    path("accounts/<str:account_id>/verification/", views.VerificationView.as_view(), name="verification"),
     path("accounts/<str:account_id>/delete/", views.AccountDeleteView.as_view(), name="delete"),
     path("locks/", views.LockAuditView.as_view(), name="locks"),
     path("locks/repair/", views.RepairView.as_view(), name="repair"),

@@ -17,9 +17,9 @@ from django.utils.translation import gettext_lazy
 from django.views import View
 from django.views.decorators.cache import never_cache
 
-from .. import audit, sessions, store
+from .. import audit, sessions, store, verification
 from ..adapter import get_adapter
-from ..exceptions import Busy, InvalidUniqueValue, StaleItem
+from ..exceptions import Busy, InvalidUniqueValue, StaleItem, UniqueViolation
 from ..forms import STORE_REFUSALS
 from ..models import User
 from ..tables import ACCOUNT_PREFIX
@@ -242,6 +242,32 @@ class EndSessionsView(AccountView):
         ended = store.end_sessions(account)
         messages.success(request, f"Ended {ended} session(s) of {account.username}.")
         return redirect(self.detail_url(account))
+
+
+class VerificationView(AccountView):
+    """Resend an account's verification mail, or mark its address verified (through the
+    engine: the account takes its email lock, guarded like any sign-up)."""
+
+    def post(self, request, account_id):
+        account = self.get_account()
+        if store.is_verified(account):
+            messages.info(request, _("%(email)s is already verified.") % {"email": account.email})
+        elif request.POST.get("action") == "verify":
+            self.mark_verified(request, account)
+        else:
+            outcome = verification.resend_verification(request, account)
+            get_adapter(request).add_verification_message(request, outcome, account.email)
+        return redirect(self.detail_url(account))
+
+    def mark_verified(self, request, account):
+        try:
+            store.verify_email(account)
+        except UniqueViolation:
+            messages.error(request, _("Another account holds %(email)s: nothing was changed.") % {"email": account.email})
+        except (Busy, StaleItem):
+            messages.error(request, _("The account changed or the site was busy; nothing was saved. Try again."))
+        else:
+            messages.success(request, _("%(email)s is now verified and locked to this account.") % {"email": account.email})
 
 
 class AccountDeleteView(AccountView):

@@ -96,8 +96,13 @@ class Command(BaseCommand):
         data = form.cleaned_data
         extra = get_adapter().get_signup_attributes(None, form)
         try:
+            # Whoever runs this command vouches for the address: the account holds it at once.
             account, _ = store.signup(
-                data["email"], data["username"], make_password(data["password1"]), **{**extra, "is_staff": True}
+                data["email"],
+                data["username"],
+                make_password(data["password1"]),
+                email_verified=True,
+                **{**extra, "is_staff": True},
             )
         except STORE_REFUSALS as error:
             form.add_store_error(error)

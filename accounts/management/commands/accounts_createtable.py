@@ -1,3 +1,4 @@
+import botocore.exceptions
 from django.core.management.base import BaseCommand, CommandError
 from pynamodb.exceptions import PynamoDBException
 
@@ -6,7 +7,7 @@ from accounts.tables import create_table
 
 
 class Command(BaseCommand):
-    help = "Create the accounts table (PK/SK strings, on-demand billing) if it is missing."
+    help = "Create the accounts table (PK/SK strings, on-demand billing) if it is missing; enable TTL on 'expires'."
     # The checks would warn that the table is missing (accounts.W001): the very thing
     # this command is about to fix.
     requires_system_checks = []
@@ -16,7 +17,7 @@ class Command(BaseCommand):
         where = app_settings.ENDPOINT_URL or f"AWS {app_settings.REGION}"
         try:
             created = create_table(wait=True)
-        except PynamoDBException as error:
+        except (PynamoDBException, botocore.exceptions.BotoCoreError, botocore.exceptions.ClientError) as error:
             raise CommandError(f"Could not create table {name!r} at {where}: {error}") from error
         if created:
             self.stdout.write(self.style.SUCCESS(f"Created table {name!r} at {where}; it is ACTIVE."))

@@ -12,8 +12,8 @@ class Command(BaseCommand):
     help = (
         "Print the exact TransactWriteItems request of an account operation as JSON, in the "
         "shape `aws dynamodb transact-write-items --cli-input-json` takes. Nothing is written: "
-        "signup sends no request at all; change-email, change-username and delete read the "
-        "account (consistent reads) and send nothing else."
+        "signup sends no request at all; change-email, change-username, delete, verify and "
+        "apply-email-change read the account (consistent reads) and send nothing else."
     )
     # The system checks describe the table: a signup preview must work, and send nothing,
     # without DynamoDB.
@@ -38,6 +38,14 @@ class Command(BaseCommand):
         change_username.add_argument("--to", required=True, dest="new_value", metavar="NEW_USERNAME")
         change_username.add_argument("--token", **token)
 
+        verify = operations.add_parser("verify", help="mark an unverified address verified and lock it")
+        verify.add_argument("--username", required=True, help="the unverified account's username")
+        verify.add_argument("--token", **token)
+
+        apply_change = operations.add_parser("apply-email-change", help="apply an account's pending email change")
+        apply_change.add_argument("--username", required=True, help="the account's username")
+        apply_change.add_argument("--token", **token)
+
         delete = operations.add_parser("delete", help="delete an account and release its locks")
         which = delete.add_mutually_exclusive_group(required=True)
         which.add_argument("--email")
@@ -59,8 +67,21 @@ class Command(BaseCommand):
     def _plan(self, operation, token, options):
         if operation == "signup":
             # The same item the signup form builds; an unusable password, since none is given.
-            account = store.build_account(options["email"], options["username"], make_password(None), token=token)
+            account = store.build_signup_account(
+                options["email"], options["username"], make_password(None), token=token
+            )
             return transactions.plan_create(account, token=token)
+        if operation == "verify":
+            account = self._account("username", options["username"])
+            if store.is_verified(account):
+                raise CommandError(f"{account.username}'s address {account.email} is already verified.")
+            return transactions.plan_change(account, {**store.VERIFY_CHANGES, "updated": utcnow()}, token=token)
+        if operation == "apply-email-change":
+            account = self._account("username", options["username"])
+            if not account.pending_email:
+                raise CommandError(f"{account.username} has no pending email change.")
+            changes = {**store.email_change_changes(account), "updated": utcnow()}
+            return transactions.plan_change(account, changes, token=token)
         if operation == "change-email":
             account = self._account("email", options["email"])
             return transactions.plan_change(account, self._changes("email", options["new_value"]), token=token)

@@ -1,0 +1,83 @@
+"""Password reset by email: the request form, the link's token, and what follows a reset.
+
+A request answers the same whatever the address (no enumeration) and mails a link only to
+an address a verified account holds: the lookup goes through the email lock, which only a
+verified account holds (two consistent GetItems, no Query or Scan).
+"""
+
+from django import forms
+from django.contrib.auth import forms as auth_forms
+from django.contrib.auth.tokens import PasswordResetTokenGenerator
+from django.urls import reverse
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
+from django.utils.translation import gettext_lazy as _
+
+from . import store, verification
+from .exceptions import InvalidUniqueValue
+from .forms import EmailField, StoreErrorsMixin
+from .models import User
+
+
+class AccountTokenGenerator(PasswordResetTokenGenerator):
+    """Django's reset token, made from what a reset changes.
+
+    Django hashes ``last_login`` so that a login ends old links; this user model has no
+    ``last_login`` (a login writes nothing). A link still works once: its hash covers the
+    password hash, which the reset replaces (with a new salt even for the same password),
+    and the email, so an email change ends it too. It expires after PASSWORD_RESET_TIMEOUT.
+    """
+
+    key_salt = "accounts.password_reset.AccountTokenGenerator"
+
+    def _make_hash_value(self, user, timestamp):
+        return f"{user.pk}{user.password}{timestamp}{user.email}"
+
+
+token_generator = AccountTokenGenerator()
+
+
+class PasswordResetRequestForm(forms.Form):
+    """The address to send a reset link to."""
+
+    email = EmailField(
+        label=_("Email address"),
+        max_length=254,
+        widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True}),
+    )
+
+
+class SetPasswordForm(StoreErrorsMixin, auth_forms.SetPasswordForm):
+    """Django's set-password form (``new_password1``, ``new_password2``, the validators);
+    what the store refuses (busy, changed meanwhile) becomes a form error."""
+
+
+def reset_link(request, user):
+    """The absolute ``/accounts/password/reset/<uidb64>/<token>/`` link for ``user``."""
+    uidb64 = urlsafe_base64_encode(force_bytes(user.pk))
+    path = reverse("accounts:password_reset_confirm", args=[uidb64, token_generator.make_token(user)])
+    return request.build_absolute_uri(path)
+
+
+def request_reset(request, email):
+    """Mail a reset link if a verified, active account holds ``email``; else do nothing.
+
+    The caller answers the same either way. At most two GetItems.
+    """
+    try:
+        account = store.get_by_email(email)
+    except InvalidUniqueValue:
+        return
+    if account is None or not account.is_active or not store.is_verified(account):
+        return
+    user = User.from_account(account)
+    verification.send_mail(request, "password_reset", account.email, {"account": account, "link": reset_link(request, user)})
+
+
+def end_other_sessions(request, user):
+    """Called once a reset set the new password: every other session of ``user`` ends.
+
+    With Django's session auth hash (an HMAC of the password hash, checked on every
+    request) the new password already ends them, whatever the session engine; a
+    server-side session store deletes the account's sessions here.
+    """
