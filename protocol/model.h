@@ -40,7 +40,7 @@
 #define TTL     1   /* 1: deadlines pass and TTL deletes expired items */
 #endif
 #ifndef LEGACY
-#define LEGACY  1   /* 0: start from an empty table; 1: from legacy data; 2: either */
+#define LEGACY  1   /* 0: start from a consistent table (see init); 1: from legacy data */
 #endif
 
 #define NOBODY  NA  /* a lock that names no owner */
@@ -578,8 +578,12 @@ init {
 	byte i;
 	atomic {
 		if
-		:: LEGACY == 0 || LEGACY == 2 -> skip    /* an empty table */
-		:: LEGACY == 1 || LEGACY == 2 -> legacy_data()
+		:: LEGACY == 0 -> skip    /* an empty table */
+		:: LEGACY == 0 ->         /* account 0 verified, email 0 and username 0 locked */
+			a_ex[0] = 1; a_ver[0] = 1; put_lock(EK(0), 0, NONE, 0); put_lock(UK(0), 0, NONE, 0)
+		:: LEGACY == 0 ->         /* account 0 signed up, unverified: its username locked until it expires */
+			a_ex[0] = 1; a_exp[0] = SET; put_lock(UK(0), 0, SET, 0)
+		:: LEGACY == 1 -> legacy_data()
 		fi;
 		if :: TTL -> run Time() :: else fi;
 		run Quiescence();
