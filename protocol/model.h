@@ -136,6 +136,7 @@ byte gk;    /* a loop index inside atomic steps, always 0 between them */
 #define G_VERIFY_EMAIL_AS_READ            (a_em[a] == r_em)
 #define G_VERIFY_NOT_VERIFIED             (!a_ver[a])
 #define G_VERIFY_NOT_EXPIRED              (a_exp[a] != PASSED)
+#define G_VERIFY_UPDATED_AS_READ          (a_upd[a] == r_upd)
 #define G_VERIFY_EMAIL_LOCK_ABSENT        (!l_ex[EK(r_em)])
 #define G_VERIFY_HANDLE_LOCK_MINE         (l_ex[UK(r_un)] && l_own[UK(r_un)] == a)
 #define G_VERIFY_HANDLE_LOCK_LIVE         (l_exp[UK(r_un)] != PASSED)
@@ -291,12 +292,13 @@ inline evaluate() {
 		fi
 	:: op == OP_VERIFY ->
 		if
-		:: !(G_VERIFY_ITEM_EXISTS && G_VERIFY_EMAIL_AS_READ && G_VERIFY_NOT_VERIFIED && G_VERIFY_NOT_EXPIRED) -> res = R_STALE
+		:: !(G_VERIFY_ITEM_EXISTS && G_VERIFY_EMAIL_AS_READ && G_VERIFY_NOT_VERIFIED && G_VERIFY_NOT_EXPIRED &&
+		     G_VERIFY_UPDATED_AS_READ) -> res = R_STALE
 		:: else -> if
 			:: !G_VERIFY_EMAIL_LOCK_ABSENT -> res = R_TAKEN
 			:: !(G_VERIFY_HANDLE_LOCK_MINE && G_VERIFY_HANDLE_LOCK_LIVE) -> res = R_CANCELLED
 			:: else ->
-				a_ver[a] = 1; a_exp[a] = NONE;
+				a_ver[a] = 1; a_exp[a] = NONE; a_upd[a] = 1 - a_upd[a];   /* store.update_account */
 				put_lock(EK(r_em), a, NONE, 0);
 				l_exp[UK(r_un)] = NONE; l_dl[UK(r_un)] = 0; l_leg[UK(r_un)] = 0;
 				res = R_OK
@@ -307,7 +309,7 @@ inline evaluate() {
 		if
 		:: !G_REQUEST_ITEM_EXISTS -> res = R_STALE
 		:: else ->
-			a_pend[a] = 1; a_nonce[a] = 1 - a_nonce[a]; r_nonce = a_nonce[a];
+			a_pend[a] = 1; a_nonce[a] = 1 - a_nonce[a]; r_nonce = a_nonce[a]; a_upd[a] = 1 - a_upd[a];
 			res = R_OK
 		fi
 	:: op == OP_EMAIL_CHANGE && step == 1 ->
@@ -318,7 +320,7 @@ inline evaluate() {
 			:: !G_APPLY_NEW_LOCK_ABSENT -> res = R_TAKEN
 			:: !G_APPLY_OLD_LOCK_MINE -> res = R_NOT_OWNED
 			:: else ->
-				a_em[a] = e; a_pend[a] = 0;
+				a_em[a] = e; a_pend[a] = 0; a_upd[a] = 1 - a_upd[a];
 				put_lock(EK(e), a, NONE, 0);
 				drop_lock(EK(r_em));
 				res = R_OK
