@@ -1,0 +1,599 @@
+/*
+ * The lock protocol of django-dynamo-accounts as a Promela model: the state, every
+ * transaction the engine sends, the repairs, time, and the invariants. Included by the
+ * runnable models (accounts.pml, repair.pml), which set the bounds first; see README.md.
+ *
+ * One table: account items (exists, email, username, verified, expires, updated stamp,
+ * pending email change) and lock items (exists, owner, expires). Every TransactWriteItems
+ * the engine sends is ONE atomic step whose conditions are the guard macros G_* below,
+ * one macro per conjunct of a ConditionExpression: conditions.tsv lists them, transaction
+ * by transaction; tests/test_protocol_drift.py compares that table with the requests the
+ * code builds and with this file, and tests/test_protocol_model.py removes each guard in
+ * turn (redefines it as 1) and asserts that Spin finds a counter-example.
+ *
+ * Invariants (named as in the README and PROTOCOL.md); "live" = exists and not expired,
+ * and only a verified account holds its email under the (partial) email constraint:
+ *   I1  each lock key has at most one live owner: at most one live item holds its value;
+ *   I2  every value a live item holds is locked by that item (a live lock naming it);
+ *   I3  once activity stops, no lock is left without a live owner holding its value.
+ * I1 and I2 are asserted after every step, I3 once every client and repairer is done.
+ * Legacy data (see legacy_data) is exempt until a transaction first puts it in order.
+ */
+
+/* ---- bounds ---- */
+#define NA      2   /* account ids (a sign-up picks one: generated, or derived from a form token) */
+#define NV      2   /* values per field: 2 emails, 2 usernames */
+#define NK      4   /* lock keys: EMAIL#0, EMAIL#1, HANDLE#0, HANDLE#1 */
+#ifndef NC
+#define NC      3   /* clients: people, staff, tabs; any client may act on any account */
+#endif
+#ifndef OPS
+#define OPS     1   /* operations per client */
+#endif
+#ifndef LOSSES
+#define LOSSES  1   /* answers lost in transit in one run (each followed by a resend) */
+#endif
+#ifndef REPAIRS
+#define REPAIRS 1   /* lock keys the repairer examines and repairs */
+#endif
+#ifndef TTL
+#define TTL     1   /* 1: deadlines pass and TTL deletes expired items */
+#endif
+#ifndef LEGACY
+#define LEGACY  1   /* 0: start from a consistent table (see init); 1: from legacy data */
+#endif
+
+#define NOBODY  NA  /* a lock that names no owner */
+#define EK(v)   (v)
+#define UK(v)   (2 + (v))
+
+/* expires: absent, set (in the future), passed (TTL may delete the item any time later) */
+#define NONE    0
+#define SET     1
+#define PASSED  2
+
+/* answers */
+#define R_OK        1
+#define R_STALE     2   /* StaleItem / ItemAlreadyExists: the item's own condition failed */
+#define R_TAKEN     3   /* UniqueViolation: a new lock (or the email check) collided */
+#define R_NOT_OWNED 4   /* LockNotOwned: only an old lock's release failed */
+#define R_CANCELLED 5   /* anything else cancelled (a kept lock moved, a repair guard) */
+
+/* ---- the table ---- */
+bit  a_ex[NA];      /* account item exists */
+byte a_em[NA];      /* email */
+byte a_un[NA];      /* username */
+bit  a_ver[NA];     /* email_verified */
+byte a_exp[NA];     /* expires: NONE, SET, PASSED */
+bit  a_upd[NA];     /* the `updated` stamp, as one bit: equal stamps compare equal (conservative) */
+bit  a_pend[NA];    /* a pending email change (its new address is in the link) */
+bit  a_nonce[NA];   /* its nonce, as one bit (conservative) */
+
+bit  l_ex[NK];      /* lock item exists */
+byte l_own[NK];     /* owner: an account id or NOBODY */
+byte l_exp[NK];     /* expires: NONE, SET, PASSED */
+byte l_dl[NK];      /* whose deadline the expires is (the account it was copied from) */
+bit  dl_passed[NA]; /* that deadline has passed */
+
+/* ghosts: legacy data, not yet put in order by any transaction */
+bit  leg_em[NA];
+bit  leg_un[NA];
+bit  l_leg[NK];
+
+byte losses = LOSSES;
+byte finished = 0;
+byte gk;    /* a loop index inside atomic steps, always 0 between them */
+
+#define a_live(a)          (a_ex[a] && a_exp[a] != PASSED)
+#define l_live(k)          (l_ex[k] && l_exp[k] != PASSED)
+#define holds_email(a, v)  (a_live(a) && a_ver[a] && a_em[a] == (v))
+#define holds_handle(a, v) (a_live(a) && a_un[a] == (v))
+#define holds(a, k)        ((k) < 2 -> holds_email(a, k) : holds_handle(a, (k) - 2))
+#define legacy(a, k)       ((k) < 2 -> leg_em[a] : leg_un[a])
+#define protected(a, k)    (holds(a, k) && !legacy(a, k))
+#define locked_by(a, k)    (l_live(k) && l_own[k] == (a))
+
+#define I1_at(k)  (!(protected(0, k) && protected(1, k)))
+#define I1        (I1_at(0) && I1_at(1) && I1_at(2) && I1_at(3))
+#define I2_of(a)  ((!protected(a, EK(a_em[a])) || locked_by(a, EK(a_em[a]))) && \
+                   (!protected(a, UK(a_un[a])) || locked_by(a, UK(a_un[a]))))
+#define I2        (I2_of(0) && I2_of(1))
+#define I3_at(k)  (!l_live(k) || l_leg[k] || (l_own[k] != NOBODY && holds(l_own[k], k)))
+#define I3        (I3_at(0) && I3_at(1) && I3_at(2) && I3_at(3))
+
+/* ---- guards: one macro per conjunct of a ConditionExpression (see conditions.tsv) ----
+ * In a client: a = the account, r_* = the account as read, e/u = new email/username,
+ * o_e/o_u = the other owner an old lock named (keep_locks retry).
+ * In the repairer: h = holder, o = lock owner as read, v_* = values as read. */
+
+/* transactions.plan_create (ACCOUNTS_EMAIL_VERIFICATION = "none": verified at once) */
+#define G_SIGNUP_ITEM_ABSENT              (!a_ex[a])
+#define G_SIGNUP_EMAIL_LOCK_ABSENT        (!l_ex[EK(e)])
+#define G_SIGNUP_HANDLE_LOCK_ABSENT       (!l_ex[UK(u)])
+/* unverified sign-up (issue 9): no email lock, a ConditionCheck on it instead */
+#define G_SIGNUP_UNVERIFIED_ITEM_ABSENT   (!a_ex[a])
+#define G_SIGNUP_UNVERIFIED_HANDLE_FREE   (!l_ex[UK(u)] || l_exp[UK(u)] == PASSED)
+#define G_SIGNUP_UNVERIFIED_EMAIL_FREE    (!l_ex[EK(e)])
+/* transactions.plan_change (email, username or both; keep_locks retry) */
+#define G_CHANGE_ITEM_EXISTS              (a_ex[a])
+#define G_CHANGE_ITEM_LIVE                (a_exp[a] != PASSED)
+#define G_CHANGE_EMAIL_AS_READ            (a_em[a] == r_em)
+#define G_CHANGE_USERNAME_AS_READ         (a_un[a] == r_un)
+#define G_CHANGE_UPDATED_AS_READ          (a_upd[a] == r_upd)
+#define G_CHANGE_VERIFIED_AS_READ         (a_ver[a] == r_ver)
+#define G_CHANGE_NEW_LOCK_ABSENT(k)       (!l_ex[k])
+#define G_CHANGE_OLD_LOCK_MINE(k)         (!l_ex[k] || l_own[k] == a)
+#define G_CHANGE_KEPT_LOCK_STILL_OTHER(k, o) (l_ex[k] && l_own[k] == (o))
+/* transactions.plan_delete (keep_locks retry) */
+#define G_DELETE_ITEM_EXISTS              (a_ex[a])
+#define G_DELETE_EMAIL_AS_READ            (a_em[a] == r_em)
+#define G_DELETE_USERNAME_AS_READ         (a_un[a] == r_un)
+#define G_DELETE_VERIFIED_AS_READ         (a_ver[a] == r_ver)
+#define G_DELETE_OLD_LOCK_MINE(k)         (!l_ex[k] || l_own[k] == a)
+#define G_DELETE_KEPT_LOCK_STILL_OTHER(k, o) (l_ex[k] && l_own[k] == (o))
+/* verify (issue 9) */
+#define G_VERIFY_ITEM_EXISTS              (a_ex[a])
+#define G_VERIFY_EMAIL_AS_READ            (a_em[a] == r_em)
+#define G_VERIFY_NOT_VERIFIED             (!a_ver[a])
+#define G_VERIFY_NOT_EXPIRED              (a_exp[a] != PASSED)
+#define G_VERIFY_UPDATED_AS_READ          (a_upd[a] == r_upd)
+#define G_VERIFY_EMAIL_LOCK_ABSENT        (!l_ex[EK(r_em)])
+#define G_VERIFY_HANDLE_LOCK_MINE         (l_ex[UK(r_un)] && l_own[UK(r_un)] == a)
+#define G_VERIFY_HANDLE_LOCK_LIVE         (l_exp[UK(r_un)] != PASSED)
+/* verified email change (issue 9): request, then apply from the link */
+#define G_REQUEST_ITEM_EXISTS             (a_ex[a])
+#define G_APPLY_EMAIL_IS_OLD              (a_ex[a] && a_em[a] == r_em)
+#define G_APPLY_NONCE_MATCHES             (a_pend[a] && a_nonce[a] == r_nonce)
+#define G_APPLY_VERIFIED                  (a_ver[a])
+#define G_APPLY_NEW_LOCK_ABSENT           (!l_ex[EK(e)])
+#define G_APPLY_OLD_LOCK_MINE             (!l_ex[EK(r_em)] || l_own[EK(r_em)] == a)
+/* audit repairs: transactions.plan_claim_lock, plan_transfer_lock, plan_release_lock */
+#define G_CLAIM_LOCK_ABSENT               (!l_ex[k])
+#define G_CLAIM_HOLDER_EXISTS             (a_ex[h])
+#define G_CLAIM_HOLDER_VALUE_AS_READ      (value_of(h, k) == v_h)
+#define G_CLAIM_HOLDER_VERIFIED_AS_READ   (k >= 2 || a_ver[h] == ver_h)
+#define G_TRANSFER_LOCK_STILL_OWNER       (l_ex[k] && l_own[k] == o)
+#define G_TRANSFER_HOLDER_EXISTS          (a_ex[h])
+#define G_TRANSFER_HOLDER_VALUE_AS_READ   (value_of(h, k) == v_h)
+#define G_TRANSFER_HOLDER_VERIFIED_AS_READ (k >= 2 || a_ver[h] == ver_h)
+#define G_TRANSFER_OWNER_GONE             (!a_ex[o])
+#define G_TRANSFER_OWNER_EXISTS           (a_ex[o])
+#define G_TRANSFER_OWNER_VALUE_AS_READ    (value_of(o, k) == v_o)
+#define G_TRANSFER_OWNER_VERIFIED_AS_READ (k >= 2 || a_ver[o] == ver_o)
+#define G_RELEASE_LOCK_STILL_OWNER        (l_ex[k] && l_own[k] == o)
+#define G_RELEASE_OWNER_GONE              (!a_ex[o])
+#define G_RELEASE_OWNER_EXISTS            (a_ex[o])
+#define G_RELEASE_OWNER_VALUE_AS_READ     (value_of(o, k) == v_o)
+#define G_RELEASE_OWNER_VERIFIED_AS_READ  (k >= 2 || a_ver[o] == ver_o)
+
+#define value_of(a, k)  ((k) < 2 -> a_em[a] : a_un[a])
+
+/* ---- steps on the table ---- */
+
+/* After every step: legacy data that a transaction put in order joins the invariants. */
+inline settle() {
+	gk = 0;
+	do
+	:: gk < NA ->
+		if :: leg_em[gk] && holds_email(gk, a_em[gk]) && locked_by(gk, EK(a_em[gk])) -> leg_em[gk] = 0
+		   :: else fi;
+		if :: leg_un[gk] && holds_handle(gk, a_un[gk]) && locked_by(gk, UK(a_un[gk])) -> leg_un[gk] = 0
+		   :: else fi;
+		gk++
+	:: else -> break
+	od;
+	gk = 0;
+	assert(I1);
+	assert(I2)
+}
+
+inline put_lock(k, owner, expires, deadline) {
+	l_ex[k] = 1; l_own[k] = owner; l_exp[k] = (expires == SET && dl_passed[deadline] -> PASSED : expires); l_dl[k] = (expires == NONE -> 0 : deadline); l_leg[k] = 0
+}
+
+inline drop_lock(k) {
+	l_ex[k] = 0; l_own[k] = 0; l_exp[k] = NONE; l_dl[k] = 0; l_leg[k] = 0
+}
+
+inline drop_account(x) {
+	a_ex[x] = 0; a_em[x] = 0; a_un[x] = 0; a_ver[x] = 0; a_exp[x] = NONE; a_upd[x] = 0;
+	a_pend[x] = 0; a_nonce[x] = 0
+}
+
+/* ---- the client: one operation at a time, each read, planned, sent ---- */
+
+#define OP_SIGNUP            1
+#define OP_SIGNUP_UNVERIFIED 2
+#define OP_CHANGE            3
+#define OP_DELETE            4
+#define OP_VERIFY            5
+#define OP_EMAIL_CHANGE      6
+
+/* The transaction the client has planned, evaluated atomically: all conditions, then all
+ * writes, or nothing and an answer read position by position (cancellation_error). */
+inline evaluate() {
+	nf_e = 0; nf_u = 0;
+	if
+	:: op == OP_SIGNUP ->
+		if
+		:: !G_SIGNUP_ITEM_ABSENT -> res = R_STALE
+		:: else -> if
+			:: !G_SIGNUP_EMAIL_LOCK_ABSENT || !G_SIGNUP_HANDLE_LOCK_ABSENT -> res = R_TAKEN
+			:: else ->
+				a_ex[a] = 1; a_em[a] = e; a_un[a] = u; a_ver[a] = 1; a_exp[a] = NONE;
+				a_upd[a] = 0; a_pend[a] = 0; a_nonce[a] = 0;
+				leg_em[a] = 0; leg_un[a] = 0;
+				put_lock(EK(e), a, NONE, 0); put_lock(UK(u), a, NONE, 0);
+				res = R_OK
+			fi
+		fi
+	:: op == OP_SIGNUP_UNVERIFIED ->
+		if
+		:: !G_SIGNUP_UNVERIFIED_ITEM_ABSENT -> res = R_STALE
+		:: else -> if
+			:: !G_SIGNUP_UNVERIFIED_HANDLE_FREE || !G_SIGNUP_UNVERIFIED_EMAIL_FREE -> res = R_TAKEN
+			:: else ->
+				/* what the email check is for: an address a verified account holds is refused */
+				assert(!protected(0, EK(e)) && !protected(1, EK(e)));
+				a_ex[a] = 1; a_em[a] = e; a_un[a] = u; a_ver[a] = 0; a_exp[a] = SET; dl_passed[a] = 0;
+				a_upd[a] = 0; a_pend[a] = 0; a_nonce[a] = 0;
+				leg_em[a] = 0; leg_un[a] = 0;
+				put_lock(UK(u), a, SET, a);
+				res = R_OK
+			fi
+		fi
+	:: op == OP_CHANGE ->
+		/* plan_change: a lock moves when its key changes; an unverified email has none */
+		if
+		:: !(G_CHANGE_ITEM_EXISTS && G_CHANGE_ITEM_LIVE && G_CHANGE_UPDATED_AS_READ && G_CHANGE_VERIFIED_AS_READ &&
+		     (!ch_e || G_CHANGE_EMAIL_AS_READ) && (!ch_u || G_CHANGE_USERNAME_AS_READ)) -> res = R_STALE
+		:: else -> if
+			:: (mv_e && !G_CHANGE_NEW_LOCK_ABSENT(EK(e))) || (mv_u && !G_CHANGE_NEW_LOCK_ABSENT(UK(u))) -> res = R_TAKEN
+			:: else -> if
+				:: (mv_e && !keep_e && !G_CHANGE_OLD_LOCK_MINE(EK(r_em))) ||
+				   (mv_u && !keep_u && !G_CHANGE_OLD_LOCK_MINE(UK(r_un))) ->
+					/* ALL_OLD names the lock's owner: the retry checks it still does */
+					if :: mv_e && !keep_e && !G_CHANGE_OLD_LOCK_MINE(EK(r_em)) -> nf_e = 1; o_e = l_own[EK(r_em)] :: else fi;
+					if :: mv_u && !keep_u && !G_CHANGE_OLD_LOCK_MINE(UK(r_un)) -> nf_u = 1; o_u = l_own[UK(r_un)] :: else fi;
+					res = R_NOT_OWNED
+				:: (keep_e && !G_CHANGE_KEPT_LOCK_STILL_OTHER(EK(r_em), o_e)) ||
+				   (keep_u && !G_CHANGE_KEPT_LOCK_STILL_OTHER(UK(r_un), o_u)) -> res = R_CANCELLED
+				:: else ->
+					if :: ch_e -> a_em[a] = e :: else fi;
+					if :: ch_u -> a_un[a] = u :: else fi;
+					a_upd[a] = 1 - a_upd[a];
+					if :: mv_e -> put_lock(EK(e), a, r_exp, a);
+						if :: !keep_e -> drop_lock(EK(r_em)) :: else fi
+					   :: else fi;
+					if :: mv_u -> put_lock(UK(u), a, r_exp, a);
+						if :: !keep_u -> drop_lock(UK(r_un)) :: else fi
+					   :: else fi;
+					res = R_OK
+				fi
+			fi
+		fi
+	:: op == OP_DELETE ->
+		if
+		:: !(G_DELETE_ITEM_EXISTS && G_DELETE_EMAIL_AS_READ && G_DELETE_USERNAME_AS_READ && G_DELETE_VERIFIED_AS_READ) ->
+			res = R_STALE
+		:: else -> if
+			:: (r_ver && !keep_e && !G_DELETE_OLD_LOCK_MINE(EK(r_em))) || (!keep_u && !G_DELETE_OLD_LOCK_MINE(UK(r_un))) ->
+				if :: r_ver && !keep_e && !G_DELETE_OLD_LOCK_MINE(EK(r_em)) -> nf_e = 1; o_e = l_own[EK(r_em)] :: else fi;
+				if :: !keep_u && !G_DELETE_OLD_LOCK_MINE(UK(r_un)) -> nf_u = 1; o_u = l_own[UK(r_un)] :: else fi;
+				res = R_NOT_OWNED
+			:: (keep_e && !G_DELETE_KEPT_LOCK_STILL_OTHER(EK(r_em), o_e)) ||
+			   (keep_u && !G_DELETE_KEPT_LOCK_STILL_OTHER(UK(r_un), o_u)) -> res = R_CANCELLED
+			:: else ->
+				if :: r_ver && !keep_e -> drop_lock(EK(r_em)) :: else fi;
+				if :: !keep_u -> drop_lock(UK(r_un)) :: else fi;
+				drop_account(a);
+				res = R_OK
+			fi
+		fi
+	:: op == OP_VERIFY ->
+		if
+		:: !(G_VERIFY_ITEM_EXISTS && G_VERIFY_EMAIL_AS_READ && G_VERIFY_NOT_VERIFIED && G_VERIFY_NOT_EXPIRED &&
+		     G_VERIFY_UPDATED_AS_READ) -> res = R_STALE
+		:: else -> if
+			:: !G_VERIFY_EMAIL_LOCK_ABSENT -> res = R_TAKEN
+			:: !(G_VERIFY_HANDLE_LOCK_MINE && G_VERIFY_HANDLE_LOCK_LIVE) -> res = R_CANCELLED
+			:: else ->
+				a_ver[a] = 1; a_exp[a] = NONE; a_upd[a] = 1 - a_upd[a];   /* store.update_account */
+				put_lock(EK(r_em), a, NONE, 0);
+				l_exp[UK(r_un)] = NONE; l_dl[UK(r_un)] = 0; l_leg[UK(r_un)] = 0;
+				res = R_OK
+			fi
+		fi
+	:: op == OP_EMAIL_CHANGE && step == 0 ->
+		/* the request: no lock moves */
+		if
+		:: !G_REQUEST_ITEM_EXISTS -> res = R_STALE
+		:: else ->
+			a_pend[a] = 1; a_nonce[a] = 1 - a_nonce[a]; r_nonce = a_nonce[a]; a_upd[a] = 1 - a_upd[a];
+			res = R_OK
+		fi
+	:: op == OP_EMAIL_CHANGE && step == 1 ->
+		/* the link's account, old address (r_em), new address (e) and nonce (r_nonce) */
+		if
+		:: !(G_APPLY_EMAIL_IS_OLD && G_APPLY_NONCE_MATCHES && G_APPLY_VERIFIED) -> res = R_STALE
+		:: else -> if
+			:: !G_APPLY_NEW_LOCK_ABSENT -> res = R_TAKEN
+			:: !G_APPLY_OLD_LOCK_MINE -> res = R_NOT_OWNED
+			:: else ->
+				a_em[a] = e; a_pend[a] = 0; a_upd[a] = 1 - a_upd[a];
+				put_lock(EK(e), a, NONE, 0);
+				drop_lock(EK(r_em));
+				res = R_OK
+			fi
+		fi
+	fi;
+	if :: res == R_OK -> committed = 1 :: else fi;
+	printf("client %d: op %d step %d on account %d (email %d, username %d, keep %d%d): answer %d\n",
+	       _pid, op, step, a, e, u, keep_e, keep_u, res);
+	settle()
+}
+
+/* Read the account (a consistent GetItem; an expired item reads as absent). */
+inline read_account() {
+	if
+	:: a_live(a) -> r_ex = 1; r_em = a_em[a]; r_un = a_un[a]; r_ver = a_ver[a]; r_exp = a_exp[a]; r_upd = a_upd[a]
+	:: else -> r_ex = 0
+	fi
+}
+
+inline forget() {
+	op = 0; step = 0; a = 0; e = 0; u = 0; res = 0; o_e = 0; o_u = 0;
+	ch_e = 0; ch_u = 0; mv_e = 0; mv_u = 0; keep_e = 0; keep_u = 0; nf_e = 0; nf_u = 0; committed = 0;
+	r_ex = 0; r_ver = 0; r_upd = 0; r_nonce = 0; r_em = 0; r_un = 0; r_exp = 0;
+	sending = 0;
+	if :: n == OPS -> finished++ :: else fi
+}
+
+/* A client: one operation after another, each one atomic step to read and plan, then one
+ * atomic step per request sent (the engine's run()):
+ * - the answer may be lost, after the request committed or not; the same request is then
+ *   resent with the same ClientRequestToken: a token that committed is a no-op answering
+ *   success, one that did not is evaluated afresh;
+ * - change() and delete() answered LockNotOwned retry once, with a new token, keeping the
+ *   old lock that names another item (and checking it still does);
+ * - the verified email change sends the request, then (maybe never) the link's apply. */
+proctype Client(byte me) {
+	byte n = 0, op, step, a, e, u, res, o_e, o_u;
+	bit ch_e, ch_u, mv_e, mv_u, keep_e, keep_u, nf_e, nf_u, committed, sending;
+	bit r_ex, r_ver, r_upd, r_nonce;
+	byte r_em, r_un, r_exp;
+
+end:
+	do
+	:: atomic {
+		!sending && n < OPS ->
+		n++;
+		/* what the person asks for, and the read (a consistent GetItem) it starts with */
+		a = me;
+		if
+		:: op = OP_SIGNUP;            if :: e = 0 :: e = 1 fi; if :: u = 0 :: u = 1 fi
+		:: op = OP_SIGNUP_UNVERIFIED; if :: e = 0 :: e = 1 fi; if :: u = 0 :: u = 1 fi
+		:: op = OP_CHANGE; ch_e = 1
+		:: op = OP_CHANGE; ch_u = 1
+		:: op = OP_CHANGE; ch_e = 1; ch_u = 1
+		:: op = OP_DELETE
+		:: op = OP_VERIFY
+		:: op = OP_EMAIL_CHANGE
+		fi;
+		read_account();
+		/* a change asks for the other value (changing to the same one moves no lock) */
+		if
+		:: op == OP_CHANGE || op == OP_EMAIL_CHANGE ->
+			e = (ch_e || op == OP_EMAIL_CHANGE -> 1 - r_em : 0); u = (ch_u -> 1 - r_un : 0)
+		:: else
+		fi;
+		if
+		:: op == OP_SIGNUP || op == OP_SIGNUP_UNVERIFIED -> sending = 1
+		:: r_ex && op == OP_CHANGE ->
+			/* plan_change: a lock moves when its key changes; an unverified email has none */
+			mv_e = (ch_e && r_ver && e != r_em); mv_u = (ch_u && u != r_un); sending = 1
+		:: r_ex && op == OP_DELETE -> sending = 1
+		:: r_ex && op == OP_VERIFY && !r_ver -> sending = 1
+		:: r_ex && op == OP_EMAIL_CHANGE && r_ver -> sending = 1
+		:: else -> forget()    /* nothing to act on */
+		fi
+	   }
+	:: atomic {
+		sending ->
+		if
+		:: committed -> res = R_OK    /* a resend of a committed token */
+		:: else -> evaluate()
+		fi;
+		if
+		:: losses > 0 -> losses--     /* the answer is lost: resend, same token */
+		:: true ->
+			committed = 0;            /* the next request, if any, has a new token */
+			if
+			:: res == R_NOT_OWNED && (op == OP_CHANGE || op == OP_DELETE) && !keep_e && !keep_u ->
+				keep_e = nf_e; keep_u = nf_u
+			:: res == R_OK && op == OP_EMAIL_CHANGE && step == 0 -> step = 1   /* the link is followed */
+			:: res == R_OK && op == OP_EMAIL_CHANGE && step == 0 -> forget()   /* or never */
+			:: else -> forget()
+			fi
+		fi
+	   }
+	od
+}
+
+/* ---- the audit's repairs (accounts_audit --repair, the staff lock page, accounts_backfill) ---- */
+
+#define R_CLAIM    1
+#define R_TRANSFER 2
+#define R_RELEASE  3
+
+#define key_value(k)     ((k) < 2 -> (k) : (k) - 2)
+#define read_holds(x, k) (ra_live[x] && ra_val[x] == key_value(k) && ((k) >= 2 || ra_ver[x]))
+
+/* The owner check of a transfer or release: none when the lock names nobody; else the owner
+ * is still gone, or still holds what was read (a value that does not map to this key). */
+#define transfer_owner_ok (o == NOBODY || (gone_o -> G_TRANSFER_OWNER_GONE : \
+                           (G_TRANSFER_OWNER_EXISTS && G_TRANSFER_OWNER_VALUE_AS_READ && G_TRANSFER_OWNER_VERIFIED_AS_READ)))
+#define release_owner_ok  (o == NOBODY || (gone_o -> G_RELEASE_OWNER_GONE : \
+                           (G_RELEASE_OWNER_EXISTS && G_RELEASE_OWNER_VALUE_AS_READ && G_RELEASE_OWNER_VERIFIED_AS_READ)))
+
+inline evaluate_repair() {
+	if
+	:: kind == R_CLAIM ->
+		if
+		:: G_CLAIM_LOCK_ABSENT && G_CLAIM_HOLDER_EXISTS && G_CLAIM_HOLDER_VALUE_AS_READ && G_CLAIM_HOLDER_VERIFIED_AS_READ ->
+			put_lock(k, h, exp_h, h); res = R_OK
+		:: else -> res = R_CANCELLED
+		fi
+	:: kind == R_TRANSFER ->
+		if
+		:: G_TRANSFER_LOCK_STILL_OWNER && G_TRANSFER_HOLDER_EXISTS && G_TRANSFER_HOLDER_VALUE_AS_READ &&
+		   G_TRANSFER_HOLDER_VERIFIED_AS_READ && transfer_owner_ok ->
+			put_lock(k, h, exp_h, h); res = R_OK
+		:: else -> res = R_CANCELLED
+		fi
+	:: kind == R_RELEASE ->
+		if
+		:: G_RELEASE_LOCK_STILL_OWNER && release_owner_ok -> drop_lock(k); res = R_OK
+		:: else -> res = R_CANCELLED
+		fi
+	fi;
+	if :: res == R_OK -> committed = 1 :: else fi;
+	printf("repairer: %d of lock %d for holder %d, owner %d (gone %d): answer %d\n", kind, k, h, o, gone_o, res);
+	settle()
+}
+
+/* audit._examine on what was read, and audit.plan_repair's choice */
+inline examine() {
+	if
+	:: read_holds(0, k) && read_holds(1, k) -> kind = 0   /* duplicate: a person chooses */
+	:: rl_ex && rl_own != NOBODY && read_holds(rl_own, k) -> kind = 0
+	:: else ->
+		if :: read_holds(0, k) -> h = 0 :: read_holds(1, k) -> h = 1 :: else -> h = NOBODY fi;
+		if
+		:: !rl_ex && h != NOBODY -> kind = R_CLAIM
+		:: rl_ex && h != NOBODY -> kind = R_TRANSFER
+		:: rl_ex && h == NOBODY -> kind = R_RELEASE
+		:: else -> kind = 0
+		fi;
+		if :: h != NOBODY -> v_h = ra_val[h]; ver_h = ra_ver[h]; exp_h = ra_exp[h] :: else -> h = 0 fi;
+		o = rl_own;
+		if :: rl_ex && o != NOBODY -> gone_o = !ra_live[o]; v_o = ra_val[o]; ver_o = ra_ver[o] :: else fi
+	fi;
+	got_l = 0; rl_ex = 0; rl_own = 0;
+	got[0] = 0; ra_live[0] = 0; ra_val[0] = 0; ra_ver[0] = 0; ra_exp[0] = 0;
+	got[1] = 0; ra_live[1] = 0; ra_val[1] = 0; ra_ver[1] = 0; ra_exp[1] = 0;
+	done = 1;
+	if :: kind == 0 -> finished++ :: else fi
+}
+
+#define read_account_for_audit(x) \
+	got[x] = 1; ra_live[x] = a_live(x); ra_val[x] = (a_live(x) -> value_of(x, k) : 0); \
+	ra_ver[x] = (a_live(x) -> a_ver[x] : 0); ra_exp[x] = (a_live(x) -> a_exp[x] : 0)
+
+/* One lock key examined and repaired: the lock and the accounts are read one by one, in any
+ * order (a Scan's pages, or examine_key's GetItems), then the finding is repaired in one
+ * guarded transaction (resent with the same token when the answer is lost). */
+proctype Repairer(byte k) {
+	byte h, o, v_h, v_o, exp_h, kind, res, rl_own;
+	bit ver_h, ver_o, gone_o, committed, done, got_l, rl_ex;
+	bit got[NA], ra_live[NA], ra_ver[NA];
+	byte ra_val[NA], ra_exp[NA];
+
+end:
+	do
+	:: atomic { !done && !got_l -> got_l = 1; rl_ex = l_live(k); rl_own = (l_live(k) -> l_own[k] : 0);
+	            if :: got[0] && got[1] -> examine() :: else fi }
+	:: atomic { !done && !got[0] -> read_account_for_audit(0);
+	            if :: got_l && got[1] -> examine() :: else fi }
+	:: atomic { !done && !got[1] -> read_account_for_audit(1);
+	            if :: got_l && got[0] -> examine() :: else fi }
+	:: atomic {
+		kind != 0 ->
+		if
+		:: committed -> res = R_OK
+		:: else -> evaluate_repair()
+		fi;
+		if
+		:: losses > 0 -> losses--
+		:: true ->
+			kind = 0; h = 0; o = 0; v_h = 0; v_o = 0; exp_h = 0; res = 0; ver_h = 0; ver_o = 0; gone_o = 0;
+			committed = 0; finished++
+		fi
+	   }
+	od
+}
+
+/* ---- time: deadlines pass, and DynamoDB's TTL deletes expired items, days late ---- */
+
+#define pending(d)  (a_exp[d] == SET || (l_exp[0] == SET && l_dl[0] == (d)) || (l_exp[1] == SET && l_dl[1] == (d)) || \
+                     (l_exp[2] == SET && l_dl[2] == (d)) || (l_exp[3] == SET && l_dl[3] == (d)))
+
+inline tick(d) {
+	dl_passed[d] = 1;
+	if :: a_exp[d] == SET -> a_exp[d] = PASSED :: else fi;
+	gk = 0;
+	do
+	:: gk < NK -> if :: l_exp[gk] == SET && l_dl[gk] == (d) -> l_exp[gk] = PASSED :: else fi; gk++
+	:: else -> break
+	od;
+	gk = 0
+}
+
+proctype Time() {
+end:
+	do
+	:: atomic {
+		if
+		:: pending(0) -> tick(0)
+		:: pending(1) -> tick(1)
+		:: a_exp[0] == PASSED -> drop_account(0)
+		:: a_exp[1] == PASSED -> drop_account(1)
+		:: l_exp[0] == PASSED -> drop_lock(0)
+		:: l_exp[1] == PASSED -> drop_lock(1)
+		:: l_exp[2] == PASSED -> drop_lock(2)
+		:: l_exp[3] == PASSED -> drop_lock(3)
+		fi;
+		printf("time: accounts expires %d %d, locks expires %d %d %d %d\n", a_exp[0], a_exp[1], l_exp[0], l_exp[1], l_exp[2], l_exp[3]);
+		settle()
+	   }
+	od
+}
+
+/* I3: once every client and repairer is done (Time may still run). */
+proctype Quiescence() {
+	(finished == NC + REPAIRS) -> assert(I3)
+}
+
+/* Data from before the locks (accounts_backfill) or damaged by hand: account 0 shares email 0
+ * with account 1, which holds its lock; username 0 (account 0) has no lock; lock EMAIL#1
+ * names account 0, which holds email 0 (orphaned); lock HANDLE#1 names account 0, but
+ * account 1 holds username 1 (wrong owner). */
+inline legacy_data() {
+	a_ex[0] = 1; a_ver[0] = 1; a_em[0] = 0; a_un[0] = 0; leg_em[0] = 1; leg_un[0] = 1;
+	a_ex[1] = 1; a_ver[1] = 1; a_em[1] = 0; a_un[1] = 1; leg_un[1] = 1;
+	l_ex[EK(0)] = 1; l_own[EK(0)] = 1;
+	l_ex[EK(1)] = 1; l_own[EK(1)] = 0; l_leg[EK(1)] = 1;
+	l_ex[UK(1)] = 1; l_own[UK(1)] = 0; l_leg[UK(1)] = 1
+}
+
+init {
+	byte i;
+	atomic {
+		if
+		:: LEGACY == 0 -> skip    /* an empty table */
+		:: LEGACY == 0 ->         /* account 0 verified, email 0 and username 0 locked */
+			a_ex[0] = 1; a_ver[0] = 1; put_lock(EK(0), 0, NONE, 0); put_lock(UK(0), 0, NONE, 0)
+		:: LEGACY == 0 ->         /* account 0 signed up, unverified: its username locked until it expires */
+			a_ex[0] = 1; a_exp[0] = SET; put_lock(UK(0), 0, SET, 0)
+		:: LEGACY == 1 -> legacy_data()
+		fi;
+		if :: TTL -> run Time() :: else fi;
+		run Quiescence();
+		do
+		:: i < REPAIRS -> if :: run Repairer(0) :: run Repairer(1) :: run Repairer(2) :: run Repairer(3) fi; i++
+		:: i >= REPAIRS && i < REPAIRS + NC -> run Client((i - REPAIRS) % NA); i++
+		:: else -> break
+		od;
+		i = 0
+	}
+}
