@@ -22,6 +22,8 @@ from . import password_reset, store, verification
 from .adapter import get_adapter
 from .forms import STORE_REFUSALS
 from .models import User
+from .ratelimit import RateLimitMixin
+from .uniqueness import normalize_text
 
 # The session key naming the account that signed up (or tried to log in) unverified:
 # {"id": account id or None, "email": address, "sent": whether the last mail went out}.
@@ -121,11 +123,17 @@ class EmailChangeConfirmView(LinkView):
 
 
 @method_decorator(never_cache, name="dispatch")
-class PasswordResetView(FormView):
-    """``/accounts/password/reset/``: the same answer whether or not the address is known."""
+class PasswordResetView(RateLimitMixin, FormView):
+    """``/accounts/password/reset/``: the same answer whether or not the address is known.
+
+    Rate limited (``reset_password``) per client address and per address asked for."""
 
     template_name = "accounts/password_reset.html"
     form_class = password_reset.PasswordResetRequestForm
+    rate_limit_action = "reset_password"
+
+    def rate_limit_key(self, form):
+        return normalize_text(form.cleaned_data["email"])
 
     def form_valid(self, form):
         password_reset.request_reset(self.request, form.cleaned_data["email"])
@@ -156,5 +164,6 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
         except STORE_REFUSALS as error:
             form.add_store_error(error)
             return self.form_invalid(form)
-        password_reset.end_other_sessions(self.request, form.user)
+        # Saving the new password ended every session of the account (User.save): with
+        # server-side sessions on the server, else through the session auth hash.
         return response

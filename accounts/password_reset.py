@@ -72,12 +72,3 @@ def request_reset(request, email):
         return
     user = User.from_account(account)
     verification.send_mail(request, "password_reset", account.email, {"account": account, "link": reset_link(request, user)})
-
-
-def end_other_sessions(request, user):
-    """Called once a reset set the new password: every other session of ``user`` ends.
-
-    With Django's session auth hash (an HMAC of the password hash, checked on every
-    request) the new password already ends them, whatever the session engine; a
-    server-side session store deletes the account's sessions here.
-    """

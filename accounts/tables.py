@@ -86,8 +86,6 @@ class Account(TableModel):
     # A requested email change waiting for its link: the new address and the link's nonce.
     pending_email = UnicodeAttribute(null=True)
     pending_nonce = UnicodeAttribute(null=True)
-    # When the last verification mail was resent (epoch seconds), for the resend limit.
-    verification_sent = NumberAttribute(null=True)
 
     @classmethod
     def get_unique_constraints(cls):

@@ -415,7 +415,7 @@ def plan_change(item, changes, *, token=None, keep_locks=None, unheld=()):
     guarded = set(changes)
     lock_actions = []
     for constraint in constraints_of(model):
-        if not set(changes).intersection(constraint.attributes):
+        if not stops_expiring and not set(changes).intersection(constraint.guarded_attributes):
             # Untouched: its lock stays as it is, even when the stored value could not be
             # locked (legacy data), so a password change never fails on an old blank name.
             continue

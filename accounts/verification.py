@@ -22,18 +22,14 @@ from django.core.mail import EmailMessage
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from . import store
+from . import ratelimit, store
 from .app_settings import app_settings
 from .exceptions import Busy, StaleItem, UniqueViolation
-from .tables import epoch_now
 
 logger = logging.getLogger(__name__)
 
 VERIFY_SALT = "accounts.verification.verify"
 EMAIL_CHANGE_SALT = "accounts.verification.email_change"
-# The resend limit (issue 9: "at most one resend a minute per account").
-RESEND_INTERVAL_SECONDS = 60
-
 # How applying a link ended.
 VERIFIED, ALREADY_VERIFIED, CHANGED, TAKEN, STALE, INVALID, BUSY = (
     "verified",
@@ -92,26 +88,15 @@ def send_verification(request, account):
     return send_mail(request, "verification", account.email, {"account": account, "link": link})
 
 
-def take_resend_slot(account):
-    """Whether a verification mail may be resent to ``account`` now; if so, the slot is taken.
-
-    At most one resend per :data:`RESEND_INTERVAL_SECONDS` per account: a timestamp on the
-    account, written guarded by the value as read, so two concurrent resends cannot both
-    pass. (The one place the resend limit lives: a shared rate limiter can replace it.)
-    """
-    now = epoch_now()
-    if account.verification_sent is not None and now - account.verification_sent < RESEND_INTERVAL_SECONDS:
-        return False
-    try:
-        store.update_account(account, verification_sent=now)
-    except StaleItem:
-        return False
-    return True
-
-
 def resend_verification(request, account):
-    """Send the verification mail again: ``sent``, ``too_soon`` or ``failed``."""
-    if not take_resend_slot(account):
+    """Send the verification mail again: ``sent``, ``too_soon`` or ``failed``.
+
+    The ``resend_verification`` rate limit (``ACCOUNTS_RATE_LIMITS``, default once a minute
+    per account) is counted for the account, whoever asks: the person or staff.
+    """
+    try:
+        ratelimit.consume(request, "resend_verification", user=account.id)
+    except ratelimit.RateLimited:
         return TOO_SOON
     return SENT if send_verification(request, account) else FAILED
 

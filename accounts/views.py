@@ -239,14 +239,17 @@ class UniqueValueChangeView(UserFormMixin, StoreFormView):
         return redirect("accounts:profile")
 
 
-class EmailChangeView(UniqueValueChangeView):
+class EmailChangeView(RateLimitMixin, UniqueValueChangeView):
     """Ask to change the email address (current password required): a link goes to the new
     address and a notice to the old one; the address changes when the link is opened. An
-    unverified address is simply replaced, and the new one gets a verification link."""
+    unverified address is simply replaced, and the new one gets a verification link.
+
+    Rate limited (``change_email``, per account): each request mails a stranger's inbox."""
 
     template_name = "accounts/email_change.html"
     form_name = "email_change"
     field = "email"
+    rate_limit_action = "change_email"
 
     def get_save_kwargs(self):
         return {"request": self.request}

@@ -85,7 +85,7 @@ def test_address_a_verified_account_holds_is_refused_at_signup_by_the_condition_
         unverified("Victim@EXAMPLE.org", "squatter")
 
     assert caught.value.fields == {"email"}
-    assert len(table_items()) == 3
+    assert len(table_items()) == 4  # the owner's account and its three locks
 
 
 def test_unverified_signup_is_one_transaction_with_a_condition_check_on_the_email_lock(ddb):
@@ -93,8 +93,9 @@ def test_unverified_signup_is_one_transaction_with_a_condition_check_on_the_emai
 
     request = transactions.plan_create(account).request()["TransactItems"]
 
-    # Account, then one action per constraint in declaration order (email, username).
-    assert [next(iter(action)) for action in request] == ["Put", "ConditionCheck", "Put"]
+    # Account, then one action per constraint in declaration order (email, username, and
+    # the username's look-alike skeleton).
+    assert [next(iter(action)) for action in request] == ["Put", "ConditionCheck", "Put", "Put"]
     check = request[1]["ConditionCheck"]
     assert check["Key"]["PK"] == {"S": EMAIL_LOCK}
     assert check["ConditionExpression"] == "attribute_not_exists (#0)"
@@ -196,7 +197,8 @@ def test_explain_shows_the_verify_transaction_and_sends_nothing_but_reads(ddb):
     call_command("accounts_explain", "verify", "--username", "owner", stdout=out)
 
     actions = json.loads(out.getvalue())["TransactItems"]
-    assert [next(iter(action)) for action in actions] == ["Update", "Put", "Update"]
+    # The account, its email lock, and the two username locks (name, skeleton) it keeps.
+    assert [next(iter(action)) for action in actions] == ["Update", "Put", "Update", "Update"]
     assert "REMOVE" in actions[0]["Update"]["UpdateExpression"]
     assert actions[1]["Put"]["Item"]["PK"] == {"S": EMAIL_LOCK}
     assert actions[2]["Update"]["Key"]["PK"] == {"S": "UNIQ#HANDLE#owner"}

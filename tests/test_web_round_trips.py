@@ -179,20 +179,21 @@ def test_ending_the_other_sessions_is_one_query_and_one_batch_write(proxy):
     assert requests == {"Query": 1, "BatchWriteItem": 1}
 
 
+# An email change request also counts its change_email rate limit: one UpdateItem.
 @pytest.mark.parametrize(
-    ("url", "data"),
+    ("url", "data", "limit"),
     [
-        ("/accounts/email/", {"email": "lovelace@example.com", "password": PASSWORD}),
-        ("/accounts/username/", {"username": "lovelace", "password": PASSWORD}),
+        ("/accounts/email/", {"email": "lovelace@example.com", "password": PASSWORD}, {"UpdateItem": 1}),
+        ("/accounts/username/", {"username": "lovelace", "password": PASSWORD}, {}),
     ],
 )
-def test_change_is_one_batch_get_item_and_one_transact_write_items(proxy, url, data):
+def test_change_is_one_batch_get_item_and_one_transact_write_items(proxy, url, data, limit):
     client = signed_up_client()
 
     response, requests = counted(proxy, lambda: client.post(url, data))
 
     assert response.status_code == 302
-    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1}
+    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1, **limit}
 
 
 def test_password_change_also_ends_the_sessions_and_puts_this_one_anew(proxy):
@@ -215,7 +216,7 @@ def test_delete_also_ends_the_sessions(proxy):
     assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1, "Query": 1, "BatchWriteItem": 1, "DeleteItem": 1}
 
 
-def test_refused_email_change_is_one_get_item_and_one_transact_write_items(proxy):
+def test_refused_email_change_is_one_batch_get_item_and_one_transact_write_items(proxy):
     signed_up_client("grace@example.com", "grace")
     client = signed_up_client()
 
@@ -224,7 +225,7 @@ def test_refused_email_change_is_one_get_item_and_one_transact_write_items(proxy
     )
 
     assert response.context["form"].has_error("email", "email_taken")
-    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1}
+    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1, "UpdateItem": 1}  # + the limit
 
 
 def test_a_whole_visit_never_scans(proxy):
@@ -261,7 +262,8 @@ def test_mandatory_signup_is_exactly_one_transact_write_items(proxy, settings):
     response, requests = counted(proxy, lambda: client.post("/accounts/signup/", data))
 
     assert response["Location"] == "/accounts/verify/sent/"
-    assert requests == {"TransactWriteItems": 1}
+    # The signup limit's counter, and the anonymous session remembering where the link went.
+    assert requests == {"TransactWriteItems": 1, "UpdateItem": 1, "PutItem": 1}
 
 
 def test_opening_a_verification_link_is_one_get_item_and_one_transact_write_items(proxy, settings):
@@ -289,7 +291,7 @@ def test_opening_an_email_change_link_is_one_get_item_and_one_transact_write_ite
     assert requests == {"GetItem": 1, "TransactWriteItems": 1}
 
 
-def test_email_change_request_is_one_get_item_and_one_transact_write_items(proxy):
+def test_email_change_request_is_one_batch_get_item_and_one_transact_write_items(proxy):
     client = signed_up_client()
 
     response, requests = counted(
@@ -297,7 +299,7 @@ def test_email_change_request_is_one_get_item_and_one_transact_write_items(proxy
     )
 
     assert response.status_code == 302
-    assert requests == {"GetItem": 1, "TransactWriteItems": 1}
+    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1, "UpdateItem": 1}  # + the limit
 
 
 @pytest.mark.parametrize("email", ["ada@example.com", "nobody@example.com"])
