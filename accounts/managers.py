@@ -35,19 +35,20 @@ def signup_account(email, username, password_hash, **extra):
     return store.signup(email, username, password_hash, email_verified=True, **extra)
 
 
-def clean_account_values(email, username):
+def clean_account_values(email, username, *, allow_reserved=False):
     """``(email, username)`` normalized and checked by the signup form's own fields and
-    adapter rules; raises :class:`ValidationError` keyed by field, like the form shows."""
+    adapter rules; raises :class:`ValidationError` keyed by field, like the form shows.
+    ``allow_reserved``: a reserved username is allowed (staff accounts, as staff may give)."""
     # Imported here: the forms module imports the User model, which imports this module.
     from django import forms
 
-    from .forms import SignupForm
+    from .forms import NewUsernameMixin, SignupForm
 
-    class AccountValuesForm(forms.Form):
+    class AccountValuesForm(NewUsernameMixin, forms.Form):
+        allow_reserved_usernames = allow_reserved
         email = SignupForm.declared_fields["email"]
         username = SignupForm.declared_fields["username"]
         clean_email = SignupForm.clean_email
-        clean_username = SignupForm.clean_username
 
     form = AccountValuesForm(data={"email": email, "username": username})
     if not form.is_valid():
@@ -77,12 +78,14 @@ class UserManager(BaseUserManager):
         from .adapter import get_adapter
         from .models import User
 
-        email, username = clean_account_values(email, username)
+        email, username = clean_account_values(email, username, allow_reserved=extra_fields.get("is_staff") is True)
         try:
             account, _ = signup_account(email, username, make_password(password), **extra_fields)
         except UniqueViolation as error:
             adapter = get_adapter()
-            raise ValidationError({field: [adapter.taken_error(field)] for field in sorted(error.fields)}) from error
+            raise ValidationError(
+                {field: [adapter.taken_error(field, error.namespaces.get(field, ()))] for field in sorted(error.fields)}
+            ) from error
         except InvalidUniqueValue as error:
             raise ValidationError({field: [ValidationError(error.message, code=error.code)] for field in error.fields})
         return User.from_account(account)
