@@ -26,7 +26,12 @@ def test_players_written_by_the_engine_are_consistent(players):
     store.signup("ada@example.com", "ada", "!hash")
     report = audit.run_audit()
     assert report.consistent
-    assert set(report.locks) == {"UNIQ#UNIFORM#team-001#18", "UNIQ#EMAIL#ada@example.com", "UNIQ#HANDLE#ada"}
+    assert set(report.locks) == {
+        "UNIQ#UNIFORM#team-001#18",
+        "UNIQ#EMAIL#ada@example.com",
+        "UNIQ#HANDLE#ada",
+        "UNIQ#HANDLE_SKEL#ada",
+    }
 
 
 def test_an_orphaned_player_lock_is_found_and_released(players):

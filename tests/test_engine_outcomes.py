@@ -87,7 +87,12 @@ def test_a_committed_signup_whose_answers_all_broke_is_found_and_announced(ddb, 
     account, created = store.signup("ada@example.org", "ada", "hash")
     assert len(calls) == attempts
     assert created and created_signals == [account.PK]
-    assert set(table_items()) == {account.PK, "UNIQ#EMAIL#ada@example.org", "UNIQ#HANDLE#ada"}
+    assert set(table_items()) == {
+        account.PK,
+        "UNIQ#EMAIL#ada@example.org",
+        "UNIQ#HANDLE#ada",
+        "UNIQ#HANDLE_SKEL#ada",
+    }
 
 
 def test_a_signup_that_never_arrived_after_a_broken_connection_is_unknown_not_nothing_saved(ddb, no_sleep):

@@ -116,7 +116,8 @@ def test_gunicorn_serves_styled_pages_and_a_signup_with_debug_off(ddb, settings,
     assert "--accent" in css.text
     assert signed_up.status_code == 302, signed_up.text
     assert landing.status_code == 200
-    assert store.get_by_email("ada@example.com").username == "ada"
+    # The demo asks for the address to be verified: the account exists, its email unlocked yet.
+    assert store.get_by_username("ada").email == "ada@example.com"
     assert "Traceback" not in server.output
 
 
@@ -143,18 +144,25 @@ def test_check_deploy_reports_no_issues_with_debug_off_and_https_on(ddb, setting
 
 
 def test_a_500_under_gunicorn_is_logged_with_its_traceback_to_stderr(ddb, settings, tmp_path):
-    env = production_env(ddb, settings, tmp_path, DJANGO_HTTPS="false", ACCOUNTS_TABLE_NAME="no-such-table")
+    # A misconfigured site (an unknown verification mode) fails the sign-up with a 500.
+    env = production_env(ddb, settings, tmp_path, DJANGO_HTTPS="false", ACCOUNTS_EMAIL_VERIFICATION="sometimes")
     with Gunicorn(env, tmp_path / "gunicorn.log") as server:
         browser = requests.Session()
-        html = browser.get(f"{server.url}/accounts/login/").text
-        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html).group(1)
-        data = {"csrfmiddlewaretoken": token, "username": "ada", "password": PASSWORD}
-        response = browser.post(f"{server.url}/accounts/login/", data, allow_redirects=False)
+        html = browser.get(f"{server.url}/accounts/signup/").text
+        data = {
+            "csrfmiddlewaretoken": re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html).group(1),
+            "token": re.search(r'name="token" value="([^"]+)"', html).group(1),
+            "email": "ada@example.com",
+            "username": "ada",
+            "password1": PASSWORD,
+            "password2": PASSWORD,
+        }
+        response = browser.post(f"{server.url}/accounts/signup/", data, allow_redirects=False)
 
     assert response.status_code == 500
-    assert "ERROR django.request: Internal Server Error: /accounts/login/" in server.output
+    assert "ERROR django.request: Internal Server Error: /accounts/signup/" in server.output
     assert "Traceback (most recent call last)" in server.output
-    assert "ResourceNotFound" in server.output
+    assert "ImproperlyConfigured" in server.output
 
 
 def test_csrf_failure_page_uses_the_sites_layout(ddb):
