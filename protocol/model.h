@@ -285,6 +285,8 @@ inline evaluate() {
 				:: (keep_e && !G_CHANGE_KEPT_LOCK_STILL_OTHER(EK(r_em), o_e)) ||
 				   (keep_u && !G_CHANGE_KEPT_LOCK_STILL_OTHER(UK(r_un), o_u)) -> res = R_CANCELLED
 				:: else ->
+					/* what the email check is for: an address a verified account holds is refused */
+					if :: ch_e && !r_ver -> assert(!protected(0, EK(e)) && !protected(1, EK(e))) :: else fi;
 					if :: ch_e -> a_em[a] = e :: else fi;
 					if :: ch_u -> a_un[a] = u :: else fi;
 					a_upd[a] = 1 - a_upd[a];
@@ -343,6 +345,8 @@ inline evaluate() {
 		:: else -> if
 			:: !G_REQUEST_NEW_EMAIL_FREE -> res = R_TAKEN
 			:: else ->
+				/* what the email check is for: an address another account holds is refused now */
+				assert(!protected(0, EK(e)) && !protected(1, EK(e)));
 				a_pend[a] = 1; a_nonce[a] = 1 - a_nonce[a]; a_upd[a] = 1 - a_upd[a];
 				lk_em = r_em; lk_nonce = a_nonce[a];    /* what the link carries */
 				res = R_OK
