@@ -5,10 +5,11 @@ of its ConditionExpression, with the guard macro of ``protocol/model.h`` that mo
 tests build every transaction the code sends (through ``accounts_explain`` for those it
 prints, through the ``plan_*`` functions for the others), normalize each condition into the
 table's shape (placeholders resolved to attribute names, values replaced by their role:
-``read``, ``me``, ``other``) and compare with the rows the code sends today (``since`` =
+``read``, ``me``, ``other``, ``now``) and compare with the rows the code sends today (``since`` =
 ``code``), in both directions; and check that the model defines and uses exactly the table's
-guards. Rows of transactions still on other branches (``since`` = ``i9``, ``i13a``) are
-checked against the model only, until they merge.
+guards. Rows with ``since`` = ``fix`` are conditions the model needs and the code does not
+send yet (the verification's lock actions): checked against the model only, and listed by
+name below, so that the code sending them fails the comparison until they are flipped.
 """
 
 import io
