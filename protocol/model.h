@@ -165,6 +165,7 @@ byte gk;    /* a loop index inside atomic steps, always 0 between them */
 #define G_APPLY_UPDATED_AS_READ           (a_upd[a] == r_upd)
 #define G_APPLY_NEW_LOCK_FREE             lock_free(EK(e))
 #define G_APPLY_OLD_LOCK_MINE             (!l_ex[EK(r_em)] || l_own[EK(r_em)] == a)
+#define G_APPLY_KEPT_LOCK_STILL_OTHER(o)  (l_ex[EK(r_em)] && l_own[EK(r_em)] == (o))
 /* audit repairs: transactions.plan_claim_lock, plan_transfer_lock, plan_release_lock */
 #define G_CLAIM_HOLDER_EXISTS             (a_ex[h])
 #define G_CLAIM_HOLDER_VALUE_AS_READ      (value_of(h, k) == v_h)
@@ -359,11 +360,13 @@ inline evaluate() {
 		     G_APPLY_UPDATED_AS_READ) -> res = R_STALE
 		:: else -> if
 			:: !G_APPLY_NEW_LOCK_FREE -> res = R_TAKEN
-			:: G_APPLY_NEW_LOCK_FREE && !G_APPLY_OLD_LOCK_MINE -> res = R_NOT_OWNED
+			:: G_APPLY_NEW_LOCK_FREE && !keep_e && !G_APPLY_OLD_LOCK_MINE ->
+				nf_e = 1; o_e = l_own[EK(r_em)]; res = R_NOT_OWNED   /* retried keeping it, as a change */
+			:: G_APPLY_NEW_LOCK_FREE && keep_e && !G_APPLY_KEPT_LOCK_STILL_OTHER(o_e) -> res = R_CANCELLED
 			:: else ->
 				a_em[a] = e; a_pend[a] = 0; a_nonce[a] = 0; a_upd[a] = 1 - a_upd[a];
 				put_lock(EK(e), a, NONE, 0);
-				drop_lock(EK(r_em));
+				if :: !keep_e -> drop_lock(EK(r_em)) :: else fi;
 				res = R_OK
 			fi
 		fi
@@ -451,7 +454,7 @@ end:
 		:: true ->
 			committed = 0;            /* the next request, if any, has a new token */
 			if
-			:: res == R_NOT_OWNED && (op == OP_CHANGE || op == OP_DELETE) && !keep_e && !keep_u ->
+			:: res == R_NOT_OWNED && (op == OP_CHANGE || op == OP_DELETE || op == OP_EMAIL_CHANGE) && !keep_e && !keep_u ->
 				keep_e = nf_e; keep_u = nf_u
 			:: res == R_OK && op == OP_EMAIL_CHANGE && step == 0 -> step = 1; sending = 0; linked = 1   /* the link is opened */
 			:: res == R_OK && op == OP_EMAIL_CHANGE && step == 0 -> forget()   /* or never */

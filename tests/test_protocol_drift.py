@@ -144,6 +144,15 @@ def code_transactions(ada, bob, carol):
     yield "verify", explain("verify", "--username", "carol"), "change", carol.PK, None, None
     store.request_email_change(bob, "robert@x.io")
     yield "apply_email_change", explain("apply-email-change", "--username", "bob"), "change", bob.PK, None, None
+    pending = store.get_account(bob.id)
+    kept = transactions.plan_change(
+        pending,
+        {**store.email_change_changes(pending), "updated": now},
+        keep_locks={email.lock_key(pending): ada.PK},
+    )
+    yield "apply_email_change_keeping_lock", json.loads(transactions.explain(kept)), "change", bob.PK, None, [
+        action.role for action in kept.actions
+    ]
     planned = {
         "signup_unverified": transactions.plan_create(
             store.build_signup_account("dora@x.io", "dora", "hash", email_verified=False)
