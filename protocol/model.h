@@ -42,6 +42,10 @@
 #ifndef LEGACY
 #define LEGACY  1   /* 0: start from a consistent table (see init); 1: from legacy data */
 #endif
+#ifndef VERIFY_SENDS_LOCKS
+#define VERIFY_SENDS_LOCKS 1   /* 0: the verification as the merged code sends it (no lock
+                                * actions: it fails, see README.md); 1: as the model needs it */
+#endif
 
 #define NOBODY  NA  /* a lock that names no owner */
 #define EK(v)   (v)
@@ -67,6 +71,8 @@ bit  a_ver[NA];     /* email_verified */
 byte a_exp[NA];     /* expires: NONE, SET, PASSED */
 bit  a_upd[NA];     /* the `updated` stamp, as one bit: equal stamps compare equal (conservative) */
 bit  a_pend[NA];    /* a pending email change (its new address is in the link) */
+bit  a_gen[NA];     /* which deadline `expires` holds, as one bit: each unverified sign-up sets a
+                     * new one (never reset, so a re-created account's deadline differs) */
 bit  a_nonce[NA];   /* its nonce, as one bit (conservative) */
 
 bit  l_ex[NK];      /* lock item exists */
@@ -106,65 +112,82 @@ byte gk;    /* a loop index inside atomic steps, always 0 between them */
  * o_e/o_u = the other owner an old lock named (keep_locks retry).
  * In the repairer: h = holder, o = lock owner as read, v_* = values as read. */
 
+/* Every lock Put: attribute_not_exists(PK) OR expires < :now (an expired lock is free). */
+#define lock_free(k)                      (!l_ex[k] || l_exp[k] == PASSED)
+/* An item that expires is guarded expires > :now: it exists and its deadline has not passed. */
+#define still_set(x)                      (a_exp[x] == SET)
+
 /* transactions.plan_create (ACCOUNTS_EMAIL_VERIFICATION = "none": verified at once) */
 #define G_SIGNUP_ITEM_ABSENT              (!a_ex[a])
-#define G_SIGNUP_EMAIL_LOCK_ABSENT        (!l_ex[EK(e)])
-#define G_SIGNUP_HANDLE_LOCK_ABSENT       (!l_ex[UK(u)])
-/* unverified sign-up (issue 9): no email lock, a ConditionCheck on it instead */
+#define G_SIGNUP_EMAIL_LOCK_FREE          lock_free(EK(e))
+#define G_SIGNUP_HANDLE_LOCK_FREE         lock_free(UK(u))
+/* plan_create of an unverified account: no email lock, a ConditionCheck on it instead */
 #define G_SIGNUP_UNVERIFIED_ITEM_ABSENT   (!a_ex[a])
-#define G_SIGNUP_UNVERIFIED_HANDLE_FREE   (!l_ex[UK(u)] || l_exp[UK(u)] == PASSED)
 #define G_SIGNUP_UNVERIFIED_EMAIL_FREE    (!l_ex[EK(e)])
-/* transactions.plan_change (email, username or both; keep_locks retry) */
+#define G_SIGNUP_UNVERIFIED_HANDLE_FREE   lock_free(UK(u))
+/* transactions.plan_change (email, username or both; unverified; keep_locks retry) */
 #define G_CHANGE_ITEM_EXISTS              (a_ex[a])
-#define G_CHANGE_ITEM_LIVE                (a_exp[a] != PASSED)
 #define G_CHANGE_EMAIL_AS_READ            (a_em[a] == r_em)
-#define G_CHANGE_USERNAME_AS_READ         (a_un[a] == r_un)
-#define G_CHANGE_UPDATED_AS_READ          (a_upd[a] == r_upd)
 #define G_CHANGE_VERIFIED_AS_READ         (a_ver[a] == r_ver)
-#define G_CHANGE_NEW_LOCK_ABSENT(k)       (!l_ex[k])
+#define G_CHANGE_UPDATED_AS_READ          (a_upd[a] == r_upd)
+#define G_CHANGE_NEW_LOCK_FREE(k)         lock_free(k)
 #define G_CHANGE_OLD_LOCK_MINE(k)         (!l_ex[k] || l_own[k] == a)
+#define G_CHANGE_USERNAME_AS_READ         (a_un[a] == r_un)
+#define G_CHANGE_ITEM_LIVE                still_set(a)
+#define G_CHANGE_EMAIL_FREE               (!l_ex[EK(e)])
 #define G_CHANGE_KEPT_LOCK_STILL_OTHER(k, o) (l_ex[k] && l_own[k] == (o))
 /* transactions.plan_delete (keep_locks retry) */
 #define G_DELETE_ITEM_EXISTS              (a_ex[a])
 #define G_DELETE_EMAIL_AS_READ            (a_em[a] == r_em)
-#define G_DELETE_USERNAME_AS_READ         (a_un[a] == r_un)
 #define G_DELETE_VERIFIED_AS_READ         (a_ver[a] == r_ver)
+#define G_DELETE_USERNAME_AS_READ         (a_un[a] == r_un)
 #define G_DELETE_OLD_LOCK_MINE(k)         (!l_ex[k] || l_own[k] == a)
+#define G_DELETE_ITEM_LIVE                still_set(a)
 #define G_DELETE_KEPT_LOCK_STILL_OTHER(k, o) (l_ex[k] && l_own[k] == (o))
-/* verify (issue 9) */
+/* verify: store.verify_email -> update_account -> plan_change(email_verified, expires) */
 #define G_VERIFY_ITEM_EXISTS              (a_ex[a])
 #define G_VERIFY_EMAIL_AS_READ            (a_em[a] == r_em)
-#define G_VERIFY_NOT_VERIFIED             (!a_ver[a])
-#define G_VERIFY_NOT_EXPIRED              (a_exp[a] != PASSED)
+#define G_VERIFY_VERIFIED_AS_READ         (a_ver[a] == r_ver)
+#define G_VERIFY_EXPIRES_AS_READ          (a_exp[a] != NONE && a_gen[a] == r_gen)   /* the same deadline */
+#define G_VERIFY_NOT_EXPIRED              still_set(a)
 #define G_VERIFY_UPDATED_AS_READ          (a_upd[a] == r_upd)
-#define G_VERIFY_EMAIL_LOCK_ABSENT        (!l_ex[EK(r_em)])
-#define G_VERIFY_HANDLE_LOCK_MINE         (l_ex[UK(r_un)] && l_own[UK(r_un)] == a)
-#define G_VERIFY_HANDLE_LOCK_LIVE         (l_exp[UK(r_un)] != PASSED)
-/* verified email change (issue 9): request, then apply from the link */
+#define G_VERIFY_EMAIL_LOCK_FREE          lock_free(EK(r_em))
+#define G_VERIFY_HELD_LOCK_MINE           (l_ex[UK(r_un)] && l_own[UK(r_un)] == a)
+/* verified email change: store.request_email_change, then apply_email_change from the link */
 #define G_REQUEST_ITEM_EXISTS             (a_ex[a])
-#define G_APPLY_EMAIL_IS_OLD              (a_ex[a] && a_em[a] == r_em)
-#define G_APPLY_NONCE_MATCHES             (a_pend[a] && a_nonce[a] == r_nonce)
-#define G_APPLY_VERIFIED                  (a_ver[a])
-#define G_APPLY_NEW_LOCK_ABSENT           (!l_ex[EK(e)])
+#define G_REQUEST_PENDING_AS_READ         (a_pend[a] == r_pend && a_nonce[a] == r_nonce)
+#define G_REQUEST_UPDATED_AS_READ         (a_upd[a] == r_upd)
+#define G_REQUEST_NEW_EMAIL_FREE          (!l_ex[EK(e)])
+#define G_APPLY_ITEM_EXISTS               (a_ex[a])
+#define G_APPLY_EMAIL_IS_OLD              (a_em[a] == r_em)
+#define G_APPLY_VERIFIED_AS_READ          (a_ver[a] == r_ver)
+#define G_APPLY_PENDING_AS_READ           (a_pend[a] == r_pend && a_nonce[a] == r_nonce)
+#define G_APPLY_UPDATED_AS_READ           (a_upd[a] == r_upd)
+#define G_APPLY_NEW_LOCK_FREE             lock_free(EK(e))
 #define G_APPLY_OLD_LOCK_MINE             (!l_ex[EK(r_em)] || l_own[EK(r_em)] == a)
+#define G_APPLY_KEPT_LOCK_STILL_OTHER(o)  (l_ex[EK(r_em)] && l_own[EK(r_em)] == (o))
 /* audit repairs: transactions.plan_claim_lock, plan_transfer_lock, plan_release_lock */
-#define G_CLAIM_LOCK_ABSENT               (!l_ex[k])
 #define G_CLAIM_HOLDER_EXISTS             (a_ex[h])
 #define G_CLAIM_HOLDER_VALUE_AS_READ      (value_of(h, k) == v_h)
 #define G_CLAIM_HOLDER_VERIFIED_AS_READ   (k >= 2 || a_ver[h] == ver_h)
-#define G_TRANSFER_LOCK_STILL_OWNER       (l_ex[k] && l_own[k] == o)
+#define G_CLAIM_HOLDER_LIVE               (exp_h == NONE || still_set(h))
+#define G_CLAIM_LOCK_FREE                 lock_free(k)
 #define G_TRANSFER_HOLDER_EXISTS          (a_ex[h])
 #define G_TRANSFER_HOLDER_VALUE_AS_READ   (value_of(h, k) == v_h)
 #define G_TRANSFER_HOLDER_VERIFIED_AS_READ (k >= 2 || a_ver[h] == ver_h)
-#define G_TRANSFER_OWNER_GONE             (!a_ex[o])
+#define G_TRANSFER_HOLDER_LIVE            (exp_h == NONE || still_set(h))
 #define G_TRANSFER_OWNER_EXISTS           (a_ex[o])
 #define G_TRANSFER_OWNER_VALUE_AS_READ    (value_of(o, k) == v_o)
 #define G_TRANSFER_OWNER_VERIFIED_AS_READ (k >= 2 || a_ver[o] == ver_o)
-#define G_RELEASE_LOCK_STILL_OWNER        (l_ex[k] && l_own[k] == o)
-#define G_RELEASE_OWNER_GONE              (!a_ex[o])
+#define G_TRANSFER_OWNER_LIVE             (exp_o == NONE || still_set(o))
+#define G_TRANSFER_LOCK_STILL_OWNER       (l_ex[k] && l_own[k] == o)
+#define G_TRANSFER_OWNER_GONE             (!a_live(o))
 #define G_RELEASE_OWNER_EXISTS            (a_ex[o])
 #define G_RELEASE_OWNER_VALUE_AS_READ     (value_of(o, k) == v_o)
 #define G_RELEASE_OWNER_VERIFIED_AS_READ  (k >= 2 || a_ver[o] == ver_o)
+#define G_RELEASE_OWNER_LIVE              (exp_o == NONE || still_set(o))
+#define G_RELEASE_LOCK_STILL_OWNER        (l_ex[k] && l_own[k] == o)
+#define G_RELEASE_OWNER_GONE              (!a_live(o))
 
 #define value_of(a, k)  ((k) < 2 -> a_em[a] : a_un[a])
 
@@ -218,7 +241,7 @@ inline evaluate() {
 		if
 		:: !G_SIGNUP_ITEM_ABSENT -> res = R_STALE
 		:: else -> if
-			:: !G_SIGNUP_EMAIL_LOCK_ABSENT || !G_SIGNUP_HANDLE_LOCK_ABSENT -> res = R_TAKEN
+			:: !G_SIGNUP_EMAIL_LOCK_FREE || !G_SIGNUP_HANDLE_LOCK_FREE -> res = R_TAKEN
 			:: else ->
 				a_ex[a] = 1; a_em[a] = e; a_un[a] = u; a_ver[a] = 1; a_exp[a] = NONE;
 				a_upd[a] = 0; a_pend[a] = 0; a_nonce[a] = 0;
@@ -235,7 +258,7 @@ inline evaluate() {
 			:: else ->
 				/* what the email check is for: an address a verified account holds is refused */
 				assert(!protected(0, EK(e)) && !protected(1, EK(e)));
-				a_ex[a] = 1; a_em[a] = e; a_un[a] = u; a_ver[a] = 0; a_exp[a] = SET; dl_passed[a] = 0;
+				a_ex[a] = 1; a_em[a] = e; a_un[a] = u; a_ver[a] = 0; a_exp[a] = SET; dl_passed[a] = 0; a_gen[a] = 1 - a_gen[a];
 				a_upd[a] = 0; a_pend[a] = 0; a_nonce[a] = 0;
 				leg_em[a] = 0; leg_un[a] = 0;
 				put_lock(UK(u), a, SET, a);
@@ -245,10 +268,14 @@ inline evaluate() {
 	:: op == OP_CHANGE ->
 		/* plan_change: a lock moves when its key changes; an unverified email has none */
 		if
-		:: !(G_CHANGE_ITEM_EXISTS && G_CHANGE_ITEM_LIVE && G_CHANGE_UPDATED_AS_READ && G_CHANGE_VERIFIED_AS_READ &&
-		     (!ch_e || G_CHANGE_EMAIL_AS_READ) && (!ch_u || G_CHANGE_USERNAME_AS_READ)) -> res = R_STALE
+		/* the item as read: every attribute of a touched constraint (the email's: email and
+		 * email_verified), expires > :now when it expires */
+		:: !(G_CHANGE_ITEM_EXISTS && G_CHANGE_UPDATED_AS_READ && (r_exp == NONE || G_CHANGE_ITEM_LIVE) &&
+		     (!ch_e || (G_CHANGE_EMAIL_AS_READ && G_CHANGE_VERIFIED_AS_READ)) && (!ch_u || G_CHANGE_USERNAME_AS_READ)) ->
+			res = R_STALE
 		:: else -> if
-			:: (mv_e && !G_CHANGE_NEW_LOCK_ABSENT(EK(e))) || (mv_u && !G_CHANGE_NEW_LOCK_ABSENT(UK(u))) -> res = R_TAKEN
+			:: (mv_e && !G_CHANGE_NEW_LOCK_FREE(EK(e))) || (mv_u && !G_CHANGE_NEW_LOCK_FREE(UK(u))) ||
+			   (ch_e && !r_ver && !G_CHANGE_EMAIL_FREE) -> res = R_TAKEN   /* an unverified address: checked only */
 			:: else -> if
 				:: (mv_e && !keep_e && !G_CHANGE_OLD_LOCK_MINE(EK(r_em))) ||
 				   (mv_u && !keep_u && !G_CHANGE_OLD_LOCK_MINE(UK(r_un))) ->
@@ -259,6 +286,8 @@ inline evaluate() {
 				:: (keep_e && !G_CHANGE_KEPT_LOCK_STILL_OTHER(EK(r_em), o_e)) ||
 				   (keep_u && !G_CHANGE_KEPT_LOCK_STILL_OTHER(UK(r_un), o_u)) -> res = R_CANCELLED
 				:: else ->
+					/* what the email check is for: an address a verified account holds is refused */
+					if :: ch_e && !r_ver -> assert(!protected(0, EK(e)) && !protected(1, EK(e))) :: else fi;
 					if :: ch_e -> a_em[a] = e :: else fi;
 					if :: ch_u -> a_un[a] = u :: else fi;
 					a_upd[a] = 1 - a_upd[a];
@@ -274,7 +303,8 @@ inline evaluate() {
 		fi
 	:: op == OP_DELETE ->
 		if
-		:: !(G_DELETE_ITEM_EXISTS && G_DELETE_EMAIL_AS_READ && G_DELETE_USERNAME_AS_READ && G_DELETE_VERIFIED_AS_READ) ->
+		:: !(G_DELETE_ITEM_EXISTS && G_DELETE_EMAIL_AS_READ && G_DELETE_USERNAME_AS_READ && G_DELETE_VERIFIED_AS_READ &&
+		     (r_exp == NONE || G_DELETE_ITEM_LIVE)) ->
 			res = R_STALE
 		:: else -> if
 			:: (r_ver && !keep_e && !G_DELETE_OLD_LOCK_MINE(EK(r_em))) || (!keep_u && !G_DELETE_OLD_LOCK_MINE(UK(r_un))) ->
@@ -291,38 +321,52 @@ inline evaluate() {
 			fi
 		fi
 	:: op == OP_VERIFY ->
+		/* VERIFY_SENDS_LOCKS 0: only the Update, as the merged plan_change sends it */
 		if
-		:: !(G_VERIFY_ITEM_EXISTS && G_VERIFY_EMAIL_AS_READ && G_VERIFY_NOT_VERIFIED && G_VERIFY_NOT_EXPIRED &&
-		     G_VERIFY_UPDATED_AS_READ) -> res = R_STALE
+		:: !(G_VERIFY_ITEM_EXISTS && G_VERIFY_VERIFIED_AS_READ && G_VERIFY_EXPIRES_AS_READ && G_VERIFY_NOT_EXPIRED &&
+		     G_VERIFY_UPDATED_AS_READ && (!VERIFY_SENDS_LOCKS || G_VERIFY_EMAIL_AS_READ)) -> res = R_STALE
 		:: else -> if
-			:: !G_VERIFY_EMAIL_LOCK_ABSENT -> res = R_TAKEN
-			:: !(G_VERIFY_HANDLE_LOCK_MINE && G_VERIFY_HANDLE_LOCK_LIVE) -> res = R_CANCELLED
+			:: VERIFY_SENDS_LOCKS && !G_VERIFY_EMAIL_LOCK_FREE -> res = R_TAKEN
+			:: VERIFY_SENDS_LOCKS && G_VERIFY_EMAIL_LOCK_FREE && !G_VERIFY_HELD_LOCK_MINE -> res = R_CANCELLED
 			:: else ->
 				a_ver[a] = 1; a_exp[a] = NONE; a_upd[a] = 1 - a_upd[a];   /* store.update_account */
-				put_lock(EK(r_em), a, NONE, 0);
-				l_exp[UK(r_un)] = NONE; l_dl[UK(r_un)] = 0; l_leg[UK(r_un)] = 0;
+				if
+				:: VERIFY_SENDS_LOCKS ->
+					put_lock(EK(r_em), a, NONE, 0);
+					l_exp[UK(r_un)] = NONE; l_dl[UK(r_un)] = 0; l_leg[UK(r_un)] = 0
+				:: else
+				fi;
 				res = R_OK
 			fi
 		fi
 	:: op == OP_EMAIL_CHANGE && step == 0 ->
-		/* the request: no lock moves */
+		/* the request: the pending fields and updated as read; the new address checked, no lock moves */
 		if
-		:: !G_REQUEST_ITEM_EXISTS -> res = R_STALE
-		:: else ->
-			a_pend[a] = 1; a_nonce[a] = 1 - a_nonce[a]; r_nonce = a_nonce[a]; a_upd[a] = 1 - a_upd[a];
-			res = R_OK
+		:: !(G_REQUEST_ITEM_EXISTS && G_REQUEST_PENDING_AS_READ && G_REQUEST_UPDATED_AS_READ) -> res = R_STALE
+		:: else -> if
+			:: !G_REQUEST_NEW_EMAIL_FREE -> res = R_TAKEN
+			:: else ->
+				/* what the email check is for: an address another account holds is refused now */
+				assert(!protected(0, EK(e)) && !protected(1, EK(e)));
+				a_pend[a] = 1; a_nonce[a] = 1 - a_nonce[a]; a_upd[a] = 1 - a_upd[a];
+				lk_em = r_em; lk_nonce = a_nonce[a];    /* what the link carries */
+				res = R_OK
+			fi
 		fi
 	:: op == OP_EMAIL_CHANGE && step == 1 ->
-		/* the link's account, old address (r_em), new address (e) and nonce (r_nonce) */
+		/* apply: the account as read when the link was opened (r_*), new address e */
 		if
-		:: !(G_APPLY_EMAIL_IS_OLD && G_APPLY_NONCE_MATCHES && G_APPLY_VERIFIED) -> res = R_STALE
+		:: !(G_APPLY_ITEM_EXISTS && G_APPLY_EMAIL_IS_OLD && G_APPLY_VERIFIED_AS_READ && G_APPLY_PENDING_AS_READ &&
+		     G_APPLY_UPDATED_AS_READ) -> res = R_STALE
 		:: else -> if
-			:: !G_APPLY_NEW_LOCK_ABSENT -> res = R_TAKEN
-			:: !G_APPLY_OLD_LOCK_MINE -> res = R_NOT_OWNED
+			:: !G_APPLY_NEW_LOCK_FREE -> res = R_TAKEN
+			:: G_APPLY_NEW_LOCK_FREE && !keep_e && !G_APPLY_OLD_LOCK_MINE ->
+				nf_e = 1; o_e = l_own[EK(r_em)]; res = R_NOT_OWNED   /* retried keeping it, as a change */
+			:: G_APPLY_NEW_LOCK_FREE && keep_e && !G_APPLY_KEPT_LOCK_STILL_OTHER(o_e) -> res = R_CANCELLED
 			:: else ->
-				a_em[a] = e; a_pend[a] = 0; a_upd[a] = 1 - a_upd[a];
+				a_em[a] = e; a_pend[a] = 0; a_nonce[a] = 0; a_upd[a] = 1 - a_upd[a];
 				put_lock(EK(e), a, NONE, 0);
-				drop_lock(EK(r_em));
+				if :: !keep_e -> drop_lock(EK(r_em)) :: else fi;
 				res = R_OK
 			fi
 		fi
@@ -336,7 +380,8 @@ inline evaluate() {
 /* Read the account (a consistent GetItem; an expired item reads as absent). */
 inline read_account() {
 	if
-	:: a_live(a) -> r_ex = 1; r_em = a_em[a]; r_un = a_un[a]; r_ver = a_ver[a]; r_exp = a_exp[a]; r_upd = a_upd[a]
+	:: a_live(a) -> r_ex = 1; r_em = a_em[a]; r_un = a_un[a]; r_ver = a_ver[a]; r_exp = a_exp[a]; r_upd = a_upd[a];
+		r_pend = a_pend[a]; r_nonce = a_nonce[a]; r_gen = a_gen[a]
 	:: else -> r_ex = 0
 	fi
 }
@@ -344,8 +389,8 @@ inline read_account() {
 inline forget() {
 	op = 0; step = 0; a = 0; e = 0; u = 0; res = 0; o_e = 0; o_u = 0;
 	ch_e = 0; ch_u = 0; mv_e = 0; mv_u = 0; keep_e = 0; keep_u = 0; nf_e = 0; nf_u = 0; committed = 0;
-	r_ex = 0; r_ver = 0; r_upd = 0; r_nonce = 0; r_em = 0; r_un = 0; r_exp = 0;
-	sending = 0;
+	r_ex = 0; r_ver = 0; r_upd = 0; r_gen = 0; r_pend = 0; r_nonce = 0; r_em = 0; r_un = 0; r_exp = 0;
+	sending = 0; linked = 0; lk_em = 0; lk_nonce = 0;
 	if :: n == OPS -> finished++ :: else fi
 }
 
@@ -360,13 +405,13 @@ inline forget() {
 proctype Client(byte me) {
 	byte n = 0, op, step, a, e, u, res, o_e, o_u;
 	bit ch_e, ch_u, mv_e, mv_u, keep_e, keep_u, nf_e, nf_u, committed, sending;
-	bit r_ex, r_ver, r_upd, r_nonce;
-	byte r_em, r_un, r_exp;
+	bit r_ex, r_ver, r_upd, r_gen, r_pend, r_nonce, linked, lk_nonce;
+	byte r_em, r_un, r_exp, lk_em;
 
 end:
 	do
 	:: atomic {
-		!sending && n < OPS ->
+		!sending && !linked && n < OPS ->
 		n++;
 		/* what the person asks for, and the read (a consistent GetItem) it starts with */
 		a = me;
@@ -409,12 +454,22 @@ end:
 		:: true ->
 			committed = 0;            /* the next request, if any, has a new token */
 			if
-			:: res == R_NOT_OWNED && (op == OP_CHANGE || op == OP_DELETE) && !keep_e && !keep_u ->
+			:: res == R_NOT_OWNED && (op == OP_CHANGE || op == OP_DELETE || op == OP_EMAIL_CHANGE) && !keep_e && !keep_u ->
 				keep_e = nf_e; keep_u = nf_u
-			:: res == R_OK && op == OP_EMAIL_CHANGE && step == 0 -> step = 1   /* the link is followed */
+			:: res == R_OK && op == OP_EMAIL_CHANGE && step == 0 -> step = 1; sending = 0; linked = 1   /* the link is opened */
 			:: res == R_OK && op == OP_EMAIL_CHANGE && step == 0 -> forget()   /* or never */
 			:: else -> forget()
 			fi
+		fi
+	   }
+	:: atomic {
+		/* the link is opened: store.apply_email_change reads the account (GetItem) and sends
+		 * only if it still waits for this link (old address, pending change, nonce) */
+		linked -> linked = 0;
+		read_account();
+		if
+		:: r_ex && r_ver && r_em == lk_em && r_pend && r_nonce == lk_nonce -> sending = 1
+		:: else -> forget()
 		fi
 	   }
 	od
@@ -432,21 +487,22 @@ end:
 /* The owner check of a transfer or release: none when the lock names nobody; else the owner
  * is still gone, or still holds what was read (a value that does not map to this key). */
 #define transfer_owner_ok (o == NOBODY || (gone_o -> G_TRANSFER_OWNER_GONE : \
-                           (G_TRANSFER_OWNER_EXISTS && G_TRANSFER_OWNER_VALUE_AS_READ && G_TRANSFER_OWNER_VERIFIED_AS_READ)))
+                           (G_TRANSFER_OWNER_EXISTS && G_TRANSFER_OWNER_LIVE && G_TRANSFER_OWNER_VALUE_AS_READ && G_TRANSFER_OWNER_VERIFIED_AS_READ)))
 #define release_owner_ok  (o == NOBODY || (gone_o -> G_RELEASE_OWNER_GONE : \
-                           (G_RELEASE_OWNER_EXISTS && G_RELEASE_OWNER_VALUE_AS_READ && G_RELEASE_OWNER_VERIFIED_AS_READ)))
+                           (G_RELEASE_OWNER_EXISTS && G_RELEASE_OWNER_LIVE && G_RELEASE_OWNER_VALUE_AS_READ && G_RELEASE_OWNER_VERIFIED_AS_READ)))
 
 inline evaluate_repair() {
 	if
 	:: kind == R_CLAIM ->
 		if
-		:: G_CLAIM_LOCK_ABSENT && G_CLAIM_HOLDER_EXISTS && G_CLAIM_HOLDER_VALUE_AS_READ && G_CLAIM_HOLDER_VERIFIED_AS_READ ->
+		:: G_CLAIM_LOCK_FREE && G_CLAIM_HOLDER_EXISTS && G_CLAIM_HOLDER_LIVE && G_CLAIM_HOLDER_VALUE_AS_READ &&
+		   G_CLAIM_HOLDER_VERIFIED_AS_READ ->
 			put_lock(k, h, exp_h, h); res = R_OK
 		:: else -> res = R_CANCELLED
 		fi
 	:: kind == R_TRANSFER ->
 		if
-		:: G_TRANSFER_LOCK_STILL_OWNER && G_TRANSFER_HOLDER_EXISTS && G_TRANSFER_HOLDER_VALUE_AS_READ &&
+		:: G_TRANSFER_LOCK_STILL_OWNER && G_TRANSFER_HOLDER_EXISTS && G_TRANSFER_HOLDER_LIVE && G_TRANSFER_HOLDER_VALUE_AS_READ &&
 		   G_TRANSFER_HOLDER_VERIFIED_AS_READ && transfer_owner_ok ->
 			put_lock(k, h, exp_h, h); res = R_OK
 		:: else -> res = R_CANCELLED
@@ -477,7 +533,7 @@ inline examine() {
 		fi;
 		if :: h != NOBODY -> v_h = ra_val[h]; ver_h = ra_ver[h]; exp_h = ra_exp[h] :: else -> h = 0 fi;
 		o = rl_own;
-		if :: rl_ex && o != NOBODY -> gone_o = !ra_live[o]; v_o = ra_val[o]; ver_o = ra_ver[o] :: else fi
+		if :: rl_ex && o != NOBODY -> gone_o = !ra_live[o]; v_o = ra_val[o]; ver_o = ra_ver[o]; exp_o = ra_exp[o] :: else fi
 	fi;
 	got_l = 0; rl_ex = 0; rl_own = 0;
 	got[0] = 0; ra_live[0] = 0; ra_val[0] = 0; ra_ver[0] = 0; ra_exp[0] = 0;
@@ -494,7 +550,7 @@ inline examine() {
  * order (a Scan's pages, or examine_key's GetItems), then the finding is repaired in one
  * guarded transaction (resent with the same token when the answer is lost). */
 proctype Repairer(byte k) {
-	byte h, o, v_h, v_o, exp_h, kind, res, rl_own;
+	byte h, o, v_h, v_o, exp_h, exp_o, kind, res, rl_own;
 	bit ver_h, ver_o, gone_o, committed, done, got_l, rl_ex;
 	bit got[NA], ra_live[NA], ra_ver[NA];
 	byte ra_val[NA], ra_exp[NA];
@@ -516,7 +572,7 @@ end:
 		if
 		:: losses > 0 -> losses--
 		:: true ->
-			kind = 0; h = 0; o = 0; v_h = 0; v_o = 0; exp_h = 0; res = 0; ver_h = 0; ver_o = 0; gone_o = 0;
+			kind = 0; h = 0; o = 0; v_h = 0; v_o = 0; exp_h = 0; exp_o = 0; res = 0; ver_h = 0; ver_o = 0; gone_o = 0;
 			committed = 0; finished++
 		fi
 	   }

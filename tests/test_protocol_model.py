@@ -129,6 +129,26 @@ def test_switchable_model_with_no_guard_removed_passes(mutants):
     assert not trails
 
 
+def test_verification_as_the_merged_code_sends_it_has_a_counter_example(tmp_path):
+    # The merged code's verification sends only the account's Update (conditions.tsv rows
+    # `fix`): no Put of the email lock, no REMOVE expires on the username locks. The model of
+    # exactly that finds an account verified without its email lock (I2).
+    require("spin")
+    require("gcc")
+    directory = copy_protocol(tmp_path)
+    text = (directory / "accounts.pml").read_text(encoding="utf-8")
+    assert '#include "model.h"' in text
+    (directory / "as_merged.pml").write_text(
+        text.replace('#include "model.h"', '#define VERIFY_SENDS_LOCKS 0\n#include "model.h"'), encoding="utf-8"
+    )
+    result = subprocess.run(
+        ["spin", "-run", "as_merged.pml"], cwd=directory, capture_output=True, text=True, timeout=SPIN_TIMEOUT
+    )
+    output = result.stdout + result.stderr
+    assert errors_reported(output) >= 1, output[-3000:]
+    assert list(directory.glob("as_merged.pml.trail"))
+
+
 def test_every_guard_a_model_needs_is_listed_with_that_model():
     by_guard = {}
     for row in rows():
