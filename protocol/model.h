@@ -43,8 +43,8 @@
 #define LEGACY  1   /* 0: start from a consistent table (see init); 1: from legacy data */
 #endif
 #ifndef VERIFY_SENDS_LOCKS
-#define VERIFY_SENDS_LOCKS 1   /* 0: the verification as the merged code sends it (no lock
-                                * actions: it fails, see README.md); 1: as the model needs it */
+#define VERIFY_SENDS_LOCKS 1   /* 0: a verification without its lock actions, as plan_change
+                                * once sent it (it fails, see README.md); 1: as the code sends it */
 #endif
 
 #define NOBODY  NA  /* a lock that names no owner */
@@ -321,7 +321,7 @@ inline evaluate() {
 			fi
 		fi
 	:: op == OP_VERIFY ->
-		/* VERIFY_SENDS_LOCKS 0: only the Update, as the merged plan_change sends it */
+		/* VERIFY_SENDS_LOCKS 0: only the Update, as plan_change once sent it */
 		if
 		:: !(G_VERIFY_ITEM_EXISTS && G_VERIFY_VERIFIED_AS_READ && G_VERIFY_EXPIRES_AS_READ && G_VERIFY_NOT_EXPIRED &&
 		     G_VERIFY_UPDATED_AS_READ && (!VERIFY_SENDS_LOCKS || G_VERIFY_EMAIL_AS_READ)) -> res = R_STALE

@@ -7,9 +7,7 @@ prints, through the ``plan_*`` functions for the others), normalize each conditi
 table's shape (placeholders resolved to attribute names, values replaced by their role:
 ``read``, ``me``, ``other``, ``now``) and compare with the rows the code sends today (``since`` =
 ``code``), in both directions; and check that the model defines and uses exactly the table's
-guards. Rows with ``since`` = ``fix`` are conditions the model needs and the code does not
-send yet (the verification's lock actions): checked against the model only, and listed by
-name below, so that the code sending them fails the comparison until they are flipped.
+guards.
 """
 
 import io
@@ -238,20 +236,6 @@ def test_conditions_the_code_sends_are_the_table_rows_of_today(accounts_read):
     assert sorted(table - sent) == [], "in protocol/conditions.tsv, not sent by the code"
 
 
-def test_rows_the_code_does_not_send_yet_are_the_verifications_lock_actions():
-    # The merged plan_change skips constraints whose `attributes` a change does not touch, so
-    # the verification (email_verified, expires) sends neither the email lock's Put nor the
-    # username locks' Update REMOVE expires: the model without them breaks I2
-    # (tests/test_protocol_model.py). Once the code sends them, flip these rows to `code`.
-    fix = {(row.transaction, row.action, row.condition) for row in rows() if row.since == "fix"}
-    assert fix == {
-        ("verify", "item", "email = read"),
-        ("verify", "new_lock EMAIL", "attribute_not_exists(PK) OR expires < now"),
-        ("verify", "held_lock HANDLE", "owner = me"),
-        ("verify", "held_lock HANDLE_SKEL", "owner = me"),
-    }
-
-
 def test_every_operation_accounts_explain_prints_is_checked(ddb):
     checked = {row.transaction for row in rows() if row.since == "code"}
     assert explained_operations() <= checked
@@ -268,7 +252,7 @@ def test_model_defines_and_uses_exactly_the_guards_of_the_table():
 
 def test_table_rows_are_well_formed():
     table = rows()
-    assert {row.since for row in table} <= {"code", "fix"}
+    assert {row.since for row in table} == {"code"}
     assert {row.kind for row in table} <= {"Put", "Update", "Delete", "ConditionCheck"}
     keys = [(row.transaction, row.action, row.kind, row.condition) for row in table]
     assert len(keys) == len(set(keys))

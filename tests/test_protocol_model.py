@@ -129,10 +129,10 @@ def test_switchable_model_with_no_guard_removed_passes(mutants):
     assert not trails
 
 
-def test_verification_as_the_merged_code_sends_it_has_a_counter_example(tmp_path):
-    # The merged code's verification sends only the account's Update (conditions.tsv rows
-    # `fix`): no Put of the email lock, no REMOVE expires on the username locks. The model of
-    # exactly that finds an account verified without its email lock (I2).
+def test_a_verification_without_its_lock_actions_has_a_counter_example(tmp_path):
+    # What plan_change once sent for a verification: only the account's Update, no Put of
+    # the email lock, no REMOVE expires on the username locks. The model of exactly that
+    # finds an account verified without its email lock (I2).
     require("spin")
     require("gcc")
     directory = copy_protocol(tmp_path)
