@@ -729,6 +729,10 @@ def settle(transaction, delays=SETTLE_DELAYS):
     be; :class:`OutcomeUnknown` means even the resends could not tell.
     """
     for delay in delays:
+        left = deadline.remaining()
+        if left is not None and left <= delay:
+            # The request's deadline leaves no room to wait and resend: say it is unknown now.
+            break
         time.sleep(delay)
         try:
             return run(transaction)

@@ -163,7 +163,12 @@ class LoginView(RateLimitMixin, auth_views.LoginView):
         if account is not None:
             # The password was right: this person may ask for the link again.
             remember_pending(self.request, account.id, account.email, True)
-        return self.render_to_response(self.get_context_data(form=form, unverified=account is not None))
+        return super().form_invalid(form)
+
+    def get_context_data(self, **kwargs):
+        form = kwargs.get("form")
+        unverified = form is not None and form.unverified_account is not None
+        return super().get_context_data(unverified=unverified, **kwargs)
 
 
 class LogoutView(auth_views.LogoutView):

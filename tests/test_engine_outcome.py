@@ -34,14 +34,15 @@ def lose_every_answer():
 
 def test_every_answer_lost_is_an_unknown_outcome_carrying_the_token(ddb, sent_tokens):
     lose_every_answer()
+    transaction = transactions.plan_create(store.build_account("ada@example.org", "ada", "hash"))
 
     with pytest.raises(OutcomeUnknown) as raised:
-        store.signup("ada@example.org", "ada", "hash")
+        transactions.run(transaction)
 
     assert raised.value.token == sent_tokens[0]
     assert len(set(sent_tokens)) == 1 and len(sent_tokens) == transactions.TRANSPORT_ATTEMPTS
     # It did commit, once: only the answers were lost.
-    assert len(table_items()) == 3
+    assert len(table_items()) == 4
 
 
 def test_transaction_in_progress_to_the_end_is_an_unknown_outcome(ddb, monkeypatch):
@@ -51,9 +52,11 @@ def test_transaction_in_progress_to_the_end_is_an_unknown_outcome(ddb, monkeypat
         "ResponseMetadata": {"HTTPStatusCode": 400},
     }
     answer_before_call(dynamodb_client(), [in_progress] * transactions.TRANSPORT_ATTEMPTS)
+    transaction = transactions.plan_create(store.build_account("ada@example.org", "ada", "hash"))
 
-    with pytest.raises(OutcomeUnknown):
-        store.signup("ada@example.org", "ada", "hash")
+    with pytest.raises(OutcomeUnknown) as raised:
+        transactions.run(transaction)
+    assert raised.value.token == transaction.token
 
 
 def test_a_refused_connection_is_unavailable_nothing_was_sent(settings, monkeypatch):
