@@ -22,8 +22,11 @@ def table_items():
 
 
 def with_generated_values_blanked(request):
-    """``request`` with the values every create generates afresh (id, times, token) blanked."""
+    """``request`` with the values every create generates afresh (id, times, token, the
+    lock guards' "now") blanked."""
     for entry in request["TransactItems"]:
+        if ":0" in entry["Put"].get("ExpressionAttributeValues", {}):
+            entry["Put"]["ExpressionAttributeValues"][":0"] = {"N": "<now>"}
         item = entry["Put"]["Item"]
         for name in ("created", "updated"):
             if name in item:

@@ -195,7 +195,7 @@ def test_the_audit_and_backfill_ignore_session_items(ddb):
     assert len(report.accounts) == 1
     out = StringIO()
     call_command("accounts_backfill", stdout=out, stderr=StringIO())
-    assert out.getvalue().splitlines() == ["1 accounts, 2 locks already there.", "Created 0 lock(s)."]
+    assert out.getvalue().splitlines() == ["1 accounts, 3 locks already there.", "Created 0 lock(s)."]
     assert len(session_items(account_id_of(client))) == 2
 
 

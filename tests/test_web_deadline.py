@@ -86,7 +86,9 @@ def test_a_stalled_login_answers_503_by_the_deadline_saying_nothing_was_saved(pr
     assert "Nothing was saved." in response.content.decode()
 
 
-@pytest.mark.parametrize("fault", [STALL, DROP_ANSWER, RESET])
+# A dropped answer is settled by the engine itself (the sign-up reads its account back and
+# finds it): see test_an_answer_lost_after_commit_is_settled_... below.
+@pytest.mark.parametrize("fault", [STALL, RESET])
 def test_a_signup_without_an_answer_says_the_outcome_is_unknown_and_resending_makes_one_account(
     proxy, deadline, fault
 ):
@@ -131,7 +133,8 @@ def test_an_answer_lost_after_commit_is_settled_by_the_engine_when_a_resend_is_a
     assert len(stored_accounts()) == 1
 
 
-def test_an_email_change_without_an_answer_says_the_outcome_is_unknown(proxy, deadline):
+def test_an_email_change_without_an_answer_says_the_outcome_is_unknown(proxy, deadline, settings):
+    settings.ACCOUNTS_RATE_LIMITS = False  # the resend below comes within the change_email minute
     client = signed_up_client()
     client.post("/accounts/username/", {"username": "lovelace", "password": PASSWORD})
     deadline()
@@ -144,7 +147,9 @@ def test_an_email_change_without_an_answer_says_the_outcome_is_unknown(proxy, de
     assert response.context["form"]["email"].value() == "lovelace@example.com"
     proxy.heal()
     deadline(None)
-    # It was committed: sent again, it changes nothing more and lands on success.
+    # It was committed: sent again, the request is recorded once more (a new link; the
+    # address changes when the link is opened) and lands on success.
     resent = client.post("/accounts/email/", {"email": "lovelace@example.com", "password": PASSWORD})
     assert resent.status_code == 302
-    assert [account.email for account in stored_accounts()] == ["lovelace@example.com"]
+    (account,) = stored_accounts()
+    assert (account.email, account.pending_email) == ("ada@example.com", "lovelace@example.com")

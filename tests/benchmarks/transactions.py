@@ -84,26 +84,31 @@ class RawCreate:
         return {
             "TransactItems": [
                 {"Put": self._guarded(account)},
-                {"Put": self._guarded(self._lock(f"UNIQ#EMAIL#{email}", owner), "ALL_OLD")},
-                {"Put": self._guarded(self._lock(f"UNIQ#HANDLE#{username}", owner), "ALL_OLD")},
-                {"Put": self._guarded(self._lock(f"UNIQ#HANDLE_SKEL#{skeleton(username)}", owner), "ALL_OLD")},
+                {"Put": self._lock_put(f"UNIQ#EMAIL#{email}", owner)},
+                {"Put": self._lock_put(f"UNIQ#HANDLE#{username}", owner)},
+                {"Put": self._lock_put(f"UNIQ#HANDLE_SKEL#{skeleton(username)}", owner)},
             ],
             "ClientRequestToken": uuid.uuid4().hex,
         }
 
-    def _lock(self, key, owner):
-        return {"PK": {"S": key}, "SK": {"S": "LOCK"}, "owner": {"S": owner}}
-
-    def _guarded(self, item, return_values=None):
-        put = {
+    def _guarded(self, item):
+        return {
             "TableName": self.table_name,
             "Item": item,
             "ConditionExpression": "attribute_not_exists (#0)",
             "ExpressionAttributeNames": {"#0": "PK"},
         }
-        if return_values:
-            put["ReturnValuesOnConditionCheckFailure"] = return_values
-        return put
+
+    def _lock_put(self, key, owner):
+        # A lock is free when absent or expired (an unverified sign-up's, TTL deletes late).
+        return {
+            "TableName": self.table_name,
+            "Item": {"PK": {"S": key}, "SK": {"S": "LOCK"}, "owner": {"S": owner}},
+            "ConditionExpression": "(attribute_not_exists (#0) OR #1 < :0)",
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            "ExpressionAttributeNames": {"#0": "PK", "#1": "expires"},
+            "ExpressionAttributeValues": {":0": {"N": str(int(time.time()))}},
+        }
 
     def __call__(self):
         self.client.transact_write_items(**self.request(*unique_values("raw")))
