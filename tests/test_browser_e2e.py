@@ -146,7 +146,7 @@ def test_sign_up_in_japanese_with_a_taken_email_then_switch_to_turkish(live_serv
         page.get_by_role("button", name="登録", exact=True).click()
         expect(page).to_have_url(re.compile(r"/accounts/profile/$"))
         expect(page.locator(".messages")).to_contain_text("ようこそ、山田タロウ さん。")
-        page.get_by_role("button", name="ログアウト").click()
+        page.get_by_role("button", name="ログアウト", exact=True).click()
 
         page.goto("/accounts/signup/")
         page.get_by_label("メールアドレス").fill("TARO@example.jp")
