@@ -89,6 +89,18 @@ class Gunicorn:
         return self.log_path.read_text()
 
 
+def signup_form_data(html):
+    """What a person posts on the sign-up page ``html`` (its CSRF and one-time tokens)."""
+    return {
+        "csrfmiddlewaretoken": re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html).group(1),
+        "token": re.search(r'name="token" value="([^"]+)"', html).group(1),
+        "email": "ada@example.com",
+        "username": "ada",
+        "password1": PASSWORD,
+        "password2": PASSWORD,
+    }
+
+
 def test_gunicorn_serves_styled_pages_and_a_signup_with_debug_off(ddb, settings, tmp_path):
     env = production_env(ddb, settings, tmp_path, DJANGO_HTTPS="false")
     with Gunicorn(env, tmp_path / "gunicorn.log") as server:
@@ -97,14 +109,7 @@ def test_gunicorn_serves_styled_pages_and_a_signup_with_debug_off(ddb, settings,
         html = page.text
         stylesheet = re.search(r'href="(/static/accounts/accounts\.[0-9a-f]{12}\.css)"', html).group(1)
         css = browser.get(server.url + stylesheet)
-        data = {
-            "csrfmiddlewaretoken": re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html).group(1),
-            "token": re.search(r'name="token" value="([^"]+)"', html).group(1),
-            "email": "ada@example.com",
-            "username": "ada",
-            "password1": PASSWORD,
-            "password2": PASSWORD,
-        }
+        data = signup_form_data(html)
         signed_up = browser.post(f"{server.url}/accounts/signup/", data, allow_redirects=False)
         landing = browser.get(server.url + signed_up.headers["Location"])
 
@@ -149,14 +154,7 @@ def test_a_500_under_gunicorn_is_logged_with_its_traceback_to_stderr(ddb, settin
     with Gunicorn(env, tmp_path / "gunicorn.log") as server:
         browser = requests.Session()
         html = browser.get(f"{server.url}/accounts/signup/").text
-        data = {
-            "csrfmiddlewaretoken": re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html).group(1),
-            "token": re.search(r'name="token" value="([^"]+)"', html).group(1),
-            "email": "ada@example.com",
-            "username": "ada",
-            "password1": PASSWORD,
-            "password2": PASSWORD,
-        }
+        data = signup_form_data(html)
         response = browser.post(f"{server.url}/accounts/signup/", data, allow_redirects=False)
 
     assert response.status_code == 500
