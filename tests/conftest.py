@@ -66,13 +66,3 @@ def count_requests():
 
     with RequestCounter() as counter:
         yield counter
-
-
-@pytest.fixture(autouse=True)
-def default_language(settings):
-    """Each test starts in the site's language: a page in another one (LocaleMiddleware
-    activates it for the thread, and nothing resets it) must not leak into the next test."""
-    from django.utils import translation
-
-    with translation.override(settings.LANGUAGE_CODE):
-        yield

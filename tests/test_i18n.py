@@ -13,6 +13,7 @@ import pytest
 from django.core.management import call_command
 from django.template.base import Lexer, TokenType
 from django.test import Client
+from django.utils import translation
 
 import accounts
 from tests.staff import client_as, make_account
@@ -228,3 +229,11 @@ def test_staff_pages_show_localized_dates(ddb, language, created):
     date = re.search(r"<time datetime=\"[^\"]+\">([^<]+)</time>", page).group(1)
     assert re.search(created, date), date
     assert {"ja": "アカウント項目", "tr": "Hesap öğesi"}[language] in page
+
+
+@pytest.fixture(autouse=True)
+def back_to_the_site_language():
+    """A page in another language activates it for the thread (LocaleMiddleware), and
+    nothing resets it: the tests that follow must not run in Turkish."""
+    yield
+    translation.deactivate()
