@@ -7,7 +7,6 @@ transaction API, and only :mod:`accounts.uniqueness` builds lock keys.
 import uuid
 
 from django.utils.crypto import salted_hmac
-from pynamodb.exceptions import PynamoDBException
 
 from . import lookups, sessions, signals, transactions
 from .app_settings import NONE, app_settings
@@ -92,7 +91,7 @@ def _was_written(account):
     read consistently; ``False`` when that cannot be read either."""
     try:
         stored = get_account(account.id)
-    except (PynamoDBException, Unavailable):
+    except Unavailable:
         return False
     return stored is not None and stored.created == account.created and _holds_same_values(stored, account)
 

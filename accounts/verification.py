@@ -117,15 +117,21 @@ def confirm_email(token):
         return STALE, account
     if store.is_verified(account):
         return ALREADY_VERIFIED, account
+    return _refusal(lambda: store.verify_email(account)) or VERIFIED, account
+
+
+def _refusal(apply):
+    """Run a link's transaction, ``apply()``: the outcome saying why it was refused
+    (``taken``, ``stale`` or ``busy``), or ``None`` when it committed."""
     try:
-        store.verify_email(account)
+        apply()
     except UniqueViolation:
-        return TAKEN, account
+        return TAKEN
     except StaleItem:
-        return STALE, account
+        return STALE
     except Busy:
-        return BUSY, account
-    return VERIFIED, account
+        return BUSY
+    return None
 
 
 def email_change_token(account, new_email, nonce):
@@ -166,14 +172,9 @@ def apply_email_change(request, token):
     account = store.get_account(account_id)
     if account is None:
         return STALE, None
-    try:
-        store.apply_email_change(account, old_email, new_email, nonce)
-    except UniqueViolation:
-        return TAKEN, account
-    except StaleItem:
-        return STALE, account
-    except Busy:
-        return BUSY, account
+    refusal = _refusal(lambda: store.apply_email_change(account, old_email, new_email, nonce))
+    if refusal:
+        return refusal, account
     send_mail(request, "email_changed", old_email, {"account": account, "old_email": old_email, "new_email": new_email})
     return CHANGED, account
 
