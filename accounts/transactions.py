@@ -299,16 +299,24 @@ def _expires(item):
 
 def _still_as_read(item, names):
     """A condition that the item exists, is not expired (``expires > :now`` when it
-    expires), and ``names`` still hold the values we read."""
+    expires), and ``names`` still hold the values we read.
+
+    ``attribute_exists(PK)`` is sent only when no other conjunct requires the item: in
+    DynamoDB a comparison with an attribute that is not there is false, so ``expires > :now``
+    or ``name = :read`` already fails on a missing item (protocol/README.md: every conjunct
+    sent is one the model shows necessary).
+    """
     model = type(item)
     attributes = model.get_attributes()
-    conditions = [model._hash_key_attribute().exists()]
+    conditions = []
     if _expires(item) is not None:
         conditions.append(attributes[TTL_ATTRIBUTE] > epoch_now())
     for name in sorted(names):
         value = getattr(item, name, None)
         attribute = attributes[name]
         conditions.append(attribute.does_not_exist() if value is None else attribute == value)
+    if _expires(item) is None and all(getattr(item, name, None) is None for name in names):
+        conditions.insert(0, model._hash_key_attribute().exists())
     return reduce(lambda left, right: left & right, conditions)
 
 
@@ -386,8 +394,8 @@ def changed_copy(item, changes):
 def plan_change(item, changes, *, token=None, keep_locks=None, unheld=()):
     """The transaction applying ``changes`` (attribute -> new value) to ``item`` as read.
 
-    ``Update item [exists AND (expires > :now, if it expires) AND every changed or
-    lock-deciding attribute = as read]``, then per constraint whose lock key really changes
+    ``Update item [(expires > :now, if it expires) AND every changed or lock-deciding
+    attribute = as read]``, then per constraint whose lock key really changes
     after normalization: ``Put new lock [attribute_not_exists(PK) OR expires < :now]`` (I1;
     carrying the item's new ``expires``) and ``Delete old lock [owner = me OR
     attribute_not_exists(PK)]``. Every attribute of each moved key is guarded as read (scope

@@ -1,12 +1,13 @@
 /*
  * The lock protocol of django-dynamo-accounts as a Promela model: the state, every
  * transaction the engine sends, the repairs, time, and the invariants. Included by the
- * runnable models (accounts.pml, repair.pml), which set the bounds first; see README.md.
+ * runnable models (the *.pml files), which set the bounds first; see README.md.
  *
  * One table: account items (exists, email, username, verified, expires, updated stamp,
  * pending email change) and lock items (exists, owner, expires). Every TransactWriteItems
  * the engine sends is ONE atomic step whose conditions are the guard macros G_* below,
- * one macro per conjunct of a ConditionExpression: conditions.tsv lists them, transaction
+ * one macro per conjunct of a ConditionExpression (conjuncts one write always changes
+ * together share one, see README.md): conditions.tsv lists them, transaction
  * by transaction; tests/test_protocol_drift.py compares that table with the requests the
  * code builds and with this file, and tests/test_protocol_model.py removes each guard in
  * turn (redefines it as 1) and asserts that Spin finds a counter-example.
@@ -22,8 +23,13 @@
 
 /* ---- bounds ---- */
 #define NA      2   /* account ids (a sign-up picks one: generated, or derived from a form token) */
-#define NV      2   /* values per field: 2 emails, 2 usernames */
-#define NK      4   /* lock keys: EMAIL#0, EMAIL#1, HANDLE#0, HANDLE#1 */
+#ifndef NE
+#define NE      2   /* emails: 0, 1 (or 0, 1, 2) */
+#endif
+#ifndef NU
+#define NU      2   /* usernames: 0, 1 (or 0, 1, 2) */
+#endif
+#define NK      (NE + NU)   /* lock keys: EMAIL#0, EMAIL#1, HANDLE#0, HANDLE#1 (and #2 of a field of 3) */
 #ifndef NC
 #define NC      3   /* clients: people, staff, tabs; any client may act on any account */
 #endif
@@ -40,7 +46,22 @@
 #define TTL     1   /* 1: deadlines pass and TTL deletes expired items */
 #endif
 #ifndef LEGACY
-#define LEGACY  1   /* 0: start from a consistent table (see init); 1: from legacy data */
+#define LEGACY  1   /* 0: start from a consistent table (see init); 1: from legacy data;
+                     * 2: from the model's own START_DATA */
+#endif
+#ifndef STAMPS
+#define STAMPS  1   /* 1: each write stores a new `updated` stamp, and `updated = :read` means
+                     * no write since the read; 0: a stamp proves nothing (it is a clock
+                     * reading: servers' clocks differ), `updated = :read` holds on any item */
+#endif
+#ifndef ACCOUNT_OF
+#define ACCOUNT_OF(c)   ((c) % NA)   /* the account client c acts on */
+#endif
+#ifndef OPS_OF
+#define OPS_OF(c)       OPS          /* operations of client c */
+#endif
+#ifndef MAY
+#define MAY(c, op)      1            /* whether client c may choose operation op */
 #endif
 #ifndef VERIFY_SENDS_LOCKS
 #define VERIFY_SENDS_LOCKS 1   /* 0: a verification without its lock actions, as plan_change
@@ -49,7 +70,8 @@
 
 #define NOBODY  NA  /* a lock that names no owner */
 #define EK(v)   (v)
-#define UK(v)   (2 + (v))
+#define UK(v)   (NE + (v))
+#define is_email(k)  ((k) < NE)
 
 /* expires: absent, set (in the future), passed (TTL may delete the item any time later) */
 #define NONE    0
@@ -69,7 +91,8 @@ byte a_em[NA];      /* email */
 byte a_un[NA];      /* username */
 bit  a_ver[NA];     /* email_verified */
 byte a_exp[NA];     /* expires: NONE, SET, PASSED */
-bit  a_upd[NA];     /* the `updated` stamp, as one bit: equal stamps compare equal (conservative) */
+byte a_upd[NA];     /* the `updated` stamp (see STAMPS); kept when the item is deleted, so a
+                     * re-created item gets a new one */
 bit  a_pend[NA];    /* a pending email change (its new address is in the link) */
 bit  a_gen[NA];     /* which deadline `expires` holds, as one bit: each unverified sign-up sets a
                      * new one (never reset, so a re-created account's deadline differs) */
@@ -94,23 +117,31 @@ byte gk;    /* a loop index inside atomic steps, always 0 between them */
 #define l_live(k)          (l_ex[k] && l_exp[k] != PASSED)
 #define holds_email(a, v)  (a_live(a) && a_ver[a] && a_em[a] == (v))
 #define holds_handle(a, v) (a_live(a) && a_un[a] == (v))
-#define holds(a, k)        ((k) < 2 -> holds_email(a, k) : holds_handle(a, (k) - 2))
-#define legacy(a, k)       ((k) < 2 -> leg_em[a] : leg_un[a])
+#define holds(a, k)        (is_email(k) -> holds_email(a, k) : holds_handle(a, (k) - NE))
+#define legacy(a, k)       (is_email(k) -> leg_em[a] : leg_un[a])
 #define protected(a, k)    (holds(a, k) && !legacy(a, k))
 #define locked_by(a, k)    (l_live(k) && l_own[k] == (a))
 
 #define I1_at(k)  (!(protected(0, k) && protected(1, k)))
-#define I1        (I1_at(0) && I1_at(1) && I1_at(2) && I1_at(3))
 #define I2_of(a)  ((!protected(a, EK(a_em[a])) || locked_by(a, EK(a_em[a]))) && \
                    (!protected(a, UK(a_un[a])) || locked_by(a, UK(a_un[a]))))
 #define I2        (I2_of(0) && I2_of(1))
 #define I3_at(k)  (!l_live(k) || l_leg[k] || (l_own[k] != NOBODY && holds(l_own[k], k)))
-#define I3        (I3_at(0) && I3_at(1) && I3_at(2) && I3_at(3))
 
 /* ---- guards: one macro per conjunct of a ConditionExpression (see conditions.tsv) ----
+ * A comparison with an attribute that is not there is false, as in DynamoDB (same()).
  * In a client: a = the account, r_* = the account as read, e/u = new email/username,
  * o_e/o_u = the other owner an old lock named (keep_locks retry).
  * In the repairer: h = holder, o = lock owner as read, v_* = values as read. */
+
+/* A new stamp for account x's next write (store.update_account sets `updated`, a clock). */
+#define next_stamp(x)                     (STAMPS -> a_upd[x] + 1 : 0)
+#define stamp_as_read(x)                  (a_ex[x] && (!STAMPS || a_upd[x] == r_upd))
+/* `name = :read` is false on an item (or attribute) that is not there, as in DynamoDB */
+#define same(x, field, value)             (a_ex[x] && field[x] == (value))
+
+/* pending_email, pending_nonce as read: `= :read`, or attribute_not_exists when none was */
+#define pending_as_read(x)                (r_pend -> (a_ex[x] && a_pend[x] && a_nonce[x] == r_nonce) : !a_pend[x])
 
 /* Every lock Put: attribute_not_exists(PK) OR expires < :now (an expired lock is free). */
 #define lock_free(k)                      (!l_ex[k] || l_exp[k] == PASSED)
@@ -126,70 +157,67 @@ byte gk;    /* a loop index inside atomic steps, always 0 between them */
 #define G_SIGNUP_UNVERIFIED_EMAIL_FREE    (!l_ex[EK(e)])
 #define G_SIGNUP_UNVERIFIED_HANDLE_FREE   lock_free(UK(u))
 /* transactions.plan_change (email, username or both; unverified; keep_locks retry) */
-#define G_CHANGE_ITEM_EXISTS              (a_ex[a])
-#define G_CHANGE_EMAIL_AS_READ            (a_em[a] == r_em)
-#define G_CHANGE_VERIFIED_AS_READ         (a_ver[a] == r_ver)
-#define G_CHANGE_UPDATED_AS_READ          (a_upd[a] == r_upd)
+#define G_CHANGE_EMAIL_AS_READ            same(a, a_em, r_em)
+#define G_CHANGE_VERIFIED_AS_READ         same(a, a_ver, r_ver)
+#define G_CHANGE_UPDATED_AS_READ          stamp_as_read(a)
 #define G_CHANGE_NEW_LOCK_FREE(k)         lock_free(k)
 #define G_CHANGE_OLD_LOCK_MINE(k)         (!l_ex[k] || l_own[k] == a)
-#define G_CHANGE_USERNAME_AS_READ         (a_un[a] == r_un)
+#define G_CHANGE_USERNAME_AS_READ         same(a, a_un, r_un)
 #define G_CHANGE_ITEM_LIVE                still_set(a)
 #define G_CHANGE_EMAIL_FREE               (!l_ex[EK(e)])
 #define G_CHANGE_KEPT_LOCK_STILL_OTHER(k, o) (l_ex[k] && l_own[k] == (o))
 /* transactions.plan_delete (keep_locks retry) */
-#define G_DELETE_ITEM_EXISTS              (a_ex[a])
-#define G_DELETE_EMAIL_AS_READ            (a_em[a] == r_em)
-#define G_DELETE_VERIFIED_AS_READ         (a_ver[a] == r_ver)
-#define G_DELETE_USERNAME_AS_READ         (a_un[a] == r_un)
+#define G_DELETE_EMAIL_AS_READ            same(a, a_em, r_em)
+/* email_verified = :read and, on an account that expires, expires > :now: one write (a
+ * verification) sets the one and removes the other, so either alone refuses a delete planned
+ * before it; they share one guard (removing one alone is caught by the other, see README.md) */
+#define G_DELETE_VERIFICATION_AS_READ     (same(a, a_ver, r_ver) && (r_exp == NONE || still_set(a)))
+#define G_DELETE_USERNAME_AS_READ         same(a, a_un, r_un)
 #define G_DELETE_OLD_LOCK_MINE(k)         (!l_ex[k] || l_own[k] == a)
-#define G_DELETE_ITEM_LIVE                still_set(a)
 #define G_DELETE_KEPT_LOCK_STILL_OTHER(k, o) (l_ex[k] && l_own[k] == (o))
 /* verify: store.verify_email -> update_account -> plan_change(email_verified, expires) */
-#define G_VERIFY_ITEM_EXISTS              (a_ex[a])
-#define G_VERIFY_EMAIL_AS_READ            (a_em[a] == r_em)
-#define G_VERIFY_VERIFIED_AS_READ         (a_ver[a] == r_ver)
-#define G_VERIFY_EXPIRES_AS_READ          (a_exp[a] != NONE && a_gen[a] == r_gen)   /* the same deadline */
+#define G_VERIFY_EMAIL_AS_READ            same(a, a_em, r_em)
+/* email_verified = :read (false) and expires = :read: the same sign-up, still waiting (a
+ * verified account has no expires, so the first alone adds nothing; one guard) */
+#define G_VERIFY_SAME_SIGNUP              (same(a, a_ver, r_ver) && a_exp[a] != NONE && a_gen[a] == r_gen)
 #define G_VERIFY_NOT_EXPIRED              still_set(a)
-#define G_VERIFY_UPDATED_AS_READ          (a_upd[a] == r_upd)
+#define G_VERIFY_UPDATED_AS_READ          stamp_as_read(a)
 #define G_VERIFY_EMAIL_LOCK_FREE          lock_free(EK(r_em))
 #define G_VERIFY_HELD_LOCK_MINE           (l_ex[UK(r_un)] && l_own[UK(r_un)] == a)
 /* verified email change: store.request_email_change, then apply_email_change from the link */
-#define G_REQUEST_ITEM_EXISTS             (a_ex[a])
-#define G_REQUEST_PENDING_AS_READ         (a_pend[a] == r_pend && a_nonce[a] == r_nonce)
-#define G_REQUEST_UPDATED_AS_READ         (a_upd[a] == r_upd)
+/* pending_email, pending_nonce and updated as read: what the request changes, as read (no
+ * lost update; the pending fields matter to nothing else, so they share the stamp's guard) */
+#define G_REQUEST_AS_READ                 (pending_as_read(a) && stamp_as_read(a))
 #define G_REQUEST_NEW_EMAIL_FREE          (!l_ex[EK(e)])
-#define G_APPLY_ITEM_EXISTS               (a_ex[a])
-#define G_APPLY_EMAIL_IS_OLD              (a_em[a] == r_em)
-#define G_APPLY_VERIFIED_AS_READ          (a_ver[a] == r_ver)
-#define G_APPLY_PENDING_AS_READ           (a_pend[a] == r_pend && a_nonce[a] == r_nonce)
-#define G_APPLY_UPDATED_AS_READ           (a_upd[a] == r_upd)
+#define G_APPLY_EMAIL_IS_OLD              same(a, a_em, r_em)
+/* pending_email, pending_nonce and email_verified as read: only a verified account has a
+ * pending change (a request needs one, a re-created account has none): one guard */
+#define G_APPLY_PENDING_AS_READ           (pending_as_read(a) && same(a, a_ver, r_ver))
+#define G_APPLY_UPDATED_AS_READ           stamp_as_read(a)
 #define G_APPLY_NEW_LOCK_FREE             lock_free(EK(e))
 #define G_APPLY_OLD_LOCK_MINE             (!l_ex[EK(r_em)] || l_own[EK(r_em)] == a)
 #define G_APPLY_KEPT_LOCK_STILL_OTHER(o)  (l_ex[EK(r_em)] && l_own[EK(r_em)] == (o))
 /* audit repairs: transactions.plan_claim_lock, plan_transfer_lock, plan_release_lock */
-#define G_CLAIM_HOLDER_EXISTS             (a_ex[h])
-#define G_CLAIM_HOLDER_VALUE_AS_READ      (value_of(h, k) == v_h)
-#define G_CLAIM_HOLDER_VERIFIED_AS_READ   (k >= 2 || a_ver[h] == ver_h)
-#define G_CLAIM_HOLDER_LIVE               (exp_h == NONE || still_set(h))
+/* The holder's (and owner's) value as read, and expires > :now when it expires: a holder
+ * cannot be verified meanwhile (its lock is missing or another's: the verification's
+ * held-lock check refuses), and one whose deadline passes gets a lock born expired */
+#define G_CLAIM_HOLDER_VALUE_AS_READ      (a_ex[h] && value_of(h, k) == v_h && (exp_h == NONE || still_set(h)))
+#define G_CLAIM_HOLDER_VERIFIED_AS_READ   (!is_email(k) || same(h, a_ver, ver_h))
 #define G_CLAIM_LOCK_FREE                 lock_free(k)
-#define G_TRANSFER_HOLDER_EXISTS          (a_ex[h])
-#define G_TRANSFER_HOLDER_VALUE_AS_READ   (value_of(h, k) == v_h)
-#define G_TRANSFER_HOLDER_VERIFIED_AS_READ (k >= 2 || a_ver[h] == ver_h)
-#define G_TRANSFER_HOLDER_LIVE            (exp_h == NONE || still_set(h))
-#define G_TRANSFER_OWNER_EXISTS           (a_ex[o])
-#define G_TRANSFER_OWNER_VALUE_AS_READ    (value_of(o, k) == v_o)
-#define G_TRANSFER_OWNER_VERIFIED_AS_READ (k >= 2 || a_ver[o] == ver_o)
-#define G_TRANSFER_OWNER_LIVE             (exp_o == NONE || still_set(o))
+/* ... and while the lock exists, no account can come to hold its email unverified (every
+ * unverified sign-up and change checks the email lock is absent): email_verified too */
+#define G_TRANSFER_HOLDER_AS_READ         (a_ex[h] && value_of(h, k) == v_h && (!is_email(k) || same(h, a_ver, ver_h)) && (exp_h == NONE || still_set(h)))
+/* The owner still holds what was read (a value that is not this key's): its value, and its
+ * email_verified and expires > :now, which cannot change while the lock names it (a
+ * verification's email lock Put and its held-lock check need the lock) */
+#define G_TRANSFER_OWNER_AS_READ          (a_ex[o] && value_of(o, k) == v_o && (!is_email(k) || same(o, a_ver, ver_o)) && (exp_o == NONE || still_set(o)))
 #define G_TRANSFER_LOCK_STILL_OWNER       (l_ex[k] && l_own[k] == o)
 #define G_TRANSFER_OWNER_GONE             (!a_live(o))
-#define G_RELEASE_OWNER_EXISTS            (a_ex[o])
-#define G_RELEASE_OWNER_VALUE_AS_READ     (value_of(o, k) == v_o)
-#define G_RELEASE_OWNER_VERIFIED_AS_READ  (k >= 2 || a_ver[o] == ver_o)
-#define G_RELEASE_OWNER_LIVE              (exp_o == NONE || still_set(o))
+#define G_RELEASE_OWNER_AS_READ           (a_ex[o] && value_of(o, k) == v_o && (!is_email(k) || same(o, a_ver, ver_o)) && (exp_o == NONE || still_set(o)))
 #define G_RELEASE_LOCK_STILL_OWNER        (l_ex[k] && l_own[k] == o)
 #define G_RELEASE_OWNER_GONE              (!a_live(o))
 
-#define value_of(a, k)  ((k) < 2 -> a_em[a] : a_un[a])
+#define value_of(a, k)  (is_email(k) -> a_em[a] : a_un[a])
 
 /* ---- steps on the table ---- */
 
@@ -206,9 +234,18 @@ inline settle() {
 	:: else -> break
 	od;
 	gk = 0;
-	assert(I1);
+	do
+	:: gk < NK -> assert(I1_at(gk)); gk++
+	:: else -> break
+	od;
+	gk = 0;
 	assert(I2)
 }
+
+/* What `updated = :read` is for: a change, verification or email change commits only on the
+ * account as the client read it (no lost update; a stale form is refused with StaleItem).
+ * With stamps that never repeat, equal stamps mean no write since the read. */
+#define no_lost_update  assert(!STAMPS || (a_ex[a] && a_upd[a] == r_upd))
 
 inline put_lock(k, owner, expires, deadline) {
 	l_ex[k] = 1; l_own[k] = owner; l_exp[k] = (expires == SET && dl_passed[deadline] -> PASSED : expires); l_dl[k] = (expires == NONE -> 0 : deadline); l_leg[k] = 0
@@ -219,7 +256,7 @@ inline drop_lock(k) {
 }
 
 inline drop_account(x) {
-	a_ex[x] = 0; a_em[x] = 0; a_un[x] = 0; a_ver[x] = 0; a_exp[x] = NONE; a_upd[x] = 0;
+	a_ex[x] = 0; a_em[x] = 0; a_un[x] = 0; a_ver[x] = 0; a_exp[x] = NONE;
 	a_pend[x] = 0; a_nonce[x] = 0
 }
 
@@ -231,6 +268,10 @@ inline drop_account(x) {
 #define OP_DELETE            4
 #define OP_VERIFY            5
 #define OP_EMAIL_CHANGE      6
+#define OP_CHANGE_EMAIL      7   /* what a client may choose (MAY): OP_CHANGE of the email, */
+#define OP_CHANGE_USERNAME   8   /* of the username, */
+#define OP_CHANGE_BOTH       9   /* of both */
+#define OP_TOUCH             10  /* a write no constraint covers (password, name, is_active) */
 
 /* The transaction the client has planned, evaluated atomically: all conditions, then all
  * writes, or nothing and an answer read position by position (cancellation_error). */
@@ -244,7 +285,7 @@ inline evaluate() {
 			:: !G_SIGNUP_EMAIL_LOCK_FREE || !G_SIGNUP_HANDLE_LOCK_FREE -> res = R_TAKEN
 			:: else ->
 				a_ex[a] = 1; a_em[a] = e; a_un[a] = u; a_ver[a] = 1; a_exp[a] = NONE;
-				a_upd[a] = 0; a_pend[a] = 0; a_nonce[a] = 0;
+				a_upd[a] = next_stamp(a); a_pend[a] = 0; a_nonce[a] = 0;
 				leg_em[a] = 0; leg_un[a] = 0;
 				put_lock(EK(e), a, NONE, 0); put_lock(UK(u), a, NONE, 0);
 				res = R_OK
@@ -259,7 +300,7 @@ inline evaluate() {
 				/* what the email check is for: an address a verified account holds is refused */
 				assert(!protected(0, EK(e)) && !protected(1, EK(e)));
 				a_ex[a] = 1; a_em[a] = e; a_un[a] = u; a_ver[a] = 0; a_exp[a] = SET; dl_passed[a] = 0; a_gen[a] = 1 - a_gen[a];
-				a_upd[a] = 0; a_pend[a] = 0; a_nonce[a] = 0;
+				a_upd[a] = next_stamp(a); a_pend[a] = 0; a_nonce[a] = 0;
 				leg_em[a] = 0; leg_un[a] = 0;
 				put_lock(UK(u), a, SET, a);
 				res = R_OK
@@ -270,7 +311,7 @@ inline evaluate() {
 		if
 		/* the item as read: every attribute of a touched constraint (the email's: email and
 		 * email_verified), expires > :now when it expires */
-		:: !(G_CHANGE_ITEM_EXISTS && G_CHANGE_UPDATED_AS_READ && (r_exp == NONE || G_CHANGE_ITEM_LIVE) &&
+		:: !(G_CHANGE_UPDATED_AS_READ && (r_exp == NONE || G_CHANGE_ITEM_LIVE) &&
 		     (!ch_e || (G_CHANGE_EMAIL_AS_READ && G_CHANGE_VERIFIED_AS_READ)) && (!ch_u || G_CHANGE_USERNAME_AS_READ)) ->
 			res = R_STALE
 		:: else -> if
@@ -288,9 +329,10 @@ inline evaluate() {
 				:: else ->
 					/* what the email check is for: an address a verified account holds is refused */
 					if :: ch_e && !r_ver -> assert(!protected(0, EK(e)) && !protected(1, EK(e))) :: else fi;
+					no_lost_update;
 					if :: ch_e -> a_em[a] = e :: else fi;
 					if :: ch_u -> a_un[a] = u :: else fi;
-					a_upd[a] = 1 - a_upd[a];
+					a_upd[a] = next_stamp(a);
 					if :: mv_e -> put_lock(EK(e), a, r_exp, a);
 						if :: !keep_e -> drop_lock(EK(r_em)) :: else fi
 					   :: else fi;
@@ -303,8 +345,7 @@ inline evaluate() {
 		fi
 	:: op == OP_DELETE ->
 		if
-		:: !(G_DELETE_ITEM_EXISTS && G_DELETE_EMAIL_AS_READ && G_DELETE_USERNAME_AS_READ && G_DELETE_VERIFIED_AS_READ &&
-		     (r_exp == NONE || G_DELETE_ITEM_LIVE)) ->
+		:: !(G_DELETE_EMAIL_AS_READ && G_DELETE_USERNAME_AS_READ && G_DELETE_VERIFICATION_AS_READ) ->
 			res = R_STALE
 		:: else -> if
 			:: (r_ver && !keep_e && !G_DELETE_OLD_LOCK_MINE(EK(r_em))) || (!keep_u && !G_DELETE_OLD_LOCK_MINE(UK(r_un))) ->
@@ -323,13 +364,16 @@ inline evaluate() {
 	:: op == OP_VERIFY ->
 		/* VERIFY_SENDS_LOCKS 0: only the Update, as plan_change once sent it */
 		if
-		:: !(G_VERIFY_ITEM_EXISTS && G_VERIFY_VERIFIED_AS_READ && G_VERIFY_EXPIRES_AS_READ && G_VERIFY_NOT_EXPIRED &&
+		:: !(G_VERIFY_SAME_SIGNUP && G_VERIFY_NOT_EXPIRED &&
 		     G_VERIFY_UPDATED_AS_READ && (!VERIFY_SENDS_LOCKS || G_VERIFY_EMAIL_AS_READ)) -> res = R_STALE
 		:: else -> if
 			:: VERIFY_SENDS_LOCKS && !G_VERIFY_EMAIL_LOCK_FREE -> res = R_TAKEN
 			:: VERIFY_SENDS_LOCKS && G_VERIFY_EMAIL_LOCK_FREE && !G_VERIFY_HELD_LOCK_MINE -> res = R_CANCELLED
 			:: else ->
-				a_ver[a] = 1; a_exp[a] = NONE; a_upd[a] = 1 - a_upd[a];   /* store.update_account */
+				no_lost_update;
+				/* what expires > :now is for: a sign-up's link stops working at its deadline */
+				assert(a_exp[a] == SET);
+				a_ver[a] = 1; a_exp[a] = NONE; a_upd[a] = next_stamp(a);   /* store.update_account */
 				if
 				:: VERIFY_SENDS_LOCKS ->
 					put_lock(EK(r_em), a, NONE, 0);
@@ -342,13 +386,14 @@ inline evaluate() {
 	:: op == OP_EMAIL_CHANGE && step == 0 ->
 		/* the request: the pending fields and updated as read; the new address checked, no lock moves */
 		if
-		:: !(G_REQUEST_ITEM_EXISTS && G_REQUEST_PENDING_AS_READ && G_REQUEST_UPDATED_AS_READ) -> res = R_STALE
+		:: !G_REQUEST_AS_READ -> res = R_STALE
 		:: else -> if
 			:: !G_REQUEST_NEW_EMAIL_FREE -> res = R_TAKEN
 			:: else ->
 				/* what the email check is for: an address another account holds is refused now */
 				assert(!protected(0, EK(e)) && !protected(1, EK(e)));
-				a_pend[a] = 1; a_nonce[a] = 1 - a_nonce[a]; a_upd[a] = 1 - a_upd[a];
+				no_lost_update;
+				a_pend[a] = 1; a_nonce[a] = 1 - a_nonce[a]; a_upd[a] = next_stamp(a);
 				lk_em = r_em; lk_nonce = a_nonce[a];    /* what the link carries */
 				res = R_OK
 			fi
@@ -356,7 +401,7 @@ inline evaluate() {
 	:: op == OP_EMAIL_CHANGE && step == 1 ->
 		/* apply: the account as read when the link was opened (r_*), new address e */
 		if
-		:: !(G_APPLY_ITEM_EXISTS && G_APPLY_EMAIL_IS_OLD && G_APPLY_VERIFIED_AS_READ && G_APPLY_PENDING_AS_READ &&
+		:: !(G_APPLY_EMAIL_IS_OLD && G_APPLY_PENDING_AS_READ &&
 		     G_APPLY_UPDATED_AS_READ) -> res = R_STALE
 		:: else -> if
 			:: !G_APPLY_NEW_LOCK_FREE -> res = R_TAKEN
@@ -364,11 +409,21 @@ inline evaluate() {
 				nf_e = 1; o_e = l_own[EK(r_em)]; res = R_NOT_OWNED   /* retried keeping it, as a change */
 			:: G_APPLY_NEW_LOCK_FREE && keep_e && !G_APPLY_KEPT_LOCK_STILL_OTHER(o_e) -> res = R_CANCELLED
 			:: else ->
-				a_em[a] = e; a_pend[a] = 0; a_nonce[a] = 0; a_upd[a] = 1 - a_upd[a];
+				no_lost_update;
+				/* what pending_nonce = :read is for: a link a newer request replaced stops working */
+				assert(a_ex[a] && a_pend[a] && a_nonce[a] == lk_nonce);
+				a_em[a] = e; a_pend[a] = 0; a_nonce[a] = 0; a_upd[a] = next_stamp(a);
 				put_lock(EK(e), a, NONE, 0);
 				if :: !keep_e -> drop_lock(EK(r_em)) :: else fi;
 				res = R_OK
 			fi
+		fi
+	:: op == OP_TOUCH ->
+		/* store.update_account(password=...) and the like: Update [changed attributes and
+		 * updated as read], no lock action; what matters here is its new stamp */
+		if
+		:: stamp_as_read(a) -> a_upd[a] = next_stamp(a); res = R_OK
+		:: else -> res = R_STALE
 		fi
 	fi;
 	if :: res == R_OK -> committed = 1 :: else fi;
@@ -391,7 +446,7 @@ inline forget() {
 	ch_e = 0; ch_u = 0; mv_e = 0; mv_u = 0; keep_e = 0; keep_u = 0; nf_e = 0; nf_u = 0; committed = 0;
 	r_ex = 0; r_ver = 0; r_upd = 0; r_gen = 0; r_pend = 0; r_nonce = 0; r_em = 0; r_un = 0; r_exp = 0;
 	sending = 0; linked = 0; lk_em = 0; lk_nonce = 0;
-	if :: n == OPS -> finished++ :: else fi
+	if :: n == OPS_OF(c) -> finished++ :: else fi
 }
 
 /* A client: one operation after another, each one atomic step to read and plan, then one
@@ -402,34 +457,40 @@ inline forget() {
  * - change() and delete() answered LockNotOwned retry once, with a new token, keeping the
  *   old lock that names another item (and checking it still does);
  * - the verified email change sends the request, then (maybe never) the link's apply. */
-proctype Client(byte me) {
+proctype Client(byte c) {
 	byte n = 0, op, step, a, e, u, res, o_e, o_u;
 	bit ch_e, ch_u, mv_e, mv_u, keep_e, keep_u, nf_e, nf_u, committed, sending;
-	bit r_ex, r_ver, r_upd, r_gen, r_pend, r_nonce, linked, lk_nonce;
-	byte r_em, r_un, r_exp, lk_em;
+	bit r_ex, r_ver, r_gen, r_pend, r_nonce, linked, lk_nonce;
+	byte r_em, r_un, r_exp, r_upd, lk_em;
 
 end:
 	do
 	:: atomic {
-		!sending && !linked && n < OPS ->
+		!sending && !linked && n < OPS_OF(c) ->
 		n++;
 		/* what the person asks for, and the read (a consistent GetItem) it starts with */
-		a = me;
+		a = ACCOUNT_OF(c);
 		if
-		:: op = OP_SIGNUP;            if :: e = 0 :: e = 1 fi; if :: u = 0 :: u = 1 fi
-		:: op = OP_SIGNUP_UNVERIFIED; if :: e = 0 :: e = 1 fi; if :: u = 0 :: u = 1 fi
-		:: op = OP_CHANGE; ch_e = 1
-		:: op = OP_CHANGE; ch_u = 1
-		:: op = OP_CHANGE; ch_e = 1; ch_u = 1
-		:: op = OP_DELETE
-		:: op = OP_VERIFY
-		:: op = OP_EMAIL_CHANGE
+		:: MAY(c, OP_SIGNUP) -> op = OP_SIGNUP; select(e : 0 .. NE - 1); select(u : 0 .. NU - 1)
+		:: MAY(c, OP_SIGNUP_UNVERIFIED) -> op = OP_SIGNUP_UNVERIFIED; select(e : 0 .. NE - 1); select(u : 0 .. NU - 1)
+		:: MAY(c, OP_CHANGE_EMAIL) -> op = OP_CHANGE; ch_e = 1
+		:: MAY(c, OP_CHANGE_USERNAME) -> op = OP_CHANGE; ch_u = 1
+		:: MAY(c, OP_CHANGE_BOTH) -> op = OP_CHANGE; ch_e = 1; ch_u = 1
+		:: MAY(c, OP_DELETE) -> op = OP_DELETE
+		:: MAY(c, OP_VERIFY) -> op = OP_VERIFY
+		:: MAY(c, OP_EMAIL_CHANGE) -> op = OP_EMAIL_CHANGE
+		:: MAY(c, OP_TOUCH) -> op = OP_TOUCH
 		fi;
 		read_account();
 		/* a change asks for the other value (changing to the same one moves no lock) */
 		if
 		:: op == OP_CHANGE || op == OP_EMAIL_CHANGE ->
-			e = (ch_e || op == OP_EMAIL_CHANGE -> 1 - r_em : 0); u = (ch_u -> 1 - r_un : 0)
+			if :: e = (ch_e || op == OP_EMAIL_CHANGE -> (r_em + 1) % NE : 0)
+			   :: NE > 2 && (ch_e || op == OP_EMAIL_CHANGE) -> e = (r_em + 2) % NE
+			fi;
+			if :: u = (ch_u -> (r_un + 1) % NU : 0)
+			   :: NU > 2 && ch_u -> u = (r_un + 2) % NU
+			fi
 		:: else
 		fi;
 		if
@@ -440,6 +501,7 @@ end:
 		:: r_ex && op == OP_DELETE -> sending = 1
 		:: r_ex && op == OP_VERIFY && !r_ver -> sending = 1
 		:: r_ex && op == OP_EMAIL_CHANGE && r_ver -> sending = 1
+		:: r_ex && op == OP_TOUCH -> sending = 1
 		:: else -> forget()    /* nothing to act on */
 		fi
 	   }
@@ -481,29 +543,28 @@ end:
 #define R_TRANSFER 2
 #define R_RELEASE  3
 
-#define key_value(k)     ((k) < 2 -> (k) : (k) - 2)
-#define read_holds(x, k) (ra_live[x] && ra_val[x] == key_value(k) && ((k) >= 2 || ra_ver[x]))
+#define key_value(k)     (is_email(k) -> (k) : (k) - NE)
+#define read_holds(x, k) (ra_live[x] && ra_val[x] == key_value(k) && (!is_email(k) || ra_ver[x]))
 
 /* The owner check of a transfer or release: none when the lock names nobody; else the owner
  * is still gone, or still holds what was read (a value that does not map to this key). */
 #define transfer_owner_ok (o == NOBODY || (gone_o -> G_TRANSFER_OWNER_GONE : \
-                           (G_TRANSFER_OWNER_EXISTS && G_TRANSFER_OWNER_LIVE && G_TRANSFER_OWNER_VALUE_AS_READ && G_TRANSFER_OWNER_VERIFIED_AS_READ)))
+                           G_TRANSFER_OWNER_AS_READ))
 #define release_owner_ok  (o == NOBODY || (gone_o -> G_RELEASE_OWNER_GONE : \
-                           (G_RELEASE_OWNER_EXISTS && G_RELEASE_OWNER_LIVE && G_RELEASE_OWNER_VALUE_AS_READ && G_RELEASE_OWNER_VERIFIED_AS_READ)))
+                           G_RELEASE_OWNER_AS_READ))
 
 inline evaluate_repair() {
 	if
 	:: kind == R_CLAIM ->
 		if
-		:: G_CLAIM_LOCK_FREE && G_CLAIM_HOLDER_EXISTS && G_CLAIM_HOLDER_LIVE && G_CLAIM_HOLDER_VALUE_AS_READ &&
+		:: G_CLAIM_LOCK_FREE && G_CLAIM_HOLDER_VALUE_AS_READ &&
 		   G_CLAIM_HOLDER_VERIFIED_AS_READ ->
 			put_lock(k, h, exp_h, h); res = R_OK
 		:: else -> res = R_CANCELLED
 		fi
 	:: kind == R_TRANSFER ->
 		if
-		:: G_TRANSFER_LOCK_STILL_OWNER && G_TRANSFER_HOLDER_EXISTS && G_TRANSFER_HOLDER_LIVE && G_TRANSFER_HOLDER_VALUE_AS_READ &&
-		   G_TRANSFER_HOLDER_VERIFIED_AS_READ && transfer_owner_ok ->
+		:: G_TRANSFER_LOCK_STILL_OWNER && G_TRANSFER_HOLDER_AS_READ && transfer_owner_ok ->
 			put_lock(k, h, exp_h, h); res = R_OK
 		:: else -> res = R_CANCELLED
 		fi
@@ -581,8 +642,14 @@ end:
 
 /* ---- time: deadlines pass, and DynamoDB's TTL deletes expired items, days late ---- */
 
-#define pending(d)  (a_exp[d] == SET || (l_exp[0] == SET && l_dl[0] == (d)) || (l_exp[1] == SET && l_dl[1] == (d)) || \
-                     (l_exp[2] == SET && l_dl[2] == (d)) || (l_exp[3] == SET && l_dl[3] == (d)))
+#define lock_pending(k, d)  (l_exp[k] == SET && l_dl[k] == (d))
+#if NK > 4
+#define pending(d)  (a_exp[d] == SET || lock_pending(0, d) || lock_pending(1, d) || lock_pending(2, d) || \
+                     lock_pending(3, d) || lock_pending(4, d))
+#else
+#define pending(d)  (a_exp[d] == SET || lock_pending(0, d) || lock_pending(1, d) || lock_pending(2, d) || \
+                     lock_pending(3, d))
+#endif
 
 inline tick(d) {
 	dl_passed[d] = 1;
@@ -608,6 +675,9 @@ end:
 		:: l_exp[1] == PASSED -> drop_lock(1)
 		:: l_exp[2] == PASSED -> drop_lock(2)
 		:: l_exp[3] == PASSED -> drop_lock(3)
+#if NK > 4
+		:: l_exp[4] == PASSED -> drop_lock(4)
+#endif
 		fi;
 		printf("time: accounts expires %d %d, locks expires %d %d %d %d\n", a_exp[0], a_exp[1], l_exp[0], l_exp[1], l_exp[2], l_exp[3]);
 		settle()
@@ -617,7 +687,14 @@ end:
 
 /* I3: once every client and repairer is done (Time may still run). */
 proctype Quiescence() {
-	(finished == NC + REPAIRS) -> assert(I3)
+	byte k;
+	(finished == NC + REPAIRS) ->
+	atomic {
+		do
+		:: k < NK -> assert(I3_at(k)); k++
+		:: else -> break
+		od
+	}
 }
 
 /* Data from before the locks (accounts_backfill) or damaged by hand: account 0 shares email 0
@@ -642,12 +719,19 @@ init {
 		:: LEGACY == 0 ->         /* account 0 signed up, unverified: its username locked until it expires */
 			a_ex[0] = 1; a_exp[0] = SET; put_lock(UK(0), 0, SET, 0)
 		:: LEGACY == 1 -> legacy_data()
+#ifdef START_DATA
+		:: LEGACY == 2 -> START_DATA   /* the model's own start (see its .pml) */
+#endif
 		fi;
 		if :: TTL -> run Time() :: else fi;
 		run Quiescence();
 		do
+#ifdef REPAIR_KEY
+		:: i < REPAIRS -> run Repairer(REPAIR_KEY); i++   /* the key the model repairs */
+#else
 		:: i < REPAIRS -> if :: run Repairer(0) :: run Repairer(1) :: run Repairer(2) :: run Repairer(3) fi; i++
-		:: i >= REPAIRS && i < REPAIRS + NC -> run Client((i - REPAIRS) % NA); i++
+#endif
+		:: i >= REPAIRS && i < REPAIRS + NC -> run Client(i - REPAIRS); i++
 		:: else -> break
 		od;
 		i = 0

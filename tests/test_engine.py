@@ -130,6 +130,31 @@ def test_change_of_an_item_changed_since_it_was_read_is_stale(ddb):
     }
 
 
+def test_a_change_of_a_deleted_item_is_stale_and_does_not_bring_it_back(ddb):
+    # Every value this change guards was absent when read (attribute_not_exists), and such a
+    # condition holds on a missing item too: without attribute_exists(PK) the Update would
+    # re-create the deleted account as a fragment holding only the new attribute.
+    account = signup("ada@example.org", "ada")
+    earlier_copy = store.get_account(account.id)
+    store.delete_account(account)
+    with pytest.raises(StaleItem):
+        transactions.change(earlier_copy, {"pending_email": "new@example.org"})
+    assert table_items() == {}
+
+
+def test_a_change_guarded_by_a_value_refuses_a_deleted_item_without_attribute_exists(ddb):
+    # A comparison with an attribute that is not there is false in DynamoDB, so a condition
+    # naming a value as read needs no attribute_exists(PK) (protocol/README.md).
+    account = signup("ada@example.org", "ada")
+    earlier_copy = store.get_account(account.id)
+    condition = transactions.plan_change(earlier_copy, {"username": "ada2"}).actions[0].body["ConditionExpression"]
+    assert "attribute_exists" not in str(condition)
+    store.delete_account(account)
+    with pytest.raises(StaleItem):
+        store.change_username(earlier_copy, "ada2")
+    assert table_items() == {}
+
+
 def test_delete_releases_every_lock(ddb):
     account = signup("ada@example.org", "ada")
     signup("bob@example.org", "bob")
