@@ -1,0 +1,237 @@
+"""What the audit finds: one lock key out of step with the items (a :class:`Finding`), and
+the :class:`Report` of one audit.
+
+A finding is one of, by the invariant it breaks:
+
+- ``duplicate`` (I1, each lock key has at most one live owner): several items hold one
+  value; only a person can choose who keeps it;
+- ``missing`` (I2, every value a live item holds is locked by that item): an item holds a
+  value that has no lock;
+- ``wrong_owner`` (I2): one item holds the value, but the lock names another item (or none);
+- ``orphaned`` (I3, no lock is left without a live owner holding its value): a lock whose
+  value nobody holds (it names no owner, its owner is gone, or its owner's value no longer
+  normalizes to the key);
+- ``invalid``: an item's value cannot become a lock key (empty or too long).
+"""
+
+from dataclasses import dataclass, field
+
+from django.utils.translation import gettext as _
+
+from ..exceptions import InvalidUniqueValue
+
+ORPHANED, MISSING, WRONG_OWNER, DUPLICATE, INVALID = "orphaned", "missing", "wrong_owner", "duplicate", "invalid"
+KINDS = (ORPHANED, MISSING, WRONG_OWNER, DUPLICATE, INVALID)
+REPAIRABLE = frozenset({ORPHANED, MISSING, WRONG_OWNER})
+# The invariant each kind of finding breaks (see the module docstring); ``invalid`` breaks
+# none: such a value holds no lock, and the engine refuses to write one.
+INVARIANT_OF = {DUPLICATE: "I1", MISSING: "I2", WRONG_OWNER: "I2", ORPHANED: "I3"}
+
+# Why a lock's owner does not hold the lock's value.
+NO_OWNER, OWNER_GONE, OWNER_CHANGED = "no_owner", "owner_gone", "owner_changed"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One lock key (or, for ``invalid``, one account value) out of step.
+
+    ``owner`` is the lock's owner as read (``None`` when the lock is absent or names nobody),
+    ``owner_status`` says why that owner does not hold the value, and ``holders`` lists the
+    PKs of the accounts whose value normalizes to ``key``.
+    """
+
+    kind: str
+    constraint: object = field(compare=False, repr=False)
+    key: str = None
+    lock_exists: bool = False
+    owner: str = None
+    owner_status: str = None
+    holders: tuple = ()
+    detail: str = ""
+    # The model declaring ``constraint`` (the account model when not given).
+    model: object = field(default=None, compare=False, repr=False)
+
+    @property
+    def namespace(self):
+        """The namespace of the constraint concerned (``EMAIL``, ``HANDLE``)."""
+        return self.constraint.namespace
+
+    @property
+    def fields(self):
+        """The account fields of the constraint concerned."""
+        return self.constraint.fields
+
+    @property
+    def invariant(self):
+        """The invariant this finding breaks (``I1``, ``I2``, ``I3``), or ``None``."""
+        return INVARIANT_OF.get(self.kind)
+
+    @property
+    def repairable(self):
+        """Whether a guarded transaction can fix this without a person choosing."""
+        return self.kind in REPAIRABLE
+
+    @property
+    def holder(self):
+        """The one account holding the value (``missing``, ``wrong_owner``), else ``None``."""
+        return self.holders[0] if len(self.holders) == 1 else None
+
+    def describe(self):
+        """What is wrong, in a sentence for staff (in the active language)."""
+        params = {
+            "fields": _(" and ").join(self.fields),
+            "owner": self.owner,
+            "holder": self.holder,
+            "holders": ", ".join(self.holders),
+            "detail": self.detail,
+        }
+        return _describe_templates(self)[self.kind] % params
+
+    def as_dict(self):
+        """The finding as JSON-ready data."""
+        return {
+            "kind": self.kind,
+            "invariant": self.invariant,
+            "namespace": self.namespace,
+            "fields": list(self.fields),
+            "key": self.key,
+            "lock_exists": self.lock_exists,
+            "owner": self.owner,
+            "owner_status": self.owner_status,
+            "holders": list(self.holders),
+            "description": self.describe(),
+        }
+
+
+def _describe_templates(finding):
+    """The sentence of each finding kind, as ``finding``'s owner status words it."""
+    orphaned = {
+        NO_OWNER: _("The lock names no owner, and no account holds this value."),
+        OWNER_GONE: _("The lock's owner %(owner)s does not exist."),
+        OWNER_CHANGED: _("The lock's owner %(owner)s no longer holds this value."),
+    }
+    wrong_owner = {
+        NO_OWNER: _("Account %(holder)s holds this %(fields)s, but the lock names no owner."),
+        OWNER_GONE: _("Account %(holder)s holds this %(fields)s, but the lock names %(owner)s, which does not exist."),
+        OWNER_CHANGED: _(
+            "Account %(holder)s holds this %(fields)s, but the lock names %(owner)s, which holds another value."
+        ),
+    }
+    if finding.constraint.lookalike:
+        duplicate = _(
+            "Accounts %(holders)s hold look-alike values of %(fields)s (one confusable skeleton); "
+            "neither takes the lock until a person renames all but one."
+        )
+    else:
+        duplicate = _(
+            "Accounts %(holders)s hold this one %(fields)s; change all but one of them (a person has to choose)."
+        )
+    return {
+        ORPHANED: orphaned.get(finding.owner_status),
+        MISSING: _("Account %(holder)s holds this %(fields)s but has no lock."),
+        WRONG_OWNER: wrong_owner.get(finding.owner_status),
+        DUPLICATE: duplicate,
+        INVALID: _("Account %(holder)s's %(fields)s cannot be locked: %(detail)s"),
+    }
+
+
+@dataclass
+class Report:
+    """What one audit read and found.
+
+    ``accounts`` maps PK to each item as scanned (accounts, and the items of every model in
+    ``ACCOUNTS_UNIQUE_MODELS``): its key and unique values only (the Scan reads nothing
+    else), which is what the comparison and the repair guards need.
+    """
+
+    accounts: dict
+    locks: dict
+    scanned: int
+    segments: int
+    seconds: float
+    findings: list
+
+    @property
+    def consistent(self):
+        """No finding at all."""
+        return not self.findings
+
+    def of_kind(self, kind):
+        """The findings of one kind, in key order."""
+        return [finding for finding in self.findings if finding.kind == kind]
+
+    def as_dict(self):
+        """The report as JSON-ready data: every finding, and the keys of each kind."""
+        data = {
+            "consistent": self.consistent,
+            "scanned": {
+                "items": self.scanned,
+                "accounts": len(self.accounts),
+                "locks": len(self.locks),
+                "segments": self.segments,
+                "seconds": round(self.seconds, 3),
+            },
+        }
+        for kind in KINDS:
+            # An invalid value has no lock key: its account is what to look at.
+            data[kind] = [finding.holder if kind == INVALID else finding.key for finding in self.of_kind(kind)]
+        data["findings"] = [finding.as_dict() for finding in self.findings]
+        return data
+
+
+def _examine(constraint, key, lock_exists, owner, holders, accounts, model=None):
+    """The finding for one lock key, or ``None`` when it is as it should be.
+
+    ``accounts`` holds every item read (PK -> item), so an owner missing from it is gone.
+    """
+    holders = tuple(sorted(holders))
+    base = {
+        "constraint": constraint,
+        "key": key,
+        "lock_exists": lock_exists,
+        "owner": owner,
+        "holders": holders,
+        "model": model,
+    }
+    if len(holders) > 1:
+        return Finding(DUPLICATE, **base)
+    if lock_exists and owner in holders:
+        return None
+    if not lock_exists:
+        return Finding(MISSING, **base)
+    if owner is None:
+        owner_status = NO_OWNER
+    elif owner not in accounts:
+        owner_status = OWNER_GONE
+    else:
+        owner_status = OWNER_CHANGED
+    return Finding(WRONG_OWNER if holders else ORPHANED, owner_status=owner_status, **base)
+
+
+def find_problems(accounts, locks, constraints, model=None):
+    """Every finding for these items (PK -> item) and locks (key -> owner or ``None``).
+
+    With ``model``, only its items hold values under ``constraints`` (its own); every item
+    still counts as a live owner.
+    """
+    findings = []
+    holding = {pk: item for pk, item in accounts.items() if model is None or type(item) is model}
+    for constraint in constraints:
+        holders = {}
+        for pk, account in holding.items():
+            try:
+                key = constraint.lock_key(account)
+            except InvalidUniqueValue as error:
+                # A look-alike lock is keyed on the same value: it is reported once, here.
+                if not constraint.lookalike:
+                    findings.append(Finding(INVALID, constraint, holders=(pk,), detail=error.message, model=model))
+                continue
+            if key is not None:
+                holders.setdefault(key, []).append(pk)
+        keys = set(holders) | {key for key in locks if constraint.owns_key(key)}
+        for key in keys:
+            finding = _examine(constraint, key, key in locks, locks.get(key), holders.get(key, ()), accounts, model)
+            if finding is not None:
+                findings.append(finding)
+    findings.sort(key=lambda finding: (KINDS.index(finding.kind), finding.key or "", finding.holders))
+    return findings

@@ -1,0 +1,162 @@
+"""The repair of findings: a report's, or one lock key's as staff saw it.
+
+Findings of kind ``orphaned``, ``missing`` and ``wrong_owner`` are repaired one guarded
+transaction each (built by :mod:`accounts.transactions`): the lock must still be as read
+and every account involved must still hold what was read, so a repair never clobbers a
+concurrent legitimate change. When anything moved, DynamoDB cancels the repair and it is
+reported as ``changed``.
+"""
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from .. import lookups, transactions
+from ..exceptions import InvalidUniqueValue, StaleItem, UniquenessError
+from ..tables import account_pk, get_account_model
+from .findings import MISSING, ORPHANED, REPAIRABLE, WRONG_OWNER, Finding, _examine
+from .locks import _read_lock
+from .scope import constraint_for_namespace, model_and_constraint
+
+# How a repair ended.
+REPAIRED, CHANGED, FAILED, NOT_REPAIRABLE, NOTHING_TO_DO = (
+    "repaired",
+    "changed",
+    "failed",
+    "not_repairable",
+    "nothing_to_do",
+)
+RELEASED, CLAIMED, TRANSFERRED = "released", "claimed", "transferred"
+ACTION_OF = {ORPHANED: RELEASED, MISSING: CLAIMED, WRONG_OWNER: TRANSFERRED}
+
+# Transactions on different locks never conflict, so repairs run side by side.
+REPAIR_WORKERS = 8
+
+
+@dataclass(frozen=True)
+class Repair:
+    """How the repair of one finding ended: ``outcome`` is ``repaired``, ``changed`` (the
+    table moved since it was read; nothing written), ``failed``, ``not_repairable`` or
+    ``nothing_to_do``; ``action`` is ``released``, ``claimed`` or ``transferred``."""
+
+    finding: Finding
+    outcome: str
+    action: str = None
+    detail: str = ""
+
+    @property
+    def repaired(self):
+        return self.outcome == REPAIRED
+
+    def as_dict(self):
+        """The repair as JSON-ready data."""
+        return {
+            "kind": self.finding.kind,
+            "key": self.finding.key,
+            "outcome": self.outcome,
+            "action": self.action,
+            "detail": self.detail,
+        }
+
+
+def plan_repair(finding, accounts, model_class=None):
+    """The guarded transaction repairing ``finding``, given the items as read (PK -> item)."""
+    model = finding.model or model_class or get_account_model()
+    constraint = finding.constraint
+    owner_item = accounts.get(finding.owner) if finding.owner else None
+    if finding.kind == MISSING:
+        return transactions.plan_claim_lock(accounts[finding.holder], constraint)
+    if finding.kind == WRONG_OWNER:
+        return transactions.plan_transfer_lock(accounts[finding.holder], constraint, finding.owner, owner_item)
+    if finding.kind == ORPHANED:
+        return transactions.plan_release_lock(model, constraint, finding.key, finding.owner, owner_item)
+    raise ValueError(f"A {finding.kind} finding has no automatic repair.")
+
+
+def repair(finding, accounts, model_class=None):
+    """Repair ``finding`` with one guarded transaction; returns a :class:`Repair`.
+
+    ``accounts`` holds the accounts as read (PK -> item); the transaction checks that the
+    lock and those accounts are still as read, so a concurrent change wins.
+    """
+    if not finding.repairable:
+        return Repair(finding, NOT_REPAIRABLE, detail=finding.describe())
+    try:
+        transactions.run(plan_repair(finding, accounts, model_class))
+    except StaleItem:
+        return Repair(finding, CHANGED, detail="The lock or an account changed since it was read; nothing was written.")
+    except UniquenessError as error:
+        return Repair(finding, FAILED, detail=str(error))
+    return Repair(finding, REPAIRED, ACTION_OF[finding.kind])
+
+
+def repair_all(report, *, kinds=REPAIRABLE, workers=REPAIR_WORKERS, progress=None, model_class=None):
+    """Repair every finding of ``kinds`` in ``report``, each in its own guarded transaction.
+
+    Returns the :class:`Repair` of each finding attempted, in the report's order;
+    ``progress(done, total)`` is called as repairs finish.
+    """
+    chosen = [finding for finding in report.findings if finding.kind in kinds and finding.repairable]
+    done = 0
+    done_lock = threading.Lock()
+
+    def attempt(finding):
+        nonlocal done
+        result = repair(finding, report.accounts, model_class)
+        with done_lock:
+            done += 1
+            if progress is not None:
+                progress(done, len(chosen))
+        return result
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        return list(pool.map(attempt, chosen))
+
+
+def remaining(report, repairs):
+    """The findings of ``report`` still standing after ``repairs``."""
+    fixed = {id(result.finding) for result in repairs if result.repaired}
+    return [finding for finding in report.findings if id(finding) not in fixed]
+
+
+def examine_key(namespace, key, holder_ids=(), model_class=None):
+    """Re-read lock ``key``, its owner and the accounts ``holder_ids`` (consistent GetItems).
+
+    Returns ``(finding or None, accounts read)``. Point reads cannot see an account outside
+    ``holder_ids`` holding the value; the audit's Scan can, and names them in the finding.
+    """
+    model, constraint = model_and_constraint(namespace, model_class)
+    if not constraint.owns_key(key):
+        raise KeyError(f"{key!r} is not a lock key of namespace {namespace!r}.")
+    lock_exists, owner = _read_lock(model, key)
+    accounts = {}
+    holder_pks = {pk if pk.startswith(model.key_prefix) else account_pk(pk) for pk in holder_ids}
+    for pk in holder_pks | ({owner} if owner else set()):
+        account = lookups.get_item(model, pk)
+        if account is not None:
+            accounts[pk] = account
+    holders = []
+    for pk, account in accounts.items():
+        try:
+            if constraint.lock_key(account) == key:
+                holders.append(pk)
+        except InvalidUniqueValue:
+            continue
+    if not lock_exists and not holders:
+        return None, accounts
+    return _examine(constraint, key, lock_exists, owner, holders, accounts, model), accounts
+
+
+def repair_key(kind, namespace, key, holder_ids=(), model_class=None):
+    """Repair lock ``key`` as staff saw it (a finding of ``kind``), after reading it again.
+
+    Nothing is written when the lock is now fine (``nothing_to_do``) or is now out of step
+    in another way than ``kind`` (``changed``): staff should look again before acting.
+    """
+    finding, accounts = examine_key(namespace, key, holder_ids, model_class)
+    if finding is None:
+        seen = Finding(kind, constraint_for_namespace(namespace, model_class), key=key)
+        return Repair(seen, NOTHING_TO_DO, detail="The lock is already as it should be.")
+    if finding.kind != kind:
+        return Repair(finding, CHANGED, detail=f"The lock changed since the audit: {finding.describe()}")
+    return repair(finding, accounts, model_class)
