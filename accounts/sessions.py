@@ -51,6 +51,14 @@ def in_use():
     return settings.SESSION_ENGINE == __name__
 
 
+# The condition of each session write (protocol/sessions.h models them): a new session's
+# random key must be free, never another session's; a save applies only to a session that
+# still lives, so one ended elsewhere (a logout, a password change) or expired stays ended. A
+# comparison with a missing attribute is false, so `expires > :now` also requires the item.
+NEW_SESSION_CONDITION = "attribute_not_exists(PK)"
+SAVE_CONDITION = "expires > :now"
+
+
 def _epoch(moment=None):
     return int(time.time() if moment is None else moment.timestamp())
 
@@ -258,10 +266,9 @@ class SessionStore(SessionBase):
 
     def _put(self, item, new, now):
         if new:
-            condition, values = "attribute_not_exists(PK)", {}
+            condition, values = NEW_SESSION_CONDITION, {}
         else:
-            # Only a session that still exists is saved: one ended elsewhere stays ended.
-            condition, values = "attribute_exists(PK) AND expires > :now", {":now": {"N": str(now)}}
+            condition, values = SAVE_CONDITION, {":now": {"N": str(now)}}
         params = {"TableName": dynamo.table_name(), "Item": item, "ConditionExpression": condition}
         if values:
             params["ExpressionAttributeValues"] = values

@@ -49,6 +49,9 @@
 #define LEGACY  1   /* 0: start from a consistent table (see init); 1: from legacy data;
                      * 2: from the model's own START_DATA */
 #endif
+#ifndef SESSIONS
+#define SESSIONS 0  /* 1: run the sessions of sessions.h (browsers, a password change, time) */
+#endif
 #ifndef STAMPS
 #define STAMPS  1   /* 1: each write stores a new `updated` stamp, and `updated = :read` means
                      * no write since the read; 0: a stamp proves nothing (it is a clock
@@ -709,6 +712,8 @@ inline legacy_data() {
 	l_ex[UK(1)] = 1; l_own[UK(1)] = 0; l_leg[UK(1)] = 1
 }
 
+#include "sessions.h"
+
 init {
 	byte i;
 	atomic {
@@ -724,6 +729,10 @@ init {
 #endif
 		fi;
 		if :: TTL -> run Time() :: else fi;
+#if SESSIONS
+		cookie[0] = NO_KEY; cookie[1] = NO_KEY;
+		run Browser(0); run Browser(1); run PasswordChange(); run SessionTime();
+#endif
 		run Quiescence();
 		do
 #ifdef REPAIR_KEY

@@ -36,7 +36,17 @@ def model_files():
     return sorted(PROTOCOL_DIR.glob("*.pml"))
 
 
+def model_headers():
+    """The model's headers: ``model.h`` and the ones it includes (``sessions.h``)."""
+    return sorted(PROTOCOL_DIR.glob("*.h"))
+
+
+def model_text():
+    """Every header of the model, one after the other."""
+    return "\n".join(path.read_text(encoding="utf-8") for path in model_headers())
+
+
 def guards_defined(text=None):
-    """The guard macros ``model.h`` defines, in order."""
-    text = MODEL_HEADER.read_text(encoding="utf-8") if text is None else text
+    """The guard macros the model's headers (or ``text``) define, in order."""
+    text = model_text() if text is None else text
     return [match.group(1) for match in GUARD_DEFINITION.finditer(text)]

@@ -1,7 +1,8 @@
 """Property tests of the lock protocol on a real DynamoDB Local (a Hypothesis state machine).
 
-Random sequences of sign-ups, email/username changes (alone and both at once), password
-changes, deletions and audit repairs, on a small pool of values so they collide, run one
+Random sequences of sign-ups (verified, and unverified: holding no email lock until
+verified), verifications, email/username changes (alone and both at once, and the verified
+email change: its request, then its link), password changes, deletions and audit repairs, on a small pool of values so they collide, run one
 at a time and in concurrent bursts on a thread pool; planted damage is repaired while
 other operations race the repair. After every step a consistent Scan checks I1, I2 and I3
 (:mod:`tests.invariants`).
@@ -16,9 +17,8 @@ program and a ``@reproduce_failure('<version>', b'<blob>')`` line:
 ``ACCOUNTS_PROPERTY_BLOB=<blob>`` replays exactly that program. Threads interleave as they
 will, so a replayed burst may need a few runs to fail again.
 
-Adding an operation (e.g. ``verify`` once email verification lands): write a function
-``(machine, *args)`` in :data:`OPERATIONS` and its argument strategy in
-:data:`ARGUMENTS`; every rule, burst and count picks it up.
+Adding an operation: write a function ``(machine, *args)`` in :data:`OPERATIONS` and its
+argument strategy in :data:`ARGUMENTS`; every rule, burst and count picks it up.
 """
 
 import collections
@@ -68,6 +68,29 @@ def signup(machine, email, username):
     store.signup(email, username, HASH)
 
 
+def signup_unverified(machine, email, username):
+    store.signup(email, username, HASH, email_verified=False)
+
+
+def verify(machine, index):
+    account = _account(machine, index)
+    if account is not None:
+        store.verify_email(account)
+
+
+def change_email_by_link(machine, index, email):
+    """The verified email change: the request, then the link opened (its own read and
+    transaction), with other operations free to land in between."""
+    account = _account(machine, index)
+    if account is None or not store.is_verified(account) or store.is_same_address(account, email):
+        return
+    old_email = account.email
+    nonce = store.request_email_change(account, email)
+    account = store.get_account(account.id)
+    if account is not None:
+        store.apply_email_change(account, old_email, email, nonce)
+
+
 def change_email(machine, index, email):
     account = _account(machine, index)
     if account is not None:
@@ -104,6 +127,9 @@ def repair(machine):
 
 OPERATIONS = {
     "signup": signup,
+    "signup_unverified": signup_unverified,
+    "verify": verify,
+    "change_email_by_link": change_email_by_link,
     "change_email": change_email,
     "change_username": change_username,
     "change_both": change_both,
@@ -114,6 +140,9 @@ OPERATIONS = {
 index = st.integers(0, 7)
 ARGUMENTS = {
     "signup": st.tuples(st.sampled_from(EMAILS), st.sampled_from(USERNAMES)),
+    "signup_unverified": st.tuples(st.sampled_from(EMAILS), st.sampled_from(USERNAMES)),
+    "verify": st.tuples(index),
+    "change_email_by_link": st.tuples(index, st.sampled_from(EMAILS)),
     "change_email": st.tuples(index, st.sampled_from(EMAILS)),
     "change_username": st.tuples(index, st.sampled_from(USERNAMES)),
     "change_both": st.tuples(index, st.sampled_from(EMAILS), st.sampled_from(USERNAMES)),
@@ -140,15 +169,16 @@ class Tally:
 
     def summary(self):
         operations = sum(self.counts.values())
-        by_name = collections.Counter()
-        for (name, _), count in self.counts.items():
+        by_name, done = collections.Counter(), collections.Counter()
+        for (name, outcome), count in self.counts.items():
             by_name[name] += count
+            done[name] += count if outcome == "ok" else 0
         refused = sum(count for (_, outcome), count in self.counts.items() if outcome != "ok")
         return (
             f"{self.examples} examples, {self.checks - self.examples} steps ({self.checks} I1-I3 scans), "
             f"{operations} operations "
             f"({refused} refused under contention): "
-            + ", ".join(f"{name} {count}" for name, count in sorted(by_name.items()))
+            + ", ".join(f"{name} {count} ({done[name]} ok)" for name, count in sorted(by_name.items()))
         )
 
 

@@ -18,10 +18,10 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandParser
 
-from accounts import store, transactions
+from accounts import dynamo, sessions, store, transactions
 from accounts.management.commands.accounts_explain import Command as ExplainCommand
 from accounts.tables import ACCOUNT_PREFIX, Account, utcnow
-from tests.protocol_table import MODEL_HEADER, guards_defined, rows
+from tests.protocol_table import guards_defined, model_text, rows
 
 GONE = f"{ACCOUNT_PREFIX}gone"
 
@@ -227,8 +227,33 @@ def accounts_read(ddb):
     return store.get_by_email("ada@x.io"), store.get_by_email("bob@x.io"), store.get_by_username("carol")
 
 
-def test_conditions_the_code_sends_are_the_table_rows_of_today(accounts_read):
-    sent = set()
+@pytest.fixture
+def session_writes(ddb, monkeypatch):
+    """The conditions of the session writes the code sends (not transactions: one PutItem
+    each), recorded on their way to DynamoDB Local: a new session, then a save of it."""
+    sent = []
+    send = dynamo.call
+
+    def recording(operation, **params):
+        if operation == "put_item":
+            sent.append(params["ConditionExpression"].replace(":now", "now"))
+        return send(operation, **params)
+
+    monkeypatch.setattr(dynamo, "call", recording)
+    new = sessions.SessionStore()
+    new["cart"] = "tea"
+    new.create()
+    loaded = sessions.SessionStore(new.session_key)
+    loaded["cart"] = "coffee"
+    loaded.save()
+    created, saved = sent
+    return {("session_create", "session", "Put", conjunct) for conjunct in split_and(created)} | {
+        ("session_save", "session", "Put", conjunct) for conjunct in split_and(saved)
+    }
+
+
+def test_conditions_the_code_sends_are_the_table_rows_of_today(accounts_read, session_writes):
+    sent = set(session_writes)
     for name, request, operation, me, holder, roles in code_transactions(*accounts_read):
         sent |= shapes(name, request, operation, me, holder, roles)
     table = {(row.transaction, row.action, row.kind, row.condition) for row in rows() if row.since == "code"}
@@ -242,7 +267,7 @@ def test_every_operation_accounts_explain_prints_is_checked(ddb):
 
 
 def test_model_defines_and_uses_exactly_the_guards_of_the_table():
-    text = MODEL_HEADER.read_text(encoding="utf-8")
+    text = model_text()
     defined = guards_defined(text)
     assert len(defined) == len(set(defined))
     assert set(defined) == {row.guard for row in rows()}

@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from tests.protocol_table import GUARD_DEFINITION, PROTOCOL_DIR, guards_defined, model_files, rows
+from tests.protocol_table import GUARD_DEFINITION, PROTOCOL_DIR, guards_defined, model_files, model_headers, rows
 
 SPIN_TIMEOUT = 600
 
@@ -57,15 +57,21 @@ def test_committed_model_explores_every_interleaving_without_error(model, tmp_pa
     assert not list(directory.glob("*.trail"))
 
 
-def mutable(text, ids):
-    """The model with every guard switchable: guard ``ids[name]`` is removed (always true) when
-    the environment variable MUTANT names it; with any other value it is the model as committed."""
+def switchable(text, ids):
+    """A header with every guard switchable: guard ``ids[name]`` is removed (always true) when
+    the variable ``mutant`` names it; with any other value it is the header as committed."""
 
-    def switchable(match):
+    def switch(match):
         name, parameters, space, expression = match.groups()
         return f"#define {name}{parameters or ''}{space}(mutant == {ids[name]} || {expression})"
 
-    text = GUARD_DEFINITION.sub(switchable, text)
+    return GUARD_DEFINITION.sub(switch, text)
+
+
+def mutable(text, ids):
+    """``model.h`` with its guards switchable and ``mutant`` read from the environment
+    variable MUTANT when the model starts."""
+    text = switchable(text, ids)
     text = text.replace("/* ---- bounds ---- */", "byte mutant;\n/* ---- bounds ---- */", 1)
     start = "init {\n\tbyte i;\n"
     assert start in text
@@ -78,12 +84,14 @@ def mutants(tmp_path_factory):
     require("spin")
     require("gcc")
     root = tmp_path_factory.mktemp("mutants")
-    header = (PROTOCOL_DIR / "model.h").read_text(encoding="utf-8")
-    ids = {name: number for number, name in enumerate(guards_defined(header), start=1)}
+    ids = {name: number for number, name in enumerate(guards_defined(), start=1)}
     compiled = {}
     for model in model_files():
         directory = copy_protocol(root / model.stem)
-        (directory / "model.h").write_text(mutable(header, ids), encoding="utf-8")
+        for header in model_headers():
+            text = header.read_text(encoding="utf-8")
+            text = mutable(text, ids) if header.name == "model.h" else switchable(text, ids)
+            (directory / header.name).write_text(text, encoding="utf-8")
         subprocess.run(["spin", "-a", model.name], cwd=directory, check=True, capture_output=True, timeout=SPIN_TIMEOUT)
         subprocess.run(
             ["gcc", "-std=gnu99", "-O0", "-w", "-DSAFETY", "-o", "pan", "pan.c"],

@@ -131,6 +131,21 @@ def test_a_session_ended_elsewhere_is_not_revived_by_its_own_save(ddb):
     assert session_items(account_id_of(client)) == []
 
 
+def test_a_session_that_expired_while_a_request_ran_is_not_revived_by_its_save(ddb):
+    client = signed_up_client()
+    store_ = sessions.SessionStore(client.cookies["sessionid"].value)
+    store_["cart"] = "tea"
+    [item] = session_items(account_id_of(client))
+    item["expires"] = {"N": str(int(time.time()) - 1)}  # its time ran out; TTL deletes it later
+    dynamo.batch_write(puts=[item])
+
+    with pytest.raises(UpdateError):
+        store_.save()
+    [still_expired] = session_items(account_id_of(client))
+    assert int(still_expired["expires"]["N"]) < time.time()
+    assert not is_logged_in(client)
+
+
 def test_profile_lists_the_sessions_with_browser_and_logs_out_the_others(ddb):
     client = signed_up_client()
     Client(HTTP_USER_AGENT=FIREFOX).post("/accounts/login/", {"username": "ada", "password": PASSWORD})
