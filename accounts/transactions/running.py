@@ -219,16 +219,17 @@ def _unknown(transaction, why):
     )
 
 
-def settle(transaction, delays=SETTLE_DELAYS):
+def settle(transaction, delays=None):
     """Find out whether ``transaction``, whose outcome was unknown, committed; apply it if not.
 
-    Resends the same request with the same ``ClientRequestToken`` after each of ``delays``:
+    Resends the same request with the same ``ClientRequestToken`` after each of ``delays``
+    (default :data:`SETTLE_DELAYS`, read when called):
     DynamoDB answers a request it already applied (within 10 minutes) with success without
     applying it again, and still evaluates one it never received. So a return means it is
     applied exactly once; a cancellation error means it was not applied and now will not
     be; :class:`OutcomeUnknown` means even the resends could not tell.
     """
-    for delay in delays:
+    for delay in SETTLE_DELAYS if delays is None else delays:
         left = deadline.remaining()
         if left is not None and left <= delay:
             # The request's deadline leaves no room to wait and resend: say it is unknown now.
