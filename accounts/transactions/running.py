@@ -13,7 +13,8 @@ Retries:
   request with the same token (:func:`settle`), and raise :class:`OutcomeUnknown` only when
   even that cannot tell. "Nothing was written" is said only when it is known.
 
-:func:`create`, :func:`change` and :func:`delete` plan and run in one call.
+A cancelled transaction's answer is read by position (:func:`cancellation_error`).
+:func:`create`, :func:`change` and :func:`delete` plan a transaction and run it.
 """
 
 import random
