@@ -40,7 +40,7 @@ def lose_next_answer(client):
 def no_sleep(monkeypatch):
     """Record backoff sleeps instead of sleeping."""
     slept = []
-    monkeypatch.setattr(transactions.time, "sleep", slept.append)
+    monkeypatch.setattr(transactions.running.time, "sleep", slept.append)
     return slept
 
 

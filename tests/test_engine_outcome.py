@@ -46,7 +46,7 @@ def test_every_answer_lost_is_an_unknown_outcome_carrying_the_token(ddb, sent_to
 
 
 def test_transaction_in_progress_to_the_end_is_an_unknown_outcome(ddb, monkeypatch):
-    monkeypatch.setattr(transactions.time, "sleep", lambda seconds: None)
+    monkeypatch.setattr(transactions.running.time, "sleep", lambda seconds: None)
     in_progress = {
         "Error": {"Code": "TransactionInProgressException", "Message": "in progress"},
         "ResponseMetadata": {"HTTPStatusCode": 400},
@@ -62,7 +62,7 @@ def test_transaction_in_progress_to_the_end_is_an_unknown_outcome(ddb, monkeypat
 def test_a_refused_connection_is_unavailable_nothing_was_sent(settings, monkeypatch):
     from project.dynamodb_local import free_port
 
-    monkeypatch.setattr(transactions.time, "sleep", lambda seconds: None)
+    monkeypatch.setattr(transactions.running.time, "sleep", lambda seconds: None)
     settings.ACCOUNTS_ENDPOINT_URL = f"http://127.0.0.1:{free_port()}"
 
     with pytest.raises(Unavailable) as raised:

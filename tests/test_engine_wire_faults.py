@@ -102,7 +102,7 @@ def test_random_operations_through_random_faults_match_a_model_exactly(wire, mon
     run_seed = int(os.environ.get("ACCOUNTS_PROPERTY_SEED") or random.randrange(2**32))
     print(f"wire faults: seed {run_seed} (rerun: ACCOUNTS_PROPERTY_SEED={run_seed})")
     rng = random.Random(run_seed)
-    monkeypatch.setattr(transactions, "SETTLE_DELAYS", (0.05, 0.1, 0.2))
+    monkeypatch.setattr(transactions.running, "SETTLE_DELAYS", (0.05, 0.1, 0.2))
     wire.fault = random_faults(rng, 0.4)
     model = Model()
     emails = [f"w{n}@example.com" for n in range(3)]

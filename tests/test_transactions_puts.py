@@ -6,9 +6,10 @@ import pytest
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute, VersionAttribute
 from pynamodb.models import Model
 
-from accounts import store, transactions
+from accounts import store
 from accounts.examples import Player
 from accounts.tables import Account, Lock, lock_model_for
+from accounts.transactions import actions
 
 
 class Reading(Model):
@@ -65,7 +66,7 @@ def same_json(first, second):
     ids=["account", "player", "reading", "reading-with-note"],
 )
 def test_guarded_put_is_pynamodbs_request_key_for_key(item):
-    assert same_json(transactions._guarded_put(item), pynamodb_put(item))
+    assert same_json(actions._guarded_put(item), pynamodb_put(item))
 
 
 @pytest.mark.parametrize("expires", [None, 1700000000], ids=["lasting", "expiring"])
@@ -74,7 +75,7 @@ def test_lock_put_is_pynamodbs_request_for_the_lock_model(model, expires):
     lock_model = lock_model_for(model)
     assert lock_model.Meta.table_name == model.Meta.table_name
     now = 1690000000
-    built = transactions._lock_put(lock_model, "UNIQ#EMAIL#ada@x.io", "ACCT#1", expires, now=now)
+    built = actions._lock_put(lock_model, "UNIQ#EMAIL#ada@x.io", "ACCT#1", expires, now=now)
     lock = lock_model(PK="UNIQ#EMAIL#ada@x.io", owner="ACCT#1", expires=expires)
     expected = lock.get_save_kwargs_from_instance(
         # Free: absent, or expired (TTL deletes lazily).
@@ -86,14 +87,14 @@ def test_lock_put_is_pynamodbs_request_for_the_lock_model(model, expires):
 
 def test_lock_action_targets_the_lock_item():
     lock = Lock(PK="UNIQ#EMAIL#ada@x.io", owner="ACCT#1")
-    action = transactions._lock_action("Put", Lock, lock.PK, lock.owner, transactions.NEW_LOCK, None)
-    assert action.target == transactions._key_target(lock)
+    action = actions._lock_action("Put", Lock, lock.PK, lock.owner, actions.NEW_LOCK, None)
+    assert action.target == actions._key_target(lock)
 
 
 @pytest.mark.parametrize("version", [None, 3])
 def test_versioned_model_keeps_pynamodbs_combined_condition_and_version_bump(version):
     values = {"id": "v1", "label": "x"} if version is None else {"id": "v1", "label": "x", "version": version}
-    built = transactions._guarded_put(Versioned(**values))
+    built = actions._guarded_put(Versioned(**values))
     assert built == pynamodb_put(Versioned(**values))
     assert built["Item"]["version"] == {"N": str((version or 0) + 1)}
     assert "AND" in built["ConditionExpression"]
@@ -104,14 +105,14 @@ def test_missing_required_value_fails_as_pynamodb_does():
     with pytest.raises(Exception) as pynamodb_error:
         pynamodb_put(incomplete)
     with pytest.raises(type(pynamodb_error.value)):
-        transactions._guarded_put(incomplete)
+        actions._guarded_put(incomplete)
 
 
 def test_requests_never_share_the_cached_attribute_names():
-    first = transactions._guarded_put(store.build_account("a@x.io", "a", "hash"))
+    first = actions._guarded_put(store.build_account("a@x.io", "a", "hash"))
     first["ExpressionAttributeNames"]["#0"] = "changed"
-    lock_put = transactions._lock_put(Lock, "UNIQ#EMAIL#b", "ACCT#1")
-    second = transactions._guarded_put(store.build_account("b@x.io", "b", "hash"))
+    lock_put = actions._lock_put(Lock, "UNIQ#EMAIL#b", "ACCT#1")
+    second = actions._guarded_put(store.build_account("b@x.io", "b", "hash"))
     assert second["ExpressionAttributeNames"] == {"#0": "PK"}
     assert lock_put["ExpressionAttributeNames"] == {"#0": "PK", "#1": "expires"}
 
@@ -119,5 +120,5 @@ def test_requests_never_share_the_cached_attribute_names():
 def test_puts_follow_the_configured_table_name(settings):
     for name in ("first-table", "second-table"):
         settings.ACCOUNTS_TABLE_NAME = name
-        assert transactions._guarded_put(store.build_account("a@x.io", "a", "hash"))["TableName"] == name
-        assert transactions._lock_put(Lock, "UNIQ#EMAIL#a", "ACCT#1")["TableName"] == name
+        assert actions._guarded_put(store.build_account("a@x.io", "a", "hash"))["TableName"] == name
+        assert actions._lock_put(Lock, "UNIQ#EMAIL#a", "ACCT#1")["TableName"] == name

@@ -17,7 +17,7 @@ def _model_of(raw, models):
     pk = raw.get("PK", {}).get("S", "")
     sort_key = raw.get("SK", {}).get("S")
     for model in models:
-        if pk.startswith(model.key_prefix) and sort_key == transactions._default_range_key(model):
+        if pk.startswith(model.key_prefix) and sort_key == transactions.actions._default_range_key(model):
             return model
     return None
 

@@ -1,0 +1,87 @@
+"""The one place that builds and runs TransactWriteItems requests.
+
+Every create, change and delete of an item with unique constraints is ONE transaction:
+the item's own action plus a guarded action per lock item. The request is built here in
+the order it is sent, so position ``i`` of DynamoDB's ``CancellationReasons`` is action
+``i`` of :attr:`Transaction.actions`, and each failure maps back to the fields it concerns.
+
+Expiry: an item whose ``expires`` (the table's TTL attribute) has passed is ABSENT, though
+DynamoDB may keep it for days. So every lock Put is guarded by ``attribute_not_exists(PK)
+OR expires < :now`` (an expired lock may be taken over), a lock Put for an item that expires
+carries the item's ``expires``, and every guard on an item as read adds ``expires > :now``
+when the item expires (an expired item cannot be changed, verified or deleted).
+
+Partial constraints (the email): an item the constraint leaves out (an unverified account)
+holds no lock; its create or change sends a ``ConditionCheck attribute_not_exists(PK)`` on
+the lock key instead, so a value another item holds is refused by position like a Put.
+
+Retries and unknown outcomes (a request sent, its answer lost) are :mod:`.running`'s
+business: a failed condition is an answer, never retried; "nothing was written" is said
+only when it is known.
+
+Invariants the transactions keep (the audit's findings are their violations):
+
+- **I1** each lock key has at most one live owner: every new lock is a Put guarded by
+  ``attribute_not_exists(PK)``;
+- **I2** every value a live item holds under a declared constraint is locked by that item:
+  the item's write and its lock Puts are one transaction, and a change is guarded by every
+  attribute its keys are built from, as read;
+- **I3** once activity stops, no lock is left without a live owner holding its value: old
+  locks are deleted in the same transaction (only if ours), and a lock found to be another
+  item's is kept only while a ConditionCheck proves it still is.
+
+The package: :mod:`.actions` (the request's actions, their roles and guards),
+:mod:`.plans` (the transaction of each operation, built, not sent), :mod:`.running`
+(sending it, retrying, settling an unknown outcome, reading the answer).
+"""
+
+# Callers use ``transactions.X``: every name they need is imported here.
+from .actions import (
+    CHANGE,
+    COUNT,
+    CREATE,
+    DELETE,
+    HELD_LOCK,
+    HOLDER_CHECK,
+    ITEM,
+    KEPT_LOCK,
+    MAX_ACTIONS,
+    MAX_TOKEN_LENGTH,
+    NEW_LOCK,
+    OLD_LOCK,
+    REPAIR,
+    REPAIRED_LOCK,
+    Action,
+    Transaction,
+    explain,
+)
+from .plans import (
+    changed_copy,
+    plan_change,
+    plan_claim_lock,
+    plan_create,
+    plan_delete,
+    plan_release_lock,
+    plan_transfer_lock,
+    plan_updates,
+)
+from .running import (
+    AMBIGUOUS_CODES,
+    BACKOFF_BASE_SECONDS,
+    CONFLICT_ATTEMPTS,
+    CONTENDED_REASONS,
+    LOCK_ATTEMPTS,
+    MAYBE_SENT_ERRORS,
+    RESEND_CODES,
+    SETTLE_DELAYS,
+    TRANSPORT_ATTEMPTS,
+    TRANSPORT_ERRORS,
+    LockNotOwned,
+    cancellation_error,
+    change,
+    create,
+    delete,
+    run,
+    settle,
+)
+

@@ -1,0 +1,268 @@
+"""The planners: the :class:`~.actions.Transaction` each operation sends, built, not sent.
+
+A create, change or delete of an item with unique constraints, and each audit repair of a
+lock, is planned here as one transaction of guarded actions (:mod:`.actions`); running it
+is :mod:`.running`'s business. ``accounts_explain`` shows a plan without sending it.
+"""
+
+from ..exceptions import InvalidTransaction, InvalidUniqueValue
+from ..tables import epoch_now, lock_model_for
+from ..uniqueness import constraints_of
+from .actions import (
+    CHANGE,
+    COUNT,
+    CREATE,
+    DELETE,
+    ITEM,
+    NEW_LOCK,
+    REPAIR,
+    REPAIRED_LOCK,
+    Action,
+    _absent,
+    _condition_check,
+    _expires,
+    _free_condition,
+    _guarded_put,
+    _held_by,
+    _key_target,
+    _lock_action,
+    _lock_check,
+    _lock_keep,
+    _old_lock_action,
+    _owner,
+    _still_as_read,
+    _transaction,
+)
+
+
+def _current_lock_key(constraint, item):
+    # Data written before a constraint existed may lack the value: it then holds no lock.
+    try:
+        return constraint.lock_key(item)
+    except InvalidUniqueValue:
+        return None
+
+
+def _current_claimed_key(constraint, item):
+    try:
+        return constraint.claimed_key(item)
+    except InvalidUniqueValue:
+        return None
+
+
+
+def plan_create(item, *, token=None):
+    """The transaction creating ``item`` and one guarded lock per unique constraint.
+
+    ``Put item [attribute_not_exists(PK)]``, then per constraint, in declaration order:
+    ``Put lock [attribute_not_exists(PK) OR expires < :now]`` (carrying the item's
+    ``expires`` when it has one), or, for a partial constraint that leaves the item out,
+    ``ConditionCheck lock [attribute_not_exists(PK)]``.
+    """
+    model = type(item)
+    lock_model = lock_model_for(model)
+    owner = _owner(item)
+    expires = _expires(item)
+    actions = [Action("Put", _guarded_put(item), ITEM, _key_target(item))]
+    for constraint in constraints_of(model):
+        key = constraint.lock_key(item)
+        if key is not None:
+            actions.append(_lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint, expires))
+            continue
+        claimed = None if constraint.applies_to(item) else constraint.claimed_key(item)
+        if claimed is not None:
+            actions.append(_lock_check(lock_model, claimed, constraint))
+    return _transaction(CREATE, actions, token)
+
+
+def changed_copy(item, changes):
+    """A copy of ``item`` with ``changes`` applied; ``item`` itself is left as read."""
+    model = type(item)
+    unknown = set(changes) - set(model.get_attributes())
+    if unknown:
+        raise ValueError(f"{model.__name__} has no attribute(s) {', '.join(sorted(unknown))}")
+    copy = model.from_raw_data(item.serialize(null_check=False))
+    for name, value in changes.items():
+        setattr(copy, name, value)
+    return copy
+
+
+def plan_change(item, changes, *, token=None, keep_locks=None, unheld=()):
+    """The transaction applying ``changes`` (attribute -> new value) to ``item`` as read.
+
+    ``Update item [(expires > :now, if it expires) AND every changed or lock-deciding
+    attribute = as read]``, then per constraint whose lock key really changes
+    after normalization: ``Put new lock [attribute_not_exists(PK) OR expires < :now]`` (I1;
+    carrying the item's new ``expires``) and ``Delete old lock [owner = me OR
+    attribute_not_exists(PK)]``. Every attribute of each moved key is guarded as read (scope
+    included), so two concurrent changes of one item cannot orphan a lock (I2, I3).
+    Constraints whose attributes ``changes`` does not touch are left alone, even when their
+    stored value cannot be locked (legacy data). A value a partial constraint leaves out gets
+    ``ConditionCheck lock [attribute_not_exists(PK)]`` instead of a Put. When the change
+    removes ``expires`` (a verification), each lock the item keeps gets ``Update lock
+    REMOVE expires [owner = me]``.
+
+    ``keep_locks`` maps old lock keys not to release to the other item holding each
+    (``None``: the lock names nobody); each gets a ConditionCheck that it still does
+    (``owner = that item``), so the transaction is cancelled if the lock moved meanwhile.
+    ``unheld`` lists ``(constraint, key)`` pairs that must be free, each checked with
+    ``ConditionCheck lock [attribute_not_exists(PK)]`` and refused by position like a Put
+    (an email change request: the new address must not be held, though no lock moves yet).
+    """
+    keep_locks = keep_locks or {}
+    model = type(item)
+    changed = changed_copy(item, changes)
+    lock_model = lock_model_for(model)
+    owner = _owner(item)
+    expires = _expires(changed)
+    stops_expiring = _expires(item) is not None and expires is None
+    guarded = set(changes)
+    lock_actions = []
+    for constraint in constraints_of(model):
+        if not stops_expiring and not set(changes).intersection(constraint.guarded_attributes):
+            # Untouched: its lock stays as it is, even when the stored value could not be
+            # locked (legacy data), so a password change never fails on an old blank name.
+            continue
+        old_key = _current_lock_key(constraint, item)
+        new_key = constraint.lock_key(changed)
+        if old_key == new_key:
+            if old_key is not None and stops_expiring:
+                lock_actions.append(_lock_keep(lock_model, old_key, owner, constraint))
+            elif old_key is None and not constraint.applies_to(changed):
+                claimed = constraint.claimed_key(changed)
+                if claimed is not None and claimed != _current_claimed_key(constraint, item):
+                    guarded.update(constraint.guarded_attributes)
+                    lock_actions.append(_lock_check(lock_model, claimed, constraint))
+            continue
+        # Guard every attribute the key is built from, not only the changed ones: a
+        # concurrent change of the scope (the team) must cancel a change of the field (the
+        # number), or the lock would move inside a team the item has left.
+        guarded.update(constraint.guarded_attributes)
+        if new_key is not None:
+            lock_actions.append(_lock_action("Put", lock_model, new_key, owner, NEW_LOCK, constraint, expires))
+        if old_key is not None:
+            lock_actions.append(_old_lock_action(lock_model, old_key, owner, constraint, keep_locks))
+    for constraint, key in unheld:
+        lock_actions.append(_lock_check(lock_model, key, constraint))
+    attributes = model.get_attributes()
+    updates = [
+        attributes[name].remove() if value is None else attributes[name].set(value)
+        for name, value in changes.items()
+    ]
+    update = Action(
+        "Update",
+        item.get_update_kwargs_from_instance(actions=updates, condition=_still_as_read(item, guarded)),
+        ITEM,
+        _key_target(item),
+    )
+    return _transaction(CHANGE, [update, *lock_actions], token)
+
+
+def plan_delete(item, *, token=None, keep_locks=None):
+    """The transaction deleting ``item`` and releasing every lock it holds.
+
+    The item's Delete is guarded by its unique values as read; each lock's Delete by
+    ``owner = me OR attribute_not_exists(PK)``. ``keep_locks`` is as in :func:`plan_change`:
+    a lock held by another item is not deleted but checked to still be held by it.
+    """
+    keep_locks = keep_locks or {}
+    model = type(item)
+    lock_model = lock_model_for(model)
+    owner = _owner(item)
+    constraints = constraints_of(model)
+    # Partial constraints' conditions too: a verification landing first takes the email lock.
+    guarded = {name for constraint in constraints for name in constraint.guarded_attributes}
+    actions = [
+        Action(
+            "Delete",
+            item.get_delete_kwargs_from_instance(condition=_still_as_read(item, guarded)),
+            ITEM,
+            _key_target(item),
+        )
+    ]
+    for constraint in constraints:
+        key = _current_lock_key(constraint, item)
+        if key is not None:
+            actions.append(_old_lock_action(lock_model, key, owner, constraint, keep_locks))
+    return _transaction(DELETE, actions, token)
+
+
+def _holder_checks(model, constraint, item, owner, owner_item):
+    """ConditionChecks that ``item`` (if any) still holds its value as read, and that the
+    lock's current ``owner`` still does not: gone when ``owner_item`` is ``None``, else with
+    the values read (which did not map to the lock)."""
+    checks = []
+    if item is not None:
+        checks.append(_condition_check(model, _owner(item), _still_as_read(item, constraint.guarded_attributes)))
+    # A lock naming nobody (or an empty owner, which no item can have as key) needs no check.
+    if owner:
+        if owner_item is None:
+            checks.append(_condition_check(model, owner, _absent(model)))
+        else:
+            checks.append(_condition_check(model, owner, _still_as_read(owner_item, constraint.guarded_attributes)))
+    return checks
+
+
+def _give_lock(item, constraint, condition):
+    """The Put making ``item`` the owner of its value's lock, if ``condition`` holds."""
+    model = type(item)
+    lock_model = lock_model_for(model)
+    key = constraint.lock_key(item)
+    if key is None:
+        raise InvalidTransaction(f"{_owner(item)} holds no value under {constraint!r}: no lock to give it.")
+    lock = lock_model(PK=key, owner=_owner(item), expires=_expires(item))
+    body = lock.get_save_kwargs_from_instance(condition=condition(lock_model))
+    return Action("Put", body, REPAIRED_LOCK, _key_target(lock), constraint, key)
+
+
+def plan_claim_lock(item, constraint, *, token=None):
+    """The transaction creating the missing lock of ``item``'s value under ``constraint``.
+
+    Guarded: the lock must not exist (or be expired), and ``item`` must still hold the value
+    as read, so a concurrent signup or change of that value wins and this repair is cancelled.
+    An item a partial constraint leaves out (an unverified email) holds no lock: refused.
+    """
+    put = _give_lock(item, constraint, lambda lock_model: _free_condition(lock_model, epoch_now()))
+    return _transaction(REPAIR, [put, *_holder_checks(type(item), constraint, item, None, None)], token)
+
+
+def plan_transfer_lock(item, constraint, owner, owner_item=None, *, token=None):
+    """The transaction giving ``item`` the lock of its value, now held by the wrong ``owner``.
+
+    ``owner`` is the lock's owner as read (``None``: the lock names nobody); ``owner_item`` is
+    that owner as read, or ``None`` when it does not exist. Guarded: the lock still names
+    ``owner``, ``item`` still holds the value, and the owner is still gone or unchanged.
+    """
+    put = _give_lock(item, constraint, lambda lock_model: _held_by(lock_model, owner))
+    return _transaction(REPAIR, [put, *_holder_checks(type(item), constraint, item, owner, owner_item)], token)
+
+
+def plan_release_lock(model_class, constraint, key, owner, owner_item=None, *, token=None):
+    """The transaction deleting orphaned lock ``key``: nobody holds its value.
+
+    ``owner`` is the lock's owner as read (``None``: the lock names nobody); ``owner_item`` is
+    that owner as read (its value no longer maps to ``key``), or ``None`` when it does not
+    exist. Guarded: the lock still names ``owner``, and the owner is still gone or unchanged.
+    While the lock exists no other item can take its value, so nobody else needs checking.
+    """
+    lock_model = lock_model_for(model_class)
+    lock = lock_model(PK=key, owner=owner)
+    delete = Action(
+        "Delete",
+        lock.get_delete_kwargs_from_instance(condition=_held_by(lock_model, owner)),
+        REPAIRED_LOCK,
+        _key_target(lock),
+        constraint,
+        key,
+    )
+    return _transaction(REPAIR, [delete, *_holder_checks(model_class, constraint, None, owner, owner_item)], token)
+
+
+def plan_updates(updates, *, token=None):
+    """The transaction applying plain, unguarded ``UpdateItem`` parameters together (rate
+    counters: one request for several counters). No lock is involved."""
+    actions = [
+        Action("Update", update, ITEM, (update["TableName"], update["Key"]["PK"]["S"], update["Key"]["SK"]["S"]))
+        for update in updates
+    ]
+    return _transaction(COUNT, actions, token)

@@ -1,0 +1,305 @@
+"""Running a transaction: sending it, retrying what is safe, and reading its answer.
+
+Retries:
+
+- transport failures (timeouts, resets) resend the SAME ``ClientRequestToken``, so a
+  transaction that committed but whose answer was lost is not applied twice;
+- ``TransactionConflict`` cancellations are retried a few times with jittered backoff and a
+  new token (a cancelled transaction did not commit), then raise :class:`Busy`;
+- a failed condition is never retried: it is an answer;
+- when a request may have been applied and no answer says whether it was (the connection
+  broke after sending, or DynamoDB kept answering ``TransactionInProgress``), the outcome is
+  unknown: :func:`create`, :func:`change` and :func:`delete` settle it by resending the same
+  request with the same token (:func:`settle`), and raise :class:`OutcomeUnknown` only when
+  even that cannot tell. "Nothing was written" is said only when it is known.
+
+A cancelled transaction's answer is read by position (:func:`cancellation_error`).
+:func:`create`, :func:`change` and :func:`delete` plan a transaction and run it.
+"""
+
+import random
+import time
+import uuid
+
+import botocore.exceptions
+
+from .. import deadline
+from ..exceptions import (
+    Busy,
+    InvalidTransaction,
+    ItemAlreadyExists,
+    OutcomeUnknown,
+    StaleItem,
+    TokenReused,
+    TransactionCancelled,
+    Unavailable,
+    UniqueViolation,
+)
+from ..tables import dynamodb_client
+from .actions import CREATE, KEPT_LOCK, NEW_LOCK, OLD_LOCK
+from .plans import plan_change, plan_create, plan_delete
+
+CONFLICT_ATTEMPTS = 4
+TRANSPORT_ATTEMPTS = 3
+BACKOFF_BASE_SECONDS = 0.02
+# A change or delete re-plans this many times when an old lock turns out to be another
+# item's, or changes hands again while we look (each attempt is cancelled, never partial).
+LOCK_ATTEMPTS = 4
+# Pauses before each resend that settles an unknown outcome (same token, so applied once).
+SETTLE_DELAYS = (0.2, 0.5, 1.0)
+
+TRANSPORT_ERRORS = (botocore.exceptions.ConnectionError, botocore.exceptions.HTTPClientError)
+# A connection that broke after it was made (read timeout, reset): the request may have
+# been received and applied. A ConnectionError (refused, connect timeout) sent nothing.
+MAYBE_SENT_ERRORS = (botocore.exceptions.HTTPClientError,)
+# Answers that say "not now" without cancelling: resend the same request, same token.
+RESEND_CODES = frozenset(
+    {
+        "TransactionInProgressException",
+        "ThrottlingException",
+        "ProvisionedThroughputExceededException",
+        "RequestLimitExceeded",
+        "InternalServerError",
+        "ServiceUnavailable",
+    }
+)
+# Answers after which the request may still commit: its outcome is unknown until settled.
+AMBIGUOUS_CODES = frozenset({"TransactionInProgressException", "InternalServerError"})
+# Cancellation reasons that mean "collided with other traffic", worth another attempt.
+CONTENDED_REASONS = frozenset({"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"})
+
+
+class LockNotOwned(TransactionCancelled):
+    """An old lock this item meant to release (or keep) is not as the request assumed.
+
+    ``keys`` lists them; ``owners`` maps each of those still held by another item to that
+    owner (``None``: the lock names nobody). A key in ``keys`` but not in ``owners`` is now
+    free or ours, so the next attempt releases it.
+    """
+
+    def __init__(self, keys, reasons=(), owners=None):
+        self.keys = frozenset(keys)
+        self.owners = dict(owners or {})
+        super().__init__(f"Lock(s) not as expected: {', '.join(sorted(self.keys))}", reasons)
+
+
+def _backoff(attempt):
+    # Full jitter: concurrent losers spread out instead of colliding again in step.
+    time.sleep(random.uniform(0, BACKOFF_BASE_SECONDS * 2**attempt))
+
+
+def _lock_owner(reason):
+    return reason.get("Item", {}).get("owner", {}).get("S")
+
+
+def cancellation_error(transaction, reasons):
+    """The exception for a cancelled ``transaction``, reading ``reasons`` by position."""
+    item_failed = False
+    collided, owners, namespaces, not_owned, contended, other = set(), {}, {}, {}, False, []
+    me = _owner_of_transaction(transaction)
+    for action, reason in zip(transaction.actions, reasons):
+        code = reason.get("Code", "None")
+        if code == "None":
+            continue
+        if code == "ConditionalCheckFailed":
+            if action.role == NEW_LOCK:
+                collided.update(action.constraint.fields)
+                owners.update(dict.fromkeys(action.constraint.fields, _lock_owner(reason)))
+                for name in action.constraint.fields:
+                    namespaces.setdefault(name, set()).add(action.constraint.namespace)
+            elif action.role in (OLD_LOCK, KEPT_LOCK):
+                # ALL_OLD returns the lock as it is; no Item means it is gone.
+                not_owned[action.lock_key] = (reason.get("Item") is not None, _lock_owner(reason))
+            else:
+                # The item, or a lock it keeps, is not as read (HELD_LOCK: not ours any more).
+                item_failed = True
+        elif code in CONTENDED_REASONS:
+            contended = True
+        else:
+            other.append(code)
+    if item_failed:
+        if transaction.operation == CREATE:
+            return ItemAlreadyExists("The item's key already exists.", reasons)
+        return StaleItem("The item changed or was deleted since it was read.", reasons)
+    if collided:
+        return UniqueViolation(collided, owners, reasons, namespaces)
+    if not_owned:
+        held = {key: owner for key, (exists, owner) in not_owned.items() if exists and owner != me}
+        return LockNotOwned(not_owned, reasons, held)
+    if contended:
+        return Busy("Other transactions on the same items kept conflicting; nothing was written.", reasons)
+    return InvalidTransaction(f"DynamoDB rejected the transaction: {', '.join(other) or 'no reason given'}")
+
+
+def _is_own_replay(transaction, error):
+    """After a lost answer, is ``error`` just our own earlier attempt having committed?"""
+    if transaction.operation != CREATE or not isinstance(error, ItemAlreadyExists):
+        return False
+    me = _owner_of_transaction(transaction)
+    for action, reason in zip(transaction.actions, error.reasons):
+        if action.role == NEW_LOCK and reason.get("Code") == "ConditionalCheckFailed":
+            if _lock_owner(reason) != me:
+                return False
+    return True
+
+
+def _owner_of_transaction(transaction):
+    return transaction.actions[0].target[1]
+
+
+def run(transaction):
+    """Send ``transaction``; retry what is safe to retry; raise a precise error otherwise.
+
+    Raises :class:`UniqueViolation`, :class:`ItemAlreadyExists`, :class:`StaleItem`,
+    :class:`LockNotOwned`, :class:`Busy`, :class:`Unavailable` (nothing was sent),
+    :class:`OutcomeUnknown` (it was sent and may have been applied), :class:`TokenReused` or
+    :class:`InvalidTransaction`.
+    """
+    request = transaction.request()
+    conflicts = resends = 0
+    # Whether the request with the current token may have been applied, unanswered.
+    maybe_applied = False
+    while True:
+        try:
+            dynamodb_client().transact_write_items(**request)
+            deadline.note_saved()
+            return
+        except deadline.DeadlinePassed as error:
+            if maybe_applied:
+                raise _unknown(transaction, f"no answer before the request deadline ({error})") from error
+            raise
+        except TRANSPORT_ERRORS as error:
+            maybe_applied = maybe_applied or isinstance(error, MAYBE_SENT_ERRORS)
+            resends += 1
+            if resends >= TRANSPORT_ATTEMPTS:
+                if maybe_applied:
+                    raise _unknown(transaction, f"the connection broke after sending ({error})") from error
+                raise Unavailable(f"DynamoDB could not be reached: {error}") from error
+        except botocore.exceptions.ClientError as error:
+            code = error.response.get("Error", {}).get("Code")
+            if code == "TransactionCanceledException":
+                failure = cancellation_error(transaction, error.response.get("CancellationReasons", []))
+                if resends and _is_own_replay(transaction, failure):
+                    deadline.note_saved()
+                    return
+                if not isinstance(failure, Busy):
+                    raise failure from error
+                conflicts += 1
+                if conflicts >= CONFLICT_ATTEMPTS:
+                    raise failure from error
+                # The cancelled attempt did not commit (with its token, a committed request
+                # is answered with success): the retry is a new request, not yet sent.
+                transaction.token = uuid.uuid4().hex
+                request = transaction.request()
+                maybe_applied = False
+                _backoff(conflicts)
+                continue
+            if code in RESEND_CODES:
+                maybe_applied = maybe_applied or code in AMBIGUOUS_CODES
+                resends += 1
+                if resends >= TRANSPORT_ATTEMPTS:
+                    if maybe_applied:
+                        raise _unknown(transaction, f"DynamoDB answered {code}") from error
+                    raise Busy(f"DynamoDB is busy ({code}); nothing was written.") from error
+            elif code == "IdempotentParameterMismatchException":
+                raise TokenReused(f"Token {transaction.token} was used for a different request.") from error
+            elif code == "ResourceNotFoundException":
+                raise Unavailable(f"The table is missing: {error}") from error
+            elif code == "ValidationException":
+                raise InvalidTransaction(str(error)) from error
+            else:
+                raise
+        _backoff(resends)
+
+
+def _unknown(transaction, why):
+    return OutcomeUnknown(
+        f"The {transaction.operation} may or may not have been written: {why}. "
+        f"Resending it with token {transaction.token} within 10 minutes settles it.",
+        transaction.token,
+    )
+
+
+def settle(transaction, delays=None):
+    """Find out whether ``transaction``, whose outcome was unknown, committed; apply it if not.
+
+    Resends the same request with the same ``ClientRequestToken`` after each of ``delays``
+    (default :data:`SETTLE_DELAYS`, read when called):
+    DynamoDB answers a request it already applied (within 10 minutes) with success without
+    applying it again, and still evaluates one it never received. So a return means it is
+    applied exactly once; a cancellation error means it was not applied and now will not
+    be; :class:`OutcomeUnknown` means even the resends could not tell.
+    """
+    for delay in SETTLE_DELAYS if delays is None else delays:
+        left = deadline.remaining()
+        if left is not None and left <= delay:
+            # The request's deadline leaves no room to wait and resend: say it is unknown now.
+            break
+        time.sleep(delay)
+        try:
+            return run(transaction)
+        except OutcomeUnknown:
+            continue
+        except Unavailable:
+            # Nothing reached DynamoDB this time: the first attempt is still in doubt.
+            continue
+    raise _unknown(transaction, "resending with the same token got no answer either")
+
+
+def _run_settled(transaction):
+    try:
+        run(transaction)
+    except OutcomeUnknown:
+        settle(transaction)
+
+
+def _run_releasing_old_locks(plan, token):
+    """Run the transaction ``plan(keep_locks, token)`` builds, re-planning when an old lock
+    is not as assumed: held by another item (keep it, checked), or, after that, gone or
+    handed back to us (release it after all). Every attempt but the last was cancelled, so
+    only the first carries the caller's ``token``; each re-plan is a new request."""
+    keep_locks = {}
+    for _ in range(LOCK_ATTEMPTS):
+        try:
+            return _run_settled(plan(keep_locks, token))
+        except LockNotOwned as error:
+            for key in error.keys:
+                if key in error.owners:
+                    keep_locks[key] = error.owners[key]
+                else:
+                    keep_locks.pop(key, None)
+            token = None
+    raise Busy("The old value's lock kept changing hands; nothing was written.")
+
+
+def create(item, *, token=None):
+    """Create ``item`` and its locks in one transaction. Returns ``item``.
+
+    Raises :class:`OutcomeUnknown` when resending with the same token could not tell
+    whether it was written.
+    """
+    _run_settled(plan_create(item, token=token))
+    return item
+
+
+def change(item, changes, *, token=None, unheld=()):
+    """Apply ``changes`` to ``item`` and move its locks in one transaction.
+
+    ``item`` must be as read from the table; on success it carries the new values.
+    ``unheld``: lock keys that must be free, see :func:`plan_change`.
+    Raises :class:`StaleItem` when the item changed since it was read. An old lock held by
+    another item is not released but checked, in the same transaction, to still be that
+    item's (see :func:`plan_change`); if it moved meanwhile, the change is planned again.
+    """
+    _run_releasing_old_locks(
+        lambda keep, token: plan_change(item, changes, token=token, keep_locks=keep, unheld=unheld), token
+    )
+    for name, value in changes.items():
+        setattr(item, name, value)
+    return item
+
+
+def delete(item, *, token=None):
+    """Delete ``item`` and release its locks in one transaction; never another item's lock
+    (checked to still be that item's, as in :func:`change`)."""
+    _run_releasing_old_locks(lambda keep, token: plan_delete(item, token=token, keep_locks=keep), token)
