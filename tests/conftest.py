@@ -66,3 +66,15 @@ def count_requests():
 
     with RequestCounter() as counter:
         yield counter
+
+
+@pytest.fixture
+def proxy(ddb, settings):
+    """DynamoDB Local behind a counting proxy (tests/proxy.py), which the app now talks to:
+    count its requests, or set ``proxy.fault`` to inject faults on the wire."""
+    from tests.proxy import CountingProxy
+
+    with CountingProxy(ddb.endpoint_url) as counting_proxy:
+        settings.ACCOUNTS_ENDPOINT_URL = counting_proxy.endpoint_url
+        yield counting_proxy
+        settings.ACCOUNTS_ENDPOINT_URL = ddb.endpoint_url

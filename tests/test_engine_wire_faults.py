@@ -13,22 +13,13 @@ from accounts import store, transactions
 from accounts.exceptions import Busy, OutcomeUnknown, StaleItem, UniqueViolation
 from accounts.uniqueness import normalize_text
 from tests.invariants import violations
-from tests.proxy import DELAY, DROP_ANSWER, RESET, CountingProxy
+from tests.proxy import DELAY, DROP_ANSWER, RESET
 from tests.web import stored_accounts
 
 pytestmark = pytest.mark.dynamodb_local
 
 HASH = "!wire-faults"
 WRITE = "TransactWriteItems"
-
-
-@pytest.fixture
-def wire(ddb, settings):
-    """A proxy between the app and DynamoDB Local; set ``wire.fault`` to inject faults."""
-    with CountingProxy(ddb.endpoint_url) as proxy:
-        settings.ACCOUNTS_ENDPOINT_URL = proxy.endpoint_url
-        yield proxy
-        settings.ACCOUNTS_ENDPOINT_URL = ddb.endpoint_url
 
 
 def first_write(fault):
@@ -46,26 +37,26 @@ def accounts_in_table():
 
 
 @pytest.mark.parametrize("fault", [DROP_ANSWER, RESET, DELAY])
-def test_a_signup_through_one_fault_is_written_once_and_reported_created(wire, fault):
-    wire.fault = first_write(fault)
+def test_a_signup_through_one_fault_is_written_once_and_reported_created(proxy, fault):
+    proxy.fault = first_write(fault)
     account, created = store.signup("ada@example.com", "ada", HASH)
     assert created
     assert accounts_in_table() == {account.PK: ("ada@example.com", "ada")}
-    assert wire.snapshot()[WRITE] == (1 if fault == DELAY else 2)
+    assert proxy.snapshot()[WRITE] == (1 if fault == DELAY else 2)
     assert violations() == []
 
 
-def test_a_change_whose_answer_is_dropped_after_commit_is_not_reported_as_a_collision(wire):
+def test_a_change_whose_answer_is_dropped_after_commit_is_not_reported_as_a_collision(proxy):
     account, _ = store.signup("ada@example.com", "ada", HASH)
-    wire.fault = first_write(DROP_ANSWER)
+    proxy.fault = first_write(DROP_ANSWER)
     store.change_email(account, "countess@example.com")
     assert accounts_in_table() == {account.PK: ("countess@example.com", "ada")}
     assert violations() == []
 
 
-def test_a_delete_whose_answer_is_dropped_after_commit_completes(wire):
+def test_a_delete_whose_answer_is_dropped_after_commit_completes(proxy):
     account, _ = store.signup("ada@example.com", "ada", HASH)
-    wire.fault = first_write(DROP_ANSWER)
+    proxy.fault = first_write(DROP_ANSWER)
     store.delete_account(account)
     assert accounts_in_table() == {}
     assert violations() == []
@@ -98,12 +89,12 @@ def random_faults(rng, rate):
 FAULT_OPERATIONS = int(os.environ.get("ACCOUNTS_FAULT_OPERATIONS", "40"))
 
 
-def test_random_operations_through_random_faults_match_a_model_exactly(wire, monkeypatch):
+def test_random_operations_through_random_faults_match_a_model_exactly(proxy, monkeypatch):
     run_seed = int(os.environ.get("ACCOUNTS_PROPERTY_SEED") or random.randrange(2**32))
     print(f"wire faults: seed {run_seed} (rerun: ACCOUNTS_PROPERTY_SEED={run_seed})")
     rng = random.Random(run_seed)
     monkeypatch.setattr(transactions.running, "SETTLE_DELAYS", (0.05, 0.1, 0.2))
-    wire.fault = random_faults(rng, 0.4)
+    proxy.fault = random_faults(rng, 0.4)
     model = Model()
     emails = [f"w{n}@example.com" for n in range(3)]
     names = [f"w{n}" for n in range(3)]
@@ -145,13 +136,13 @@ def test_random_operations_through_random_faults_match_a_model_exactly(wire, mon
             model.accounts = accounts_in_table()
         assert accounts_in_table() == model.accounts
         assert violations() == []
-    print(f"wire faults: {sum(done.values())} operations {done}, faults {dict(wire.faults)}, requests {wire.snapshot()}")
-    assert sum(wire.faults.values()) > 0
+    print(f"wire faults: {sum(done.values())} operations {done}, faults {dict(proxy.faults)}, requests {proxy.snapshot()}")
+    assert sum(proxy.faults.values()) > 0
 
 
-def test_concurrent_bursts_through_random_faults_keep_the_invariants(wire):
+def test_concurrent_bursts_through_random_faults_keep_the_invariants(proxy):
     rng = random.Random()
-    wire.fault = random_faults(rng, 0.3)
+    proxy.fault = random_faults(rng, 0.3)
     emails = [f"b{n}@example.com" for n in range(3)]
 
     def attempt(n):

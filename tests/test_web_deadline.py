@@ -8,7 +8,7 @@ import time
 import pytest
 from django.test import Client
 
-from tests.proxy import DROP_ANSWER, RESET, STALL, CountingProxy
+from tests.proxy import DROP_ANSWER, RESET, STALL
 from tests.web import PASSWORD, signed_up_client, signup_data, stored_accounts
 
 pytestmark = pytest.mark.dynamodb_local
@@ -17,15 +17,6 @@ DEADLINE = 4
 # Time the test machine may need beyond the deadline (hashing a password, rendering, a
 # loaded CI machine); the bound asserted is on waiting for DynamoDB.
 SLACK = 2
-
-
-@pytest.fixture
-def proxy(ddb, settings):
-    with CountingProxy(ddb.endpoint_url) as proxy:
-        settings.ACCOUNTS_ENDPOINT_URL = proxy.endpoint_url
-        yield proxy
-        proxy.heal()
-        settings.ACCOUNTS_ENDPOINT_URL = ddb.endpoint_url
 
 
 @pytest.fixture

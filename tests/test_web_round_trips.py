@@ -11,19 +11,9 @@ import pytest
 from django.test import Client
 
 from tests.mail import link_in, mails_to, path_of
-from tests.proxy import CountingProxy
 from tests.web import PASSWORD, OTHER_PASSWORD, login, signed_up_client, signup_data
 
 pytestmark = pytest.mark.dynamodb_local
-
-
-@pytest.fixture
-def proxy(ddb, settings):
-    """DynamoDB Local behind a counting proxy, which the app now talks to."""
-    with CountingProxy(ddb.endpoint_url) as proxy:
-        settings.ACCOUNTS_ENDPOINT_URL = proxy.endpoint_url
-        yield proxy
-        settings.ACCOUNTS_ENDPOINT_URL = ddb.endpoint_url
 
 
 def counted(proxy, send):
