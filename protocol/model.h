@@ -142,6 +142,11 @@ byte gk;    /* a loop index inside atomic steps, always 0 between them */
 #define stamp_as_read(x)                  (a_ex[x] && (!STAMPS || a_upd[x] == r_upd))
 /* `name = :read` is false on an item (or attribute) that is not there, as in DynamoDB */
 #define same(x, field, value)             (a_ex[x] && field[x] == (value))
+/* expires > :now, sent when the item was read with an expires (read_exp) */
+#define unexpired(x, read_exp)            ((read_exp) == NONE || still_set(x))
+/* A repair's check of a holder or owner x: its value of key k, its email_verified (email
+ * keys), its expires > :now, as read (transactions.actions._still_as_read) */
+#define repair_check(x, v, ver, exp)     (a_ex[x] && value_of(x, k) == (v) && (!is_email(k) || same(x, a_ver, ver)) && unexpired(x, exp))
 
 /* pending_email, pending_nonce as read: `= :read`, or attribute_not_exists when none was */
 #define pending_as_read(x)                (r_pend -> (a_ex[x] && a_pend[x] && a_nonce[x] == r_nonce) : !a_pend[x])
@@ -174,7 +179,7 @@ byte gk;    /* a loop index inside atomic steps, always 0 between them */
 /* email_verified = :read and, on an account that expires, expires > :now: one write (a
  * verification) sets the one and removes the other, so either alone refuses a delete planned
  * before it; they share one guard (removing one alone is caught by the other, see README.md) */
-#define G_DELETE_VERIFICATION_AS_READ     (same(a, a_ver, r_ver) && (r_exp == NONE || still_set(a)))
+#define G_DELETE_VERIFICATION_AS_READ     (same(a, a_ver, r_ver) && unexpired(a, r_exp))
 #define G_DELETE_USERNAME_AS_READ         same(a, a_un, r_un)
 #define G_DELETE_OLD_LOCK_MINE(k)         (!l_ex[k] || l_own[k] == a)
 #define G_DELETE_KEPT_LOCK_STILL_OTHER(k, o) (l_ex[k] && l_own[k] == (o))
@@ -204,19 +209,19 @@ byte gk;    /* a loop index inside atomic steps, always 0 between them */
 /* The holder's (and owner's) value as read, and expires > :now when it expires: a holder
  * cannot be verified meanwhile (its lock is missing or another's: the verification's
  * held-lock check refuses), and one whose deadline passes gets a lock born expired */
-#define G_CLAIM_HOLDER_VALUE_AS_READ      (a_ex[h] && value_of(h, k) == v_h && (exp_h == NONE || still_set(h)))
+#define G_CLAIM_HOLDER_VALUE_AS_READ      (a_ex[h] && value_of(h, k) == v_h && unexpired(h, exp_h))
 #define G_CLAIM_HOLDER_VERIFIED_AS_READ   (!is_email(k) || same(h, a_ver, ver_h))
 #define G_CLAIM_LOCK_FREE                 lock_free(k)
 /* ... and while the lock exists, no account can come to hold its email unverified (every
  * unverified sign-up and change checks the email lock is absent): email_verified too */
-#define G_TRANSFER_HOLDER_AS_READ         (a_ex[h] && value_of(h, k) == v_h && (!is_email(k) || same(h, a_ver, ver_h)) && (exp_h == NONE || still_set(h)))
+#define G_TRANSFER_HOLDER_AS_READ         repair_check(h, v_h, ver_h, exp_h)
 /* The owner still holds what was read (a value that is not this key's): its value, and its
  * email_verified and expires > :now, which cannot change while the lock names it (a
  * verification's email lock Put and its held-lock check need the lock) */
-#define G_TRANSFER_OWNER_AS_READ          (a_ex[o] && value_of(o, k) == v_o && (!is_email(k) || same(o, a_ver, ver_o)) && (exp_o == NONE || still_set(o)))
+#define G_TRANSFER_OWNER_AS_READ          repair_check(o, v_o, ver_o, exp_o)
 #define G_TRANSFER_LOCK_STILL_OWNER       (l_ex[k] && l_own[k] == o)
 #define G_TRANSFER_OWNER_GONE             (!a_live(o))
-#define G_RELEASE_OWNER_AS_READ           (a_ex[o] && value_of(o, k) == v_o && (!is_email(k) || same(o, a_ver, ver_o)) && (exp_o == NONE || still_set(o)))
+#define G_RELEASE_OWNER_AS_READ           repair_check(o, v_o, ver_o, exp_o)
 #define G_RELEASE_LOCK_STILL_OWNER        (l_ex[k] && l_own[k] == o)
 #define G_RELEASE_OWNER_GONE              (!a_live(o))
 
@@ -248,7 +253,7 @@ inline settle() {
 /* What `updated = :read` is for: a change, verification or email change commits only on the
  * account as the client read it (no lost update; a stale form is refused with StaleItem).
  * With stamps that never repeat, equal stamps mean no write since the read. */
-#define no_lost_update  assert(!STAMPS || (a_ex[a] && a_upd[a] == r_upd))
+#define no_lost_update  assert(!STAMPS || stamp_as_read(a))
 
 inline put_lock(k, owner, expires, deadline) {
 	l_ex[k] = 1; l_own[k] = owner; l_exp[k] = (expires == SET && dl_passed[deadline] -> PASSED : expires); l_dl[k] = (expires == NONE -> 0 : deadline); l_leg[k] = 0

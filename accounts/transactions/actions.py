@@ -222,14 +222,13 @@ def _still_as_read(item, names):
     """
     model = type(item)
     attributes = model.get_attributes()
-    conditions = []
-    if _expires(item) is not None:
-        conditions.append(attributes[TTL_ATTRIBUTE] > epoch_now())
-    for name in sorted(names):
-        value = getattr(item, name, None)
+    expires = _expires(item)
+    read = {name: getattr(item, name, None) for name in sorted(names)}
+    conditions = [] if expires is None else [attributes[TTL_ATTRIBUTE] > epoch_now()]
+    for name, value in read.items():
         attribute = attributes[name]
         conditions.append(attribute.does_not_exist() if value is None else attribute == value)
-    if _expires(item) is None and all(getattr(item, name, None) is None for name in names):
+    if expires is None and all(value is None for value in read.values()):
         conditions.insert(0, model._hash_key_attribute().exists())
     return reduce(lambda left, right: left & right, conditions)
 
