@@ -247,5 +247,12 @@ class AppSettings:
         client address is the one the outermost of them saw. Default 0: ``REMOTE_ADDR``."""
         return self._setting("TRUSTED_PROXY_COUNT", 0)
 
+    @property
+    def DEVICE_COOKIE_AGE(self):
+        """How long a browser stays trusted for an account after its last login there (its
+        device cookie, see :mod:`accounts.devices`): a ``timedelta`` or seconds. Default 365 days."""
+        value = self._setting("DEVICE_COOKIE_AGE", timedelta(days=365))
+        return value if isinstance(value, timedelta) else timedelta(seconds=value)
+
 
 app_settings = AppSettings()

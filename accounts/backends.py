@@ -1,15 +1,20 @@
 """Authentication against accounts stored in DynamoDB."""
 
 from django.contrib.auth.backends import BaseBackend
+from django.core.exceptions import PermissionDenied
 
-from . import sessions, store
+from . import devices, ratelimit, sessions, store
 from .app_settings import MANDATORY, app_settings
 from .exceptions import InvalidUniqueValue
 from .models import User
+from .pending import pending_account_id
 
 # Where authenticate() leaves an account whose password was right but whose address is
 # not verified yet (ACCOUNTS_EMAIL_VERIFICATION = "mandatory"), for the login form.
 UNVERIFIED_ATTRIBUTE = "accounts_unverified_account"
+# Where authenticate() leaves the RateLimited of an attempt refused before its password
+# was checked, for the login form (authenticate() itself answers None).
+RATE_LIMITED_ATTRIBUTE = "accounts_rate_limited"
 
 
 def may_log_in(account):
@@ -21,9 +26,15 @@ def may_log_in(account):
 class AccountBackend(BaseBackend):
     """Log in with a username or an email address, in any case or width.
 
-    A login costs at most two consistent GetItem calls (the lock item of the username or
-    email, then the account it points to); loading the user of a session costs one, or none when
-    :mod:`accounts.sessions` read the account together with the session.
+    With a request, the ``login_failed`` limit applies (:func:`accounts.devices.login_attempt`):
+    the attempt is counted before the password is checked, and one over the limit is
+    refused (``PermissionDenied``, the :class:`~accounts.ratelimit.RateLimited` left on the
+    request) without hashing anything; an attempt that does not fail is taken back.
+
+    A login reads the lock item of the username or email, then the account it points to
+    (one ``BatchGetItem`` for both from a browser that logged in to that account before);
+    loading the user of a session costs one ``GetItem``, or none when :mod:`accounts.sessions`
+    read the account together with the session.
     """
 
     def authenticate(self, request, username=None, password=None, **kwargs):
@@ -31,7 +42,14 @@ class AccountBackend(BaseBackend):
             username = kwargs.get(User.USERNAME_FIELD)
         if username is None or password is None:
             return None
-        account = self._find(username)
+        account = self._find(request, username)
+        attempt = devices.login_attempt(request, username, account) if request is not None else None
+        if attempt is not None:
+            try:
+                attempt.check()
+            except ratelimit.RateLimited as error:
+                setattr(request, RATE_LIMITED_ATTRIBUTE, error)
+                raise PermissionDenied from error
         if account is None:
             # Run the default password hasher once to reduce the timing difference between
             # an existing and a nonexistent account (Django ticket #20760).
@@ -40,6 +58,8 @@ class AccountBackend(BaseBackend):
         user = User.from_account(account)
         if not (user.check_password(password) and self.user_can_authenticate(user)):
             return None
+        if attempt is not None:
+            attempt.succeed()
         if not may_log_in(account):
             if request is not None:
                 # The login form explains this, and offers to send the link again.
@@ -47,12 +67,29 @@ class AccountBackend(BaseBackend):
             return None
         return user
 
-    def _find(self, login):
+    def _find(self, request, login):
+        likely = devices.trusted_accounts(request) if request is not None else ()
         try:
-            return store.get_by_login(login)
+            account = store.get_by_login(login, likely=likely)
         except InvalidUniqueValue:
             # Empty, or longer than any lock key can be: nobody holds it.
             return None
+        if account is None and request is not None:
+            account = self._pending_sign_up(request, login)
+        return account
+
+    def _pending_sign_up(self, request, email):
+        """The unverified account this browser signed up with ``email`` (it holds no email
+        lock until verified), so that logging in by email right after the sign-up says
+        "confirm your address". Only this browser's session knows it: to anyone else, an
+        unverified sign-up looks like no account at all."""
+        account_id = pending_account_id(request)
+        if account_id is None or store.login_field(email) != "email":
+            return None
+        account = store.get_account(account_id)
+        if account is None or store.is_verified(account) or not store.is_same_address(account, email):
+            return None
+        return account
 
     def user_can_authenticate(self, user):
         """Inactive accounts cannot log in."""

@@ -31,17 +31,29 @@ def key(pk, sk):
     return {"PK": {"S": pk}, "SK": {"S": sk}}
 
 
+# A plain write to an item that a transaction is writing is refused with this, unapplied.
+TRANSACTION_CONFLICT = "TransactionConflictException"
+CONDITION_FAILED = "ConditionalCheckFailedException"
+
+
 def call(operation, **params):
-    """Send one request with the shared client; transport failures raise ``Unavailable``."""
+    """Send one request with the shared client; transport failures, and answers that say
+    "not now" even after botocore's retries (throttled, busy in a transaction), raise
+    ``Unavailable``."""
     try:
         return getattr(plain_client(), operation)(**params)
     except TRANSPORT_ERRORS as error:
         raise Unavailable(f"DynamoDB could not be reached: {error}") from error
     except botocore.exceptions.ClientError as error:
         code = error.response.get("Error", {}).get("Code")
-        if code in RESEND_CODES or code == "ResourceNotFoundException":
+        if code in RESEND_CODES or code in (TRANSACTION_CONFLICT, "ResourceNotFoundException"):
             raise Unavailable(f"DynamoDB answered {code}") from error
         raise
+
+
+def failed_condition(error):
+    """Whether ``error`` (a botocore ``ClientError``) is a write refused by its condition."""
+    return error.response.get("Error", {}).get("Code") == CONDITION_FAILED
 
 
 def batch_get(keys):

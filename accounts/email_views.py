@@ -22,12 +22,9 @@ from . import password_reset, store, verification
 from .adapter import get_adapter
 from .forms import STORE_REFUSALS
 from .models import User
+from .pending import PENDING_SESSION_KEY
 from .ratelimit import RateLimitMixin
-from .uniqueness import normalize_text
 
-# The session key naming the account that signed up (or tried to log in) unverified:
-# {"id": account id or None, "email": address, "sent": whether the last mail went out}.
-PENDING_SESSION_KEY = "accounts_pending_verification"
 # What an account id can look like (hex today); anything else is not looked up.
 ACCOUNT_ID = re.compile(r"[\w-]{1,64}")
 
@@ -133,9 +130,13 @@ class PasswordResetView(RateLimitMixin, FormView):
     rate_limit_action = "reset_password"
 
     def rate_limit_key(self, form):
-        return normalize_text(form.cleaned_data["email"])
+        # Every spelling of one address counts on one counter: its lock key.
+        return store.login_lock_key(form.cleaned_data["email"])
 
     def form_valid(self, form):
+        refusal = self.refuse_over_limit(form)
+        if refusal is not None:
+            return refusal
         password_reset.request_reset(self.request, form.cleaned_data["email"])
         return HttpResponseRedirect(reverse("accounts:password_reset_done"))
 

@@ -11,12 +11,11 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.debug import sensitive_variables
 
-from . import lookups, ratelimit, store, verification
+from . import ratelimit, store, verification
 from .adapter import get_adapter
-from .backends import UNVERIFIED_ATTRIBUTE
+from .backends import RATE_LIMITED_ATTRIBUTE, UNVERIFIED_ATTRIBUTE
 from .exceptions import Busy, InvalidUniqueValue, ItemAlreadyExists, StaleItem, TokenReused, UniqueViolation
 from .models import User
-from .uniqueness import normalize_text
 
 SIGNUP_TOKEN_SALT = "accounts.forms.SignupForm.token"
 # DynamoDB honours a ClientRequestToken for 10 minutes after its first use. A form token
@@ -187,36 +186,28 @@ class LoginForm(auth_forms.AuthenticationForm):
 
     @sensitive_variables("password")
     def clean(self):
-        """Authenticate, unless ``login_failed`` is over its limit for this address or this
-        login name: then even the right password is refused (guessing must not go on).
-        A failure is counted (one write); a success forgets this login name's failures.
-        The right password of an account whose address is not verified yet (mode
-        "mandatory") is the error ``unverified``, not a failure.
-
-        The limit's counters are read in the same request as the login's lock item.
+        """Authenticate. The backend counts the attempt against ``login_failed`` first (see
+        :mod:`accounts.devices`): over the limit, even the right password is refused without
+        being checked (guessing must not go on), and the form says how long to wait. The
+        right password of an account whose address is not verified yet (mode "mandatory")
+        is the error ``unverified``, not a failure.
         """
         username = self.cleaned_data.get("username")
         password = self.cleaned_data.get("password")
         if username is None or not password:
             return self.cleaned_data
-        attempt = ratelimit.Attempt(self.request, "login_failed", key=normalize_text(username))
-        with lookups.read_along(attempt.keys, attempt.take):
-            self.user_cache = authenticate(self.request, username=username, password=password)
-        try:
-            attempt.check()
-        except ratelimit.RateLimited as error:
-            self.user_cache = None
-            ratelimit.refuse(self, error)
-            return self.cleaned_data
+        self.user_cache = authenticate(self.request, username=username, password=password)
         if self.user_cache is None:
+            limited = getattr(self.request, RATE_LIMITED_ATTRIBUTE, None)
+            if limited is not None:
+                ratelimit.refuse(self, limited)
+                return self.cleaned_data
             account = getattr(self.request, UNVERIFIED_ATTRIBUTE, None)
             if account is not None:
                 self.unverified_account = account
                 raise ValidationError(self.error_messages["unverified"], code="unverified")
-            attempt.fail()
             raise self.get_invalid_login_error()
         self.confirm_login_allowed(self.user_cache)
-        attempt.succeed()
         return self.cleaned_data
 
 

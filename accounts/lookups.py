@@ -27,12 +27,31 @@ def can_be_a_key(value):
 _read_along = contextvars.ContextVar("accounts_read_along", default=None)
 
 
+class _Along:
+    """Items to read with the next lock lookup (raw keys), then what that read found."""
+
+    def __init__(self, keys):
+        self.keys = keys
+        self.found = None  # {(PK, SK): raw item} once read
+
+    def answer(self, key):
+        """``(True, raw item or None)`` when ``key`` was read along, else ``(False, None)``."""
+        if self.found is None or key not in self.keys:
+            return False, None
+        raw = self.found.get((key["PK"]["S"], key["SK"]["S"]))
+        return True, None if raw is None or _expired(raw) else raw
+
+
 @contextlib.contextmanager
-def read_along(keys, receive):
+def read_along(model_class, hash_keys):
     """Within the block, the first lock lookup in the accounts table also reads the items
-    at ``keys`` (raw keys), in the same ``BatchGetItem``, and passes the raw items found to
-    ``receive``. A login reads its rate counters this way, without a request of its own."""
-    token = _read_along.set((list(keys), receive) if keys else None)
+    of ``model_class`` at ``hash_keys`` (its default sort key), in the same
+    ``BatchGetItem``, and :func:`get_item` of one of them answers from that read. A login
+    from a browser that knows its account (its device cookie) reads the lock and the
+    account in one request."""
+    range_key = _default_range_key(model_class)
+    keys = [_raw_key(model_class, hash_key, range_key) for hash_key in hash_keys if can_be_a_key(hash_key)]
+    token = _read_along.set(_Along(keys) if keys else None)
     try:
         yield
     finally:
@@ -43,13 +62,11 @@ def lock_owner(model_class, key):
     """The PK of the item holding lock ``key``, or ``None`` when nobody holds it."""
     lock_model = lock_model_for(model_class)
     along = _read_along.get()
-    if along is not None and lock_model.Meta.table_name == dynamo.table_name():
-        _read_along.set(None)
-        keys, receive = along
+    if along is not None and along.found is None and lock_model.Meta.table_name == dynamo.table_name():
         lock_key = dynamo.key(key, LOCK_SORT_KEY)
-        items = dynamo.batch_get([lock_key, *keys])
-        lock = next((raw for raw in items if raw["PK"] == lock_key["PK"] and raw["SK"] == lock_key["SK"]), None)
-        receive([raw for raw in items if raw is not lock])
+        items = dynamo.batch_get([lock_key, *along.keys])
+        along.found = {(raw["PK"]["S"], raw["SK"]["S"]): raw for raw in items}
+        lock = along.found.get((key, LOCK_SORT_KEY))
         lock = None if lock is None or _expired(lock) else lock
     else:
         lock = _get_raw(lock_model, key, LOCK_SORT_KEY)
@@ -61,23 +78,35 @@ def _expired(raw):
     return "expires" in raw and int(raw["expires"]["N"]) <= time.time()
 
 
+def _default_range_key(model_class):
+    range_attribute = model_class._range_key_attribute()
+    return range_attribute.default if range_attribute is not None else None
+
+
 def get_item(model_class, hash_key):
     """The item with this partition key (sort key: the model's default), or ``None``."""
     if not can_be_a_key(hash_key):
         return None
-    range_attribute = model_class._range_key_attribute()
-    range_key = range_attribute.default if range_attribute is not None else None
-    raw = _get_raw(model_class, hash_key, range_key)
+    range_key = _default_range_key(model_class)
+    along = _read_along.get()
+    read, raw = along.answer(_raw_key(model_class, hash_key, range_key)) if along is not None else (False, None)
+    if not read:
+        raw = _get_raw(model_class, hash_key, range_key)
     return None if raw is None else model_class.from_raw_data(raw)
 
 
-def _get_raw(model_class, hash_key, range_key=None):
-    """The raw item at this key (a consistent GetItem), or ``None``; an expired item is absent."""
+def _raw_key(model_class, hash_key, range_key=None):
     key = {}
     attributes = (model_class._hash_key_attribute(), hash_key), (model_class._range_key_attribute(), range_key)
     for attribute, value in attributes:
         if attribute is not None:
             key[attribute.attr_name] = {attribute.attr_type: attribute.serialize(value)}
+    return key
+
+
+def _get_raw(model_class, hash_key, range_key=None):
+    """The raw item at this key (a consistent GetItem), or ``None``; an expired item is absent."""
+    key = _raw_key(model_class, hash_key, range_key)
     answer = dynamo.call("get_item", TableName=model_class.Meta.table_name, Key=key, ConsistentRead=True)
     raw = answer.get("Item")
     return None if raw is None or _expired(raw) else raw

@@ -13,7 +13,7 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext_lazy as _
 
-from . import store, verification
+from . import ratelimit, store, verification
 from .exceptions import InvalidUniqueValue
 from .forms import EmailField, StoreErrorsMixin
 from .models import User
@@ -49,7 +49,15 @@ class PasswordResetRequestForm(forms.Form):
 
 class SetPasswordForm(StoreErrorsMixin, auth_forms.SetPasswordForm):
     """Django's set-password form (``new_password1``, ``new_password2``, the validators);
-    what the store refuses (busy, changed meanwhile) becomes a form error."""
+    what the store refuses (busy, changed meanwhile) becomes a form error. A completed reset
+    also clears the account's login failure counters: whoever had locked them out, the
+    owner who proved their mailbox logs in at once."""
+
+    def save(self, commit=True):
+        user = super().save(commit)
+        if commit:
+            ratelimit.forget_account(user.pk)
+        return user
 
 
 def reset_link(request, user):

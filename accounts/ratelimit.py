@@ -4,48 +4,80 @@ Limits are written in django-allauth's notation, ``ACCOUNTS_RATE_LIMITS``:
 ``{"login_failed": "10/m/ip,5/5m/key", ...}``: each rule is ``<amount>/<period>/<per>``,
 the period ``s``, ``m``, ``h`` or ``d`` with an optional multiplier (``5m``), ``per`` one
 of ``ip`` (the client address, :func:`client_ip`), ``key`` (what the action is about,
-e.g. the normalized login name) or ``user`` (the signed-in account).
+e.g. the lock key of the email a reset is for) or ``user`` (the signed-in account).
 
 Each rule counts in DynamoDB, one item per rule and value: ``PK=RATE#<action>#<per>#
-<period>#<digest of the value>``, ``SK=RATE``, holding the count of the current and the
-previous window (attributes ``w<window number>``) and ``expires`` (the table's TTL
-attribute). Counts only ever change by an atomic ``UpdateItem ADD`` (never read, add one,
-write back), and no count lives in a process: N workers allow what one allows. The limit
-is a sliding window, estimated as Cloudflare does: the previous window's count, weighted
-by how much of it still overlaps the last period, plus the current window's.
+<period>#<digest of the value>``, ``SK=RATE``; a counter about one account (its login
+failures, see :mod:`accounts.devices`) lives in the account's partition instead,
+``PK=ACCT#<id>``, ``SK=RATE#<action>#<per>#<period>#<digest>``, so that a completed
+password reset clears them all with one ``Query`` (:func:`forget_account`). An item holds
+the counts of the current and the previous window (attributes ``w<window number>``) and
+``expires`` (the table's TTL attribute).
+
+The limit is a sliding window, estimated as Cloudflare does: the previous window's count,
+weighted by how much of it still overlaps the last period, plus the current window's. An
+attempt is allowed while that estimate, the attempt included, is at most the amount.
+
+Every attempt is counted *before* it is judged, by one conditional ``UpdateItem`` per
+counter: ``ADD w<now> :1`` guarded by ``w<now> < :amount``, returning the counts. The guard
+refuses an attempt that the current window alone puts over the limit, writing nothing;
+when the previous window's weight puts it over, the count is taken back (one more
+``UpdateItem``). As each ``ADD`` is atomic, no two attempts see the same count: under any
+concurrency at most ``amount`` pass, and a refused attempt goes no further (a login's
+password is not hashed). No count lives in a process (N workers allow what one allows),
+and no transaction is used: a counter conflicts with nothing.
 
 Two ways to use it:
 
-- :func:`consume` counts one attempt and raises :class:`RateLimited` when the attempt is
-  over a limit (the refused attempt is taken back): signup, password reset, email change,
-  resend verification. :class:`RateLimitMixin` does that in a form view's ``form_valid``
-  and answers 429 with ``Retry-After``.
-- :class:`Attempt` reads first and counts only failures (``login_failed``): see
-  :class:`accounts.forms.LoginForm`.
+- :func:`consume` counts one attempt and raises :class:`RateLimited` when it is over a
+  limit: signup, password reset, email change, resend verification.
+  :class:`RateLimitMixin` does that in a form view's ``form_valid`` and answers 429 with
+  ``Retry-After``.
+- :class:`Attempt` counts an attempt that counts only if it fails (``login_failed``, see
+  :func:`accounts.devices.login_attempt`): counted first, taken back if it succeeds.
 """
 
 import hashlib
+import logging
 import math
 import re
+import threading
 import time
 from dataclasses import dataclass
 from datetime import timedelta
 
+import botocore.exceptions
 from django.core.exceptions import ImproperlyConfigured, ValidationError
 from django.utils import timezone
 from django.utils.timesince import timeuntil
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
-from . import dynamo, transactions
+from . import dynamo
 from .app_settings import DEFAULT_RATE_LIMITS, app_settings
+from .tables import account_pk
 
-ACTIONS = tuple(DEFAULT_RATE_LIMITS)
+logger = logging.getLogger(__name__)
+
 SCOPES = ("ip", "key", "user")
 PERIOD_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 RULE = re.compile(r"^\s*(?P<amount>\d+)\s*/\s*(?P<count>\d*)(?P<unit>[smhd])\s*/\s*(?P<per>ip|key|user)\s*$")
 COUNTER_PREFIX = "RATE#"
 COUNTER_SORT_KEY = "RATE"
+WINDOW_ATTRIBUTE = re.compile(r"w(-?\d+)")
 RATE_LIMITED_MESSAGE = _("Too many attempts. Please wait %(wait)s before trying again.")
+
+_warned_of_forwarding = False
+_warning_lock = threading.Lock()
+
+
+def wait_in_words(seconds):
+    """How long to wait, translated: seconds under a minute (``27 seconds``), else whole
+    minutes rounded up (``2 minutes``, ``1 hour, 5 minutes``); never "0 minutes"."""
+    if seconds < 60:
+        return ngettext("%(count)d second", "%(count)d seconds", seconds) % {"count": seconds}
+    now = timezone.now()
+    return timeuntil(now + timedelta(minutes=math.ceil(seconds / 60)), now=now)
 
 
 class RateLimited(Exception):
@@ -58,8 +90,9 @@ class RateLimited(Exception):
 
     def validation_error(self):
         """The non-field form error to show: how long to wait, in words."""
-        wait = timeuntil(timezone.now() + timedelta(seconds=self.retry_after + 1))
-        return ValidationError(RATE_LIMITED_MESSAGE, code="rate_limited", params={"wait": wait})
+        return ValidationError(
+            RATE_LIMITED_MESSAGE, code="rate_limited", params={"wait": wait_in_words(self.retry_after)}
+        )
 
 
 @dataclass(frozen=True)
@@ -97,13 +130,32 @@ def limits():
 def client_ip(request):
     """The client's address: ``REMOTE_ADDR``, or with ``ACCOUNTS_TRUSTED_PROXY_COUNT`` = n
     proxies in front, the n-th address of ``X-Forwarded-For`` from the right (the one the
-    outermost trusted proxy saw; what the client wrote further left is not trusted)."""
+    outermost trusted proxy saw; what the client wrote further left is not trusted).
+
+    An ``X-Forwarded-For`` arriving while no proxy is trusted is logged once per process:
+    behind a proxy, every visitor would share the proxy's address."""
     trusted = app_settings.TRUSTED_PROXY_COUNT
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR")
     if trusted:
-        forwarded = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if part.strip()]
-        if len(forwarded) >= trusted:
-            return forwarded[-trusted]
+        hops = [part.strip() for part in (forwarded or "").split(",") if part.strip()]
+        if len(hops) >= trusted:
+            return hops[-trusted]
+    elif forwarded is not None:
+        _warn_of_forwarding()
     return request.META.get("REMOTE_ADDR", "")
+
+
+def _warn_of_forwarding():
+    global _warned_of_forwarding
+    with _warning_lock:
+        if _warned_of_forwarding:
+            return
+        _warned_of_forwarding = True
+    logger.warning(
+        "A request came with X-Forwarded-For while ACCOUNTS_TRUSTED_PROXY_COUNT is 0: the rate limits "
+        "count it by REMOTE_ADDR. Behind reverse proxies, set ACCOUNTS_TRUSTED_PROXY_COUNT to how many "
+        "append to X-Forwarded-For, or every visitor shares the proxy's limits (logged once per process)."
+    )
 
 
 def _window(period, now):
@@ -111,13 +163,18 @@ def _window(period, now):
 
 
 class Counter:
-    """The count of one rule for one value (an address, a key, a user)."""
+    """The count of one rule of ``action`` for one value (an address, a key, a user), in
+    its own item, or in the partition of account ``account_id`` when given."""
 
-    def __init__(self, action, rule, value):
+    def __init__(self, action, rule, value, *, account_id=None):
         self.action = action
         self.rule = rule
-        digest = hashlib.sha256(str(value).encode()).hexdigest()[:32]
-        self.key = dynamo.key(f"{COUNTER_PREFIX}{action}#{rule.per}#{rule.period}#{digest}", COUNTER_SORT_KEY)
+        digest = hashlib.sha256(str(value).encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        name = f"{COUNTER_PREFIX}{action}#{rule.per}#{rule.period}#{digest}"
+        if account_id is None:
+            self.key = dynamo.key(name, COUNTER_SORT_KEY)
+        else:
+            self.key = dynamo.key(account_pk(account_id), name)
         self.current = self.previous = 0
 
     def take(self, raw, now):
@@ -126,11 +183,6 @@ class Counter:
         live = raw is not None and int(raw.get("expires", {}).get("N", 0)) > now
         self.current = int(raw[f"w{window}"]["N"]) if live and f"w{window}" in raw else 0
         self.previous = int(raw[f"w{window - 1}"]["N"]) if live and f"w{window - 1}" in raw else 0
-
-    @property
-    def counted(self):
-        """Whether any attempt is counted (an item worth deleting)."""
-        return bool(self.current or self.previous)
 
     def estimate(self, now):
         """Attempts in the last period: the current window's, plus the previous window's
@@ -150,23 +202,77 @@ class Counter:
             seconds = period * (1 - room / self.previous) - into_window
         else:
             # Not in this window: next window, once this one's weight has fallen enough.
-            seconds = period - into_window + period * (1 - (limit - 1) / self.current)
+            seconds = period - into_window + period * (1 - (limit - 1) / max(self.current, 1))
         return max(1, math.ceil(seconds))
 
-    def update(self, amount, now):
-        """The UpdateItem parameters adding ``amount`` to the current window."""
+    def count(self, now):
+        """Count one attempt at ``now`` unless it is over the limit: one conditional
+        ``UpdateItem``. Returns True when it is counted and within the limit; False when it
+        is over (then nothing stays counted, and :meth:`retry_after` says how long to wait)."""
         window = _window(self.rule.period, now)
-        return {
-            "TableName": dynamo.table_name(),
-            "Key": self.key,
-            "UpdateExpression": "ADD #current :amount SET expires = :expires REMOVE #stale",
-            "ExpressionAttributeNames": {"#current": f"w{window}", "#stale": f"w{window - 2}"},
-            "ExpressionAttributeValues": {
-                ":amount": {"N": str(amount)},
-                # Once the next window ends, this one no longer counts at all.
-                ":expires": {"N": str((window + 2) * self.rule.period)},
-            },
-        }
+        try:
+            answer = dynamo.call(
+                "update_item",
+                TableName=dynamo.table_name(),
+                Key=self.key,
+                UpdateExpression="ADD #current :one SET expires = :expires REMOVE #stale",
+                ConditionExpression="attribute_not_exists(#current) OR #current < :amount",
+                ExpressionAttributeNames={"#current": f"w{window}", "#stale": f"w{window - 2}"},
+                ExpressionAttributeValues={
+                    ":one": {"N": "1"},
+                    ":amount": {"N": str(self.rule.amount)},
+                    # Once the next window ends, this one no longer counts at all.
+                    ":expires": {"N": str((window + 2) * self.rule.period)},
+                },
+                ReturnValues="ALL_NEW",
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except botocore.exceptions.ClientError as error:
+            if not dynamo.failed_condition(error):
+                raise
+            self.take(error.response.get("Item"), now)
+            # The guard failed, so this window holds at least the amount.
+            self.current = max(self.current, self.rule.amount)
+            return False
+        item = answer["Attributes"]
+        self.take(item, now)
+        self._sweep(item, window)
+        if self.estimate(now) > self.rule.amount:
+            self.take_back(now)
+            self.current -= 1
+            return False
+        return True
+
+    def take_back(self, now):
+        """Uncount one attempt counted at ``now`` (in its window), unless the counter was
+        deleted meanwhile (a success or a reset forgot it): a count never goes below 0."""
+        try:
+            dynamo.call(
+                "update_item",
+                TableName=dynamo.table_name(),
+                Key=self.key,
+                UpdateExpression="ADD #current :minus_one",
+                ConditionExpression="#current > :zero",
+                ExpressionAttributeNames={"#current": f"w{_window(self.rule.period, now)}"},
+                ExpressionAttributeValues={":minus_one": {"N": "-1"}, ":zero": {"N": "0"}},
+            )
+        except botocore.exceptions.ClientError as error:
+            if not dynamo.failed_condition(error):
+                raise
+
+    def _sweep(self, item, window):
+        # An item that expired but that TTL had not deleted yet (it can take days) is
+        # counted again with its old windows in it; remove them, or it grows for ever.
+        stale = [name for name in item if (match := WINDOW_ATTRIBUTE.fullmatch(name)) and int(match[1]) < window - 1]
+        if stale:
+            names = {f"#s{index}": name for index, name in enumerate(stale)}
+            dynamo.call(
+                "update_item",
+                TableName=dynamo.table_name(),
+                Key=self.key,
+                UpdateExpression="REMOVE " + ", ".join(names),
+                ExpressionAttributeNames=names,
+            )
 
 
 def _values(request, key, user):
@@ -175,7 +281,7 @@ def _values(request, key, user):
     return {"ip": client_ip(request), "key": key, "user": getattr(user, "pk", user)}
 
 
-def counters(request, action, *, key=None, user=None):
+def counters_for(request, action, *, key=None, user=None):
     """The :class:`Counter` of each rule of ``action`` that applies (a rule per ``key``
     applies only when a key is given; per ``user``, only for a signed-in or given user)."""
     rules = limits().get(action, ())
@@ -183,90 +289,86 @@ def counters(request, action, *, key=None, user=None):
     return [Counter(action, rule, values[rule.per]) for rule in rules if values[rule.per] not in (None, "")]
 
 
+def count_attempt(action, counters):
+    """Count one attempt on each of ``counters``, in order; when one refuses it, take back
+    what was counted and raise :class:`RateLimited`. Returns the instant it counted at."""
+    now = time.time()
+    counted = []
+    for counter in counters:
+        if not counter.count(now):
+            for earlier in counted:
+                earlier.take_back(now)
+            raise RateLimited(action, counter.retry_after(now))
+        counted.append(counter)
+    return now
+
+
 def consume(request, action, *, key=None, user=None):
     """Count one attempt at ``action``; raise :class:`RateLimited` if it is over a limit.
 
-    ``key`` is what the action is about (e.g. the normalized email of a password reset),
-    ``user`` the account concerned (default: the signed-in user). Costs one ``UpdateItem``
-    per rule that applies; a refused attempt is taken back (one more per rule), so it
-    does not lengthen the wait.
+    ``key`` is what the action is about (e.g. the lock key of the email a password reset
+    is for), ``user`` the account concerned (default: the signed-in user). Costs one
+    conditional ``UpdateItem`` per rule that applies; a refused attempt is not counted (at
+    most one more request per rule takes it back), so it does not lengthen the wait.
     """
-    counted = []
-    now = time.time()
-    refused = []
-    for counter in counters(request, action, key=key, user=user):
-        answer = dynamo.call("update_item", **counter.update(1, now), ReturnValues="ALL_NEW")
-        counted.append(counter)
-        counter.take(answer.get("Attributes"), now)
-        # The estimate includes this attempt: over the limit when above it.
-        if counter.estimate(now) > counter.rule.amount:
-            counter.current -= 1
-            refused.append(counter)
-    if refused:
-        for counter in counted:
-            dynamo.call("update_item", **counter.update(-1, now))
-        raise RateLimited(action, max(counter.retry_after(now) for counter in refused))
+    count_attempt(action, counters_for(request, action, key=key, user=user))
 
 
 class Attempt:
-    """An attempt whose failures alone count (``login_failed``): read the counters, check,
-    and count only a failure.
+    """An attempt that counts only if it fails (``login_failed``), counted *before* it is
+    judged so that concurrent attempts cannot all pass and a refused one costs nothing more:
 
-    ``keys`` are read along with the login lookup (:func:`accounts.lookups.read_along`),
-    so the check costs no request of its own; a failure is one write for all its counters.
+    - :meth:`check` counts it on every counter, or raises :class:`RateLimited`;
+    - :meth:`succeed` says it did not fail: the failures counted per ``key`` are forgotten
+      and this attempt is taken back from the other counters;
+    - a failure needs nothing more (:meth:`fail` sends nothing).
+
+    ``counters`` (a list of :class:`Counter`) replaces the rules of ``action`` for
+    ``key``/``user``: :func:`accounts.devices.login_attempt` chooses a login's.
     """
 
-    def __init__(self, request, action, *, key=None, user=None):
+    def __init__(self, request, action, *, key=None, user=None, counters=None):
         self.request = request
         self.action = action
-        self.counters = counters(request, action, key=key, user=user)
-        self._now = None
-
-    @property
-    def keys(self):
-        """The raw keys of the counter items, to read."""
-        return [counter.key for counter in self.counters]
-
-    def take(self, items):
-        """Record the counter items as read (raw items; the missing ones count nothing)."""
-        self._now = time.time()
-        by_pk = {raw["PK"]["S"]: raw for raw in items}
-        for counter in self.counters:
-            counter.take(by_pk.get(counter.key["PK"]["S"]), self._now)
+        self.counters = counters_for(request, action, key=key, user=user) if counters is None else counters
+        self._counted_at = None
 
     def check(self):
-        """Raise :class:`RateLimited` when one more attempt is over a limit (read the
-        counters first if the lookup did not)."""
-        if not self.counters:
-            return
-        if self._now is None:
-            self.take(dynamo.batch_get(self.keys))
-        waits = [counter.retry_after(self._now) for counter in self.counters]
-        if max(waits) > 0:
-            raise RateLimited(self.action, max(waits))
+        """Count this attempt; raise :class:`RateLimited` (counting nothing) over a limit."""
+        self._counted_at = count_attempt(self.action, self.counters)
 
     def fail(self):
-        """Count one failure on every counter, in one request."""
-        now = time.time()
-        updates = [counter.update(1, now) for counter in self.counters]
-        if len(updates) == 1:
-            dynamo.call("update_item", **updates[0])
-        elif updates:
-            transactions.run(transactions.plan_updates(updates))
+        """Nothing to send: :meth:`check` counted the attempt as a failure already."""
 
     def succeed(self):
-        """Forget the failures counted per ``key`` (a successful login). The counter items
-        are deleted in the request that saves the new session when sessions are in the
-        table (:mod:`accounts.sessions`), else with one request now."""
-        stale = [counter.key for counter in self.counters if counter.rule.per == "key" and counter.counted]
-        if not stale:
+        """The attempt did not fail. The counters per ``key`` are deleted (a success forgets
+        that key's failures) in the request that saves the new session when sessions are in
+        the table (:mod:`accounts.sessions`), else with one request now; each other counter
+        takes this attempt back (one ``UpdateItem`` each)."""
+        if self._counted_at is None:
+            return
+        forgotten = [counter.key for counter in self.counters if counter.rule.per == "key"]
+        for counter in self.counters:
+            if counter.rule.per != "key":
+                counter.take_back(self._counted_at)
+        self._counted_at = None
+        if not forgotten:
             return
         session = getattr(self.request, "session", None)
         if hasattr(session, "delete_with_next_save"):
-            for counter_key in stale:
+            for counter_key in forgotten:
                 session.delete_with_next_save(counter_key)
         else:
-            dynamo.batch_write(deletes=stale)
+            dynamo.batch_write(deletes=forgotten)
+
+
+def forget_account(account_id):
+    """Delete every counter kept in the account's partition (its login failures and its
+    browsers'): after a completed password reset, nobody waits. One ``Query`` and, when
+    there are any, one ``BatchWriteItem``."""
+    items = dynamo.query_partition(account_pk(account_id), COUNTER_PREFIX, attributes=["PK", "SK"])
+    if items:
+        dynamo.batch_write(deletes=[dynamo.key(raw["PK"]["S"], raw["SK"]["S"]) for raw in items])
 
 
 class RateLimitMixin:
@@ -286,13 +388,19 @@ class RateLimitMixin:
         return None
 
     def form_valid(self, form):
+        refusal = self.refuse_over_limit(form)
+        return refusal if refusal is not None else super().form_valid(form)
+
+    def refuse_over_limit(self, form):
+        """Count one attempt at :attr:`rate_limit_action`: the 429 answer when it is over a
+        limit, else ``None``. A view whose own ``form_valid`` does the work calls it first."""
         if self.rate_limit_action:
             try:
                 consume(self.request, self.rate_limit_action, key=self.rate_limit_key(form))
             except RateLimited as error:
                 refuse(form, error)
                 return self.form_invalid(form)
-        return super().form_valid(form)
+        return None
 
     def form_invalid(self, form):
         response = super().form_invalid(form)

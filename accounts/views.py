@@ -16,7 +16,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.generic import FormView, TemplateView, View
 
-from . import sessions, store, verification
+from . import devices, sessions, store, verification
 from .ratelimit import RateLimitMixin
 from .adapter import get_adapter
 from .app_settings import OPTIONAL, app_settings
@@ -126,17 +126,23 @@ class SignupView(RateLimitMixin, StoreFormView):
         adapter = get_adapter(self.request)
         user = User.from_account(account)
         if store.is_verified(account):
-            login(self.request, user, backend=BACKEND)
-            adapter.add_success_message(self.request, "signed_up", username=user.username)
-            return redirect(adapter.get_signup_redirect_url(self.request))
+            return self.logged_in(user)
         sent = verification.send_verification(self.request, account)
         if app_settings.EMAIL_VERIFICATION == OPTIONAL:
-            login(self.request, user, backend=BACKEND)
-            adapter.add_success_message(self.request, "signed_up", username=user.username)
+            response = self.logged_in(user)
             adapter.add_verification_message(self.request, "sent" if sent else "failed", account.email)
-            return redirect(adapter.get_signup_redirect_url(self.request))
+            return response
         remember_pending(self.request, account.id, account.email, sent)
         return redirect("accounts:verification_sent")
+
+    def logged_in(self, user):
+        """Log the new account in, welcome it, and trust this browser for it (its device cookie)."""
+        adapter = get_adapter(self.request)
+        login(self.request, user, backend=BACKEND)
+        adapter.add_success_message(self.request, "signed_up", username=user.username)
+        response = redirect(adapter.get_signup_redirect_url(self.request))
+        devices.remember(self.request, response, user.pk)
+        return response
 
 
 class LoginView(RateLimitMixin, auth_views.LoginView):
@@ -155,7 +161,10 @@ class LoginView(RateLimitMixin, auth_views.LoginView):
 
     def form_valid(self, form):
         response = super().form_valid(form)
-        get_adapter(self.request).add_success_message(self.request, "logged_in", username=form.get_user().username)
+        user = form.get_user()
+        get_adapter(self.request).add_success_message(self.request, "logged_in", username=user.username)
+        # This browser is now trusted for the account: guesses from elsewhere never lock it out.
+        devices.remember(self.request, response, user.pk)
         return response
 
     def form_invalid(self, form):

@@ -15,6 +15,7 @@ env = environ.Env(
     ACCOUNTS_TABLE_NAME=(str, "accounts"),
     AWS_DEFAULT_REGION=(str, "us-east-1"),
     ACCOUNTS_EMAIL_VERIFICATION=(str, "mandatory"),
+    ACCOUNTS_TRUSTED_PROXY_COUNT=(int, 0),
     DEFAULT_FROM_EMAIL=(str, "accounts@localhost"),
 )
 environ.Env.read_env(BASE_DIR / ".env")
@@ -107,6 +108,8 @@ ACCOUNTS_EMAIL_VERIFICATION = env("ACCOUNTS_EMAIL_VERIFICATION")
 # defaults, "off" = no limit at all (load tests from one machine), else a JSON object.
 if "ACCOUNTS_RATE_LIMITS" in env:
     ACCOUNTS_RATE_LIMITS = False if env("ACCOUNTS_RATE_LIMITS") == "off" else env.json("ACCOUNTS_RATE_LIMITS")
+# The reverse proxies in front that append to X-Forwarded-For (0: the client is REMOTE_ADDR).
+ACCOUNTS_TRUSTED_PROXY_COUNT = env("ACCOUNTS_TRUSTED_PROXY_COUNT")
 
 # Mail: EMAIL_URL is smtp://host:port, consolemail:// (the default: `make run` prints each
 # mail, with its link, in the terminal) or filemail://path.

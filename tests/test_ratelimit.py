@@ -13,6 +13,7 @@ import pytest
 from django.contrib.auth.hashers import make_password
 from django.core.exceptions import ImproperlyConfigured
 from django.test import Client, RequestFactory
+from django.utils import translation
 
 from accounts import ratelimit, store
 from accounts.app_settings import DEFAULT_RATE_LIMITS
@@ -109,6 +110,39 @@ def test_client_ip_behind_trusted_proxies_is_read_from_the_right(settings):
     assert ratelimit.client_ip(request) == "203.0.113.7"
 
 
+def test_a_forwarded_header_while_no_proxy_is_trusted_is_logged_once(settings, caplog, monkeypatch):
+    monkeypatch.setattr(ratelimit, "_warned_of_forwarding", False)
+    request = RequestFactory().get("/", REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="203.0.113.7")
+
+    with caplog.at_level("WARNING", logger="accounts.ratelimit"):
+        for _ in range(3):
+            assert ratelimit.client_ip(request) == "10.0.0.2"
+
+    (warning,) = caplog.records
+    assert "X-Forwarded-For" in warning.getMessage() and "ACCOUNTS_TRUSTED_PROXY_COUNT" in warning.getMessage()
+
+
+def test_no_warning_without_the_header_or_with_a_trusted_proxy(settings, caplog, monkeypatch):
+    monkeypatch.setattr(ratelimit, "_warned_of_forwarding", False)
+    with caplog.at_level("WARNING", logger="accounts.ratelimit"):
+        ratelimit.client_ip(RequestFactory().get("/", REMOTE_ADDR="10.0.0.2"))
+        settings.ACCOUNTS_TRUSTED_PROXY_COUNT = 1
+        ratelimit.client_ip(RequestFactory().get("/", REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="203.0.113.7"))
+
+    assert caplog.records == []
+
+
+@pytest.mark.parametrize(("value", "expected"), [("2", "2"), (None, "0")])
+def test_the_demo_reads_the_trusted_proxy_count_from_the_environment(value, expected):
+    env = {name: variable for name, variable in os.environ.items() if name != "ACCOUNTS_TRUSTED_PROXY_COUNT"}
+    env["DJANGO_DEBUG"] = "1"
+    if value is not None:
+        env["ACCOUNTS_TRUSTED_PROXY_COUNT"] = value
+    code = "import project.settings as s; print(s.ACCOUNTS_TRUSTED_PROXY_COUNT)"
+    answer = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    assert answer.stdout.strip() == expected
+
+
 def test_client_ip_with_a_short_forwarded_header_is_remote_addr(settings):
     settings.ACCOUNTS_TRUSTED_PROXY_COUNT = 2
     request = RequestFactory().get("/", REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="203.0.113.7")
@@ -140,6 +174,33 @@ def test_retry_after_waits_for_the_previous_window_to_weigh_less():
 def test_retry_after_waits_into_the_next_window_when_this_one_is_full():
     # 5 of 5 this window, 10 s in: 50 s to its end, then until 5 * (1 - g) <= 4.
     assert counter(5, 60, previous=0, current=5).retry_after(now=6010) == 50 + 12
+
+
+# How long to wait, in words (never "0 minutes")
+
+
+@pytest.mark.parametrize(
+    ("seconds", "words"),
+    [(1, "1 second"), (27, "27 seconds"), (59, "59 seconds"), (60, "1 minute"), (61, "2 minutes"), (300, "5 minutes")],
+)
+def test_the_wait_is_said_in_seconds_under_a_minute_else_in_whole_minutes(seconds, words):
+    error = RateLimited("login_failed", seconds).validation_error()
+
+    # Django writes "2\xa0minutes" (a no-break space), so that the number stays with its unit.
+    text = (error.message % error.params).replace("\xa0", " ")
+    assert text == f"Too many attempts. Please wait {words} before trying again."
+
+
+@pytest.mark.parametrize(
+    ("language", "seconds", "words"),
+    [("fr", 27, "27 secondes"), ("ja", 27, "27秒"), ("tr", 27, "27 saniye"), ("fr", 1, "1 seconde"), ("ja", 120, "2分")],
+)
+def test_the_wait_is_translated(language, seconds, words):
+    with translation.override(language):
+        error = RateLimited("login_failed", seconds).validation_error()
+        text = (str(error.message) % error.params).replace("\xa0", " ")
+
+    assert words in text
 
 
 # One unit test per action name, on DynamoDB Local

@@ -124,12 +124,12 @@ def test_django_last_login_receiver_is_not_connected():
     assert user_logged_in.disconnect(dispatch_uid="update_last_login") is False
 
 
-def test_login_writes_nothing_but_its_session(ada, count_requests):
+def test_login_writes_nothing_but_its_rate_counters_and_its_session(ada, count_requests):
     response = login(Client(), "ada")
 
     assert response.status_code == 302
-    # The lock item read with the rate counters, the account, the new session.
-    assert set(count_requests.counts) == {"BatchGetItem", "GetItem", "PutItem"}
+    # The lock item and the account, the rate counters, the new session.
+    assert set(count_requests.counts) == {"GetItem", "UpdateItem", "BatchWriteItem"}
 
 
 def test_logout_is_post_only(ada):

@@ -1,7 +1,8 @@
 """Requests per page, counted by a proxy in front of DynamoDB Local.
 
-Goals (issues 4 and 10): signup exactly one TransactWriteItems plus the session's PutItem;
-login at most 3 requests (lookup, session write); any authenticated page at most 1 request
+Goals (issues 4, 10 and 18): signup exactly one TransactWriteItems plus the session's PutItem;
+login from a browser that logged in before at most 3 requests (lookup, its counter, session
+write), and a refused attempt hashes nothing; any authenticated page at most 1 request
 (the session and the account read together); logout and ending the other sessions at most
 2; email and username change at most 2 requests with exactly one TransactWriteItems; never
 a Scan, and a Query only of the person's own account partition.
@@ -83,37 +84,52 @@ def test_second_post_of_the_same_signup_costs_a_transaction_and_one_read(proxy):
 
 
 @pytest.mark.parametrize("login_name", ["ada", "ADA@example.com"])
-def test_login_is_three_requests_with_its_limit_read_along_the_lock(proxy, login_name):
-    signed_up_client()
-    client = Client()
+def test_login_from_a_browser_that_logged_in_before_is_three_requests(proxy, login_name):
+    client = signed_up_client()
+    client.post("/accounts/logout/")
 
     response, requests = counted(proxy, lambda: login(client, login_name))
 
     assert response.status_code == 302
-    # The lock item and the limit's counters, the account, the session.
-    assert requests == {"BatchGetItem": 1, "GetItem": 1, "PutItem": 1}
+    # The lock item and the account its device cookie names, the attempt counted on that
+    # browser's counter, the session written with the counter deleted.
+    assert requests == {"BatchGetItem": 1, "UpdateItem": 1, "BatchWriteItem": 1}
 
 
-def test_login_after_failures_clears_them_in_the_session_write(proxy):
+def test_login_from_a_new_browser_counts_on_the_account_and_the_address(proxy):
     signed_up_client()
-    login(Client(), "ada", OTHER_PASSWORD)
 
     response, requests = counted(proxy, lambda: login(Client(), "ada"))
 
     assert response.status_code == 302
-    assert requests == {"BatchGetItem": 1, "GetItem": 1, "BatchWriteItem": 1}
+    # The lock and the account; the attempt counted on the account's and the address's
+    # counters before the password is checked, taken back from the address's; the session
+    # written with the account's counter deleted.
+    assert requests == {"GetItem": 2, "UpdateItem": 3, "BatchWriteItem": 1}
 
 
-def test_failed_login_adds_one_write(proxy):
+def test_failed_login_is_counted_before_the_password_is_checked(proxy):
     signed_up_client()
 
     wrong_password, wrong_password_requests = counted(proxy, lambda: login(Client(), "ada", OTHER_PASSWORD))
     unknown, unknown_requests = counted(proxy, lambda: login(Client(), "nobody"))
 
     assert wrong_password.status_code == unknown.status_code == 200
-    # Both counters (address, login name) in one TransactWriteItems.
-    assert wrong_password_requests == {"BatchGetItem": 1, "GetItem": 1, "TransactWriteItems": 1}
-    assert unknown_requests == {"BatchGetItem": 1, "TransactWriteItems": 1}
+    # The counters of the account (or of the unknown name's lock key) and of the address.
+    assert wrong_password_requests == {"GetItem": 2, "UpdateItem": 2}
+    assert unknown_requests == {"GetItem": 1, "UpdateItem": 2}
+
+
+def test_a_refused_login_is_one_update_after_the_lookup(proxy):
+    signed_up_client()
+    for _ in range(5):
+        login(Client(), "ada", OTHER_PASSWORD)
+
+    response, requests = counted(proxy, lambda: login(Client(), "ada"))
+
+    assert response.status_code == 429
+    # The account's counter refuses it by its condition: nothing written, nothing hashed.
+    assert requests == {"GetItem": 2, "UpdateItem": 1}
 
 
 def test_login_without_rate_limits_is_two_get_item_and_the_session_put(proxy, settings):
@@ -293,10 +309,12 @@ def test_email_change_request_is_one_batch_get_item_and_one_transact_write_items
 
 
 @pytest.mark.parametrize("email", ["ada@example.com", "nobody@example.com"])
-def test_password_reset_request_is_at_most_two_get_item(proxy, email):
+def test_password_reset_request_is_its_limit_and_at_most_two_get_item(proxy, email):
     signed_up_client()
 
     response, requests = counted(proxy, lambda: Client().post("/accounts/password/reset/", {"email": email}))
 
     assert response.status_code == 302
+    # The reset_password limit's two counters (the address asking, the address asked for).
+    assert requests.pop("UpdateItem") == 2
     assert set(requests) <= {"GetItem"} and requests.get("GetItem", 0) <= 2

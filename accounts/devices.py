@@ -1,0 +1,87 @@
+"""Device cookies: the owner's browser is counted apart from everyone else's (OWASP's
+"Slow Down Online Guessing Attacks with Device Cookies").
+
+A login gives the browser the signed cookie ``accounts_device``, naming the accounts
+logged in from it (at most :data:`MAX_ACCOUNTS`, most recent first), each with a random
+nonce of that browser's own. A login attempt, counted before its password is checked
+(:class:`accounts.ratelimit.Attempt`), then counts on:
+
+- from a browser whose cookie names the account the login resolves to: that browser's
+  own counter for the account (the ``key`` rules of ``login_failed``); the ``ip`` rules do
+  not apply, so failures of others behind the same address (an office's NAT) do not hold
+  it back;
+- from any other browser: the account's counter (the ``key`` rules, keyed by the account's
+  id; for a name nobody holds, by its lock key) and the client address (the ``ip`` rules).
+
+So guesses from elsewhere lock out only the browsers without the cookie: the owner's usual
+browser logs in at once, and its own wrong passwords lock only itself. The account's
+counters live in its partition; a completed password reset deletes them
+(:func:`accounts.ratelimit.forget_account`).
+"""
+
+import secrets
+
+from django.conf import settings
+from django.core import signing
+
+from . import ratelimit, store
+from .app_settings import app_settings
+
+COOKIE_NAME = "accounts_device"
+SALT = "accounts.devices"
+# A shared computer: the most recent accounts logged in from it stay trusted.
+MAX_ACCOUNTS = 10
+ACTION = "login_failed"
+
+
+def trusted_accounts(request):
+    """``{account id: nonce}`` of the accounts this browser logged in to, from its device
+    cookie when the signature holds and the cookie is younger than ``ACCOUNTS_DEVICE_COOKIE_AGE``."""
+    value = request.COOKIES.get(COOKIE_NAME)
+    if not value:
+        return {}
+    try:
+        entries = signing.loads(value, salt=SALT, max_age=app_settings.DEVICE_COOKIE_AGE)
+        return {str(account_id): str(nonce) for account_id, nonce in entries}
+    except (signing.BadSignature, TypeError, ValueError):
+        return {}
+
+
+def remember(request, response, account_id):
+    """Trust this browser for ``account_id``: set its device cookie on ``response`` (after a
+    login), keeping the nonce it had for that account. HttpOnly, SameSite=Lax, Secure on an
+    HTTPS site, for ``ACCOUNTS_DEVICE_COOKIE_AGE`` after each login."""
+    known = trusted_accounts(request)
+    nonce = known.pop(account_id, None) or secrets.token_urlsafe(12)
+    entries = [[account_id, nonce], *([other, other_nonce] for other, other_nonce in known.items())]
+    response.set_cookie(
+        COOKIE_NAME,
+        signing.dumps(entries[:MAX_ACCOUNTS], salt=SALT, compress=True),
+        max_age=int(app_settings.DEVICE_COOKIE_AGE.total_seconds()),
+        path=settings.SESSION_COOKIE_PATH,
+        domain=settings.SESSION_COOKIE_DOMAIN,
+        secure=settings.SESSION_COOKIE_SECURE or request.is_secure(),
+        httponly=True,
+        samesite="Lax",
+    )
+
+
+def login_attempt(request, login, account):
+    """The :class:`~accounts.ratelimit.Attempt` of logging in as ``login``, which resolved to
+    ``account`` (``None``: nobody), with the counters this browser's attempt counts on."""
+    rules = ratelimit.limits().get(ACTION, ())
+    key_rules = [rule for rule in rules if rule.per == "key"]
+    nonce = trusted_accounts(request).get(account.id) if account is not None else None
+    if nonce is not None:
+        counters = [ratelimit.Counter(ACTION, rule, f"device#{nonce}", account_id=account.id) for rule in key_rules]
+        return ratelimit.Attempt(request, ACTION, counters=counters)
+    if account is not None:
+        counters = [ratelimit.Counter(ACTION, rule, account.id, account_id=account.id) for rule in key_rules]
+    else:
+        # Nobody holds it: counted by what every spelling of it shares (None: unusable as a key).
+        lock_key = store.login_lock_key(login)
+        counters = [ratelimit.Counter(ACTION, rule, lock_key) for rule in key_rules if lock_key]
+    address = ratelimit.client_ip(request)
+    counters += [ratelimit.Counter(ACTION, rule, address) for rule in rules if rule.per == "ip" and address]
+    return ratelimit.Attempt(request, ACTION, counters=counters)
+

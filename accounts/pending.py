@@ -1,0 +1,16 @@
+"""What a browser's session remembers of the sign-up that waits for its verification link.
+
+The sign-up (and a login with the right password of an unverified account) notes the
+account in the session, so that this browser, and only this one, can be shown "check your
+inbox", send the link again, and be told to confirm its address when it logs in by email.
+"""
+
+# {"id": account id or None, "email": address, "sent": whether the last mail went out}.
+PENDING_SESSION_KEY = "accounts_pending_verification"
+
+
+def pending_account_id(request):
+    """The id of the account this browser signed up and has not verified yet, or ``None``."""
+    session = getattr(request, "session", None)
+    pending = session.get(PENDING_SESSION_KEY) if session is not None else None
+    return (pending or {}).get("id")

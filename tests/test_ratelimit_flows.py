@@ -1,0 +1,145 @@
+"""Every limit wired, tested by the rule it claims (issue 18): each limited flow is sent
+N+1 times under a small limit, and only the attempt over it is refused. A flow that forgets
+its limit, or counts by another rule than the one it claims, fails here.
+
+To add a limit: add its action to ``DEFAULT_RATE_LIMITS`` and one row per rule to
+:data:`FLOWS`: a function that prepares the flow (given ``settings``) and returns ``send(number)``, which makes
+attempt ``number`` and says whether it was refused (asserting how: 429 with ``Retry-After``,
+or the flow's documented answer). ``test_every_rule_has_a_row`` fails until the row exists.
+"""
+
+from dataclasses import dataclass
+from typing import Callable
+
+import pytest
+from django.contrib.auth.hashers import make_password
+from django.test import Client
+
+from accounts import ratelimit, store
+from accounts.app_settings import DEFAULT_RATE_LIMITS
+from tests.mail import mails_to
+from tests.web import OTHER_PASSWORD, PASSWORD, login, messages_of, signed_up_client, signup
+
+pytestmark = pytest.mark.dynamodb_local
+
+LIMIT = 2
+
+
+def over_the_limit(response):
+    """Whether ``response`` is the answer over a limit: 429, ``Retry-After``, the form again."""
+    if response.status_code != 429:
+        return False
+    assert int(response["Retry-After"]) > 0
+    assert response.context["form"].has_error("__all__", "rate_limited")
+    return True
+
+
+def from_address(number):
+    return Client(REMOTE_ADDR=f"198.51.100.{number}")
+
+
+def a_verified_account(email="ada@example.com", username="ada"):
+    account, _ = store.signup(email, username, make_password(PASSWORD), email_verified=True)
+    return account
+
+
+# The rows: each prepares its flow (given pytest-django's ``settings``) and returns
+# send(number) -> refused?
+
+
+def signup_per_ip(settings):
+    return lambda number: over_the_limit(signup(Client(), f"user{number}@example.com", f"user{number}"))
+
+
+def login_failed_per_ip(settings):
+    return lambda number: over_the_limit(login(from_address(1), f"nobody{number}", OTHER_PASSWORD))
+
+
+def login_failed_per_key(settings):
+    a_verified_account()
+    spellings = ["ada", "ADA@example.com", "ａｄａ", "ada@EXAMPLE.com"]
+    return lambda number: over_the_limit(login(from_address(number), spellings[number % 4], OTHER_PASSWORD))
+
+
+def reset_password_per_ip(settings):
+    return lambda number: over_the_limit(
+        from_address(1).post("/accounts/password/reset/", {"email": f"user{number}@example.com"})
+    )
+
+
+def reset_password_per_key(settings):
+    a_verified_account()
+    spellings = ["ada@example.com", "ADA@exam\u00adple.com", "ada@ex\u00ad\u00adample.COM", "ａｄａ@example.com"]
+
+    def send(number):
+        sent = len(mails_to("ada@example.com"))
+        response = from_address(number).post("/accounts/password/reset/", {"email": spellings[number % 4]})
+        if over_the_limit(response):
+            assert len(mails_to("ada@example.com")) == sent
+            return True
+        assert response.status_code == 302 and len(mails_to("ada@example.com")) == sent + 1
+        return False
+
+    return send
+
+
+def change_email_per_user(settings):
+    client = signed_up_client()
+    return lambda number: over_the_limit(
+        client.post("/accounts/email/", {"email": f"new{number}@example.com", "password": PASSWORD})
+    )
+
+
+def resend_verification_per_user(settings):
+    settings.ACCOUNTS_EMAIL_VERIFICATION = "mandatory"
+    browser = Client()
+    signup(browser, "ada@example.com", "ada")
+
+    def send(number):
+        sent = len(mails_to("ada@example.com"))
+        response = browser.post("/accounts/verify/sent/", follow=True)
+        if "A mail was sent less than a minute ago." in " ".join(messages_of(response)):
+            assert len(mails_to("ada@example.com")) == sent
+            return True
+        assert len(mails_to("ada@example.com")) == sent + 1
+        return False
+
+    return send
+
+
+@dataclass(frozen=True)
+class Flow:
+    action: str
+    per: str
+    start: Callable
+
+    def __str__(self):
+        return f"{self.action}-per-{self.per}"
+
+
+FLOWS = [
+    Flow("signup", "ip", signup_per_ip),
+    Flow("login_failed", "ip", login_failed_per_ip),
+    Flow("login_failed", "key", login_failed_per_key),
+    Flow("reset_password", "ip", reset_password_per_ip),
+    Flow("reset_password", "key", reset_password_per_key),
+    Flow("change_email", "user", change_email_per_user),
+    Flow("resend_verification", "user", resend_verification_per_user),
+]
+
+
+def test_every_rule_has_a_row():
+    claimed = {(action, rule.per) for action, text in DEFAULT_RATE_LIMITS.items() for rule in ratelimit.parse_rules(text)}
+
+    assert claimed <= {(flow.action, flow.per) for flow in FLOWS}
+
+
+@pytest.mark.parametrize("flow", FLOWS, ids=str)
+def test_each_flow_refuses_exactly_the_attempt_over_its_limit(ddb, settings, flow):
+    # Only the rule under test; an hour's window, so a test never straddles one that matters.
+    settings.ACCOUNTS_RATE_LIMITS = {**dict.fromkeys(DEFAULT_RATE_LIMITS), flow.action: f"{LIMIT}/h/{flow.per}"}
+    send = flow.start(settings)
+
+    refused = [send(number) for number in range(LIMIT + 1)]
+
+    assert refused == [False] * LIMIT + [True]
