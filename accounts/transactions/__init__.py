@@ -38,7 +38,6 @@ The package: :mod:`.actions` (the request's actions, their roles and guards),
 # Callers use ``transactions.X``: every name they need is imported here.
 from .actions import (
     CHANGE,
-    COUNT,
     CREATE,
     DELETE,
     HELD_LOCK,
@@ -63,7 +62,6 @@ from .plans import (
     plan_delete,
     plan_release_lock,
     plan_transfer_lock,
-    plan_updates,
 )
 from .running import (
     AMBIGUOUS_CODES,

@@ -19,7 +19,7 @@ from ..uniqueness import LOCK_SORT_KEY
 MAX_ACTIONS = 100
 MAX_TOKEN_LENGTH = 36
 
-CREATE, CHANGE, DELETE, REPAIR, COUNT = "create", "change", "delete", "repair", "count"
+CREATE, CHANGE, DELETE, REPAIR = "create", "change", "delete", "repair"
 # NEW_LOCK: a lock Put (or the ConditionCheck of a partial constraint's value) that fails
 # when another item holds the value; OLD_LOCK: a release; HELD_LOCK: a lock the item keeps,
 # updated with it (it stops expiring), guarded by ``owner = me``.

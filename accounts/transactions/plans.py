@@ -10,7 +10,6 @@ from ..tables import epoch_now, lock_model_for
 from ..uniqueness import constraints_of
 from .actions import (
     CHANGE,
-    COUNT,
     CREATE,
     DELETE,
     ITEM,
@@ -256,13 +255,3 @@ def plan_release_lock(model_class, constraint, key, owner, owner_item=None, *, t
         key,
     )
     return _transaction(REPAIR, [delete, *_holder_checks(model_class, constraint, None, owner, owner_item)], token)
-
-
-def plan_updates(updates, *, token=None):
-    """The transaction applying plain, unguarded ``UpdateItem`` parameters together (rate
-    counters: one request for several counters). No lock is involved."""
-    actions = [
-        Action("Update", update, ITEM, (update["TableName"], update["Key"]["PK"]["S"], update["Key"]["SK"]["S"]))
-        for update in updates
-    ]
-    return _transaction(COUNT, actions, token)
