@@ -35,20 +35,27 @@ WORD = re.compile(r"[^\W\d_]{2,}")
 
 
 def po_entries(path):
-    """``[(msgid, msgstr, flags)]`` of a .po file (no plural forms or contexts: ours has none)."""
+    """``[(msgid, msgstr, flags)]`` of a .po file (no contexts: ours has none). A plural
+    entry's msgstr is the tuple of its forms (``msgstr[0]``, ``msgstr[1]``, ...)."""
     entries, entry, part = [], {"flags": set()}, None
     for line in [*path.read_text(encoding="utf-8").splitlines(), ""]:
         if line.startswith("#,"):
             entry["flags"].update(flag.strip() for flag in line[2:].split(","))
-        elif line.startswith(("msgid ", "msgstr ")):
+        elif line.startswith(("msgid ", "msgstr ", "msgid_plural ", "msgstr[")):
             part, _, text = line.partition(" ")
             entry[part] = _unquote(text)
         elif line.startswith('"'):
             entry[part] += _unquote(line)
         elif not line.strip() and "msgid" in entry:
-            entries.append((entry["msgid"], entry["msgstr"], entry["flags"]))
+            forms = tuple(entry[name] for name in sorted(entry) if name.startswith("msgstr["))
+            entries.append((entry["msgid"], forms or entry["msgstr"], entry["flags"]))
             entry = {"flags": set()}
     return entries
+
+
+def forms_of(msgstr):
+    """The forms of a translation: one, or a plural entry's each."""
+    return msgstr if isinstance(msgstr, tuple) else (msgstr,)
 
 
 def _unquote(text):
@@ -80,7 +87,7 @@ def test_every_entry_is_translated_and_none_is_fuzzy(kind, language):
     entries = [(msgid, msgstr, flags) for msgid, msgstr, flags in po_entries(catalogue(kind, language)) if msgid]
 
     assert entries
-    assert [msgid for msgid, msgstr, _ in entries if not msgstr] == []
+    assert [msgid for msgid, msgstr, _ in entries if not all(forms_of(msgstr))] == []
     assert [msgid for msgid, _, flags in entries if "fuzzy" in flags] == []
 
 
@@ -92,7 +99,10 @@ def test_compiled_catalogue_matches_its_source(kind, language):
         translations = gettext.GNUTranslations(compiled)
 
     for msgid, msgstr, _ in po_entries(source):
-        if msgid:
+        if msgid and isinstance(msgstr, tuple):
+            for count in (1, 2, 5):
+                assert translations.ngettext(msgid, msgid, count) == msgstr[translations.plural(count)], msgid
+        elif msgid:
             assert translations.gettext(msgid) == msgstr, msgid
 
 
@@ -101,7 +111,8 @@ def test_compiled_catalogue_matches_its_source(kind, language):
 def test_translations_keep_every_placeholder(kind, language):
     placeholder = re.compile(r"%\(\w+\)[sd]")
     for msgid, msgstr, _ in po_entries(catalogue(kind, language)):
-        assert sorted(placeholder.findall(msgstr)) == sorted(placeholder.findall(msgid)), msgid
+        for form in forms_of(msgstr):
+            assert sorted(placeholder.findall(form)) == sorted(placeholder.findall(msgid)), msgid
 
 
 def test_the_app_catalogues_hold_every_string_makemessages_finds(tmp_path):
