@@ -4,17 +4,19 @@ DynamoDB is a 503, and the owner's own browser (its device cookie) is never lock
 
 import contextlib
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import botocore.awsrequest
 import pytest
 from django.contrib.auth.hashers import Argon2PasswordHasher, make_password
 from django.core import signing
-from django.test import Client
+from django.test import Client, RequestFactory
 
-from accounts import devices, store
+from accounts import devices, dynamo, store
 from accounts.tables import dynamodb_client, plain_client
 from tests.mail import link_in, mails_to, path_of
+from tests.test_ratelimit import refused
 from tests.web import OTHER_PASSWORD, PASSWORD, login, signup
 
 pytestmark = pytest.mark.dynamodb_local
@@ -26,10 +28,6 @@ NEW_PASSWORD = "Velvet-Compass-Orchard-5"
 def softy(ddb):
     account, _ = store.signup("softy@example.com", "bfkid", make_password(PASSWORD))
     return account
-
-
-def refused(response):
-    return response.status_code == 429 and response.context["form"].has_error("__all__", "rate_limited")
 
 
 def from_address(number):
@@ -278,6 +276,22 @@ def test_a_forged_or_foreign_device_cookie_trusts_nothing(softy):
     assert devices.trusted_accounts(graces_browser.get("/accounts/login/").wsgi_request) == {}
 
 
+def test_the_device_cookie_lasts_its_age_after_the_last_login(softy, settings, monkeypatch):
+    settings.ACCOUNTS_DEVICE_COOKIE_AGE = 3600
+    browser = owner_browser()
+    assert int(browser.cookies[devices.COOKIE_NAME]["max-age"]) == 3600
+    with monkeypatch.context() as earlier:
+        earlier.setattr(signing.TimestampSigner, "timestamp", lambda signer: signing.b62_encode(int(time.time()) - 3601))
+        stale = signing.dumps([[softy.id, "nonce"]], salt=devices.SALT, compress=True)
+    fresh = signing.dumps([[softy.id, "nonce"]], salt=devices.SALT, compress=True)
+    request = RequestFactory().get("/")
+
+    request.COOKIES[devices.COOKIE_NAME] = stale
+    assert devices.trusted_accounts(request) == {}
+    request.COOKIES[devices.COOKIE_NAME] = fresh
+    assert devices.trusted_accounts(request) == {softy.id: "nonce"}
+
+
 def test_a_completed_password_reset_clears_the_failure_counters(softy):
     guess_from_rotating_addresses("bfkid")
     assert refused(login(from_address(99), "bfkid"))
@@ -339,3 +353,20 @@ def test_a_stranger_cannot_tell_an_unverified_sign_up_from_no_account(signed_up_
 def test_unverified_right_password_by_username_is_not_counted_as_a_failure(signed_up_unverified):
     for _ in range(6):
         assert login(Client(), "ada").context["form"].has_error("__all__", "unverified")
+
+
+def test_the_sign_up_browser_typing_another_address_is_told_nothing_more(signed_up_unverified):
+    response = login(signed_up_unverified, "other@example.com")
+
+    assert response.context["form"].has_error("__all__", "invalid_login")
+
+
+def test_a_verified_account_is_found_by_its_lock_only_never_through_the_sign_up_session(signed_up_unverified):
+    account = store.verify_email(store.get_by_username("ada"))
+    # Damage: the verified account's email lock is gone (staff's audit would repair it).
+    dynamo.call("delete_item", TableName=dynamo.table_name(), Key=dynamo.key(store.login_lock_key("ada@example.com"), "LOCK"))
+
+    response = login(signed_up_unverified, "ada@example.com")
+
+    assert account.email_verified
+    assert response.context["form"].has_error("__all__", "invalid_login")

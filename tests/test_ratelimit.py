@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.test import Client, RequestFactory
 from django.utils import translation
 
-from accounts import ratelimit, store
+from accounts import dynamo, ratelimit, store
 from accounts.app_settings import DEFAULT_RATE_LIMITS
 from accounts.models import User
 from accounts.ratelimit import Counter, RateLimited, Rule
@@ -268,12 +269,98 @@ def test_a_refused_attempt_is_taken_back(ddb, settings, count_requests):
     assert sum(counts) == 1
 
 
+def counter_items():
+    return [raw for raw in TableModel._get_connection().scan()["Items"] if raw["SK"]["S"].startswith("RATE")]
+
+
+def window_counts(raw):
+    return {name: int(value["N"]) for name, value in raw.items() if name.startswith("w")}
+
+
+@pytest.mark.dynamodb_local
+def test_an_attempt_over_the_current_window_is_refused_by_its_guard_writing_nothing(ddb, settings, count_requests):
+    settings.ACCOUNTS_RATE_LIMITS = {"signup": "1/h/ip"}
+    ratelimit.consume(request_from(), "signup")
+    count_requests.reset()
+
+    with pytest.raises(RateLimited):
+        ratelimit.consume(request_from(), "signup")
+
+    # One conditional UpdateItem, refused: no write to take back.
+    assert dict(count_requests.counts) == {"UpdateItem": 1}
+
+
+def window_start(period):
+    """The start of a window some way ahead: its items' expiry has not passed, so DynamoDB
+    Local's TTL sweep leaves them alone."""
+    return (int(time.time()) // period + 1000) * period
+
+
+@pytest.mark.dynamodb_local
+def test_the_previous_windows_weight_refuses_and_the_count_is_taken_back(ddb):
+    counter = Counter("signup", Rule(2, 100, "ip"), "192.0.2.1")
+    start = window_start(100)
+    assert counter.count(start - 10) and counter.count(start - 1)
+    # 10 s into the next window the previous window's 2 attempts still weigh 1.8.
+    assert counter.count(start + 10) is False
+
+    assert counter.retry_after(start + 10) == 40
+    [item] = counter_items()
+    window = start // 100
+    assert window_counts(item) == {f"w{window - 1}": 2, f"w{window}": 0}
+
+
+@pytest.mark.dynamodb_local
+def test_a_take_back_after_the_counter_was_forgotten_leaves_no_negative_count(ddb):
+    counter = Counter("login_failed", Rule(2, 3600, "key"), "ada", account_id="a1")
+    now = window_start(3600) + 0.5
+    assert counter.count(now)
+
+    ratelimit.forget_account("a1")
+    counter.take_back(now)
+
+    assert counter_items() == []
+    assert [counter.count(now), counter.count(now), counter.count(now)] == [True, True, False]
+
+
+@pytest.mark.dynamodb_local
+def test_the_windows_of_a_counter_that_outlived_its_expiry_are_swept(ddb):
+    counter = Counter("signup", Rule(5, 60, "ip"), "192.0.2.1")
+    now = window_start(60) + 10.0
+    window = int(now // 60)
+    stale = {f"w{window - age}": {"N": "5"} for age in (3, 7, 40)}
+    # Expired, but TTL (days late on AWS) had not deleted it yet.
+    dynamo.call(
+        "put_item", TableName=dynamo.table_name(), Item={**counter.key, **stale, "expires": {"N": str(int(now) - 100)}}
+    )
+
+    assert counter.count(now)
+
+    [item] = counter_items()
+    assert window_counts(item) == {f"w{window}": 1}
+
+
+@pytest.mark.dynamodb_local
+def test_a_refusal_by_a_later_rule_takes_back_the_earlier_counts(ddb, settings):
+    settings.ACCOUNTS_RATE_LIMITS = {"reset_password": "3/h/ip,1/h/key"}
+    ratelimit.consume(request_from(), "reset_password", key="UNIQ#EMAIL#ada@example.com")
+    with pytest.raises(RateLimited):
+        ratelimit.consume(request_from(), "reset_password", key="UNIQ#EMAIL#ada@example.com")
+
+    # The refused attempt left nothing on the address's counter: two more fit, not one.
+    ratelimit.consume(request_from(), "reset_password", key="UNIQ#EMAIL#grace@example.com")
+    ratelimit.consume(request_from(), "reset_password", key="UNIQ#EMAIL#alan@example.com")
+    with pytest.raises(RateLimited):
+        ratelimit.consume(request_from(), "reset_password", key="UNIQ#EMAIL#joan@example.com")
+
+
 @pytest.mark.dynamodb_local
 def test_counters_are_ignored_by_the_audit(ddb, ada):
     from accounts import audit
 
     ratelimit.consume(request_from(), "signup")
-    ratelimit.Attempt(request_from(), "login_failed", key="ada").fail()
+    ratelimit.Attempt(request_from(), "login_failed", key="ada").check()
+    ratelimit.Counter("login_failed", Rule(5, 300, "key"), ada.id, account_id=ada.id).count(time.time())
     assert audit.run_audit().consistent
 
 

@@ -18,6 +18,7 @@ from django.test import Client
 from accounts import ratelimit, store
 from accounts.app_settings import DEFAULT_RATE_LIMITS
 from tests.mail import mails_to
+from tests.test_login_limits import from_address
 from tests.web import OTHER_PASSWORD, PASSWORD, login, messages_of, signed_up_client, signup
 
 pytestmark = pytest.mark.dynamodb_local
@@ -32,10 +33,6 @@ def over_the_limit(response):
     assert int(response["Retry-After"]) > 0
     assert response.context["form"].has_error("__all__", "rate_limited")
     return True
-
-
-def from_address(number):
-    return Client(REMOTE_ADDR=f"198.51.100.{number}")
 
 
 def a_verified_account(email="ada@example.com", username="ada"):
