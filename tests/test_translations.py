@@ -1,44 +1,12 @@
-"""The app ships translations (French) of its messages, compiled, inside the package."""
-
-import ast
-import gettext
-from pathlib import Path
+"""The app ships translations (French) of its messages, compiled, inside the package
+(that each compiled catalogue matches its source: tests/test_i18n.py)."""
 
 import pytest
 from django.test import Client
 from django.utils import translation
 
-import accounts
 from accounts.adapter import DefaultAccountAdapter
 from tests.web import signup
-
-LOCALE = Path(accounts.__file__).resolve().parent / "locale"
-
-
-def po_entries(path):
-    """``{msgid: msgstr}`` of a .po file without plural forms or contexts (ours has none)."""
-    entries, entry, part = {}, {}, None
-    for line in [*path.read_text(encoding="utf-8").splitlines(), ""]:
-        if line.startswith(("msgid ", "msgstr ")):
-            part, _, text = line.partition(" ")
-            entry[part] = ast.literal_eval(text)
-        elif line.startswith('"'):
-            entry[part] += ast.literal_eval(line)
-        elif not line.strip() and entry:
-            entries[entry["msgid"]] = entry["msgstr"]
-            entry = {}
-    return entries
-
-
-def test_compiled_french_catalog_matches_its_source():
-    catalog = LOCALE / "fr" / "LC_MESSAGES"
-    source = {msgid: msgstr for msgid, msgstr in po_entries(catalog / "django.po").items() if msgid}
-
-    with open(catalog / "django.mo", "rb") as compiled:
-        translations = gettext.GNUTranslations(compiled)
-
-    assert source
-    assert {msgid: translations.gettext(msgid) for msgid in source} == source
 
 
 @pytest.mark.parametrize("catalog", ["error_messages", "success_messages"])
