@@ -16,16 +16,18 @@ LOCALE = Path(accounts.__file__).resolve().parent / "locale"
 
 
 def po_entries(path):
-    """``{msgid: msgstr}`` of a .po file without plural forms or contexts (ours has none)."""
+    """``{msgid: msgstr}`` of a .po file's entries without plural forms (tests/test_i18n.py
+    checks those) or contexts (ours have none)."""
     entries, entry, part = {}, {}, None
     for line in [*path.read_text(encoding="utf-8").splitlines(), ""]:
-        if line.startswith(("msgid ", "msgstr ")):
+        if line.startswith(("msgid ", "msgstr ", "msgid_plural ", "msgstr[")):
             part, _, text = line.partition(" ")
             entry[part] = ast.literal_eval(text)
         elif line.startswith('"'):
             entry[part] += ast.literal_eval(line)
         elif not line.strip() and entry:
-            entries[entry["msgid"]] = entry["msgstr"]
+            if "msgid_plural" not in entry:
+                entries[entry["msgid"]] = entry["msgstr"]
             entry = {}
     return entries
 
