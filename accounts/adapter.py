@@ -79,6 +79,16 @@ class DefaultAccountAdapter:
         "email_change_failed": _(
             "Your request is saved, but the mail to %(email)s could not be sent. Please try again."
         ),
+        "email_change_too_soon": _(
+            "Your request is saved, but too many mails went to %(email)s in the last minute, so the "
+            "link was not sent. Please ask again in a minute."
+        ),
+        "email_change_cancelled": _("The change of your address to %(email)s is cancelled: its link no longer works."),
+        "already_verified": _("%(email)s is already confirmed: there is no link to send."),
+        "signup_gone": _(
+            "The sign-up with %(email)s no longer exists: it expired, or was discarded from its link. "
+            "Please sign up again."
+        ),
     }
 
     def __init__(self, request=None):

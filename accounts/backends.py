@@ -3,7 +3,6 @@
 from django.contrib.auth.backends import BaseBackend
 
 from . import sessions, store
-from .app_settings import MANDATORY, app_settings
 from .exceptions import InvalidUniqueValue
 from .models import User
 
@@ -13,9 +12,9 @@ UNVERIFIED_ATTRIBUTE = "accounts_unverified_account"
 
 
 def may_log_in(account):
-    """Whether the account may log in as far as verification goes: in mode "mandatory"
-    only once its address is verified."""
-    return app_settings.EMAIL_VERIFICATION != MANDATORY or store.is_verified(account)
+    """Whether the account may log in as far as verification goes: in mode "mandatory" (or
+    with ``ACCOUNTS_PREVENT_ENUMERATION``) only once its address is verified."""
+    return not store.verification_required() or store.is_verified(account)
 
 
 class AccountBackend(BaseBackend):
