@@ -149,9 +149,9 @@ def resend_verification(request, account):
 
 
 def claimed_account(token):
-    """What a verification link's page shows before its button is pressed: ``(email,
-    account)``, the account ``None`` when it is gone or now holds another address; ``None``
-    for a forged or expired link. One GetItem."""
+    """What a verification link names: ``(email, account)``, the account as read now (one
+    GetItem), ``None`` when it is gone or now holds another address; ``None`` for a forged
+    or expired link. The link's page shows it before its buttons are pressed."""
     claim = read_verification_token(token)
     if claim is None:
         return None
@@ -163,14 +163,11 @@ def claimed_account(token):
 def _claimed_account_as_read(token):
     """``(outcome, account)``: ``(None, account)`` when the link's account still holds its
     address, else the outcome to answer (``invalid`` or ``stale``)."""
-    claim = read_verification_token(token)
+    claim = claimed_account(token)
     if claim is None:
         return INVALID, None
-    account_id, email = claim
-    account = store.get_account(account_id)
-    if account is None or account.email != email:
-        return STALE, account
-    return None, account
+    _email, account = claim
+    return (None, account) if account is not None else (STALE, None)
 
 
 def confirm_email(token):

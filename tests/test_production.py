@@ -31,7 +31,8 @@ def production_env(ddb, settings, tmp_path, **overrides):
         **{name: value for name, value in os.environ.items() if name != "DJANGO_HTTPS"},
         "DJANGO_SETTINGS_MODULE": "project.settings",
         "DJANGO_DEBUG": "false",
-        "DJANGO_SECRET_KEY": get_random_secret_key(),
+        # django-environ reads a value starting with "$" as the name of another variable.
+        "DJANGO_SECRET_KEY": get_random_secret_key().replace("$", "x"),
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1,example.com",
         "DJANGO_STATIC_ROOT": str(tmp_path / "static"),
         "DYNAMODB_ENDPOINT_URL": ddb.endpoint_url,
