@@ -22,6 +22,9 @@ from .app_settings import app_settings
 
 # Django's UnicodeUsernameValidator without "@": letters, digits and . + - _
 USERNAME_CHARACTERS = re.compile(r"^[\w.+-]+\Z")
+# RFC 5321, 4.5.3.1.1: a local part (before the "@") has at most 64 octets (Django's
+# EmailValidator accepts only ASCII there, so characters).
+MAX_LOCAL_PART_LENGTH = 64
 
 
 class DefaultAccountAdapter:
@@ -45,6 +48,8 @@ class DefaultAccountAdapter:
         "value_similar": _("This value is too similar to one already in use."),
         "email_domain_invalid": _("The domain of this email address is not valid."),
         "email_mixed_scripts": _("The domain of this email address mixes writing systems: %(scripts)s."),
+        "email_quoted": _("Enter the address without quotation marks."),
+        "email_local_too_long": _("The part of this address before “@” is too long: at most 64 characters."),
         "busy": _("The site is busy and nothing was saved. Please try again."),
         "stale": _("Your account changed while this page was open, so nothing was saved. Please try again."),
         "outcome_unknown": _(
@@ -74,6 +79,16 @@ class DefaultAccountAdapter:
         "email_change_failed": _(
             "Your request is saved, but the mail to %(email)s could not be sent. Please try again."
         ),
+        "email_change_too_soon": _(
+            "Your request is saved, but too many mails went to %(email)s in the last minute, so the "
+            "link was not sent. Please ask again in a minute."
+        ),
+        "email_change_cancelled": _("The change of your address to %(email)s is cancelled: its link no longer works."),
+        "already_verified": _("%(email)s is already confirmed: there is no link to send."),
+        "signup_gone": _(
+            "The sign-up with %(email)s no longer exists: it expired, or was discarded from its link. "
+            "Please sign up again."
+        ),
     }
 
     def __init__(self, request=None):
@@ -88,10 +103,16 @@ class DefaultAccountAdapter:
         return BaseUserManager.normalize_email(unicodedata.normalize("NFKC", email))
 
     def clean_email(self, email):
-        """Further rules for an (already valid) email address: its domain must be valid IDNA
-        (UTS #46), and no label of it may mix scripts (``exοmple.com`` with a Greek ``ο``).
-        Returns the email to store, as typed: its lock key spells the domain in ASCII."""
-        domain = email.rpartition("@")[2]
+        """Further rules for an (already valid) email address: no quoted local part
+        (``"ada"@example.com`` is another spelling of ``ada@example.com``), a local part of at
+        most 64 characters (RFC 5321), a domain valid in IDNA (UTS #46), and no domain label
+        mixing scripts (``exοmple.com`` with a Greek ``ο``). Returns the email to store, as
+        typed: its lock key spells the domain in ASCII."""
+        local, domain = email.rsplit("@", 1)
+        if local.startswith('"'):
+            raise self.validation_error("email_quoted")
+        if len(local) > MAX_LOCAL_PART_LENGTH:
+            raise self.validation_error("email_local_too_long")
         try:
             labels = identifiers.unicode_domain(domain).split(".")
         except (idna.IDNAError, UnicodeError):

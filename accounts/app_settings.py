@@ -52,6 +52,8 @@ DEFAULT_RATE_LIMITS = {
     "reset_password": "20/m/ip,5/m/key",
     "change_email": "1/m/user",
     "resend_verification": "1/m/user",
+    # Every mail the app sends, counted per address (its email lock key), whatever sent it.
+    "mail": "5/m/key",
 }
 
 
@@ -147,17 +149,38 @@ class AppSettings:
 
     @property
     def UNVERIFIED_EXPIRY(self):
-        """How long an unverified sign-up (and its username) lives, and how long a
-        verification or email-change link works: a ``timedelta`` or seconds. Default 7 days."""
-        value = self._setting("UNVERIFIED_EXPIRY", timedelta(days=7))
+        """How long an unverified sign-up (and the username it holds) lives, and how long a
+        verification or email-change link works: a ``timedelta`` or seconds. Sending the
+        verification mail again does not extend it. Default 24 hours (a name held without
+        a mailbox is released soon)."""
+        value = self._setting("UNVERIFIED_EXPIRY", timedelta(hours=24))
         return value if isinstance(value, timedelta) else timedelta(seconds=value)
 
     @property
     def PREVENT_ENUMERATION(self):
-        """When True, a sign-up with an address a verified account holds looks like a
-        successful sign-up, and the owner gets a mail about it. Default False (the sign-up
-        form says "This email address is already in use.")."""
-        return self._setting("PREVENT_ENUMERATION", False)
+        """Whether the sign-up and email-change forms hide which addresses are registered.
+
+        When True, a sign-up with an address a verified account holds answers exactly as
+        one with a new address (the same "check your inbox" page, whatever else the form
+        gets wrong, and one mail: the owner's notice instead of a link), and so does an
+        email change to such an address. Since a sign-up logged in at once would tell, every
+        sign-up then proves its mailbox before it logs in, in every mode. When False, the
+        forms say "This email address is already in use."
+
+        Default: True in mode "mandatory" (the default mode), False in "optional" and
+        "none" (where a sign-up logs in at once), as django-allauth does.
+        """
+        value = self._setting("PREVENT_ENUMERATION", None)
+        return self.EMAIL_VERIFICATION == MANDATORY if value is None else bool(value)
+
+    @property
+    def SITE_URL(self):
+        """The site's address, scheme and host only, e.g. ``"https://accounts.example.com"``
+        (``"http://localhost:8000"`` in development): every link in mail starts with it, and
+        a passkey's relying party is its host. A request's ``Host`` header is never used
+        for either. Default ``None`` (not set): system check ``accounts.E014``, and no mail
+        with a link can be sent."""
+        return self._setting("SITE_URL", None) or None
 
     @property
     def ACCOUNT_MODEL(self):

@@ -4,7 +4,6 @@ from django.contrib.auth.backends import BaseBackend
 from django.core.exceptions import PermissionDenied
 
 from . import devices, ratelimit, sessions, store
-from .app_settings import MANDATORY, app_settings
 from .exceptions import InvalidUniqueValue
 from .models import User
 from .pending import pending_account_id
@@ -18,9 +17,9 @@ RATE_LIMITED_ATTRIBUTE = "accounts_rate_limited"
 
 
 def may_log_in(account):
-    """Whether the account may log in as far as verification goes: in mode "mandatory"
-    only once its address is verified."""
-    return app_settings.EMAIL_VERIFICATION != MANDATORY or store.is_verified(account)
+    """Whether the account may log in as far as verification goes: in mode "mandatory" (or
+    with ``ACCOUNTS_PREVENT_ENUMERATION``) only once its address is verified."""
+    return not store.verification_required() or store.is_verified(account)
 
 
 class AccountBackend(BaseBackend):

@@ -10,6 +10,8 @@
 - ``accounts.E008``: a unique field is not an attribute of the account model.
 - ``accounts.E013``: an ``ACCOUNTS_UNIQUE_MODELS`` entry cannot be imported, or lacks
   ``key_prefix`` (the audit could not tell its items apart).
+- ``accounts.E014``: ``ACCOUNTS_SITE_URL`` is not set, or not a site's address (links in
+  mail are built from it, never from a request's Host).
 - ``accounts.W001``: the table cannot be reached or does not exist.
 - ``accounts.W002``: the table is not keyed ``PK`` (string, hash) + ``SK`` (string, range).
 - ``accounts.E009``: ``AUTHENTICATION_BACKENDS`` also has Django's ``ModelBackend`` (SQL users).
@@ -27,6 +29,7 @@ from django.core import checks
 from django.utils.module_loading import import_string
 
 from .app_settings import app_settings
+from .links import site_url_problem
 
 USER_MODEL = "accounts.User"
 BACKEND = "accounts.backends.AccountBackend"
@@ -224,6 +227,23 @@ def _normalizer_error(normalizer):
     if not callable(normalizer):
         return f"{normalizer!r} is not callable."
     return None
+
+
+@checks.register(checks.Tags.compatibility)
+def check_site_url(app_configs, **kwargs):
+    """E014: ``ACCOUNTS_SITE_URL``, the address every link in mail starts with."""
+    problem = site_url_problem(app_settings.SITE_URL)
+    if problem is None:
+        return []
+    return [
+        checks.Error(
+            f"ACCOUNTS_SITE_URL {problem}.",
+            hint="Set it to the address people open the site at, scheme and host only, e.g. "
+            "ACCOUNTS_SITE_URL = 'https://accounts.example.com' ('http://localhost:8000' in development). "
+            "Links in mail never use the request's Host header.",
+            id="accounts.E014",
+        )
+    ]
 
 
 @checks.register(checks.Tags.compatibility)

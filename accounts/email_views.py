@@ -3,11 +3,13 @@ email-change links, and password reset by email.
 
 Each link page shows a button on GET and applies the link on POST (a mail scanner that
 follows links must not verify anything); what a link does lives in :mod:`accounts.verification`
-and :mod:`accounts.password_reset`.
+and :mod:`accounts.password_reset`. The verification page names the account it confirms and
+has a second button for whoever did not sign up: it discards that sign-up.
 """
 
 import re
 
+from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.http import HttpResponseRedirect
 from django.shortcuts import redirect, render
@@ -29,22 +31,14 @@ from .ratelimit import RateLimitMixin
 ACCOUNT_ID = re.compile(r"[\w-]{1,64}")
 
 
-def remember_pending(request, account_id, email, sent):
+def remember_pending(request, account_id, email, outcome):
     """Note in the session who waits for a verification mail, for the "check your inbox" page."""
-    request.session[PENDING_SESSION_KEY] = {"id": account_id, "email": email, "sent": sent}
-
-
-def _pending_account(request):
-    """The account this visitor may resend a verification mail to, or ``None``."""
-    if request.user.is_authenticated:
-        return request.user.account
-    pending = request.session.get(PENDING_SESSION_KEY) or {}
-    return store.get_account(pending["id"]) if pending.get("id") else None
+    request.session[PENDING_SESSION_KEY] = {"id": account_id, "email": email, "outcome": outcome}
 
 
 @method_decorator(never_cache, name="dispatch")
 class VerificationSentView(View):
-    """ "Check your inbox": the address the link went to (or that it could not be sent), and a
+    """ "Check your inbox": the address the link went to (or why it was not sent), and a
     button to send it again (POST, at most once a minute per account)."""
 
     template_name = "accounts/verification_sent.html"
@@ -53,21 +47,34 @@ class VerificationSentView(View):
         pending = request.session.get(PENDING_SESSION_KEY)
         if pending is None and not request.user.is_authenticated:
             return redirect("accounts:login")
-        return render(request, self.template_name, {"pending": pending or {"email": request.user.email, "sent": True}})
+        pending = pending or {"email": request.user.email}
+        outcome = pending.get("outcome", verification.SENT)
+        return render(request, self.template_name, {"email": pending["email"], "outcome": outcome})
 
     def post(self, request):
-        account = _pending_account(request)
-        if account is None or store.is_verified(account):
-            # Nothing to send (an enumeration-safe sign-up, or verified meanwhile): same answer.
-            outcome = verification.SENT
-        else:
-            outcome = verification.resend_verification(request, account)
+        adapter = get_adapter(request)
         pending = request.session.get(PENDING_SESSION_KEY) or {}
-        email = account.email if account is not None else pending.get("email", "")
-        get_adapter(request).add_verification_message(request, outcome, email)
+        if request.user.is_authenticated:
+            account = request.user.account
+        elif not pending:
+            return redirect("accounts:login")
+        else:
+            account = store.get_account(pending["id"])
+        if account is None:
+            # Expired, or discarded from its link: nothing waits for a mail any more.
+            request.session.pop(PENDING_SESSION_KEY, None)
+            messages.warning(request, adapter.success_messages["signup_gone"] % {"email": pending["email"]})
+            return redirect("accounts:signup")
+        if store.is_verified(account):
+            # Confirmed meanwhile (in another tab, say): there is no link to send.
+            request.session.pop(PENDING_SESSION_KEY, None)
+            adapter.add_success_message(request, "already_verified", email=account.email)
+            return redirect("accounts:profile" if request.user.is_authenticated else "accounts:login")
+        outcome = verification.resend_verification(request, account)
+        adapter.add_verification_message(request, outcome, account.email)
         if request.user.is_authenticated:
             return redirect("accounts:profile")
-        remember_pending(request, pending.get("id"), pending.get("email"), outcome != verification.FAILED)
+        remember_pending(request, account.id, account.email, outcome)
         return redirect("accounts:verification_sent")
 
 
@@ -76,34 +83,48 @@ class LinkView(View):
     """A link from a mail: GET shows a button, POST applies the link."""
 
     template_name = None
+    success = ()
+    extra_context = {}
 
     def get(self, request, token):
-        return render(request, self.template_name, {"token": token, "claim": self.read(token)})
+        return render(request, self.template_name, {"token": token, "claim": self.read(token), **self.extra_context})
 
     def post(self, request, token):
         outcome, account = self.apply(request, token)
-        return render(
-            request, self.template_name, {"token": token, "outcome": outcome, "account": account}, status=self.status(outcome)
-        )
+        context = {"token": token, "outcome": outcome, "account": account, **self.extra_context}
+        return render(request, self.template_name, context, status=self.status(outcome))
 
     def status(self, outcome):
         return 200 if outcome in self.success else 400
 
 
 class VerifyEmailView(LinkView):
-    """The verification link: ``/accounts/verify/<token>/``."""
+    """The verification link: ``/accounts/verify/<token>/``. The page names the account (its
+    username, when it was created) and offers to discard it instead (:class:`DiscardSignupView`)."""
 
     template_name = "accounts/verify_email.html"
     success = {verification.VERIFIED, verification.ALREADY_VERIFIED}
 
     def read(self, token):
-        return verification.read_verification_token(token)
+        return verification.claimed_account(token)
 
     def apply(self, request, token):
-        outcome, account = verification.confirm_email(token)
-        if outcome in self.success:
-            request.session.pop(PENDING_SESSION_KEY, None)
-        return outcome, account
+        return verification.confirm_email(token)
+
+
+class DiscardSignupView(LinkView):
+    """``/accounts/verify/<token>/discard/`` (POST): "I did not sign up": the unverified
+    account the link names is deleted and its username released. GET shows the link's page."""
+
+    template_name = "accounts/verify_email.html"
+    success = {verification.DISCARDED}
+    extra_context = {"discarding": True}
+
+    def get(self, request, token):
+        return redirect("accounts:verify_email", token=token)
+
+    def apply(self, request, token):
+        return verification.discard_signup(token)
 
 
 class EmailChangeConfirmView(LinkView):
@@ -166,5 +187,7 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
             form.add_store_error(error)
             return self.form_invalid(form)
         # Saving the new password ended every session of the account (User.save): with
-        # server-side sessions on the server, else through the session auth hash.
+        # server-side sessions on the server, else through the session auth hash. It also
+        # cancelled a pending email change; the address is told.
+        password_reset.send_password_changed_notice(self.request, form.user.account, reset=True)
         return response

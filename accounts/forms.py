@@ -265,10 +265,12 @@ class EmailChangeForm(UniqueValueChangeForm):
     def save(self, request):
         """Ask for the change: a verified address changes only when the link mailed to the
         new one is opened (:mod:`accounts.verification`); an unverified one is replaced at
-        once, and the new address gets a verification link.
+        once, and the new address gets a verification link. The current address (in any
+        case or width) changes nothing to prove, and cancels a pending change.
 
-        Returns ``("email_change", sent)`` or ``("verification", sent)``, ``sent`` telling
-        whether the mail went out; ``None`` when the address only changed case or width.
+        Returns ``(kind, result)``: ``("email_change", mail)`` or ``("verification", mail)``,
+        ``mail`` saying what became of the link's mail (``sent``, ``too_soon``, ``failed``);
+        ``("kept", address)``, the address of the pending change it cancelled or ``None``.
         """
         account, email = self.user.account, self.cleaned_data["email"]
         if not store.is_verified(account):
@@ -276,8 +278,9 @@ class EmailChangeForm(UniqueValueChangeForm):
             return "verification", verification.send_verification(request, account)
         if store.is_same_address(account, email):
             # The same mailbox written another way: nothing to prove, the lock stays.
+            cancelled = account.pending_email
             store.change_email(account, email)
-            return None
+            return "kept", cancelled
         return "email_change", verification.start_email_change(request, account, email)
 
 

@@ -5,7 +5,9 @@ here: ICU (through PyICU) for UTS #39 (confusable skeletons, restriction levels,
 identifier profile) and character properties, the ``idna`` package for UTS #46.
 
 - :func:`skeleton` is the UTS #39 confusable skeleton: ``аdmin`` (Cyrillic а) and
-  ``admin`` share the skeleton ``adrnin``, so a lock keyed on it makes look-alikes collide.
+  ``admin`` share the skeleton ``adrnin``; :func:`fold_skeleton` then folds what the
+  skeleton keeps apart but eyes do not (``sc0tt`` and ``scott``, ``paypaĺ`` and ``paypal``).
+  A lock keyed on :func:`lookalike_key` (both steps) makes look-alikes collide.
 - :func:`normalize_username_key` and :func:`normalize_email_key` turn a username or an email
   address into the text its lock key is built from.
 - :func:`invisible_characters`, :func:`unusual_characters` and :func:`mixed_scripts` say
@@ -44,6 +46,10 @@ LETTERS_AND_DIGITS = _frozen(icu.UnicodeSet(r"[[:L:][:Nd:]]"))
 LETTERS = _frozen(icu.UnicodeSet(r"[:L:]"))
 # Scripts a character shares with every script (digits, punctuation, combining marks).
 NEUTRAL_SCRIPTS = frozenset({icu.UScriptCode.COMMON, icu.UScriptCode.INHERITED})
+# Scripts whose letters carry accents that are easy to miss (paypaĺ, paypaḷ, Greek ά,
+# Cyrillic й): a look-alike key drops a mark on one of their letters. Elsewhere a mark can
+# make another letter (Japanese voicing: が is not か), so it is kept.
+MARK_FOLDED_SCRIPTS = frozenset({icu.UScriptCode.LATIN, icu.UScriptCode.GREEK, icu.UScriptCode.CYRILLIC})
 
 
 # ICU documents a spoof checker as safe to share between threads once it is set up.
@@ -60,6 +66,32 @@ IDENTIFIER_CHARACTERS = _frozen(icu.UnicodeSet(_SKELETONS.getRecommendedUnicodeS
 def skeleton(text):
     """The UTS #39 confusable skeleton of ``text``: two strings that look alike share it."""
     return _SKELETONS.getSkeleton(0, text)
+
+
+def fold_skeleton(text):
+    """Fold what a UTS #39 skeleton keeps apart though people read it alike: case (the
+    skeleton of ``0`` is ``O``, of ``o`` is ``o``, so ``sc0tt`` and ``scott`` differ) and
+    nonspacing marks on Latin, Greek and Cyrillic letters (``paypaĺ``, ``paypaḷ``: ``paypal``).
+    Marks on letters of other scripts stay (``が`` and ``か`` are two names).
+
+    A separate step after :func:`skeleton`, so that a change to it is a new version of the
+    look-alike key (existing locks are re-keyed by ``accounts_backfill``).
+    """
+    kept = []
+    base_script = None
+    for character in unicodedata.normalize("NFD", text.casefold()):
+        if unicodedata.category(character) == "Mn":
+            if base_script in MARK_FOLDED_SCRIPTS:
+                continue
+        else:
+            base_script = icu.Script.getScript(ord(character)).getScriptCode()
+        kept.append(character)
+    return "".join(kept)
+
+
+def lookalike_key(text):
+    """The look-alike key of ``text``: its :func:`skeleton`, folded by :func:`fold_skeleton`."""
+    return fold_skeleton(skeleton(text))
 
 
 def describe_character(character):
@@ -98,18 +130,18 @@ def normalize_username_key(value):
 
 
 def skeleton_normalizer(normalizer):
-    """A normalizer keying a second lock on the skeleton of what ``normalizer`` returns."""
+    """A normalizer keying a second lock on the look-alike key of what ``normalizer`` returns."""
 
     def normalize_skeleton(value):
-        return skeleton(normalizer(value))
+        return lookalike_key(normalizer(value))
 
-    normalize_skeleton.__doc__ = f"The UTS #39 skeleton of {getattr(normalizer, '__name__', normalizer)}(value)."
+    normalize_skeleton.__doc__ = f"The look-alike key of {getattr(normalizer, '__name__', normalizer)}(value)."
     return normalize_skeleton
 
 
 def username_skeleton_key(value):
-    """The skeleton of :func:`normalize_username_key`: what the ``HANDLE_SKEL`` lock holds."""
-    return skeleton(normalize_username_key(value))
+    """The look-alike key of :func:`normalize_username_key`: what the ``HANDLE_SKEL`` lock holds."""
+    return lookalike_key(normalize_username_key(value))
 
 
 def ascii_domain(domain):

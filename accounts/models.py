@@ -82,7 +82,8 @@ class User(AbstractBaseUser):
         return self.account
 
     def save(self, *args, update_fields=None, **kwargs):
-        """Store changed ``password``, ``is_active`` or ``is_staff`` in one transaction.
+        """Store changed ``password``, ``is_active`` or ``is_staff`` in one transaction; a new
+        password (``set_password``) also cancels a pending email change.
 
         The update is guarded by the values as read, so it raises
         :class:`~accounts.exceptions.StaleItem` if the account changed meanwhile. Email and
@@ -98,6 +99,10 @@ class User(AbstractBaseUser):
         moved = sorted(MOVED_BY_STORE.keys() & changes.keys())
         if moved:
             raise NotSupportedError(f"Change the {moved[0]} with {MOVED_BY_STORE[moved[0]]}, not User.save().")
+        if "password" in changes and self._password is not None:
+            # A new password (not a hash upgrade) cancels a pending email change in the same
+            # transaction: whoever asked for it may be who the new password locks out.
+            changes.update(store.email_change_cancellation(account))
         if changes:
             store.update_account(account, **changes)
         if self._password is not None:

@@ -1,8 +1,9 @@
-"""Password reset by email: the request form, the link's token, and what follows a reset.
+"""Password reset by email: the request form, the link's token, and what follows a new password.
 
 A request answers the same whatever the address (no enumeration) and mails a link only to
 an address a verified account holds: the lookup goes through the email lock, which only a
-verified account holds (two consistent GetItems, no Query or Scan).
+verified account holds (two consistent GetItems, no Query or Scan). A new password, reset or
+changed, is told to the account's (verified) address.
 """
 
 from django import forms
@@ -60,11 +61,10 @@ class SetPasswordForm(StoreErrorsMixin, auth_forms.SetPasswordForm):
         return user
 
 
-def reset_link(request, user):
-    """The absolute ``/accounts/password/reset/<uidb64>/<token>/`` link for ``user``."""
+def reset_path(user):
+    """The ``/accounts/password/reset/<uidb64>/<token>/`` path of ``user``'s reset link."""
     uidb64 = urlsafe_base64_encode(force_bytes(user.pk))
-    path = reverse("accounts:password_reset_confirm", args=[uidb64, token_generator.make_token(user)])
-    return request.build_absolute_uri(path)
+    return reverse("accounts:password_reset_confirm", args=[uidb64, token_generator.make_token(user)])
 
 
 def request_reset(request, email):
@@ -79,4 +79,16 @@ def request_reset(request, email):
     if account is None or not account.is_active or not store.is_verified(account):
         return
     user = User.from_account(account)
-    verification.send_mail(request, "password_reset", account.email, {"account": account, "link": reset_link(request, user)})
+    verification.send_mail(request, "password_reset", account.email, {"account": account}, path=reset_path(user))
+
+
+def send_password_changed_notice(request, account, *, reset):
+    """Tell the account's address that its password was changed (``reset=False``) or reset,
+    with a link to reset it again if that was not its owner. Only a verified address is
+    told: an unverified one may be somebody else's."""
+    if not store.is_verified(account):
+        return None
+    context = {"account": account, "reset": reset}
+    return verification.send_mail(
+        request, "password_changed", account.email, context, path=reverse("accounts:password_reset")
+    )

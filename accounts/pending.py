@@ -5,7 +5,8 @@ account in the session, so that this browser, and only this one, can be shown "c
 inbox", send the link again, and be told to confirm its address when it logs in by email.
 """
 
-# {"id": account id or None, "email": address, "sent": whether the last mail went out}.
+# {"id": account id or None, "email": address, "outcome": what became of the last mail
+# (verification.SENT, TOO_SOON or FAILED)}.
 PENDING_SESSION_KEY = "accounts_pending_verification"
 
 

@@ -30,6 +30,7 @@ from django.contrib.auth import SESSION_KEY
 from django.contrib.sessions.backends.base import VALID_KEY_CHARS, CreateError, SessionBase, UpdateError
 from django.contrib.sessions.exceptions import SessionInterrupted
 from django.utils.crypto import get_random_string
+from django.utils.translation import gettext
 
 from . import dynamo
 from .app_settings import app_settings
@@ -361,12 +362,13 @@ SYSTEMS = (
 
 
 def describe_user_agent(user_agent):
-    """A short name for a browser from its user agent: ``"Firefox on Linux"``, or the
-    empty string when nothing is recognised."""
+    """A short name for a browser from its user agent, in the active language: ``"Firefox
+    on Linux"`` (``"Linux 上の Firefox"``), or the empty string when nothing is recognised."""
     user_agent = user_agent or ""
     browser = next((name for name, pattern in BROWSERS if re.search(pattern, user_agent)), "")
     system = next((name for name, pattern in SYSTEMS if re.search(pattern, user_agent)), "")
     if browser and system:
-        return f"{browser} on {system}"
+        # Translators: a browser and the operating system it runs on, e.g. "Firefox on Linux".
+        return gettext("%(browser)s on %(system)s") % {"browser": browser, "system": system}
     return browser or system
 

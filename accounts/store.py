@@ -9,7 +9,7 @@ import uuid
 from django.utils.crypto import salted_hmac
 
 from . import lookups, sessions, signals, transactions
-from .app_settings import NONE, app_settings
+from .app_settings import MANDATORY, NONE, app_settings
 from .exceptions import InvalidUniqueValue, ItemAlreadyExists, OutcomeUnknown, StaleItem, TokenReused, Unavailable
 from .tables import account_constraints, account_pk, epoch_now, get_account_model, utcnow
 from .uniqueness import normalize_text
@@ -44,10 +44,33 @@ def build_account(email, username, password_hash, *, token=None, **extra):
     )
 
 
+def verification_required():
+    """Whether a sign-up must prove its mailbox before it logs in: in mode "mandatory", and
+    in every mode with ``ACCOUNTS_PREVENT_ENUMERATION`` (a sign-up logged in at once would
+    tell a new address from a registered one, which cannot be logged in)."""
+    return app_settings.EMAIL_VERIFICATION == MANDATORY or app_settings.PREVENT_ENUMERATION
+
+
+def refuses_registered_addresses():
+    """Whether a sign-up or an email change request is refused at once for an address a
+    verified account holds (the per-field error). Not with ``ACCOUNTS_PREVENT_ENUMERATION``:
+    it then goes through like any other, and the mail it triggers goes to the address's
+    owner as a notice instead of a link (see :mod:`accounts.verification`)."""
+    return not app_settings.PREVENT_ENUMERATION
+
+
+def address_held_by_another(account, email):
+    """Whether an account other than ``account`` holds ``email``'s lock: one consistent
+    GetItem. It chooses which mail an address gets, never whether a value is taken."""
+    constraint = constraint_for("email")
+    owner = lookups.lock_owner(type(account), constraint.key_for(email))
+    return owner is not None and owner != account.PK
+
+
 def build_signup_account(email, username, password_hash, *, token=None, email_verified=None, **extra):
     """The unsaved account :func:`signup` creates: verified, or unverified and expiring."""
     if email_verified is None:
-        email_verified = app_settings.EMAIL_VERIFICATION == NONE
+        email_verified = app_settings.EMAIL_VERIFICATION == NONE and not app_settings.PREVENT_ENUMERATION
     extra["email_verified"] = bool(email_verified)
     if not email_verified:
         extra["expires"] = epoch_now() + int(app_settings.UNVERIFIED_EXPIRY.total_seconds())
@@ -58,9 +81,13 @@ def signup(email, username, password_hash, *, token=None, email_verified=None, *
     """Create an account and its locks in one transaction. Returns ``(account, created)``.
 
     ``email_verified=None`` follows ``ACCOUNTS_EMAIL_VERIFICATION`` (``"none"``: verified at
-    once); ``True`` creates a verified account. A verified account takes its email lock
+    once, unless ``ACCOUNTS_PREVENT_ENUMERATION``); ``True`` creates a verified account. A verified account takes its email lock
     now; an unverified one takes none (the transaction only checks that no verified account
     holds the address) and expires, with its other locks, after ``ACCOUNTS_UNVERIFIED_EXPIRY``.
+
+    With ``ACCOUNTS_PREVENT_ENUMERATION`` an unverified sign-up is not refused for an address
+    a verified account holds (:func:`refuses_registered_addresses`): it is created, and can
+    never take that address.
 
     ``created`` is False when this exact signup (same ``token``, email and username) was
     already committed by an earlier post, such as a double click or a browser resend.
@@ -71,7 +98,7 @@ def signup(email, username, password_hash, *, token=None, email_verified=None, *
     """
     account = build_signup_account(email, username, password_hash, token=token, email_verified=email_verified, **extra)
     try:
-        transactions.create(account, token=token)
+        transactions.create(account, token=token, check_unheld=refuses_registered_addresses())
     except (ItemAlreadyExists, TokenReused):
         earlier = get_account(account.id)
         if earlier is None or not _holds_same_values(earlier, account):
@@ -141,12 +168,37 @@ def request_email_change(account, email):
     stops working). One transaction: ``Update account SET pending_email, pending_nonce
     [as read]`` and ``ConditionCheck new email lock [attribute_not_exists(PK)]``, so an
     address another account holds is refused now with
-    :class:`~accounts.exceptions.UniqueViolation` (``email``).
+    :class:`~accounts.exceptions.UniqueViolation` (``email``). With
+    ``ACCOUNTS_PREVENT_ENUMERATION`` the check is not sent (:func:`refuses_registered_addresses`):
+    any address is recorded, and one another account holds can never be applied (the
+    apply's lock Put refuses it).
     """
     nonce = uuid.uuid4().hex
     constraint = constraint_for("email")
-    update_account(account, pending_email=email, pending_nonce=nonce, unheld=[(constraint, constraint.key_for(email))])
+    unheld = [(constraint, constraint.key_for(email))] if refuses_registered_addresses() else []
+    update_account(account, pending_email=email, pending_nonce=nonce, unheld=unheld)
     return nonce
+
+
+# What cancelling a pending email change changes: its link no longer matches a nonce.
+CANCEL_EMAIL_CHANGE = {"pending_email": None, "pending_nonce": None}
+
+
+def email_change_cancellation(account):
+    """The changes that cancel ``account``'s pending email change ({} when none is pending),
+    to send with another change in its one transaction (a new password, a new address)."""
+    return dict(CANCEL_EMAIL_CHANGE) if account.pending_nonce is not None else {}
+
+
+def cancel_email_change(account):
+    """Cancel the account's pending email change: one guarded write (``Update account REMOVE
+    pending_email, pending_nonce [pending fields and updated as read]``); the link sent for
+    it stops working. Returns the address that was pending, or ``None`` (nothing is sent)."""
+    pending = account.pending_email
+    changes = email_change_cancellation(account)
+    if changes:
+        update_account(account, **changes)
+    return pending if changes else None
 
 
 def is_same_address(account, email):
@@ -246,9 +298,10 @@ def end_sessions(account, *, except_key=None):
 
 
 def change_email(account, email):
-    """Give ``account`` a new email, moving its email lock in the same transaction."""
+    """Give ``account`` a new email, moving its email lock in the same transaction; a
+    pending email change (asked from the old address) is cancelled with it."""
     old_email = account.email
-    update_account(account, email=email)
+    update_account(account, email=email, **email_change_cancellation(account))
     signals.email_changed.send(sender=type(account), account=account, old_email=old_email, new_email=email)
     return account
 
@@ -264,8 +317,9 @@ def change_username(account, username):
 
 
 def set_password_hash(account, password_hash):
-    """Store a new password hash (no lock moves)."""
-    return update_account(account, password=password_hash)
+    """Store a new password hash (no lock moves); a pending email change is cancelled in the
+    same transaction (see :meth:`accounts.models.User.save`)."""
+    return update_account(account, password=password_hash, **email_change_cancellation(account))
 
 
 def delete_account(account):
@@ -273,3 +327,14 @@ def delete_account(account):
     transactions.delete(account)
     end_sessions(account)
     signals.account_deleted.send(sender=type(account), account=account)
+
+
+def discard_signup(account):
+    """Delete an unverified sign-up, ``account`` as read, and release its locks: the reader
+    of its address says they did not sign up. The one transaction :func:`delete_account`
+    sends, whose guards (``email_verified`` as read, false, and ``expires > :now``) cancel it
+    with :class:`~accounts.exceptions.StaleItem` if the address was verified meanwhile; a
+    verified account is refused so before anything is sent."""
+    if is_verified(account):
+        raise StaleItem("A verified account is never discarded.")
+    delete_account(account)

@@ -11,11 +11,13 @@ urlpatterns = [
     path("profile/", views.ProfileView.as_view(), name="profile"),
     path("sessions/logout-others/", views.EndOtherSessionsView.as_view(), name="logout_other_sessions"),
     path("email/", views.EmailChangeView.as_view(), name="email_change"),
+    path("email/cancel/", views.EmailChangeCancelView.as_view(), name="email_change_cancel"),
     path("username/", views.UsernameChangeView.as_view(), name="username_change"),
     path("password/", views.PasswordChangeView.as_view(), name="password_change"),
     path("delete/", views.AccountDeleteView.as_view(), name="delete"),
     path("verify/sent/", email_views.VerificationSentView.as_view(), name="verification_sent"),
     path("verify/<str:token>/", email_views.VerifyEmailView.as_view(), name="verify_email"),
+    path("verify/<str:token>/discard/", email_views.DiscardSignupView.as_view(), name="discard_signup"),
     path("email/confirm/<str:token>/", email_views.EmailChangeConfirmView.as_view(), name="email_change_confirm"),
     path("password/reset/", email_views.PasswordResetView.as_view(), name="password_reset"),
     path(

@@ -4,32 +4,41 @@ A link is a signed, timestamped token (``django.core.signing``, salted per purpo
 the account and the address it was issued for, valid for ``ACCOUNTS_UNVERIFIED_EXPIRY``.
 It is single-use because what it applies is guarded by the account as the link names it:
 a verification needs the account still unverified with that address; an email change needs
-the old address and the request's nonce, which the change removes.
+the old address and the request's nonce, which the change removes, as do a cancel and a
+new password. An email-change link also carries a stamp of the password it was issued
+under, so the page can say that a new password cancelled it.
 
 Opening a link never writes: the page asks for a click (a POST), so a mail scanner that
 follows links cannot verify a squatter's sign-up in the owner's mailbox. The POST costs one
-GetItem (the account) and one TransactWriteItems.
+GetItem (the account) and one TransactWriteItems. The verification page names the account
+it confirms, and offers whoever did not sign up to discard it instead.
 
-Mail goes through Django's email framework; a mail that cannot be sent loses nothing (the
-account stays) and the caller says so and offers to send it again.
+Every mail goes through :func:`send_mail`: links on ``ACCOUNTS_SITE_URL``, never on the
+request's Host, and the ``mail`` rate limit per address. A mail that cannot be sent loses
+nothing (the account stays) and the caller says so and offers to send it again.
 """
 
 import logging
 import smtplib
+from dataclasses import dataclass
 
 from django.core import signing
+from django.core.exceptions import ImproperlyConfigured
 from django.core.mail import EmailMessage
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.crypto import constant_time_compare, salted_hmac
 
-from . import ratelimit, store
+from . import links, ratelimit, store
 from .app_settings import app_settings
-from .exceptions import Busy, StaleItem, UniqueViolation
+from .exceptions import Busy, InvalidUniqueValue, StaleItem, UniqueViolation
+from .uniqueness import normalize_text
 
 logger = logging.getLogger(__name__)
 
 VERIFY_SALT = "accounts.verification.verify"
 EMAIL_CHANGE_SALT = "accounts.verification.email_change"
+PASSWORD_STAMP_SALT = "accounts.verification.password_stamp"
 # How applying a link ended.
 VERIFIED, ALREADY_VERIFIED, CHANGED, TAKEN, STALE, INVALID, BUSY = (
     "verified",
@@ -40,28 +49,56 @@ VERIFIED, ALREADY_VERIFIED, CHANGED, TAKEN, STALE, INVALID, BUSY = (
     "invalid",
     "busy",
 )
-# How a resend ended.
+# A verification link's "I did not sign up": the unverified account is deleted.
+DISCARDED = "discarded"
+# An email-change link issued before the account's password last changed.
+PASSWORD_CHANGED = "password_changed"
+# How sending a mail (or a resend) ended: sent; refused by a rate limit (the ``mail``
+# limit of the address, or ``resend_verification``); or not sent (the mail server, or no
+# ``ACCOUNTS_SITE_URL``).
 SENT, TOO_SOON, FAILED = "sent", "too_soon", "failed"
 
 MAIL_ERRORS = (smtplib.SMTPException, OSError)
 
 
-def send_mail(request, template, to, context):
-    """Render ``accounts/email/<template>_subject.txt`` and ``..._message.txt`` and send
-    them to ``to``. Returns False (and logs) when the mail could not be sent."""
-    context = {"site": request.get_host(), **context}
+def mail_limit_key(address):
+    """What the ``mail`` rate limit counts a mail to ``address`` under: the address's email
+    lock key, so every spelling of one mailbox shares one count."""
+    try:
+        return store.constraint_for("email").key_for(address)
+    except InvalidUniqueValue:
+        return normalize_text(address)
+
+
+def send_mail(request, template, to, context, *, path=None):
+    """Render ``accounts/email/<template>_subject.txt`` and ``..._message.txt`` and send them
+    to ``to``; ``path`` (a ``reverse()``d URL) is the mail's ``link``, on ``ACCOUNTS_SITE_URL``.
+
+    The one place the app sends mail. Each mail counts against the ``mail`` rate limit of
+    its address (default 5 a minute, whatever asks): over it, nothing is sent. Returns
+    ``sent``, ``too_soon`` (over the limit) or ``failed`` (the server refused it, or
+    ``ACCOUNTS_SITE_URL`` is not set; logged).
+    """
+    try:
+        context = {"site": links.site_name(), **context}
+        if path is not None:
+            context["link"] = links.absolute_url(path)
+    except ImproperlyConfigured:
+        logger.exception("The %s mail to %s was not sent.", template, to)
+        return FAILED
+    try:
+        ratelimit.consume(request, "mail", key=mail_limit_key(to))
+    except ratelimit.RateLimited:
+        logger.warning("The %s mail to %s was not sent: too many mails to that address.", template, to)
+        return TOO_SOON
     subject = " ".join(render_to_string(f"accounts/email/{template}_subject.txt", context, request).split())
     body = render_to_string(f"accounts/email/{template}_message.txt", context, request)
     try:
         EmailMessage(subject, body, to=[to]).send()
     except MAIL_ERRORS:
         logger.exception("The %s mail to %s could not be sent.", template, to)
-        return False
-    return True
-
-
-def _link(request, name, token):
-    return request.build_absolute_uri(reverse(name, args=[token]))
+        return FAILED
+    return SENT
 
 
 def _max_age():
@@ -83,22 +120,54 @@ def read_verification_token(token):
 
 
 def send_verification(request, account):
-    """Mail the verification link to the account's address. Returns whether it was sent."""
-    link = _link(request, "accounts:verify_email", verification_token(account))
-    return send_mail(request, "verification", account.email, {"account": account, "link": link})
+    """Mail the verification link to the account's address: ``sent``, ``too_soon`` or ``failed``.
+
+    With ``ACCOUNTS_PREVENT_ENUMERATION`` a sign-up is made whether or not a verified account
+    holds its address (:func:`accounts.store.refuses_registered_addresses`); when one does,
+    the address gets its owner's notice instead of a link, the only difference, and one only
+    the mailbox sees.
+    """
+    if app_settings.PREVENT_ENUMERATION and store.address_held_by_another(account, account.email):
+        return send_signup_attempt_notice(request, account.email)
+    path = reverse("accounts:verify_email", args=[verification_token(account)])
+    return send_mail(request, "verification", account.email, {"account": account}, path=path)
 
 
 def resend_verification(request, account):
     """Send the verification mail again: ``sent``, ``too_soon`` or ``failed``.
 
     The ``resend_verification`` rate limit (``ACCOUNTS_RATE_LIMITS``, default once a minute
-    per account) is counted for the account, whoever asks: the person or staff.
+    per account) is counted for the account, whoever asks: the person or staff. Resending
+    does not extend the sign-up: it still expires ``ACCOUNTS_UNVERIFIED_EXPIRY`` after it
+    was made.
     """
     try:
         ratelimit.consume(request, "resend_verification", user=account.id)
     except ratelimit.RateLimited:
         return TOO_SOON
-    return SENT if send_verification(request, account) else FAILED
+    return send_verification(request, account)
+
+
+def claimed_account(token):
+    """What a verification link names: ``(email, account)``, the account as read now (one
+    GetItem), ``None`` when it is gone or now holds another address; ``None`` for a forged
+    or expired link. The link's page shows it before its buttons are pressed."""
+    claim = read_verification_token(token)
+    if claim is None:
+        return None
+    account_id, email = claim
+    account = store.get_account(account_id)
+    return email, (account if account is not None and account.email == email else None)
+
+
+def _claimed_account_as_read(token):
+    """``(outcome, account)``: ``(None, account)`` when the link's account still holds its
+    address, else the outcome to answer (``invalid`` or ``stale``)."""
+    claim = claimed_account(token)
+    if claim is None:
+        return INVALID, None
+    _email, account = claim
+    return (None, account) if account is not None else (STALE, None)
 
 
 def confirm_email(token):
@@ -106,18 +175,37 @@ def confirm_email(token):
 
     Returns ``(outcome, account or None)``: ``verified``, ``already_verified``, ``taken``
     (another account verified the address first), ``stale`` (the account's address changed,
-    or it expired), ``busy`` (nothing written, try again) or ``invalid`` (forged or expired link).
+    or it expired or was discarded), ``busy`` (nothing written, try again) or ``invalid``
+    (forged or expired link).
     """
-    claim = read_verification_token(token)
-    if claim is None:
-        return INVALID, None
-    account_id, email = claim
-    account = store.get_account(account_id)
-    if account is None or account.email != email:
-        return STALE, account
+    outcome, account = _claimed_account_as_read(token)
+    if outcome is not None:
+        return outcome, account
     if store.is_verified(account):
         return ALREADY_VERIFIED, account
     return _refusal(lambda: store.verify_email(account)) or VERIFIED, account
+
+
+def discard_signup(token):
+    """A verification link's "I did not sign up": delete the unverified account it names and
+    release its locks, in one guarded transaction (:func:`accounts.store.discard_signup`).
+
+    Returns ``(outcome, account or None)``: ``discarded``, ``already_verified`` (a verified
+    account is never discarded, nor one verified meanwhile: the transaction's guard refuses
+    it), ``stale`` (gone, or its address changed), ``busy`` or ``invalid``.
+    """
+    outcome, account = _claimed_account_as_read(token)
+    if outcome is not None:
+        return outcome, account
+    if store.is_verified(account):
+        return ALREADY_VERIFIED, account
+    refusal = _refusal(lambda: store.discard_signup(account))
+    if refusal == STALE:
+        # Verified (or changed) since it was read: say which, from the account as it is now.
+        current = store.get_account(account.id)
+        if current is not None and store.is_verified(current):
+            return ALREADY_VERIFIED, current
+    return refusal or DISCARDED, account
 
 
 def _refusal(apply):
@@ -134,51 +222,90 @@ def _refusal(apply):
     return None
 
 
+def password_stamp(account):
+    """A stamp of the account's password hash (an HMAC: it reveals nothing of the hash); a
+    new password, or a reset, changes it."""
+    return salted_hmac(PASSWORD_STAMP_SALT, account.password).hexdigest()[:20]
+
+
+@dataclass(frozen=True)
+class EmailChangeClaim:
+    """What an email-change link names."""
+
+    account_id: str
+    old_email: str
+    new_email: str
+    nonce: str
+    password_stamp: str
+
+
 def email_change_token(account, new_email, nonce):
-    """The token of an email-change link: account, old and new address, the request's nonce."""
-    data = {"a": account.id, "o": account.email, "n": new_email, "x": nonce}
+    """The token of an email-change link: account, old and new address, the request's
+    nonce, and the stamp of the password it was asked under."""
+    data = {"a": account.id, "o": account.email, "n": new_email, "x": nonce, "p": password_stamp(account)}
     return signing.dumps(data, salt=EMAIL_CHANGE_SALT, compress=True)
 
 
 def read_email_change_token(token):
-    """``(account id, old email, new email, nonce)`` of a valid token, or ``None``."""
+    """The :class:`EmailChangeClaim` of a valid, unexpired token, or ``None``."""
     try:
         data = signing.loads(token, salt=EMAIL_CHANGE_SALT, max_age=_max_age())
-    except signing.BadSignature:
+        return EmailChangeClaim(data["a"], data["o"], data["n"], data["x"], data["p"])
+    except (signing.BadSignature, KeyError, TypeError):
         return None
-    return data["a"], data["o"], data["n"], data["x"]
 
 
 def start_email_change(request, account, new_email):
     """Record the pending change, mail the link to ``new_email`` and a notice to the old
-    address. Returns whether the link was sent (the request is recorded either way)."""
+    address. Returns what became of the link's mail: ``sent``, ``too_soon`` or ``failed``
+    (the request is recorded either way).
+
+    With ``ACCOUNTS_PREVENT_ENUMERATION`` an address another account holds is recorded and
+    answered the same (so the requester cannot tell), but it gets no link: its owner is told
+    someone tried to move another account to it.
+    """
     nonce = store.request_email_change(account, new_email)
-    link = _link(request, "accounts:email_change_confirm", email_change_token(account, new_email, nonce))
     context = {"account": account, "new_email": new_email, "old_email": account.email}
-    sent = send_mail(request, "email_change", new_email, {**context, "link": link})
+    if app_settings.PREVENT_ENUMERATION and store.address_held_by_another(account, new_email):
+        path = reverse("accounts:password_reset")
+        outcome = send_mail(request, "email_change_attempt", new_email, {"email": new_email}, path=path)
+    else:
+        path = reverse("accounts:email_change_confirm", args=[email_change_token(account, new_email, nonce)])
+        outcome = send_mail(request, "email_change", new_email, context, path=path)
     send_mail(request, "email_change_requested", account.email, context)
-    return sent
+    return outcome
 
 
 def apply_email_change(request, token):
     """Apply an email-change link: one GetItem, then one transaction; after it commits, a
     notice to the old address. Returns ``(outcome, account or None)``: ``changed``,
-    ``taken`` (the new address was verified by another account meanwhile), ``stale`` (used,
-    replaced by a newer request, or the address changed), ``busy`` or ``invalid``."""
+    ``taken`` (the new address was verified by another account meanwhile),
+    ``password_changed`` (the password changed since the link was sent, which cancelled the
+    change), ``stale`` (used, cancelled, replaced by a newer request, or the address
+    changed), ``busy`` or ``invalid``.
+
+    The transaction is guarded by the request's nonce as read, which a new password removes
+    in its own transaction: a link issued before the last password change never applies,
+    even when it is read before that change and sent after it.
+    """
     claim = read_email_change_token(token)
     if claim is None:
         return INVALID, None
-    account_id, old_email, new_email, nonce = claim
-    account = store.get_account(account_id)
+    account = store.get_account(claim.account_id)
     if account is None:
         return STALE, None
-    refusal = _refusal(lambda: store.apply_email_change(account, old_email, new_email, nonce))
+    if not constant_time_compare(password_stamp(account), claim.password_stamp):
+        return PASSWORD_CHANGED, account
+    refusal = _refusal(lambda: store.apply_email_change(account, claim.old_email, claim.new_email, claim.nonce))
     if refusal:
         return refusal, account
-    send_mail(request, "email_changed", old_email, {"account": account, "old_email": old_email, "new_email": new_email})
+    context = {"account": account, "old_email": claim.old_email, "new_email": claim.new_email}
+    send_mail(request, "email_changed", claim.old_email, context)
     return CHANGED, account
 
 
 def send_signup_attempt_notice(request, email):
-    """``ACCOUNTS_PREVENT_ENUMERATION``: tell the owner of ``email`` someone tried to sign up with it."""
-    return send_mail(request, "signup_attempt", email, {"email": email, "login_url": request.build_absolute_uri(reverse("accounts:login"))})
+    """``ACCOUNTS_PREVENT_ENUMERATION``: tell the owner of ``email`` (a verified account) that
+    someone tried to sign up with it, and, if it was them, to reset the password."""
+    return send_mail(request, "signup_attempt", email, {"email": email}, path=reverse("accounts:password_reset"))
+

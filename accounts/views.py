@@ -16,12 +16,12 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.generic import FormView, TemplateView, View
 
-from . import devices, sessions, store, verification
+from . import devices, password_reset, sessions, store, verification
 from .ratelimit import RateLimitMixin
 from .adapter import get_adapter
-from .app_settings import OPTIONAL, app_settings
 from .backends import AccountBackend
 from .email_views import remember_pending
+from .exceptions import Busy, StaleItem
 from .forms import STORE_REFUSALS
 from .middleware import OUTCOME_UNKNOWN, RETRY_AFTER_SECONDS, is_unavailable, outcome_of
 from .models import User
@@ -87,7 +87,14 @@ class UserFormMixin(AccountLoginRequiredMixin):
 
 @method_decorator(sensitive_post_parameters("password1", "password2"), name="dispatch")
 class SignupView(RateLimitMixin, StoreFormView):
-    """Create an account and log in. A second post of the same form lands on success too.
+    """Create an account and log in, or (mode "mandatory", or any mode with
+    ``ACCOUNTS_PREVENT_ENUMERATION``) land on "check your inbox". A second post of the same
+    form lands on success too.
+
+    With ``ACCOUNTS_PREVENT_ENUMERATION`` a registered address answers exactly as a new one:
+    no error on the email field, whatever else the form gets wrong, the same unverified
+    sign-up and the same page; the one difference is the mail, which only its owner reads
+    (a notice instead of a link, see :func:`accounts.verification.send_verification`).
 
     Each valid post counts against the ``signup`` rate limit (429 past it)."""
 
@@ -103,36 +110,17 @@ class SignupView(RateLimitMixin, StoreFormView):
     def get_save_kwargs(self):
         return {"request": self.request}
 
-    def form_valid(self, form):
-        # Kept for address_taken(): a store refusal removes the email from cleaned_data.
-        self.signup_email = form.cleaned_data["email"]
-        return super().form_valid(form)
-
-    def form_invalid(self, form):
-        # Only the address is taken (a verified account holds it): the store refused it.
-        taken = form.has_error("email", "email_taken") and len(form.errors) == 1
-        if taken and app_settings.PREVENT_ENUMERATION:
-            return self.address_taken(form)
-        return super().form_invalid(form)
-
-    def address_taken(self, form):
-        """``ACCOUNTS_PREVENT_ENUMERATION``: answer as a sign-up would, and tell the owner."""
-        email = self.signup_email
-        verification.send_signup_attempt_notice(self.request, email)
-        remember_pending(self.request, None, email, True)
-        return redirect("accounts:verification_sent")
-
     def form_saved(self, form, account):
         adapter = get_adapter(self.request)
         user = User.from_account(account)
         if store.is_verified(account):
             return self.logged_in(user)
-        sent = verification.send_verification(self.request, account)
-        if app_settings.EMAIL_VERIFICATION == OPTIONAL:
+        outcome = verification.send_verification(self.request, account)
+        if not store.verification_required():
             response = self.logged_in(user)
-            adapter.add_verification_message(self.request, "sent" if sent else "failed", account.email)
+            adapter.add_verification_message(self.request, outcome, account.email)
             return response
-        remember_pending(self.request, account.id, account.email, sent)
+        remember_pending(self.request, account.id, account.email, outcome)
         return redirect("accounts:verification_sent")
 
     def logged_in(self, user):
@@ -171,7 +159,7 @@ class LoginView(RateLimitMixin, auth_views.LoginView):
         account = form.unverified_account
         if account is not None:
             # The password was right: this person may ask for the link again.
-            remember_pending(self.request, account.id, account.email, True)
+            remember_pending(self.request, account.id, account.email, verification.SENT)
         return super().form_invalid(form)
 
     def get_context_data(self, **kwargs):
@@ -256,9 +244,12 @@ class UniqueValueChangeView(UserFormMixin, StoreFormView):
 class EmailChangeView(RateLimitMixin, UniqueValueChangeView):
     """Ask to change the email address (current password required): a link goes to the new
     address and a notice to the old one; the address changes when the link is opened. An
-    unverified address is simply replaced, and the new one gets a verification link.
+    unverified address is simply replaced, and the new one gets a verification link. The
+    current address, typed again, cancels a pending change.
 
-    Rate limited (``change_email``, per account): each request mails a stranger's inbox."""
+    Rate limited (``change_email``, per account): each request mails a stranger's inbox.
+    Typing the current address again sends no mail and is not limited, so whoever used up
+    the limit from this account cannot keep its owner from cancelling their change."""
 
     template_name = "accounts/email_change.html"
     form_name = "email_change"
@@ -268,18 +259,49 @@ class EmailChangeView(RateLimitMixin, UniqueValueChangeView):
     def get_save_kwargs(self):
         return {"request": self.request}
 
+    def form_valid(self, form):
+        account = form.user.account
+        if store.is_verified(account) and store.is_same_address(account, form.cleaned_data["email"]):
+            # Kept (or typed again): no mail goes out, so the limit does not apply.
+            return super(RateLimitMixin, self).form_valid(form)
+        return super().form_valid(form)
+
     def form_saved(self, form, outcome):
-        if outcome is None:
-            return super().form_saved(form, form.user.account)
-        kind, sent = outcome
+        kind, result = outcome
         email = form.cleaned_data["email"]
         adapter = get_adapter(self.request)
-        if kind == "verification":
-            adapter.add_verification_message(self.request, "sent" if sent else "failed", email)
-        elif sent:
+        if kind == "kept":
+            if result is None:
+                return super().form_saved(form, form.user.account)
+            adapter.add_success_message(self.request, "email_change_cancelled", email=result)
+        elif kind == "verification":
+            adapter.add_verification_message(self.request, result, email)
+        elif result == verification.SENT:
             adapter.add_success_message(self.request, "email_change_sent", email=email)
         else:
-            messages.warning(self.request, adapter.success_messages["email_change_failed"] % {"email": email})
+            code = "email_change_too_soon" if result == verification.TOO_SOON else "email_change_failed"
+            messages.warning(self.request, adapter.success_messages[code] % {"email": email})
+        return redirect("accounts:profile")
+
+
+@method_decorator(never_cache, name="dispatch")
+class EmailChangeCancelView(AccountLoginRequiredMixin, View):
+    """Cancel the pending email change (POST only): one guarded write, and its link stops
+    working. Not rate limited: it sends no mail."""
+
+    http_method_names = ["post"]
+
+    def post(self, request):
+        adapter = get_adapter(request)
+        try:
+            cancelled = store.cancel_email_change(request.user.account)
+        except Busy:
+            messages.error(request, adapter.error_messages["busy"])
+        except StaleItem:
+            messages.error(request, adapter.error_messages["stale"])
+        else:
+            if cancelled is not None:
+                adapter.add_success_message(request, "email_change_cancelled", email=cancelled)
         return redirect("accounts:profile")
 
 
@@ -293,14 +315,25 @@ class UsernameChangeView(UniqueValueChangeView):
 
 @method_decorator(sensitive_post_parameters(), name="dispatch")
 class PasswordChangeView(UserFormMixin, StoreFormView):
-    """Change the password; this session stays logged in, every other one ends."""
+    """Change the password; this session stays logged in, every other one ends, a pending
+    email change is cancelled, and the account's address is told."""
 
     template_name = "accounts/password_change.html"
     form_name = "password_change"
+    # The address of a pending email change when the form was sent (the save cancels it).
+    pending_email = None
+
+    def form_valid(self, form):
+        self.pending_email = form.user.account.pending_email
+        return super().form_valid(form)
 
     def form_saved(self, form, user):
         update_session_auth_hash(self.request, user)
-        get_adapter(self.request).add_success_message(self.request, "password_changed")
+        adapter = get_adapter(self.request)
+        adapter.add_success_message(self.request, "password_changed")
+        if self.pending_email:
+            adapter.add_success_message(self.request, "email_change_cancelled", email=self.pending_email)
+        password_reset.send_password_changed_notice(self.request, user.account, reset=False)
         return redirect("accounts:profile")
 
 

@@ -39,10 +39,13 @@ def main():
             sys.exit(str(error))
         os.environ["DYNAMODB_ENDPOINT_URL"] = local.endpoint_url
         print(f"DynamoDB Local {local.endpoint_url} (data in {DATA_DIR}; it listens on every interface)")
+    address = os.environ.get("DJANGO_RUNSERVER_ADDRESS", "127.0.0.1:8000")
+    # Links in the mails the terminal prints lead to this server (by name: see settings.py).
+    os.environ.setdefault("ACCOUNTS_SITE_URL", f"http://localhost:{address.rpartition(':')[2]}")
     try:
         if manage("accounts_createtable") != 0:
             sys.exit("Could not create the accounts table.")
-        manage("runserver", os.environ.get("DJANGO_RUNSERVER_ADDRESS", "127.0.0.1:8000"))
+        manage("runserver", address)
     except KeyboardInterrupt:
         pass
     finally:

@@ -16,6 +16,7 @@ env = environ.Env(
     AWS_DEFAULT_REGION=(str, "us-east-1"),
     ACCOUNTS_EMAIL_VERIFICATION=(str, "mandatory"),
     ACCOUNTS_TRUSTED_PROXY_COUNT=(int, 0),
+    ACCOUNTS_SITE_URL=(str, ""),
     DEFAULT_FROM_EMAIL=(str, "accounts@localhost"),
 )
 environ.Env.read_env(BASE_DIR / ".env")
@@ -104,6 +105,12 @@ ACCOUNTS_ENDPOINT_URL = env("DYNAMODB_ENDPOINT_URL") or None
 ACCOUNTS_TABLE_NAME = env("ACCOUNTS_TABLE_NAME")
 ACCOUNTS_REGION = env("AWS_DEFAULT_REGION")
 ACCOUNTS_EMAIL_VERIFICATION = env("ACCOUNTS_EMAIL_VERIFICATION")
+# Unset: the app's default (on in mode "mandatory").
+if "ACCOUNTS_PREVENT_ENUMERATION" in env:
+    ACCOUNTS_PREVENT_ENUMERATION = env.bool("ACCOUNTS_PREVENT_ENUMERATION")
+# Every link in mail starts with it, never with a request's Host. In debug, `make run`'s
+# address (a host name: browsers refuse an IP address as a passkey's relying party).
+ACCOUNTS_SITE_URL = env("ACCOUNTS_SITE_URL") or ("http://localhost:8000" if DEBUG else None)
 # Sessions, rate limits, deadline (issue 10). ACCOUNTS_RATE_LIMITS: unset = the app's
 # defaults, "off" = no limit at all (load tests from one machine), else a JSON object.
 if "ACCOUNTS_RATE_LIMITS" in env:
@@ -117,6 +124,9 @@ vars().update(env.email_url("EMAIL_URL", default="consolemail://"))
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL")
 
 LANGUAGE_CODE = "en-us"
+# The language switcher's cookie: no script reads it, and it goes cross-site only on links.
+LANGUAGE_COOKIE_HTTPONLY = True
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 TIME_ZONE = "UTC"
 USE_I18N = True
 LANGUAGES = [
@@ -159,6 +169,7 @@ if HTTPS:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
+    LANGUAGE_COOKIE_SECURE = True
     SECURE_HSTS_SECONDS = env.int("DJANGO_HSTS_SECONDS", default=365 * 24 * 3600)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True

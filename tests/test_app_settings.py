@@ -259,7 +259,36 @@ def test_verification_defaults(settings):
     del settings.ACCOUNTS_EMAIL_VERIFICATION
 
     assert app_settings.EMAIL_VERIFICATION == "mandatory"
-    assert app_settings.UNVERIFIED_EXPIRY == timedelta(days=7)
-    assert app_settings.PREVENT_ENUMERATION is False
+    assert app_settings.UNVERIFIED_EXPIRY == timedelta(hours=24)
     settings.ACCOUNTS_UNVERIFIED_EXPIRY = 3600
     assert app_settings.UNVERIFIED_EXPIRY == timedelta(hours=1)
+
+
+@pytest.mark.parametrize(
+    "mode, setting, expected",
+    [
+        ("mandatory", None, True),
+        ("optional", None, False),
+        ("none", None, False),
+        ("mandatory", False, False),
+        ("optional", True, True),
+        ("none", True, True),
+    ],
+)
+def test_enumeration_prevention_is_on_by_default_in_mandatory_mode(settings, mode, setting, expected):
+    settings.ACCOUNTS_EMAIL_VERIFICATION = mode
+    if setting is None:
+        del settings.ACCOUNTS_PREVENT_ENUMERATION
+    else:
+        settings.ACCOUNTS_PREVENT_ENUMERATION = setting
+
+    assert app_settings.PREVENT_ENUMERATION is expected
+
+
+def test_site_url_is_the_setting_or_none(settings):
+    settings.ACCOUNTS_SITE_URL = "https://accounts.example.com"
+    assert app_settings.SITE_URL == "https://accounts.example.com"
+    settings.ACCOUNTS_SITE_URL = ""
+    assert app_settings.SITE_URL is None
+    del settings.ACCOUNTS_SITE_URL
+    assert app_settings.SITE_URL is None

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from accounts import store, transactions
-from accounts.identifiers import skeleton
+from accounts.identifiers import lookalike_key
 from accounts.tables import Account, dynamodb_client
 from tests.benchmarks import transactions as bench
 
@@ -59,7 +59,7 @@ def test_each_operation_of_either_side_creates_one_account_and_its_three_locks(d
     for pk, account in accounts.items():
         assert locks[f"UNIQ#EMAIL#{account['email']['S']}"] == pk
         assert locks[f"UNIQ#HANDLE#{account['username']['S']}"] == pk
-        assert locks[f"UNIQ#HANDLE_SKEL#{skeleton(account['username']['S'])}"] == pk
+        assert locks[f"UNIQ#HANDLE_SKEL#{lookalike_key(account['username']['S'])}"] == pk
 
 
 def test_accounts_the_raw_side_creates_are_found_by_the_engine(ddb):

@@ -56,8 +56,10 @@ def browser():
 
 
 @pytest.fixture
-def page(live_server, ddb, browser):
-    """A phone-sized browser tab on the live server, whose accounts live in the ``ddb`` table."""
+def page(live_server, ddb, browser, settings):
+    """A phone-sized browser tab on the live server, whose accounts live in the ``ddb`` table
+    (and whose address, ``ACCOUNTS_SITE_URL``, the links in mail lead to)."""
+    settings.ACCOUNTS_SITE_URL = live_server.url
     context = browser.new_context(base_url=live_server.url, viewport=PHONE)
     context.set_default_timeout(15_000)
     yield context.new_page()
@@ -218,7 +220,7 @@ def test_sign_up_read_the_mail_from_a_real_smtp_server_and_open_the_link(page, s
     (link,) = re.findall(r"https?://\S+", message.get_content())
     assert link.startswith(page.url.split("/accounts/")[0] + "/accounts/verify/")
     page.goto(link)
-    page.get_by_role("button", name="Confirm my email address").click()
+    page.get_by_role("button", name="Confirm my address for ada").click()
     expect(page.locator("main")).to_contain_text("ada@example.com is confirmed")
 
     page.get_by_role("link", name="Log in").last.click()

@@ -10,6 +10,7 @@ from accounts.backends import AccountBackend
 from accounts.checks import (
     check_account_model,
     check_auth_settings,
+    check_site_url,
     check_table,
     check_unique_fields,
     check_unique_models,
@@ -285,3 +286,33 @@ def test_e013_unique_models_that_import_and_declare_key_prefix_pass(settings):
 def test_e013_unique_model_that_cannot_be_imported_or_has_no_key_prefix(settings, entry):
     settings.ACCOUNTS_UNIQUE_MODELS = [entry]
     assert ids(check_unique_models(None)) == ["accounts.E013"]
+
+
+def test_the_test_settings_site_url_passes():
+    assert check_site_url(None) == []
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        None,
+        "",
+        "accounts.example.com",
+        "ftp://accounts.example.com",
+        "https://",
+        "https://accounts.example.com/accounts/",
+        "https://accounts.example.com/?next=/",
+        "http://localhost:port",
+    ],
+)
+def test_e014_site_url_missing_or_not_a_sites_address(settings, value):
+    settings.ACCOUNTS_SITE_URL = value
+
+    assert ids(check_site_url(None)) == ["accounts.E014"]
+
+
+@pytest.mark.parametrize("value", ["https://accounts.example.com", "https://accounts.example.com/", "http://localhost:8000"])
+def test_e014_not_raised_for_a_scheme_and_a_host(settings, value):
+    settings.ACCOUNTS_SITE_URL = value
+
+    assert check_site_url(None) == []

@@ -34,10 +34,11 @@ READ_ATTRIBUTES = re.compile(r'\b(?:aria-label|title|placeholder|alt)="([^"]*)"'
 WORD = re.compile(r"[^\W\d_]{2,}")
 
 
-def po_entries(path):
-    """``[(msgid, msgstr, flags)]`` of a .po file (no contexts: ours has none). A plural
-    entry's msgstr is the tuple of its forms (``msgstr[0]``, ``msgstr[1]``, ...)."""
-    entries, entry, part = [], {"flags": set()}, None
+def po_records(path):
+    """The entries of a .po file as dicts: ``msgid``, ``msgstr`` (or ``msgid_plural`` and
+    ``msgstr[0]``, ``msgstr[1]``... for an entry with plural forms) and ``flags`` (no
+    contexts: ours have none)."""
+    records, entry, part = [], {"flags": set()}, None
     for line in [*path.read_text(encoding="utf-8").splitlines(), ""]:
         if line.startswith("#,"):
             entry["flags"].update(flag.strip() for flag in line[2:].split(","))
@@ -47,15 +48,24 @@ def po_entries(path):
         elif line.startswith('"'):
             entry[part] += _unquote(line)
         elif not line.strip() and "msgid" in entry:
-            forms = tuple(entry[name] for name in sorted(entry) if name.startswith("msgstr["))
-            entries.append((entry["msgid"], forms or entry["msgstr"], entry["flags"]))
+            records.append(entry)
             entry = {"flags": set()}
+    return records
+
+
+def po_entries(path):
+    """``[(msgid, msgstr, flags)]`` of a .po file. An entry with plural forms gives a row
+    per form: its msgid with the first form, its msgid_plural with each other form (with
+    the only form in a language that has one)."""
+    entries = []
+    for record in po_records(path):
+        if "msgid_plural" not in record:
+            entries.append((record["msgid"], record["msgstr"], record["flags"]))
+            continue
+        forms = [record[key] for key in sorted(key for key in record if key.startswith("msgstr["))]
+        entries.append((record["msgid"], forms[0], record["flags"]))
+        entries.extend((record["msgid_plural"], form, record["flags"]) for form in forms[1:] or forms)
     return entries
-
-
-def forms_of(msgstr):
-    """The forms of a translation: one, or a plural entry's each."""
-    return msgstr if isinstance(msgstr, tuple) else (msgstr,)
 
 
 def _unquote(text):
@@ -87,7 +97,7 @@ def test_every_entry_is_translated_and_none_is_fuzzy(kind, language):
     entries = [(msgid, msgstr, flags) for msgid, msgstr, flags in po_entries(catalogue(kind, language)) if msgid]
 
     assert entries
-    assert [msgid for msgid, msgstr, _ in entries if not all(forms_of(msgstr))] == []
+    assert [msgid for msgid, msgstr, _ in entries if not msgstr] == []
     assert [msgid for msgid, _, flags in entries if "fuzzy" in flags] == []
 
 
@@ -98,12 +108,13 @@ def test_compiled_catalogue_matches_its_source(kind, language):
     with open(source.with_suffix(".mo"), "rb") as compiled:
         translations = gettext.GNUTranslations(compiled)
 
-    for msgid, msgstr, _ in po_entries(source):
-        if msgid and isinstance(msgstr, tuple):
-            for count in (1, 2, 5):
-                assert translations.ngettext(msgid, msgid, count) == msgstr[translations.plural(count)], msgid
-        elif msgid:
-            assert translations.gettext(msgid) == msgstr, msgid
+    for record in po_records(source):
+        if "msgid_plural" in record:
+            for count in (0, 1, 2, 5):
+                form = record[f"msgstr[{translations.plural(count)}]"]
+                assert translations.ngettext(record["msgid"], record["msgid_plural"], count) == form, record["msgid"]
+        elif record["msgid"]:
+            assert translations.gettext(record["msgid"]) == record["msgstr"], record["msgid"]
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -111,8 +122,7 @@ def test_compiled_catalogue_matches_its_source(kind, language):
 def test_translations_keep_every_placeholder(kind, language):
     placeholder = re.compile(r"%\(\w+\)[sd]")
     for msgid, msgstr, _ in po_entries(catalogue(kind, language)):
-        for form in forms_of(msgstr):
-            assert sorted(placeholder.findall(form)) == sorted(placeholder.findall(msgid)), msgid
+        assert sorted(placeholder.findall(msgstr)) == sorted(placeholder.findall(msgid)), msgid
 
 
 def test_the_app_catalogues_hold_every_string_makemessages_finds(tmp_path):
@@ -240,6 +250,39 @@ def test_staff_pages_show_localized_dates(ddb, language, created):
     date = re.search(r"<time datetime=\"[^\"]+\">([^<]+)</time>", page).group(1)
     assert re.search(created, date), date
     assert {"ja": "アカウント項目", "tr": "Hesap öğesi"}[language] in page
+
+
+STAFF_ANSWERS = {
+    "en": {"ended": "Ended 1 session of boss.", "unknown": "Unknown flag or value."},
+    "ja": {"ended": "boss のセッションを 1 件終了しました。", "unknown": "不明なフラグまたは値です。"},
+    "tr": {"ended": "boss kullanıcısının 1 oturumu sonlandırıldı.", "unknown": "Bilinmeyen bayrak veya değer."},
+}
+
+
+@pytest.mark.dynamodb_local
+@pytest.mark.parametrize("language", STAFF_ANSWERS)
+def test_staff_answers_about_sessions_and_flags_are_translated(ddb, language):
+    boss = make_account("boss@example.com", "boss", staff=True)
+    client = client_as(boss, headers={"accept-language": language})
+
+    ended = client.post(f"/staff/accounts/{boss.id}/sessions/end/", follow=True)
+    unknown = client_as(boss, headers={"accept-language": language}).get(f"/staff/accounts/{boss.id}/flags/?flag=x")
+
+    assert STAFF_ANSWERS[language]["ended"] in [str(message) for message in ended.context["messages"]]
+    assert unknown.status_code == 400
+    assert unknown.content.decode() == STAFF_ANSWERS[language]["unknown"]
+
+
+BROWSER_ON_SYSTEM = {"en": "Firefox on Linux", "ja": "Linux の Firefox", "tr": "Linux üzerinde Firefox", "fr": "Firefox sous Linux"}
+
+
+@pytest.mark.parametrize("language", BROWSER_ON_SYSTEM)
+def test_the_browser_of_a_session_is_described_in_the_language(language):
+    from accounts.sessions import describe_user_agent
+
+    firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0"
+    with translation.override(language):
+        assert describe_user_agent(firefox) == BROWSER_ON_SYSTEM[language]
 
 
 @pytest.fixture(autouse=True)

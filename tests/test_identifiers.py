@@ -180,3 +180,45 @@ def test_the_similar_message_is_the_issues_wording():
 def test_script_names_come_in_the_pages_language():
     assert identifiers.mixed_scripts(f"{CYRILLIC_A}dmin", "ja") == ["キリル文字", "ラテン文字"]
     assert identifiers.mixed_scripts(f"{CYRILLIC_A}dmin", "tr") == ["Kiril", "Latin"]
+
+
+@pytest.mark.parametrize(
+    "typed, existing",
+    [
+        ("sc0tt", "scott"),
+        ("SC0TT", "scott"),
+        ("coc0", "coco"),
+        ("1ucy", "lucy"),
+        ("paypal\u0301", "paypal"),  # paypaĺ: a combining acute
+        ("paypa\u1e37", "paypal"),  # paypaḷ: l with a dot below
+        ("\u03ac\u03bb\u03c6\u03b1", "\u03b1\u03bb\u03c6\u03b1"),  # Greek ά
+        ("\u04e3\u0432\u0430\u043d", "\u0438\u0432\u0430\u043d"),  # Cyrillic ӣ (и with macron)
+    ],
+    ids=ascii,
+)
+def test_digits_and_marked_letters_share_the_look_alike_key_of_the_plain_name(typed, existing):
+    assert identifiers.username_skeleton_key(typed) == identifiers.username_skeleton_key(existing)
+
+
+@pytest.mark.parametrize("voiced, plain", [("\u304c", "\u304b"), ("\u30ac", "\u30ab"), ("\u3071", "\u306f")], ids=ascii)
+def test_kana_with_voicing_marks_stay_distinct_names(voiced, plain):
+    # が and か, ガ and カ, ぱ and は: the mark makes another letter.
+    assert identifiers.username_skeleton_key(voiced) != identifiers.username_skeleton_key(plain)
+
+
+def test_the_look_alike_key_is_the_skeleton_then_its_fold():
+    assert identifiers.lookalike_key("SC0TT") == identifiers.fold_skeleton(identifiers.skeleton("SC0TT")) == "scott"
+
+
+def test_a_digit_look_alike_of_a_reserved_name_is_reserved():
+    assert username_errors("supp0rt") == ["username_reserved"]
+
+
+@pytest.mark.parametrize("email", ['"ada"@example.com', '"ada.lovelace"@example.com'])
+def test_a_quoted_local_part_is_refused(email):
+    assert email_errors(email) == ["email_quoted"]
+
+
+def test_a_local_part_over_64_characters_is_refused():
+    assert email_errors(f"{'a' * 64}@example.com") == []
+    assert email_errors(f"{'a' * 65}@example.com") == ["email_local_too_long"]

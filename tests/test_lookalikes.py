@@ -227,3 +227,53 @@ def test_backfill_re_keys_a_lock_written_under_older_unicode_data(ddb):
         ("UNIQ#HANDLE_SKEL#istanbul", audit.CLAIMED),
     }
     assert audit.run_audit().consistent
+
+
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ("scott", "sc0tt"),
+        ("sc0tt", "SCOTT"),
+        ("coco", "coc0"),
+        ("paypal", "paypal\u0301"),  # paypaĺ
+        ("paypal", "paypa\u1e37"),  # paypaḷ
+        ("paypa\u1e37", "paypal"),
+    ],
+    ids=ascii,
+)
+def test_digit_and_accent_look_alikes_of_a_taken_name_are_too_similar(ddb, first, second):
+    signup(Client(), "first@example.com", first)
+
+    form = form_of(signup(Client(), "other@example.com", second))
+
+    assert form.has_error("username", "username_similar")
+    assert store.get_by_email("other@example.com") is None
+
+
+def test_a_digit_look_alike_of_a_reserved_name_is_reserved_on_the_signup_page(ddb):
+    assert form_of(signup(Client(), "eve@example.com", "supp0rt")).has_error("username", "username_reserved")
+
+
+def test_kana_with_and_without_voicing_marks_are_two_names(ddb):
+    assert signup(Client(), "ka@example.com", "\u304b\u306a").status_code == 302  # かな
+    assert signup(Client(), "ga@example.com", "\u304c\u306a").status_code == 302  # がな
+
+    assert store.get_by_username("\u304c\u306a").email == "ga@example.com"
+
+
+@pytest.mark.parametrize("with_twin", [False, True])
+@pytest.mark.parametrize(
+    "email, twin, code",
+    [
+        ('"ada"@example.com', "ada@example.com", "email_quoted"),
+        (f"{'a' * 65}@example.com", f"{'a' * 64}@example.com", "email_local_too_long"),
+    ],
+)
+def test_quoted_and_overlong_local_parts_are_refused_whether_or_not_a_twin_exists(ddb, with_twin, email, twin, code):
+    if with_twin:
+        signup(Client(), twin, "twin")
+
+    form = form_of(signup(Client(), email, "other"))
+
+    assert form.has_error("email", code)
+    assert store.get_by_username("other") is None

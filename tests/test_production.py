@@ -31,11 +31,13 @@ def production_env(ddb, settings, tmp_path, **overrides):
         **{name: value for name, value in os.environ.items() if name != "DJANGO_HTTPS"},
         "DJANGO_SETTINGS_MODULE": "project.settings",
         "DJANGO_DEBUG": "false",
-        "DJANGO_SECRET_KEY": get_random_secret_key(),
+        # django-environ reads a value starting with "$" as the name of another variable.
+        "DJANGO_SECRET_KEY": get_random_secret_key().replace("$", "x"),
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1,example.com",
         "DJANGO_STATIC_ROOT": str(tmp_path / "static"),
         "DYNAMODB_ENDPOINT_URL": ddb.endpoint_url,
         "ACCOUNTS_TABLE_NAME": settings.ACCOUNTS_TABLE_NAME,
+        "ACCOUNTS_SITE_URL": "https://example.com",
         **overrides,
     }
 
@@ -146,6 +148,59 @@ def test_check_deploy_reports_no_issues_with_debug_off_and_https_on(ddb, setting
 
     assert result.returncode == 0, result.stderr
     assert "System check identified no issues (0 silenced)." in result.stdout, result.stdout + result.stderr
+
+
+def test_check_deploy_says_when_the_site_url_is_missing(ddb, settings, tmp_path):
+    env = production_env(ddb, settings, tmp_path, DJANGO_HTTPS="true")
+    del env["ACCOUNTS_SITE_URL"]
+
+    result = manage(env, "check", "--deploy")
+
+    assert result.returncode != 0
+    assert "accounts.E014" in result.stderr and "ACCOUNTS_SITE_URL is not set" in result.stderr
+
+
+def demo_settings(code, **environment):
+    """What ``code`` prints with the demo's settings read from ``environment`` (debug off)."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith(("ACCOUNTS_", "DJANGO_"))}
+    env.update({"DJANGO_SETTINGS_MODULE": "project.settings", "DJANGO_SECRET_KEY": "x" * 50, **environment})
+    answer = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert answer.returncode == 0, answer.stderr
+    return answer.stdout.strip()
+
+
+SHOW = "import project.settings as s; print(getattr(s, {!r}, 'unset'))"
+
+
+@pytest.mark.parametrize(
+    "environment, expected",
+    [
+        ({"ACCOUNTS_SITE_URL": "https://accounts.example.com"}, "https://accounts.example.com"),
+        ({"DJANGO_DEBUG": "1"}, "http://localhost:8000"),
+        ({}, "None"),
+    ],
+)
+def test_the_demo_reads_the_site_url_from_the_environment(environment, expected):
+    assert demo_settings(SHOW.format("ACCOUNTS_SITE_URL"), **environment) == expected
+
+
+@pytest.mark.parametrize(
+    "environment, expected", [({"ACCOUNTS_PREVENT_ENUMERATION": "false"}, "False"), ({"ACCOUNTS_PREVENT_ENUMERATION": "1"}, "True"), ({}, "unset")]
+)
+def test_the_demo_reads_enumeration_prevention_from_the_environment(environment, expected):
+    assert demo_settings(SHOW.format("ACCOUNTS_PREVENT_ENUMERATION"), **environment) == expected
+
+
+def test_the_language_cookie_is_secure_when_the_site_is_https():
+    code = (
+        "import django; django.setup(); from django.test import Client; "
+        "response = Client().post('/i18n/setlang/', {'language': 'ja'}, secure=True, HTTP_HOST='127.0.0.1'); "
+        "print(response.cookies['django_language'].output())"
+    )
+    cookie = demo_settings(code, DJANGO_HTTPS="true")
+
+    assert "django_language=ja" in cookie
+    assert "Secure" in cookie and "HttpOnly" in cookie and "SameSite=Lax" in cookie
 
 
 def test_a_500_under_gunicorn_is_logged_with_its_traceback_to_stderr(ddb, settings, tmp_path):

@@ -173,6 +173,17 @@ def code_transactions(ada, bob, carol):
         "delete_keeping_lock": transactions.plan_delete(ada, keep_locks={email_key: bob.PK}),
         "delete_keeping_nobodys_lock": transactions.plan_delete(ada, keep_locks={email_key: None}),
     }
+    # Issue 18 (ownership): what ACCOUNTS_PREVENT_ENUMERATION sends instead (no check that the
+    # address is free), the profile's cancel of a pending change, and the verification link's
+    # "I did not sign up" (the delete of an unverified account).
+    planned["signup_unverified_unchecked"] = transactions.plan_create(
+        store.build_signup_account("erin@x.io", "erin", "hash", email_verified=False), check_unheld=False
+    )
+    planned["request_email_change_unchecked"] = transactions.plan_change(
+        ada, {"pending_email": "free@x.io", "pending_nonce": "n", "updated": now}
+    )
+    planned["cancel_email_change"] = transactions.plan_change(pending, {**store.CANCEL_EMAIL_CHANGE, "updated": now})
+    planned["discard_signup"] = transactions.plan_delete(carol)
     # A pending change replaced by a newer request: the pending fields are guarded as read.
     planned["request_email_change again"] = transactions.plan_change(
         store.get_account(bob.id),

@@ -62,6 +62,7 @@ def test_defaults_as_in_the_issue(settings):
         "reset_password": "20/m/ip,5/m/key",
         "change_email": "1/m/user",
         "resend_verification": "1/m/user",
+        "mail": "5/m/key",
     }
     assert set(ratelimit.limits()) == set(DEFAULT_RATE_LIMITS)
 

@@ -13,6 +13,7 @@ from typing import Callable
 
 import pytest
 from django.contrib.auth.hashers import make_password
+from django.core import mail
 from django.test import Client
 
 from accounts import ratelimit, store
@@ -104,6 +105,31 @@ def resend_verification_per_user(settings):
     return send
 
 
+def mail_per_key(settings):
+    """Mails to one address, whatever asks for them: reset links and the notice of a sign-up
+    with the address (enumeration prevention), alternately, each from another client."""
+    settings.ACCOUNTS_EMAIL_VERIFICATION = "mandatory"
+    a_verified_account()
+
+    def ask(number):
+        if number % 2:
+            return signup(from_address(number), "ADA@example.com", f"user{number}")
+        return from_address(number).post("/accounts/password/reset/", {"email": "ada@exam\u00adple.com"})
+
+    def mails():
+        # The notice goes to the address as typed: one mailbox, whatever its spelling.
+        return len(mail.outbox)
+
+    def send(number):
+        sent = mails()
+        response = ask(number)
+        # Neither flow may tell the sender whether a mail went out (enumeration).
+        assert response.status_code == 302
+        return mails() == sent
+
+    return send
+
+
 @dataclass(frozen=True)
 class Flow:
     action: str
@@ -122,6 +148,7 @@ FLOWS = [
     Flow("reset_password", "key", reset_password_per_key),
     Flow("change_email", "user", change_email_per_user),
     Flow("resend_verification", "user", resend_verification_per_user),
+    Flow("mail", "key", mail_per_key),
 ]
 
 

@@ -227,6 +227,15 @@ def test_password_change_ends_every_other_session(ada_client):
     assert response["Location"].startswith("/accounts/login/")
 
 
+def test_password_change_mails_a_notice_to_the_accounts_address(ada_client):
+    change_password(ada_client)
+
+    (notice,) = mails_to("ada@example.com")
+    assert notice.subject == "Your password was changed on testserver"
+    assert "was changed" in notice.body and "If this was not you" in notice.body
+    assert path_of(link_in(notice)) == "/accounts/password/reset/"
+
+
 def test_password_change_with_wrong_old_password_is_refused(ada_client):
     response = change_password(ada_client, old=OTHER_PASSWORD)
 

@@ -2,14 +2,16 @@
 one, one transaction when the link is applied, and clear pages for stale or taken links."""
 
 import pytest
+from django.contrib.auth.hashers import make_password
 from django.test import Client, RequestFactory
 
 from accounts import store, verification
 from accounts.exceptions import StaleItem
+from accounts.models import User
 from tests.mail import link_in, mails_to, path_of
 from tests.test_engine import locks
 from tests.test_engine_concurrency import race
-from tests.web import PASSWORD, signed_up_client, signup
+from tests.web import OTHER_PASSWORD, PASSWORD, login, messages_of, signed_up_client, signup
 
 pytestmark = pytest.mark.dynamodb_local
 
@@ -139,3 +141,103 @@ def test_an_unverified_address_is_replaced_at_once_and_the_new_one_gets_a_verifi
     assert account.email == "ada@example.com" and account.email_verified is False
     assert "/accounts/verify/" in mails_to("ada@example.com")[0].body
     assert "UNIQ#EMAIL#ada@example.com" not in locks()
+
+
+# Ownership cannot be carried past a password change (issue 18, point 6).
+
+
+def change_password(client, old=PASSWORD, new=OTHER_PASSWORD):
+    data = {"old_password": old, "new_password1": new, "new_password2": new}
+    return client.post("/accounts/password/", data, follow=True)
+
+
+def test_a_password_change_cancels_the_pending_change_and_its_link_says_so(ada_client):
+    intruders_link = request_change(ada_client, "intruder@example.com")
+
+    changed = change_password(ada_client)
+    response = Client().post(intruders_link)
+
+    assert any("is cancelled" in text for text in messages_of(changed))
+    assert response.status_code == 400
+    assert "password of this account was changed after this link was sent" in response.content.decode()
+    account = store.get_by_username("ada")
+    assert account.email == "ada@example.com" and account.pending_email is None and account.pending_nonce is None
+    assert locks()["UNIQ#EMAIL#ada@example.com"] == account.PK
+
+
+def test_a_password_reset_cancels_the_pending_change(ada_client):
+    intruders_link = request_change(ada_client, "intruder@example.com")
+    Client().post("/accounts/password/reset/", {"email": "ada@example.com"})
+    owner = Client()
+    form_page = owner.get(path_of(link_in(mails_to("ada@example.com")[-1])), follow=True)
+    data = {"new_password1": OTHER_PASSWORD, "new_password2": OTHER_PASSWORD}
+    assert owner.post(form_page.redirect_chain[-1][0], data).status_code == 302
+
+    response = Client().post(intruders_link)
+
+    assert response.status_code == 400
+    assert "password of this account was changed" in response.content.decode()
+    account = store.get_by_username("ada")
+    assert account.email == "ada@example.com" and account.pending_email is None
+
+
+def test_a_link_read_before_a_password_change_never_applies_when_it_lands_after_it(ada_client, monkeypatch):
+    # The race: the link's page reads the account, the owner's new password commits, then
+    # the link's transaction arrives. Its stamp check passed on the read; the new password
+    # removed the nonce it is guarded by. The new password is stamped with the `updated` the
+    # link read (two servers' clocks can agree), so that guard alone cannot refuse it.
+    token = request_change(ada_client, "intruder@example.com").split("/")[-2]
+    claim = verification.read_email_change_token(token)
+    as_read = store.get_account(claim.account_id)
+    monkeypatch.setattr(store, "utcnow", lambda: as_read.updated)
+    owner = User.from_account(store.get_account(claim.account_id))
+    owner.set_password(OTHER_PASSWORD)
+    owner.save()
+
+    with pytest.raises(StaleItem):
+        store.apply_email_change(as_read, claim.old_email, claim.new_email, claim.nonce)
+
+    account = store.get_account(claim.account_id)
+    assert account.email == "ada@example.com" and account.pending_email is None
+    assert locks()["UNIQ#EMAIL#ada@example.com"] == account.PK
+
+
+def test_the_profile_shows_the_pending_address_with_a_cancel_button_that_cancels_it(ada_client):
+    link = request_change(ada_client, "intruder@example.com")
+    profile = ada_client.get("/accounts/profile/").content.decode()
+    assert "intruder@example.com" in profile and 'action="/accounts/email/cancel/"' in profile
+
+    response = ada_client.post("/accounts/email/cancel/", follow=True)
+
+    assert any("is cancelled" in text for text in messages_of(response))
+    assert response.context["pending_email"] is None and "email/cancel" not in response.content.decode()
+    assert store.get_by_username("ada").pending_email is None
+    assert Client().post(link).status_code == 400
+    assert ada_client.get("/accounts/email/cancel/").status_code == 405
+
+
+def test_cancel_and_the_old_address_work_when_the_intruder_used_up_the_limit(ada_client):
+    request_change(ada_client, "intruder@example.com")  # the change_email limit: once a minute
+    assert ada_client.post("/accounts/email/", {"email": "other@example.com", "password": PASSWORD}).status_code == 429
+
+    response = ada_client.post("/accounts/email/", {"email": "ADA@example.com", "password": PASSWORD}, follow=True)
+
+    assert response.status_code == 200
+    assert any("intruder@example.com is cancelled" in text for text in messages_of(response))
+    account = store.get_by_username("ada")
+    assert account.pending_email is None and store.is_same_address(account, "ada@example.com")
+
+
+def test_with_enumeration_prevention_a_registered_address_is_recorded_and_never_applied(ddb, settings):
+    settings.ACCOUNTS_PREVENT_ENUMERATION = True
+    store.signup("grace@example.com", "grace", "!hash", email_verified=True)
+    store.signup("ada@example.com", "ada", make_password(PASSWORD), email_verified=True)
+    client = Client()
+    login(client, "ada")
+
+    response = client.post("/accounts/email/", {"email": "grace@example.com", "password": PASSWORD}, follow=True)
+
+    assert any("We sent a link to grace@example.com" in text for text in messages_of(response))
+    assert store.get_by_username("ada").pending_email == "grace@example.com"
+    assert "/accounts/email/confirm/" not in mails_to("grace@example.com")[0].body
+    assert store.get_by_email("grace@example.com").username == "grace"

@@ -6,7 +6,9 @@ from django.core import mail
 from django.test import Client
 
 from accounts import store
+from accounts.tables import epoch_now
 from tests.mail import DownBackend, link_in, mails_to, path_of
+from tests.test_engine import table_items
 from tests.web import PASSWORD, login, messages_of, signup
 
 pytestmark = pytest.mark.dynamodb_local
@@ -92,7 +94,8 @@ def test_squatter_blocks_nobody_the_mailbox_owner_signs_up_and_verifies(ddb):
     assert store.get_by_email("victim@example.com").username == "owner"
 
 
-def test_address_a_verified_account_holds_is_refused_on_the_email_field(ddb):
+def test_address_a_verified_account_holds_is_refused_on_the_email_field(ddb, settings):
+    settings.ACCOUNTS_PREVENT_ENUMERATION = False  # on by default in mode "mandatory"
     store.signup("ada@example.com", "ada", "!hash", email_verified=True)
 
     response = signup(Client(), "Ada@Example.com", "other")
@@ -104,7 +107,7 @@ def test_address_a_verified_account_holds_is_refused_on_the_email_field(ddb):
 
 def test_prevent_enumeration_answers_like_a_signup_and_mails_the_owner(ddb, settings):
     settings.ACCOUNTS_PREVENT_ENUMERATION = True
-    store.signup("ada@example.com", "ada", "!hash", email_verified=True)
+    owner, _ = store.signup("ada@example.com", "ada", "!hash", email_verified=True)
     client = Client()
 
     response = signup(client, "ada@example.com", "other")
@@ -112,7 +115,10 @@ def test_prevent_enumeration_answers_like_a_signup_and_mails_the_owner(ddb, sett
     assert response["Location"] == "/accounts/verify/sent/"
     (notice,) = mails_to("ada@example.com")
     assert "tried to sign up" in notice.subject
-    assert store.get_by_username("other") is None
+    assert "/accounts/password/reset/" in link_in(notice)
+    # An unverified sign-up, as for a new address; it can never hold the owner's address.
+    assert store.get_by_username("other").email_verified is False
+    assert store.get_by_email("ada@example.com").PK == owner.PK
     assert client.post("/accounts/verify/sent/", follow=True).status_code == 200
 
 
@@ -181,3 +187,105 @@ def test_unverified_sessions_end_when_verification_becomes_mandatory(ddb, settin
     settings.ACCOUNTS_EMAIL_VERIFICATION = "mandatory"
 
     assert client.get("/accounts/profile/").status_code == 302
+
+
+# Pre-account hijack (issue 18, point 8): the page and the mail name what they confirm, and
+# whoever did not sign up can discard the claim.
+
+
+def test_the_verification_page_names_the_account_and_offers_to_discard_it(ddb):
+    signup(Client(), "victim2@example.com", "squatter2")
+    account = store.get_by_username("squatter2")
+    path = path_of(link_in(mails_to("victim2@example.com")[0]))
+
+    page = Client().get(path).content.decode()
+
+    assert "squatter2" in page and "victim2@example.com" in page
+    assert str(account.created.year) in page
+    assert "If you did not sign up, do not confirm." in page
+    assert f'action="{path}discard/"' in page
+
+
+def test_the_verification_mail_names_the_account_and_says_not_to_confirm_a_stranger(ddb):
+    signup(Client(), "victim2@example.com", "squatter2")
+
+    (message,) = mails_to("victim2@example.com")
+
+    assert "Hello squatter2" not in message.body
+    assert "“squatter2”" in message.body
+    assert "If you did not sign up, do not confirm" in message.body
+
+
+def test_discarding_deletes_the_sign_up_and_frees_its_name(ddb):
+    signup(Client(), "victim2@example.com", "wanted")
+    path = path_of(link_in(mails_to("victim2@example.com")[0]))
+
+    response = Client().post(f"{path}discard/")
+
+    assert response.status_code == 200
+    assert "is discarded" in response.content.decode()
+    assert store.get_by_username("wanted") is None
+    assert [pk for pk in table_items() if pk.startswith(("ACCT#", "UNIQ#"))] == []  # no account, no lock
+    assert Client().post(path).status_code == 400  # its confirm button no longer works
+    assert signup(Client(), "victim2@example.com", "wanted").status_code == 302
+
+
+def test_a_verified_account_is_never_discarded(ddb):
+    client = Client()
+    signup(client, "ada@example.com", "ada")
+    path = confirm(client, "ada@example.com").request["PATH_INFO"]
+
+    response = Client().post(f"{path}discard/")
+
+    assert response.status_code == 400
+    assert "cannot be discarded" in response.content.decode()
+    assert store.get_by_email("ada@example.com").username == "ada"
+
+
+def test_opening_the_discard_address_discards_nothing(ddb):
+    signup(Client(), "ada@example.com", "ada")
+    path = path_of(link_in(mails_to("ada@example.com")[0]))
+
+    response = Client().get(f"{path}discard/")
+
+    assert response.status_code == 302 and response["Location"] == path
+    assert store.get_by_username("ada") is not None
+
+
+def test_send_again_after_confirming_in_another_tab_says_the_address_is_confirmed(ddb):
+    client = Client()
+    signup(client, "ada@example.com", "ada")
+    confirm(client, "ada@example.com")  # the other tab: same browser, same session
+
+    response = client.post("/accounts/verify/sent/", follow=True)
+
+    texts = messages_of(response)
+    assert texts == ["ada@example.com is already confirmed: there is no link to send."]
+    assert response.redirect_chain[-1][0] == "/accounts/login/"
+    assert len(mails_to("ada@example.com")) == 1
+
+
+def test_send_again_after_discarding_says_the_sign_up_is_gone(ddb):
+    client = Client()
+    signup(client, "ada@example.com", "ada")
+    Client().post(path_of(link_in(mails_to("ada@example.com")[0])) + "discard/")
+
+    response = client.post("/accounts/verify/sent/", follow=True)
+
+    assert any("no longer exists" in text for text in messages_of(response))
+    assert "None" not in " ".join(messages_of(response))
+
+
+def test_an_unverified_hold_ends_after_24_hours_and_sending_again_does_not_extend_it(ddb):
+    client = Client()
+    signup(client, "ada@example.com", "ada")
+    before = table_items()
+
+    client.post("/accounts/verify/sent/")
+
+    account = store.get_by_username("ada")
+    assert epoch_now() + 86400 - 120 <= account.expires <= epoch_now() + 86400
+    after = table_items()
+    assert after[account.PK]["expires"] == before[account.PK]["expires"]
+    assert after["UNIQ#HANDLE#ada"]["expires"] == before["UNIQ#HANDLE#ada"]["expires"]
+    assert len(mails_to("ada@example.com")) == 2

@@ -94,6 +94,17 @@ def test_the_link_expires_after_password_reset_timeout(ada_client, settings, mon
     assert response.context["validlink"] is valid
 
 
+def test_a_reset_mails_a_notice_to_the_accounts_address(ada_client):
+    ask_reset(Client(), "ada@example.com")
+
+    set_new_password(Client(), path_of(link_in(mails_to("ada@example.com")[0])))
+
+    link_mail, notice = mails_to("ada@example.com")
+    assert notice.subject == "Your password was reset on testserver"
+    assert "was reset" in notice.body and "If this was not you" in notice.body
+    assert path_of(link_in(notice)) == "/accounts/password/reset/"
+
+
 def test_a_reset_ends_every_other_session(ada_client):
     ask_reset(Client(), "ada@example.com")
     path = path_of(link_in(mails_to("ada@example.com")[0]))

@@ -5,7 +5,8 @@ login from a browser that logged in before at most 3 requests (lookup, its count
 write), and a refused attempt hashes nothing; any authenticated page at most 1 request
 (the session and the account read together); logout and ending the other sessions at most
 2; email and username change at most 2 requests with exactly one TransactWriteItems; never
-a Scan, and a Query only of the person's own account partition.
+a Scan, and a Query only of the person's own account partition. Every mail counts against
+the ``mail`` limit of its address: one UpdateItem per mail.
 """
 
 import pytest
@@ -185,11 +186,12 @@ def test_ending_the_other_sessions_is_one_query_and_one_batch_write(proxy):
     assert requests == {"Query": 1, "BatchWriteItem": 1}
 
 
-# An email change request also counts its change_email rate limit: one UpdateItem.
+# An email change request also counts its change_email rate limit, and its two mails (the
+# link, the notice to the old address) the mail limit: three UpdateItem.
 @pytest.mark.parametrize(
     ("url", "data", "limit"),
     [
-        ("/accounts/email/", {"email": "lovelace@example.com", "password": PASSWORD}, {"UpdateItem": 1}),
+        ("/accounts/email/", {"email": "lovelace@example.com", "password": PASSWORD}, {"UpdateItem": 3}),
         ("/accounts/username/", {"username": "lovelace", "password": PASSWORD}, {}),
     ],
 )
@@ -209,8 +211,9 @@ def test_password_change_also_ends_the_sessions_and_puts_this_one_anew(proxy):
     response, requests = counted(proxy, lambda: client.post("/accounts/password/", data))
 
     assert response.status_code == 302
-    # The session's read, the change, the Query and delete of every session, the new session.
-    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1, "Query": 1, "BatchWriteItem": 2}
+    # The session's read, the change, the Query and delete of every session, the new session,
+    # and the mail limit of the notice to the account's address.
+    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1, "Query": 1, "BatchWriteItem": 2, "UpdateItem": 1}
 
 
 def test_delete_also_ends_the_sessions(proxy):
@@ -268,8 +271,10 @@ def test_mandatory_signup_is_exactly_one_transact_write_items(proxy, settings):
     response, requests = counted(proxy, lambda: client.post("/accounts/signup/", data))
 
     assert response["Location"] == "/accounts/verify/sent/"
-    # The signup limit's counter, and the anonymous session remembering where the link went.
-    assert requests == {"TransactWriteItems": 1, "UpdateItem": 1, "PutItem": 1}
+    # The signup limit's and the mail limit's counters, the anonymous session remembering
+    # where the link went, and (enumeration prevention, on in this mode) the address's lock,
+    # read to choose the mail: the link, or its owner's notice.
+    assert requests == {"TransactWriteItems": 1, "UpdateItem": 2, "PutItem": 1, "GetItem": 1}
 
 
 def test_opening_a_verification_link_is_one_get_item_and_one_transact_write_items(proxy, settings):
@@ -282,7 +287,7 @@ def test_opening_a_verification_link_is_one_get_item_and_one_transact_write_item
     response, requests = counted(proxy, lambda: client.post(path))
 
     assert page.status_code == response.status_code == 200
-    assert shown == {}
+    assert shown == {"GetItem": 1}  # the account the page names
     assert requests == {"GetItem": 1, "TransactWriteItems": 1}
 
 
@@ -294,7 +299,7 @@ def test_opening_an_email_change_link_is_one_get_item_and_one_transact_write_ite
     response, requests = counted(proxy, lambda: Client().post(path))
 
     assert response.status_code == 200
-    assert requests == {"GetItem": 1, "TransactWriteItems": 1}
+    assert requests == {"GetItem": 1, "TransactWriteItems": 1, "UpdateItem": 1}  # + the notice's mail limit
 
 
 def test_email_change_request_is_one_batch_get_item_and_one_transact_write_items(proxy):
@@ -305,7 +310,8 @@ def test_email_change_request_is_one_batch_get_item_and_one_transact_write_items
     )
 
     assert response.status_code == 302
-    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1, "UpdateItem": 1}  # + the limit
+    # + the change_email limit, and the mail limit of the link and of the notice
+    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1, "UpdateItem": 3}
 
 
 @pytest.mark.parametrize("email", ["ada@example.com", "nobody@example.com"])
@@ -315,6 +321,7 @@ def test_password_reset_request_is_its_limit_and_at_most_two_get_item(proxy, ema
     response, requests = counted(proxy, lambda: Client().post("/accounts/password/reset/", {"email": email}))
 
     assert response.status_code == 302
-    # The reset_password limit's two counters (the address asking, the address asked for).
-    assert requests.pop("UpdateItem") == 2
+    # The reset_password limit's two counters (the address asking, the address asked for),
+    # and the mail limit of the link's address when a link is sent.
+    assert requests.pop("UpdateItem") == (3 if email == "ada@example.com" else 2)
     assert set(requests) <= {"GetItem"} and requests.get("GetItem", 0) <= 2

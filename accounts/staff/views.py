@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils.decorators import method_decorator
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 from django.views import View
 from django.views.decorators.cache import never_cache
 
@@ -205,7 +205,7 @@ class FlagView(AccountView):
         account = self.get_account()
         form = FlagForm(request.GET)
         if not form.is_valid():
-            return HttpResponseBadRequest("Unknown flag or value.")
+            return HttpResponseBadRequest(_("Unknown flag or value."))
         return render(request, self.template_name, {"account": account, **form.cleaned_data})
 
     def post(self, request, account_id):
@@ -240,7 +240,8 @@ class EndSessionsView(AccountView):
     def post(self, request, account_id):
         account = self.get_account()
         ended = store.end_sessions(account)
-        messages.success(request, f"Ended {ended} session(s) of {account.username}.")
+        message = ngettext("Ended %(count)d session of %(username)s.", "Ended %(count)d sessions of %(username)s.", ended)
+        messages.success(request, message % {"count": ended, "username": account.username})
         return redirect(self.detail_url(account))
 
 

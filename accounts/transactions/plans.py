@@ -50,13 +50,15 @@ def _current_claimed_key(constraint, item):
 
 
 
-def plan_create(item, *, token=None):
+def plan_create(item, *, token=None, check_unheld=True):
     """The transaction creating ``item`` and one guarded lock per unique constraint.
 
     ``Put item [attribute_not_exists(PK)]``, then per constraint, in declaration order:
     ``Put lock [attribute_not_exists(PK) OR expires < :now]`` (carrying the item's
     ``expires`` when it has one), or, for a partial constraint that leaves the item out,
-    ``ConditionCheck lock [attribute_not_exists(PK)]``.
+    ``ConditionCheck lock [attribute_not_exists(PK)]``. With ``check_unheld=False`` no such
+    check is sent: the value may be one another item holds, which the item then can never
+    lock (an unverified sign-up when whether an address is registered must not show).
     """
     model = type(item)
     lock_model = lock_model_for(model)
@@ -68,7 +70,7 @@ def plan_create(item, *, token=None):
         if key is not None:
             actions.append(_lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint, expires))
             continue
-        claimed = None if constraint.applies_to(item) else constraint.claimed_key(item)
+        claimed = None if constraint.applies_to(item) or not check_unheld else constraint.claimed_key(item)
         if claimed is not None:
             actions.append(_lock_check(lock_model, claimed, constraint))
     return _transaction(CREATE, actions, token)

@@ -272,13 +272,13 @@ def _run_releasing_old_locks(plan, token):
     raise Busy("The old value's lock kept changing hands; nothing was written.")
 
 
-def create(item, *, token=None):
+def create(item, *, token=None, check_unheld=True):
     """Create ``item`` and its locks in one transaction. Returns ``item``.
 
-    Raises :class:`OutcomeUnknown` when resending with the same token could not tell
-    whether it was written.
+    ``check_unheld``: see :func:`~.plans.plan_create`. Raises :class:`OutcomeUnknown` when
+    resending with the same token could not tell whether it was written.
     """
-    _run_settled(plan_create(item, token=token))
+    _run_settled(plan_create(item, token=token, check_unheld=check_unheld))
     return item
 
 

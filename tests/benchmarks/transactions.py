@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from accounts import store, tables, transactions
-from accounts.identifiers import skeleton
+from accounts.identifiers import lookalike_key
 from tests.benchmarks import configure_django
 from tests.support import RequestCounter
 
@@ -61,7 +61,7 @@ def new_client():
 
 class RawCreate:
     """The floor: one hand-built TransactWriteItems of the account item and its three locks
-    (email, username, username skeleton)."""
+    (email, username, username look-alike key)."""
 
     def __init__(self, client, table_name):
         self.client = client
@@ -86,7 +86,7 @@ class RawCreate:
                 {"Put": self._guarded(account)},
                 {"Put": self._lock_put(f"UNIQ#EMAIL#{email}", owner)},
                 {"Put": self._lock_put(f"UNIQ#HANDLE#{username}", owner)},
-                {"Put": self._lock_put(f"UNIQ#HANDLE_SKEL#{skeleton(username)}", owner)},
+                {"Put": self._lock_put(f"UNIQ#HANDLE_SKEL#{lookalike_key(username)}", owner)},
             ],
             "ClientRequestToken": uuid.uuid4().hex,
         }

@@ -77,6 +77,8 @@ ACCOUNTS_UNIQUE_FIELDS = {
 ACCOUNTS_ADAPTER = "tests.hostproject.adapter.MemberAdapter"
 ACCOUNTS_FORMS = {"signup": "tests.hostproject.forms.MemberSignupForm"}
 ACCOUNTS_LOGOUT_REDIRECT_URL = "accounts:login"
+# Every link in mail starts with the members site's own address.
+ACCOUNTS_SITE_URL = "https://members.example.com"
 # The members site's tests prove its own sign-up (phone lock, template, receiver) with a
 # member logged in at once: addresses count as verified at sign-up.
 ACCOUNTS_EMAIL_VERIFICATION = "none"

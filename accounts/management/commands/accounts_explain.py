@@ -70,7 +70,7 @@ class Command(BaseCommand):
             account = store.build_signup_account(
                 options["email"], options["username"], make_password(None), token=token
             )
-            return transactions.plan_create(account, token=token)
+            return transactions.plan_create(account, token=token, check_unheld=store.refuses_registered_addresses())
         if operation == "verify":
             account = self._account("username", options["username"])
             if store.is_verified(account):
