@@ -23,6 +23,8 @@ from .app_settings import OPTIONAL, app_settings
 from .backends import AccountBackend
 from .email_views import remember_pending
 from .forms import STORE_REFUSALS
+from .mfa.flows import login as second_step
+from .mfa.flows.reauthentication import ReauthenticationRequiredMixin
 from .middleware import OUTCOME_UNKNOWN, RETRY_AFTER_SECONDS, is_unavailable, outcome_of
 from .models import User
 
@@ -123,20 +125,26 @@ class SignupView(RateLimitMixin, StoreFormView):
         return redirect("accounts:verification_sent")
 
     def form_saved(self, form, account):
-        adapter = get_adapter(self.request)
-        user = User.from_account(account)
-        if store.is_verified(account):
-            login(self.request, user, backend=BACKEND)
-            adapter.add_success_message(self.request, "signed_up", username=user.username)
-            return redirect(adapter.get_signup_redirect_url(self.request))
-        sent = verification.send_verification(self.request, account)
-        if app_settings.EMAIL_VERIFICATION == OPTIONAL:
-            login(self.request, user, backend=BACKEND)
-            adapter.add_success_message(self.request, "signed_up", username=user.username)
-            adapter.add_verification_message(self.request, "sent" if sent else "failed", account.email)
-            return redirect(adapter.get_signup_redirect_url(self.request))
-        remember_pending(self.request, account.id, account.email, sent)
-        return redirect("accounts:verification_sent")
+        return signed_up(self.request, account)
+
+
+def signed_up(request, account):
+    """Where a new account goes: logged in (verified, or verification optional), else to
+    "check your inbox"; the verification mail is sent when the address is not verified."""
+    adapter = get_adapter(request)
+    user = User.from_account(account)
+    if store.is_verified(account):
+        login(request, user, backend=BACKEND)
+        adapter.add_success_message(request, "signed_up", username=user.username)
+        return redirect(adapter.get_signup_redirect_url(request))
+    sent = verification.send_verification(request, account)
+    if app_settings.EMAIL_VERIFICATION == OPTIONAL:
+        login(request, user, backend=BACKEND)
+        adapter.add_success_message(request, "signed_up", username=user.username)
+        adapter.add_verification_message(request, "sent" if sent else "failed", account.email)
+        return redirect(adapter.get_signup_redirect_url(request))
+    remember_pending(request, account.id, account.email, sent)
+    return redirect("accounts:verification_sent")
 
 
 class LoginView(RateLimitMixin, auth_views.LoginView):
@@ -154,8 +162,13 @@ class LoginView(RateLimitMixin, auth_views.LoginView):
         return get_adapter(self.request).get_login_redirect_url(self.request)
 
     def form_valid(self, form):
+        user = form.get_user()
+        if second_step.needs_second_step(user):
+            # The password is right, but no session logs in before the second factor.
+            second_step.stage(self.request, user, self.get_success_url())
+            return redirect("accounts:mfa:authenticate")
         response = super().form_valid(form)
-        get_adapter(self.request).add_success_message(self.request, "logged_in", username=form.get_user().username)
+        get_adapter(self.request).add_success_message(self.request, "logged_in", username=user.username)
         return response
 
     def form_invalid(self, form):
@@ -219,7 +232,7 @@ class ProfileView(AccountSessionsMixin, AccountLoginRequiredMixin, TemplateView)
 
 
 @method_decorator(never_cache, name="dispatch")
-class EndOtherSessionsView(AccountSessionsMixin, AccountLoginRequiredMixin, View):
+class EndOtherSessionsView(AccountSessionsMixin, ReauthenticationRequiredMixin, AccountLoginRequiredMixin, View):
     """Log out every other session of the account (POST only): one ``Query`` (with the
     session load) and one ``BatchWriteItem``."""
 
@@ -244,7 +257,7 @@ class UniqueValueChangeView(UserFormMixin, StoreFormView):
         return redirect("accounts:profile")
 
 
-class EmailChangeView(RateLimitMixin, UniqueValueChangeView):
+class EmailChangeView(ReauthenticationRequiredMixin, RateLimitMixin, UniqueValueChangeView):
     """Ask to change the email address (current password required): a link goes to the new
     address and a notice to the old one; the address changes when the link is opened. An
     unverified address is simply replaced, and the new one gets a verification link.
@@ -283,7 +296,7 @@ class UsernameChangeView(UniqueValueChangeView):
 
 
 @method_decorator(sensitive_post_parameters(), name="dispatch")
-class PasswordChangeView(UserFormMixin, StoreFormView):
+class PasswordChangeView(ReauthenticationRequiredMixin, UserFormMixin, StoreFormView):
     """Change the password; this session stays logged in, every other one ends."""
 
     template_name = "accounts/password_change.html"
@@ -296,7 +309,7 @@ class PasswordChangeView(UserFormMixin, StoreFormView):
 
 
 @method_decorator(sensitive_post_parameters(), name="dispatch")
-class AccountDeleteView(UserFormMixin, StoreFormView):
+class AccountDeleteView(ReauthenticationRequiredMixin, UserFormMixin, StoreFormView):
     """Delete the account (current password required) and log out."""
 
     template_name = "accounts/delete.html"
