@@ -6,6 +6,7 @@ sent. The builders here write each guarded Put, Update, Delete and ConditionChec
 planners (:mod:`.plans`) put together, and the conditions they are guarded by.
 """
 
+import base64
 import functools
 import json
 import uuid
@@ -63,8 +64,14 @@ class Transaction:
 
 def explain(transaction):
     """The request of ``transaction`` as JSON, in the shape ``aws dynamodb transact-write-items
-    --cli-input-json`` takes. Nothing is sent."""
-    return json.dumps(transaction.request(), indent=2, ensure_ascii=False)
+    --cli-input-json`` takes (binary values in base64, as it reads them). Nothing is sent."""
+    return json.dumps(transaction.request(), indent=2, ensure_ascii=False, default=_base64)
+
+
+def _base64(value):
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 def _key_target(item):
