@@ -163,6 +163,8 @@ class RecoveryCodesView(SecondFactorView, TemplateView):
         return super().get_context_data(left=len(self.account.recovery_codes or ()), **kwargs)
 
     def post(self, request):
+        if not store.has_second_factor(self.account):
+            return redirect("accounts:mfa:recovery_codes")
         try:
             codes = authenticators.regenerate_recovery_codes(request, self.account)
         except REFUSALS:

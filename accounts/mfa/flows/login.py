@@ -19,7 +19,7 @@ from django.contrib.auth.models import AnonymousUser
 
 from ... import ratelimit, sessions
 from ...backends import AccountBackend, may_log_in
-from ...exceptions import StaleItem
+from ...exceptions import Busy, StaleItem
 from ...models import User
 from .. import passkeys, recovery_codes, store, totp
 from ..notices import recovery_code_used
@@ -99,7 +99,8 @@ def authenticate_with_code(request, code):
     """The second step with a TOTP code or a recovery code; returns ``(outcome, user)``.
 
     ``signed_in``; ``wrong_code`` (counted against ``mfa_attempt``); ``already_used`` (the
-    code, or this half-login, was used meanwhile: nothing written, log in again);
+    code, or this half-login, was used meanwhile, or is being used by another request at
+    this very moment: nothing written, log in again);
     ``expired``. Raises :class:`~accounts.ratelimit.RateLimited` past the limit. Costs the
     session's read, one read of the account with its counters, and one transaction.
     """
@@ -121,7 +122,7 @@ def authenticate_with_code(request, code):
     user = User.from_account(account)
     try:
         sign_in(request, user, spends)
-    except StaleItem:
+    except (StaleItem, Busy):
         attempt.fail()
         return ALREADY_USED, None
     if used_recovery_code:
@@ -186,6 +187,6 @@ def _sign_in_with_passkey(request, account, passkey, assertion, challenge, *, re
     user = User.from_account(account)
     try:
         sign_in(request, user, [store.passkey_spend(passkey, changes)])
-    except StaleItem:
+    except (StaleItem, Busy):
         return ALREADY_USED, None
     return SIGNED_IN, user
