@@ -1,5 +1,5 @@
 """A software WebAuthn authenticator for the tests that post passkey ceremonies without a
-browser: it makes ES256 credentials and answers ``navigator.credentials.create()`` and
+browser: it makes ES256 credentials (or takes an Ed25519 or ES256 key) and answers ``navigator.credentials.create()`` and
 ``get()`` options as a browser would send them (attestation "none")."""
 
 import hashlib
@@ -8,8 +8,8 @@ import secrets
 import struct
 
 import cbor2
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 from webauthn.helpers import base64url_to_bytes, bytes_to_base64url
 
 UP, UV, BE, BS, AT = 0x01, 0x04, 0x08, 0x10, 0x40
@@ -18,11 +18,11 @@ UP, UV, BE, BS, AT = 0x01, 0x04, 0x08, 0x10, 0x40
 class Credential:
     """One credential: its id, key pair, user handle and signature counter."""
 
-    def __init__(self, rp_id, user_handle, credential_id=None, *, backed_up=False, counter=0):
+    def __init__(self, rp_id, user_handle, credential_id=None, *, key=None, backed_up=False, counter=0):
         self.rp_id = rp_id
         self.user_handle = user_handle
         self.id = credential_id or secrets.token_bytes(16)
-        self.key = ec.generate_private_key(ec.SECP256R1())
+        self.key = key or ec.generate_private_key(ec.SECP256R1())
         self.backed_up = backed_up
         self.counter = counter
 
@@ -35,8 +35,18 @@ class Credential:
         return flags | (BE | BS if self.backed_up else 0)
 
     def _cose_key(self):
-        numbers = self.key.public_key().public_numbers()
+        public = self.key.public_key()
+        if isinstance(public, ed25519.Ed25519PublicKey):
+            raw = public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+            return cbor2.dumps({1: 1, 3: -8, -1: 6, -2: raw})
+        numbers = public.public_numbers()
         return cbor2.dumps({1: 2, 3: -7, -1: 1, -2: numbers.x.to_bytes(32, "big"), -3: numbers.y.to_bytes(32, "big")})
+
+    def sign(self, data):
+        """ES256 or Ed25519, as the key is."""
+        if isinstance(self.key, ed25519.Ed25519PrivateKey):
+            return self.key.sign(data)
+        return self.key.sign(data, ec.ECDSA(hashes.SHA256()))
 
     def _rp_hash(self):
         return hashlib.sha256(self.rp_id.encode()).digest()
@@ -48,11 +58,13 @@ def _client_data(kind, options, origin):
     ).encode()
 
 
-def create(options, origin, *, credential_id=None, user_verified=True, backed_up=False):
-    """Answer creation ``options`` (the JSON the server sent): ``(credential, answer JSON)``."""
+def create(options, origin, *, credential_id=None, key=None, user_verified=True, backed_up=False):
+    """Answer creation ``options`` (the JSON the server sent) with a new credential (or one
+    of id ``credential_id`` and private ``key``): ``(credential, answer JSON)``. The
+    attestation is "none": nothing proves which authenticator made it."""
     options = json.loads(options) if isinstance(options, str) else options
     credential = Credential(
-        options["rp"]["id"], base64url_to_bytes(options["user"]["id"]), credential_id, backed_up=backed_up
+        options["rp"]["id"], base64url_to_bytes(options["user"]["id"]), credential_id, key=key, backed_up=backed_up
     )
     attested = bytes(16) + struct.pack(">H", len(credential.id)) + credential.id + credential._cose_key()
     auth_data = credential._rp_hash() + bytes([credential._flags(user_verified) | AT]) + struct.pack(">I", 0) + attested
@@ -79,7 +91,7 @@ def get(credential, options, origin, *, user_verified=True, counter=None, user_h
     credential.counter = credential.counter + 1 if counter is None else counter
     auth_data = credential._rp_hash() + bytes([credential._flags(user_verified)]) + struct.pack(">I", credential.counter)
     client_data = _client_data("webauthn.get", options, origin)
-    signature = credential.key.sign(auth_data + hashlib.sha256(client_data).digest(), ec.ECDSA(hashes.SHA256()))
+    signature = credential.sign(auth_data + hashlib.sha256(client_data).digest())
     answer = {
         "id": credential.b64_id,
         "rawId": credential.b64_id,
