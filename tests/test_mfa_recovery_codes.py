@@ -31,7 +31,7 @@ def test_a_recovery_code_logs_in_once_and_the_owner_is_told(ddb):
     assert "_auth_user_id" not in second.session
     assert len(store.get_by_username("ada").recovery_codes) == 9
     (notice,) = [mail for mail in mails_to("ada@example.com") if "recovery code was used" in mail.subject]
-    assert "You have 9 recovery codes left." in notice.body
+    assert "Recovery codes left: 9." in notice.body
 
 
 def test_sixteen_logins_racing_with_one_recovery_code_let_exactly_one_in(ddb):
@@ -64,7 +64,7 @@ def test_sixteen_logins_racing_with_one_recovery_code_let_exactly_one_in(ddb):
 def test_the_page_tells_how_many_are_left_and_new_ones_replace_the_old(ddb):
     client = signed_up_client()
     _, old = enable_totp(client)
-    assert "You have 10 recovery codes left." in client.get("/accounts/mfa/recovery-codes/").content.decode()
+    assert "Recovery codes left: 10." in client.get("/accounts/mfa/recovery-codes/").content.decode()
 
     response = client.post("/accounts/mfa/recovery-codes/")
 

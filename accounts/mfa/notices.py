@@ -31,4 +31,7 @@ def recovery_code_used(request, account, left):
 
 
 def _context(account, kind, name):
-    return {"account": account, "authenticator": KINDS[kind], "name": name}
+    described = KINDS[kind]
+    if name:
+        described = _("%(authenticator)s “%(name)s”") % {"authenticator": described, "name": name}
+    return {"account": account, "authenticator": described}
