@@ -70,18 +70,8 @@ def create(options, origin, *, credential_id=None, key=None, user_verified=True,
     auth_data = credential._rp_hash() + bytes([credential._flags(user_verified) | AT]) + struct.pack(">I", 0) + attested
     client_data = _client_data("webauthn.create", options, origin)
     attestation = cbor2.dumps({"fmt": "none", "attStmt": {}, "authData": auth_data})
-    answer = {
-        "id": credential.b64_id,
-        "rawId": credential.b64_id,
-        "type": "public-key",
-        "response": {
-            "clientDataJSON": bytes_to_base64url(client_data),
-            "attestationObject": bytes_to_base64url(attestation),
-            "transports": ["internal"],
-        },
-        "clientExtensionResults": {},
-    }
-    return credential, json.dumps(answer)
+    response = {"attestationObject": bytes_to_base64url(attestation), "transports": ["internal"]}
+    return credential, _answer(credential, client_data, response)
 
 
 def get(credential, options, origin, *, user_verified=True, counter=None, user_handle=True):
@@ -92,16 +82,21 @@ def get(credential, options, origin, *, user_verified=True, counter=None, user_h
     auth_data = credential._rp_hash() + bytes([credential._flags(user_verified)]) + struct.pack(">I", credential.counter)
     client_data = _client_data("webauthn.get", options, origin)
     signature = credential.sign(auth_data + hashlib.sha256(client_data).digest())
+    response = {
+        "authenticatorData": bytes_to_base64url(auth_data),
+        "signature": bytes_to_base64url(signature),
+        "userHandle": bytes_to_base64url(credential.user_handle) if user_handle else None,
+    }
+    return _answer(credential, client_data, response)
+
+
+def _answer(credential, client_data, response):
+    """The JSON a browser sends for ``credential``: ``response`` with the client data."""
     answer = {
         "id": credential.b64_id,
         "rawId": credential.b64_id,
         "type": "public-key",
-        "response": {
-            "clientDataJSON": bytes_to_base64url(client_data),
-            "authenticatorData": bytes_to_base64url(auth_data),
-            "signature": bytes_to_base64url(signature),
-            "userHandle": bytes_to_base64url(credential.user_handle) if user_handle else None,
-        },
+        "response": {"clientDataJSON": bytes_to_base64url(client_data), **response},
         "clientExtensionResults": {},
     }
     return json.dumps(answer)

@@ -89,3 +89,33 @@ def test_the_signup_limit_counts_passkey_signups(ddb, passkey_signup, settings):
     response = Client().post(FIRST_PAGE, signup_data(Client(), "grace@example.com", "grace", url=FIRST_PAGE))
 
     assert response.status_code == 429
+
+
+def test_an_account_without_a_password_confirms_with_its_passkey_and_may_set_one(ddb, passkey_signup):
+    client = Client()
+    credential, _ = sign_up_with_a_passkey(client)
+    session = client.session
+    session["accounts_authenticated_at"] = 0
+    session.save()
+    answer = authenticator.get(credential, options(client, "reauthenticate"), ORIGIN)
+    client.post("/accounts/mfa/reauthenticate/passkey/", {"credential": answer, "next": "/accounts/password/"})
+
+    page = client.get("/accounts/password/")
+    new = "Marble-Harbor-Lantern-3"
+    response = client.post("/accounts/password/", {"new_password1": new, "new_password2": new})
+
+    assert "old_password" not in page.context["form"].fields
+    assert response["Location"] == "/accounts/profile/"
+    assert store.get_by_username("ada").password.startswith("argon2")
+
+
+def test_an_account_without_a_password_deletes_itself_after_its_passkey(ddb, passkey_signup):
+    client = Client()
+    sign_up_with_a_passkey(client)
+
+    form = client.get("/accounts/delete/").context["form"]
+    response = client.post("/accounts/delete/", {})
+
+    assert "password" not in form.fields
+    assert response.status_code == 302 and store.get_by_username("ada") is None
+    assert violations() == []

@@ -16,15 +16,10 @@ from django.test import Client
 from accounts.mfa import totp
 from tests import authenticator
 from tests.mfa import ORIGIN, add_passkey, code_of, enable_totp, options, password_login, second_step
+from tests.test_web_round_trips import counted
 from tests.web import signed_up_client
 
 pytestmark = pytest.mark.dynamodb_local
-
-
-def counted(proxy, send):
-    proxy.reset()
-    response = send()
-    return response, proxy.snapshot()
 
 
 def test_a_passkey_login_is_three_requests(proxy):

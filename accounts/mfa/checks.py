@@ -24,7 +24,8 @@ def check_relying_party_configured(app_configs, **kwargs):
     return [
         checks.Warning(
             "Passkeys take their relying-party id and origin from each request's Host.",
-            hint="Set ACCOUNTS_SITE_URL to the site's address (or ACCOUNTS_WEBAUTHN_RP_ID and ACCOUNTS_WEBAUTHN_ORIGIN).",
+            hint="Set ACCOUNTS_SITE_URL to the site's address "
+            "(or ACCOUNTS_WEBAUTHN_RP_ID and ACCOUNTS_WEBAUTHN_ORIGIN).",
             id="accounts.mfa.W001",
         )
     ]

@@ -12,7 +12,6 @@ from django.views import View
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.generic import FormView
-from webauthn.helpers.structs import UserVerificationRequirement
 
 from .. import ratelimit
 from ..adapter import get_adapter
@@ -60,11 +59,8 @@ class SecondStepView(RateLimitMixin, FormView):
         return super().dispatch(request, *args, **kwargs)
 
     def get_context_data(self, **kwargs):
-        account = login.staged_account(self.request) if self.request.method == "GET" else None
-        context = super().get_context_data(**kwargs)
-        context["has_passkeys"] = bool(account and account.passkeys)
-        context["has_totp"] = bool(account and account.totp_secret)
-        return context
+        staged = login.staged(self.request)
+        return super().get_context_data(has_passkeys=bool(staged and staged["passkeys"]), **kwargs)
 
     def form_valid(self, form):
         try:
@@ -138,33 +134,50 @@ class PasskeyOptionsView(View):
     http_method_names = ["post"]
 
     def post(self, request, purpose):
-        options = self.options(request, purpose)
+        build = {
+            passkeys.LOGIN: self.for_login,
+            passkeys.SECOND_FACTOR: self.for_second_factor,
+            passkeys.REAUTHENTICATE: self.for_reauthenticate,
+            passkeys.REGISTER: self.for_register,
+            passkeys.SIGNUP: self.for_signup,
+        }.get(purpose)
+        if build is None:
+            raise Http404("No such passkey ceremony.")
+        options = build(request)
         if options is None:
             return JsonResponse({"error": "forbidden"}, status=403)
         return HttpResponse(options, content_type="application/json")
 
-    def options(self, request, purpose):
+    def for_login(self, request):
+        if not request.user.is_authenticated:
+            return passkeys.authentication_options(request, passkeys.LOGIN)
+        return None
+
+    def for_second_factor(self, request):
+        account = None if request.user.is_authenticated else login.staged_account(request)
+        if account is not None and account.passkeys:
+            return passkeys.authentication_options(request, passkeys.SECOND_FACTOR, allowed=account.passkeys)
+        return None
+
+    def for_reauthenticate(self, request):
+        account = request.user.account if request.user.is_authenticated else None
+        if account is not None and account.passkeys:
+            return passkeys.authentication_options(request, passkeys.REAUTHENTICATE, allowed=account.passkeys)
+        return None
+
+    def for_register(self, request):
         user = request.user
-        if purpose == passkeys.LOGIN and not user.is_authenticated:
-            return passkeys.authentication_options(request, purpose, user_verification=UserVerificationRequirement.REQUIRED)
-        if purpose == passkeys.SECOND_FACTOR and not user.is_authenticated:
-            account = login.staged_account(request)
-            return passkeys.authentication_options(request, purpose, allowed=account.passkeys) if account and account.passkeys else None
-        if purpose == passkeys.REAUTHENTICATE and user.is_authenticated and user.account.passkeys:
-            return passkeys.authentication_options(
-                request, purpose, allowed=user.account.passkeys, user_verification=UserVerificationRequirement.REQUIRED
-            )
-        if purpose == passkeys.REGISTER and user.is_authenticated and reauthentication.is_fresh(request):
-            if not authenticators.may_set_up(user.account):
-                return None
-            try:
-                return authenticators.passkey_options(request, user.account)
-            except store.TooManyPasskeys:
-                return None
-        if purpose == passkeys.SIGNUP and app_settings.PASSKEY_SIGNUP and signup.pending(request):
+        allowed = user.is_authenticated and reauthentication.is_fresh(request)
+        if not (allowed and authenticators.may_set_up(user.account)):
+            return None
+        try:
+            return authenticators.passkey_options(request, user.account)
+        except store.TooManyPasskeys:
+            return None
+
+    def for_signup(self, request):
+        if app_settings.PASSKEY_SIGNUP and signup.pending(request):
             return signup.options(request)
-        if purpose not in passkeys.PURPOSES:
-            raise Http404("No such passkey ceremony.")
         return None
 
 

@@ -49,8 +49,15 @@ MAX_PASSKEYS = 20
 # A credential id is at most 1,023 bytes (WebAuthn §4); its lock key must fit in 2,048.
 MAX_CREDENTIAL_ID_BYTES = 1023
 # Ceremonies, each with its own challenge.
-LOGIN, SECOND_FACTOR, REAUTHENTICATE, REGISTER, SIGNUP = "login", "second_factor", "reauthenticate", "register", "signup"
-PURPOSES = (LOGIN, SECOND_FACTOR, REAUTHENTICATE, REGISTER, SIGNUP)
+LOGIN, SECOND_FACTOR, REAUTHENTICATE = "login", "second_factor", "reauthenticate"
+REGISTER, SIGNUP = "register", "signup"
+# A passkey that stands in for the password needs the device's screen lock (user
+# verification); after the password, having it is the second factor.
+USER_VERIFICATION = {
+    LOGIN: UserVerificationRequirement.REQUIRED,
+    REAUTHENTICATE: UserVerificationRequirement.REQUIRED,
+    SECOND_FACTOR: UserVerificationRequirement.PREFERRED,
+}
 
 
 class PasskeyRefused(Exception):
@@ -113,7 +120,7 @@ def take_challenge(request, purpose):
 
 
 def _descriptors(credential_ids):
-    return [PublicKeyCredentialDescriptor(id=base64url_to_bytes(credential_id)) for credential_id in sorted(credential_ids)]
+    return [PublicKeyCredentialDescriptor(id=base64url_to_bytes(credential)) for credential in sorted(credential_ids)]
 
 
 def registration_options(request, purpose, *, user_id, name, existing=()):
@@ -139,17 +146,17 @@ def registration_options(request, purpose, *, user_id, name, existing=()):
     return options_to_json(options)
 
 
-def authentication_options(request, purpose, *, allowed=(), user_verification=UserVerificationRequirement.PREFERRED):
+def authentication_options(request, purpose, *, allowed=()):
     """The options of ``navigator.credentials.get()`` (JSON): for the account's ``allowed``
     credential ids, or any discoverable passkey of this site when empty (a login without a
-    name); a new challenge is kept for ``purpose``."""
+    name); a new challenge is kept for ``purpose``, whose user verification it asks for."""
     rp = relying_party(request)
     options = generate_authentication_options(
         rp_id=rp.id,
         challenge=_new_challenge(request, purpose),
         timeout=CHALLENGE_SECONDS * 1000,
         allow_credentials=_descriptors(allowed),
-        user_verification=user_verification,
+        user_verification=USER_VERIFICATION[purpose],
     )
     return options_to_json(options)
 

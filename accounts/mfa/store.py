@@ -34,7 +34,8 @@ def passkeys_of(account):
     none)."""
     if not account.passkeys:
         return []
-    found = [Passkey.from_raw_data(raw) for raw in dynamo.query_partition(account.PK, PASSKEY_SORT_PREFIX) if _live(raw)]
+    items = dynamo.query_partition(account.PK, PASSKEY_SORT_PREFIX)
+    found = [Passkey.from_raw_data(raw) for raw in items if _live(raw)]
     return sorted((passkey for passkey in found if passkey.credential_id in account.passkeys), key=lambda p: p.created)
 
 

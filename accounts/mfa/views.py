@@ -108,7 +108,9 @@ class PasskeysView(SecondFactorView, FormView):
     form_class = PasskeyAddForm
 
     def get_context_data(self, **kwargs):
-        return super().get_context_data(passkeys=store.passkeys_of(self.account), max_passkeys=passkeys.MAX_PASSKEYS, **kwargs)
+        return super().get_context_data(
+            passkeys=store.passkeys_of(self.account), max_passkeys=passkeys.MAX_PASSKEYS, **kwargs
+        )
 
     def form_valid(self, form):
         name = form.cleaned_data["name"]

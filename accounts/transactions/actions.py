@@ -267,7 +267,12 @@ def _owned_keep(item, sort_key):
     """``Update REMOVE expires`` of an item ``item`` owns: it stops expiring with its owner
     (no condition, as :func:`_owned_delete`)."""
     key, target = _owned_key(item, sort_key)
-    body = {"TableName": target[0], "Key": key, "UpdateExpression": "REMOVE #expires", "ExpressionAttributeNames": {"#expires": TTL_ATTRIBUTE}}
+    body = {
+        "TableName": target[0],
+        "Key": key,
+        "UpdateExpression": "REMOVE #expires",
+        "ExpressionAttributeNames": {"#expires": TTL_ATTRIBUTE},
+    }
     return Action("Update", body, OWNED_ITEM, target)
 
 

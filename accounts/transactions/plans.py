@@ -188,8 +188,9 @@ def _set_lock_actions(constraint, item, changed, stops_expiring, keep_locks, gua
     if old_keys != new_keys:
         guarded.update(constraint.guarded_attributes)
     expires = _expires(changed)
-    actions = [_lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint, expires) for key in sorted(new_keys - old_keys)]
-    actions += [_old_lock_action(lock_model, key, owner, constraint, keep_locks) for key in sorted(old_keys - new_keys)]
+    added, removed = sorted(new_keys - old_keys), sorted(old_keys - new_keys)
+    actions = [_lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint, expires) for key in added]
+    actions += [_old_lock_action(lock_model, key, owner, constraint, keep_locks) for key in removed]
     if stops_expiring:
         actions += [_lock_keep(lock_model, key, owner, constraint) for key in sorted(old_keys & new_keys)]
     return actions

@@ -47,16 +47,19 @@ def needs_second_step(user):
 
 def stage(request, user, redirect_to):
     """Stage the login of ``user`` (password checked) for the second step: the session
-    remembers who, until when, and where to go next. Nothing logs in yet."""
+    remembers who, until when, where to go next and whether it has a passkey to offer.
+    Nothing logs in yet."""
     request.session[STAGE_SESSION_KEY] = {
         "id": user.pk,
         "expires": int(time.time()) + STAGE_SECONDS,
         "next": redirect_to,
+        "passkeys": bool(user.account.passkeys),
     }
 
 
 def staged(request):
-    """The staged login ``{"id", "expires", "next"}``, or ``None`` (none, or expired)."""
+    """The staged login ``{"id", "expires", "next", "passkeys"}``, or ``None`` (none, or
+    expired)."""
     found = request.session.get(STAGE_SESSION_KEY)
     if not found or found["expires"] < time.time():
         return None
