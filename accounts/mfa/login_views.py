@@ -2,6 +2,8 @@
 passkey, reauthentication, signing up with a passkey, and the options of every passkey
 ceremony (JSON, for ``webauthn.js``)."""
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import redirect, render, resolve_url
@@ -16,7 +18,7 @@ from django.views.generic import FormView
 from .. import ratelimit
 from ..adapter import get_adapter
 from ..app_settings import app_settings
-from ..forms import STORE_REFUSALS
+from ..forms import STORE_REFUSALS, CurrentPasswordMixin
 from ..ratelimit import RateLimitMixin
 from ..views import AccountLoginRequiredMixin, signed_up
 from . import passkeys, store
@@ -26,7 +28,6 @@ from .forms import PasskeyAddForm, PasskeyForm, PasskeySignupForm, Reauthenticat
 MESSAGES = {
     "expired": _("Your login took too long. Please log in again."),
     "already_used": _("This code or passkey was already used. Please log in again."),
-    "wrong_password": _("Your password was entered incorrectly. Please enter it again."),
 }
 
 
@@ -182,7 +183,7 @@ class PasskeyOptionsView(View):
 
 
 @method_decorator([never_cache, sensitive_post_parameters("password")], name="dispatch")
-class ReauthenticateView(AccountLoginRequiredMixin, FormView):
+class ReauthenticateView(AccountLoginRequiredMixin, RateLimitMixin, FormView):
     """Confirm who you are before a sensitive change: the password, or a passkey."""
 
     template_name = "accounts/mfa/reauthenticate.html"
@@ -198,11 +199,9 @@ class ReauthenticateView(AccountLoginRequiredMixin, FormView):
             right = reauthentication.with_password(self.request, form.cleaned_data["password"])
         except ratelimit.RateLimited as error:
             ratelimit.refuse(form, error)
-            response = self.form_invalid(form)
-            response.status_code, response["Retry-After"] = 429, str(error.retry_after)
-            return response
+            return self.form_invalid(form)
         if not right:
-            form.add_error("password", MESSAGES["wrong_password"])
+            form.add_error("password", CurrentPasswordMixin.error_messages["password_incorrect"])
             return self.form_invalid(form)
         return redirect(_safe_next(self.request, self.request.GET.get("next"), "accounts:profile"))
 
@@ -220,7 +219,7 @@ class ReauthenticatePasskeyView(AccountLoginRequiredMixin, PasskeyAnswerView):
         return redirect(_safe_next(request, request.POST.get("next"), "accounts:profile"))
 
     def refused_url(self, request):
-        return f"{resolve_url('accounts:mfa:reauthenticate')}?next={request.POST.get('next', '')}"
+        return f"{resolve_url('accounts:mfa:reauthenticate')}?{urlencode({'next': request.POST.get('next', '')})}"
 
 
 class PasskeySignupMixin:
