@@ -54,6 +54,10 @@ DEFAULT_RATE_LIMITS = {
     "resend_verification": "1/m/user",
     # Every mail the app sends, counted per address (its email lock key), whatever sent it.
     "mail": "5/m/key",
+    # The second step of a login (a TOTP or recovery code): failures, per account.
+    "mfa_attempt": "5/5m/key,20/d/key",
+    # A password typed to reauthenticate, per account.
+    "reauthenticate": "10/m/user",
 }
 
 
@@ -263,6 +267,46 @@ class AppSettings:
         past it the request answers 503 (see :mod:`accounts.deadline`). ``None``: no
         deadline, only the timeouts. Default 5."""
         return self._setting("REQUEST_DEADLINE", 5)
+
+    # Second factors, passkeys and reauthentication (issue 20).
+
+    @property
+    def WEBAUTHN_RP_ID(self):
+        """The relying-party id passkeys are registered for: a domain, never an IP address
+        (browsers refuse one). Default ``None``: the host of :attr:`SITE_URL`."""
+        return self._setting("WEBAUTHN_RP_ID", None) or None
+
+    @property
+    def WEBAUTHN_ORIGIN(self):
+        """The origin a passkey ceremony must come from, e.g. ``"https://example.com"``, or a
+        list of origins. Default ``None``: the origin of :attr:`SITE_URL`."""
+        return self._setting("WEBAUTHN_ORIGIN", None) or None
+
+    @property
+    def MFA_ISSUER(self):
+        """The site's name in authenticator apps and passkey prompts. Default ``None``: the
+        relying-party id."""
+        return self._setting("MFA_ISSUER", None) or None
+
+    @property
+    def MFA_REQUIRED_FOR_STAFF(self):
+        """When True, staff without a second factor (an authenticator app or a passkey) are
+        sent to set one up before any staff page. Default False."""
+        return self._setting("MFA_REQUIRED_FOR_STAFF", False)
+
+    @property
+    def PASSKEY_SIGNUP(self):
+        """When True, the signup page offers to sign up with a passkey instead of a
+        password. Default False."""
+        return self._setting("PASSKEY_SIGNUP", False)
+
+    @property
+    def REAUTHENTICATION_TIMEOUT(self):
+        """Seconds a password or passkey typed in (a login included) counts as fresh for
+        sensitive changes: authenticators, email, password, deletion, logging out other
+        sessions. Past it, those pages ask again. A ``timedelta`` or seconds. Default 300."""
+        value = self._setting("REAUTHENTICATION_TIMEOUT", 300)
+        return value.total_seconds() if isinstance(value, timedelta) else value
 
     @property
     def TRUSTED_PROXY_COUNT(self):

@@ -18,8 +18,11 @@ class AccountsConfig(AppConfig):
 
         from . import checks  # noqa: F401  (registers the system checks)
         from . import sessions
+        from .mfa import checks as mfa_checks  # noqa: F401  (registers the system checks)
+        from .mfa.flows import reauthentication
         from .tables import configure
 
         configure()
         setting_changed.connect(_reconfigure_on_setting_change)
         user_logged_in.connect(sessions.record_user_agent, dispatch_uid="accounts.sessions.user_agent")
+        user_logged_in.connect(reauthentication.record_login, dispatch_uid="accounts.mfa.reauthentication")

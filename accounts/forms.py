@@ -212,7 +212,9 @@ class LoginForm(auth_forms.AuthenticationForm):
 
 
 class CurrentPasswordMixin:
-    """A ``password`` field that must hold the user's current password."""
+    """A ``password`` field that must hold the user's current password. An account without
+    a usable password (signed up with a passkey) has none: the views that use these forms
+    ask for a fresh reauthentication (a passkey) instead."""
 
     error_messages = {
         "password_incorrect": _("Your password was entered incorrectly. Please enter it again."),
@@ -221,6 +223,8 @@ class CurrentPasswordMixin:
     def __init__(self, user, *args, **kwargs):
         self.user = user
         super().__init__(*args, **kwargs)
+        if not user.has_usable_password():
+            self.fields.pop("password", None)
 
     @sensitive_variables("password")
     def clean_password(self):
@@ -297,7 +301,13 @@ class UsernameChangeForm(NewUsernameMixin, UniqueValueChangeForm):
 
 
 class PasswordChangeForm(StoreErrorsMixin, auth_forms.PasswordChangeForm):
-    """Django's password change form; saving stores the new hash through the store."""
+    """Django's password change form; saving stores the new hash through the store. An
+    account without a usable password (signed up with a passkey) sets one without the old."""
+
+    def __init__(self, user, *args, **kwargs):
+        super().__init__(user, *args, **kwargs)
+        if not user.has_usable_password():
+            del self.fields["old_password"]
 
 
 class AccountDeleteForm(StoreErrorsMixin, CurrentPasswordMixin, forms.Form):

@@ -39,7 +39,7 @@ class _Along:
         if self.found is None or key not in self.keys:
             return False, None
         raw = self.found.get((key["PK"]["S"], key["SK"]["S"]))
-        return True, None if raw is None or _expired(raw) else raw
+        return True, None if raw is None or is_expired_raw(raw) else raw
 
 
 @contextlib.contextmanager
@@ -67,14 +67,15 @@ def lock_owner(model_class, key):
         items = dynamo.batch_get([lock_key, *along.keys])
         along.found = {(raw["PK"]["S"], raw["SK"]["S"]): raw for raw in items}
         lock = along.found.get((key, LOCK_SORT_KEY))
-        lock = None if lock is None or _expired(lock) else lock
+        lock = None if lock is None or is_expired_raw(lock) else lock
     else:
         lock = _get_raw(lock_model, key, LOCK_SORT_KEY)
     return lock["owner"]["S"] if lock is not None and "owner" in lock else None
 
 
-def _expired(raw):
-    # An item past its TTL is absent, even before DynamoDB deletes it (days late at times).
+def is_expired_raw(raw):
+    """Whether a raw item's ``expires`` has passed: it is absent, even before DynamoDB's TTL
+    deletes it (days late at times)."""
     return "expires" in raw and int(raw["expires"]["N"]) <= time.time()
 
 
@@ -109,7 +110,7 @@ def _get_raw(model_class, hash_key, range_key=None):
     key = _raw_key(model_class, hash_key, range_key)
     answer = dynamo.call("get_item", TableName=model_class.Meta.table_name, Key=key, ConsistentRead=True)
     raw = answer.get("Item")
-    return None if raw is None or _expired(raw) else raw
+    return None if raw is None or is_expired_raw(raw) else raw
 
 
 def get_by_unique(model_class, constraint, *values):
@@ -123,6 +124,6 @@ def get_by_unique(model_class, constraint, *values):
     if owner is None:
         return None
     item = get_item(model_class, owner)
-    if item is None or constraint.lock_key(item) != key:
+    if item is None or key not in constraint.lock_keys(item):
         return None
     return item

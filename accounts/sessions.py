@@ -70,6 +70,11 @@ def _split_key(session_key):
     return (account_id if dot else None), secret
 
 
+def raw_key(session_key):
+    """The raw key (``PK``, ``SK``) of the item of the session ``session_key``."""
+    return _item_key(session_key)
+
+
 def _item_key(session_key):
     account_id, secret = _split_key(session_key)
     if account_id:
@@ -237,6 +242,40 @@ class SessionStore(SessionBase):
         if not must_create and not self._deletes and self._saved == (self.session_key, data):
             # Saved already in this request (see save_now): the middleware's save is a no-op.
             return
+        item, new, now = self._next_item(data, must_create)
+        deletes, self._deletes = self._deletes, []
+        if new and deletes:
+            # A fresh random key needs no guard, so the put and the deletes go as one request.
+            dynamo.batch_write(puts=[item], deletes=deletes)
+        else:
+            self._put(item, new, now)
+            if deletes:
+                dynamo.batch_write(deletes=deletes)
+        self._saved_as(item, now, data)
+
+    def write_with(self, send):
+        """Save this session by handing its write to ``send(put, deletes)`` instead of sending
+        it: ``put`` is the guarded PutItem of the session's item, ``deletes`` the raw keys to
+        delete with it (the session it replaces, cleared counters). A second factor's sign-in
+        sends them in one transaction with its single-use writes (:mod:`accounts.mfa`).
+
+        Returns what ``send`` returns. When ``send`` raises, nothing of this session is
+        stored: it is emptied and will not be saved (its cookie is dropped).
+        """
+        data = self._get_session()
+        item, new, now = self._next_item(data)
+        deletes, self._deletes = self._deletes, []
+        try:
+            result = send(self._put_params(item, new, now), deletes)
+        except BaseException:
+            self._session_cache, self._session_key, self.modified = {}, None, False
+            raise
+        self._saved_as(item, now, data)
+        return result
+
+    def _next_item(self, data, must_create=False):
+        """``(item, new, now)``: the item this session is saved as, and whether it is a new
+        one (a login gets a new key in its account's partition; the old key is deleted)."""
         account_id = data.get(SESSION_KEY)
         new = must_create or self.session_key is None or _split_key(self.session_key)[0] != account_id
         if new and not must_create:
@@ -254,18 +293,13 @@ class SessionStore(SessionBase):
         }
         if self.user_agent:
             item["user_agent"] = {"S": self.user_agent[:USER_AGENT_MAX_LENGTH]}
-        deletes, self._deletes = self._deletes, []
-        if new and deletes:
-            # A fresh random key needs no guard, so the put and the deletes go as one request.
-            dynamo.batch_write(puts=[item], deletes=deletes)
-        else:
-            self._put(item, new, now)
-            if deletes:
-                dynamo.batch_write(deletes=deletes)
+        return item, new, now
+
+    def _saved_as(self, item, now, data):
         self._created, self._last_seen = int(item["created"]["N"]), now
         self._saved = (self.session_key, dict(data))
 
-    def _put(self, item, new, now):
+    def _put_params(self, item, new, now):
         if new:
             condition, values = NEW_SESSION_CONDITION, {}
         else:
@@ -273,6 +307,10 @@ class SessionStore(SessionBase):
         params = {"TableName": dynamo.table_name(), "Item": item, "ConditionExpression": condition}
         if values:
             params["ExpressionAttributeValues"] = values
+        return params
+
+    def _put(self, item, new, now):
+        params = self._put_params(item, new, now)
         try:
             dynamo.call("put_item", **params)
         except botocore.exceptions.ClientError as error:

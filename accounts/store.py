@@ -77,7 +77,7 @@ def build_signup_account(email, username, password_hash, *, token=None, email_ve
     return build_account(email, username, password_hash, token=token, **extra)
 
 
-def signup(email, username, password_hash, *, token=None, email_verified=None, **extra):
+def signup(email, username, password_hash, *, token=None, email_verified=None, also=(), **extra):
     """Create an account and its locks in one transaction. Returns ``(account, created)``.
 
     ``email_verified=None`` follows ``ACCOUNTS_EMAIL_VERIFICATION`` (``"none"``: verified at
@@ -94,11 +94,12 @@ def signup(email, username, password_hash, *, token=None, email_verified=None, *
     Raises :class:`~accounts.exceptions.UniqueViolation` naming every field in use, or
     :class:`~accounts.exceptions.OutcomeUnknown` when neither resending with the same token
     nor reading the account back could tell whether it was written (``account_created`` is
-    sent whenever it is known to be).
+    sent whenever it is known to be). ``also``: actions on items the account owns, created
+    in the same transaction (a passkey sign-up's credential item).
     """
     account = build_signup_account(email, username, password_hash, token=token, email_verified=email_verified, **extra)
     try:
-        transactions.create(account, token=token, check_unheld=refuses_registered_addresses())
+        transactions.create(account, token=token, check_unheld=refuses_registered_addresses(), also=also)
     except (ItemAlreadyExists, TokenReused):
         earlier = get_account(account.id)
         if earlier is None or not _holds_same_values(earlier, account):
@@ -125,7 +126,7 @@ def _was_written(account):
 
 def _holds_same_values(first, second):
     return all(
-        constraint.claimed_key(first) == constraint.claimed_key(second) for constraint in account_constraints()
+        constraint.claimed_keys(first) == constraint.claimed_keys(second) for constraint in account_constraints()
     )
 
 
@@ -275,15 +276,16 @@ def login_lock_key(login):
         return None
 
 
-def update_account(account, *, unheld=(), **changes):
+def update_account(account, *, unheld=(), also=(), **changes):
     """Change any account attributes in one guarded transaction, moving locks as needed.
 
-    ``unheld``: ``(constraint, lock key)`` pairs that no other account may hold.
+    ``unheld``: ``(constraint, lock key)`` pairs that no other account may hold; ``also``:
+    actions on items the account owns (a passkey's credential item), in the same transaction.
     Raises :class:`~accounts.exceptions.UniqueViolation` or
     :class:`~accounts.exceptions.StaleItem` (the account changed since it was read).
     Deactivating the account ends its sessions (see :func:`end_sessions`).
     """
-    transactions.change(account, {**changes, "updated": utcnow()}, unheld=unheld)
+    transactions.change(account, {**changes, "updated": utcnow()}, unheld=unheld, also=also)
     if changes.get("is_active") is False:
         end_sessions(account)
     return account

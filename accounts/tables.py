@@ -13,7 +13,9 @@ Endpoint, region and table name come from the ``ACCOUNTS_*`` settings and are ap
 :func:`configure` at start-up and whenever those settings change (tests).
 """
 
+import base64
 import functools
+import hashlib
 import os
 import threading
 import time
@@ -21,13 +23,19 @@ from datetime import datetime, timezone
 
 import botocore.config
 import botocore.session
-from pynamodb.attributes import BooleanAttribute, NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute
+from pynamodb.attributes import (
+    BooleanAttribute,
+    NumberAttribute,
+    UnicodeAttribute,
+    UnicodeSetAttribute,
+    UTCDateTimeAttribute,
+)
 from pynamodb.models import Model
 
 from . import deadline
 from .app_settings import app_settings
 from .identifiers import skeleton_normalizer
-from .uniqueness import LOCK_SORT_KEY, UniqueConstraint, normalize_text
+from .uniqueness import LOCK_SORT_KEY, UniqueConstraint, normalize_exact, normalize_text
 
 ACCOUNT_PREFIX = "ACCT#"
 PROFILE_SORT_KEY = "PROFILE"
@@ -36,6 +44,10 @@ PROFILE_SORT_KEY = "PROFILE"
 MAX_POOL_CONNECTIONS = 64
 # The table's one TTL attribute (DynamoDB allows one per table), on every item that expires.
 TTL_ATTRIBUTE = "expires"
+# An account's passkeys: each credential id is a unique value of its own (one lock each), and
+# each has a credential item in the account's partition (accounts.mfa), deleted with it.
+PASSKEY_NAMESPACE = "WEBAUTHN"
+PASSKEY_SORT_PREFIX = "WEBAUTHN#"
 
 
 def utcnow():
@@ -86,6 +98,13 @@ class Account(TableModel):
     # A requested email change waiting for its link: the new address and the link's nonce.
     pending_email = UnicodeAttribute(null=True)
     pending_nonce = UnicodeAttribute(null=True)
+    # Second factors (accounts.mfa). The credential ids of its passkeys (each locked under
+    # UNIQ#WEBAUTHN#<id>; the credential items hold the rest), its TOTP secret, and the
+    # digests of its unused recovery codes.
+    passkeys = UnicodeSetAttribute(null=True)
+    totp_secret = UnicodeAttribute(null=True)
+    totp_created = UTCDateTimeAttribute(null=True)
+    recovery_codes = UnicodeSetAttribute(null=True)
 
     @classmethod
     def get_unique_constraints(cls):
@@ -96,6 +115,12 @@ class Account(TableModel):
     def id(self):
         """The generated id: the PK without its ``ACCT#`` prefix."""
         return self.PK[len(ACCOUNT_PREFIX):]
+
+    def owned_sort_keys(self):
+        """The sort keys of the items this account owns in its partition (its passkeys'
+        credential items): deleted in the transaction that deletes it, and kept from
+        expiring by the one that verifies it."""
+        return [passkey_sort_key(credential_id) for credential_id in sorted(self.passkeys or ())]
 
 
 class Lock(TableModel):
@@ -118,6 +143,13 @@ def account_pk(account_id):
     return f"{ACCOUNT_PREFIX}{account_id}"
 
 
+def passkey_sort_key(credential_id):
+    """The sort key of a passkey's credential item, in its account's partition: a digest of
+    the credential id (up to 1,364 base64url characters; a sort key takes 1,024 bytes)."""
+    digest = hashlib.sha256(credential_id.encode()).digest()
+    return PASSKEY_SORT_PREFIX + base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
+
 def _import(path_or_callable):
     if callable(path_or_callable):
         return path_or_callable
@@ -130,7 +162,8 @@ def _import(path_or_callable):
 @functools.cache
 def account_constraints():
     """The account's :class:`UniqueConstraint` objects, built from ``ACCOUNTS_UNIQUE_FIELDS``:
-    one per field, then one more per field with a ``skeleton_namespace``."""
+    one per field, then one more per field with a ``skeleton_namespace``, then the passkeys'
+    credential ids (exact: they are case-sensitive base64url)."""
     constraints, skeletons = [], []
     for field, options in app_settings.UNIQUE_FIELDS.items():
         normalizer = _import(options.get("normalizer", normalize_text))
@@ -155,7 +188,8 @@ def account_constraints():
                     lookalike=True,
                 )
             )
-    return (*constraints, *skeletons)
+    passkeys = UniqueConstraint("passkeys", namespace=PASSKEY_NAMESPACE, normalizer=normalize_exact, many=True)
+    return (*constraints, *skeletons, passkeys)
 
 
 _lock_models = {}

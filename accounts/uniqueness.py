@@ -74,6 +74,9 @@ class UniqueConstraint:
       like SQL's ``UNIQUE (email) WHERE email_verified``, an item holds the lock only while
       that attribute is not ``False`` (absent counts as true, so items written before the
       attribute existed keep their locks).
+    - set-valued: ``UniqueConstraint("passkeys", namespace="WEBAUTHN", many=True)``: each
+      element of the set attribute is a value of its own, with its own lock (an account's
+      passkey credential ids). Use :meth:`lock_keys`; :meth:`lock_key` is for single values.
 
     ``normalizer`` applies to the constrained fields (scope values are kept exact). With
     ``allow_empty=True`` an empty value takes no lock, like SQL's NULL in a UNIQUE column;
@@ -90,6 +93,7 @@ class UniqueConstraint:
         allow_empty=False,
         lookalike=False,
         partial_on=None,
+        many=False,
     ):
         if not fields:
             raise ValueError("A unique constraint needs at least one field.")
@@ -102,6 +106,9 @@ class UniqueConstraint:
         self.allow_empty = allow_empty
         self.lookalike = lookalike
         self.partial_on = partial_on
+        if many and (len(fields) != 1 or scope or partial_on):
+            raise ValueError("A set-valued (many) constraint has one field, no scope and no partial condition.")
+        self.many = many
 
     def __repr__(self):
         scope = f" scope={self.scope}" if self.scope else ""
@@ -158,6 +165,7 @@ class UniqueConstraint:
 
     def lock_key(self, item):
         """The lock key this item must hold, or ``None`` when it takes no lock."""
+        self._single()
         if not self.applies_to(item):
             return None
         return self.claimed_key(item)
@@ -165,8 +173,29 @@ class UniqueConstraint:
     def claimed_key(self, item):
         """The lock key of the item's value, whether or not the partial condition holds:
         the key an item left out by the condition would take once it applies."""
+        self._single()
         values = self.normalized_values(item)
         return None if values is None else self.key_for_values(values)
+
+    def lock_keys(self, item):
+        """Every lock key this item must hold, sorted: one per element of a set-valued
+        constraint's set, else the one :meth:`lock_key` names (none when it takes no lock)."""
+        if not self.many:
+            key = self.lock_key(item)
+            return () if key is None else (key,)
+        values = getattr(item, self.fields[0], None) or ()
+        return tuple(sorted(self.key_for(value) for value in values))
+
+    def claimed_keys(self, item):
+        """:meth:`lock_keys`, or for a partial constraint the key :meth:`claimed_key` names."""
+        if self.many:
+            return self.lock_keys(item)
+        key = self.claimed_key(item)
+        return () if key is None else (key,)
+
+    def _single(self):
+        if self.many:
+            raise TypeError(f"{self!r} is set-valued: an item holds lock_keys(item), not one lock_key.")
 
     def key_for(self, *raw_values):
         """The lock key for raw values given in ``attributes`` order (scope first)."""

@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import include, path
 from django.views.generic import TemplateView
 
 from . import email_views, views
@@ -15,6 +15,8 @@ urlpatterns = [
     path("username/", views.UsernameChangeView.as_view(), name="username_change"),
     path("password/", views.PasswordChangeView.as_view(), name="password_change"),
     path("delete/", views.AccountDeleteView.as_view(), name="delete"),
+    # Second factors, passkeys and reauthentication (namespace accounts:mfa).
+    path("mfa/", include("accounts.mfa.urls")),
     path("verify/sent/", email_views.VerificationSentView.as_view(), name="verification_sent"),
     path("verify/<str:token>/", email_views.VerifyEmailView.as_view(), name="verify_email"),
     path("verify/<str:token>/discard/", email_views.DiscardSignupView.as_view(), name="discard_signup"),

@@ -23,6 +23,8 @@ from .backends import AccountBackend
 from .email_views import remember_pending
 from .exceptions import Busy, StaleItem
 from .forms import STORE_REFUSALS
+from .mfa.flows import login as second_step
+from .mfa.flows.reauthentication import ReauthenticationRequiredMixin
 from .middleware import OUTCOME_UNKNOWN, RETRY_AFTER_SECONDS, is_unavailable, outcome_of
 from .models import User
 
@@ -111,26 +113,33 @@ class SignupView(RateLimitMixin, StoreFormView):
         return {"request": self.request}
 
     def form_saved(self, form, account):
-        adapter = get_adapter(self.request)
-        user = User.from_account(account)
-        if store.is_verified(account):
-            return self.logged_in(user)
-        outcome = verification.send_verification(self.request, account)
-        if not store.verification_required():
-            response = self.logged_in(user)
-            adapter.add_verification_message(self.request, outcome, account.email)
-            return response
-        remember_pending(self.request, account.id, account.email, outcome)
-        return redirect("accounts:verification_sent")
+        return signed_up(self.request, account)
 
-    def logged_in(self, user):
-        """Log the new account in, welcome it, and trust this browser for it (its device cookie)."""
-        adapter = get_adapter(self.request)
-        login(self.request, user, backend=BACKEND)
-        adapter.add_success_message(self.request, "signed_up", username=user.username)
-        response = redirect(adapter.get_signup_redirect_url(self.request))
-        devices.remember(self.request, response, user.pk)
+
+def signed_up(request, account):
+    """Where a new account goes: logged in (verified, or verification not required), else to
+    "check your inbox"; the verification mail is sent when the address is not verified."""
+    adapter = get_adapter(request)
+    user = User.from_account(account)
+    if store.is_verified(account):
+        return _logged_in(request, user)
+    outcome = verification.send_verification(request, account)
+    if not store.verification_required():
+        response = _logged_in(request, user)
+        adapter.add_verification_message(request, outcome, account.email)
         return response
+    remember_pending(request, account.id, account.email, outcome)
+    return redirect("accounts:verification_sent")
+
+
+def _logged_in(request, user):
+    """Log the new account in, welcome it, and trust this browser for it (its device cookie)."""
+    adapter = get_adapter(request)
+    login(request, user, backend=BACKEND)
+    adapter.add_success_message(request, "signed_up", username=user.username)
+    response = redirect(adapter.get_signup_redirect_url(request))
+    devices.remember(request, response, user.pk)
+    return response
 
 
 class LoginView(RateLimitMixin, auth_views.LoginView):
@@ -148,8 +157,12 @@ class LoginView(RateLimitMixin, auth_views.LoginView):
         return get_adapter(self.request).get_login_redirect_url(self.request)
 
     def form_valid(self, form):
-        response = super().form_valid(form)
         user = form.get_user()
+        if second_step.needs_second_step(user):
+            # The password is right, but no session logs in before the second factor.
+            second_step.stage(self.request, user, self.get_success_url())
+            return redirect("accounts:mfa:authenticate")
+        response = super().form_valid(form)
         get_adapter(self.request).add_success_message(self.request, "logged_in", username=user.username)
         # This browser is now trusted for the account: guesses from elsewhere never lock it out.
         devices.remember(self.request, response, user.pk)
@@ -216,7 +229,7 @@ class ProfileView(AccountSessionsMixin, AccountLoginRequiredMixin, TemplateView)
 
 
 @method_decorator(never_cache, name="dispatch")
-class EndOtherSessionsView(AccountSessionsMixin, AccountLoginRequiredMixin, View):
+class EndOtherSessionsView(AccountSessionsMixin, ReauthenticationRequiredMixin, AccountLoginRequiredMixin, View):
     """Log out every other session of the account (POST only): one ``Query`` (with the
     session load) and one ``BatchWriteItem``."""
 
@@ -241,7 +254,7 @@ class UniqueValueChangeView(UserFormMixin, StoreFormView):
         return redirect("accounts:profile")
 
 
-class EmailChangeView(RateLimitMixin, UniqueValueChangeView):
+class EmailChangeView(ReauthenticationRequiredMixin, RateLimitMixin, UniqueValueChangeView):
     """Ask to change the email address (current password required): a link goes to the new
     address and a notice to the old one; the address changes when the link is opened. An
     unverified address is simply replaced, and the new one gets a verification link. The
@@ -314,7 +327,7 @@ class UsernameChangeView(UniqueValueChangeView):
 
 
 @method_decorator(sensitive_post_parameters(), name="dispatch")
-class PasswordChangeView(UserFormMixin, StoreFormView):
+class PasswordChangeView(ReauthenticationRequiredMixin, UserFormMixin, StoreFormView):
     """Change the password; this session stays logged in, every other one ends, a pending
     email change is cancelled, and the account's address is told."""
 
@@ -338,7 +351,7 @@ class PasswordChangeView(UserFormMixin, StoreFormView):
 
 
 @method_decorator(sensitive_post_parameters(), name="dispatch")
-class AccountDeleteView(UserFormMixin, StoreFormView):
+class AccountDeleteView(ReauthenticationRequiredMixin, UserFormMixin, StoreFormView):
     """Delete the account (current password required) and log out."""
 
     template_name = "accounts/delete.html"

@@ -12,6 +12,8 @@
  * code builds and with this file, and tests/test_protocol_model.py removes each guard in
  * turn (redefines it as 1) and asserts that Spin finds a counter-example.
  *
+ * Passkeys and the single-use writes of a sign-in are credentials.h's (included below).
+ *
  * Invariants (named as in the README and PROTOCOL.md); "live" = exists and not expired,
  * and only a verified account holds its email under the (partial) email constraint:
  *   I1  each lock key has at most one live owner: at most one live item holds its value;
@@ -718,6 +720,7 @@ inline legacy_data() {
 }
 
 #include "sessions.h"
+#include "credentials.h"
 
 init {
 	byte i;
@@ -737,6 +740,12 @@ init {
 #if SESSIONS
 		cookie[0] = NO_KEY; cookie[1] = NO_KEY;
 		run Browser(0); run Browser(1); run PasswordChange(); run SessionTime();
+#endif
+#if CREDENTIALS
+		start_passkeys();
+#endif
+#if SIGN_IN
+		start_sign_ins();
 #endif
 		run Quiescence();
 		do

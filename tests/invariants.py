@@ -41,12 +41,12 @@ def is_live(raw, now=None):
 
 
 def holds(item, constraint):
-    """The lock key ``item`` holds under ``constraint``, or ``None`` (no value, or one that
-    can never be a key: the engine refuses to write those, so they hold nothing)."""
+    """The lock keys ``item`` holds under ``constraint`` (none: no value, or one that can
+    never be a key: the engine refuses to write those, so they hold nothing)."""
     try:
-        return constraint.lock_key(item)
+        return constraint.lock_keys(item)
     except InvalidUniqueValue:
-        return None
+        return ()
 
 
 def _model_of(raw, models):
@@ -81,8 +81,7 @@ def violations(models=None, *, quiescent=True, items=None):
         holders = {}
         for pk, item in live.items():
             if type(item) is model:
-                key = holds(item, constraint)
-                if key is not None:
+                for key in holds(item, constraint):
                     holders.setdefault(key, []).append(pk)
         for key, pks in sorted(holders.items()):
             if len(pks) > 1:
@@ -96,6 +95,6 @@ def violations(models=None, *, quiescent=True, items=None):
             if not mine:
                 continue  # another kind of lock (not a declared constraint of these models)
             item = live.get(owner)
-            if item is None or not any(holds(item, constraint) == key for constraint in mine):
+            if item is None or not any(key in holds(item, constraint) for constraint in mine):
                 found.append(f"I3 {key} is left to {owner}, which does not hold it")
     return found

@@ -52,8 +52,7 @@ def write_ownerless_lock(key):
 def lock_keys(account):
     """Every lock key ``account``'s values map to."""
     model = type(account)
-    keys = (constraint.lock_key(account) for constraint in model.get_unique_constraints())
-    return [key for key in keys if key is not None]
+    return [key for constraint in model.get_unique_constraints() for key in constraint.lock_keys(account)]
 
 
 def seed_accounts(count, *, with_locks=True, prefix="user"):

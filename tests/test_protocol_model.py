@@ -162,7 +162,8 @@ def test_every_guard_has_a_model_that_fails_without_it():
     # whose mutant the test above runs, the same model on every row of a guard.
     by_guard = {}
     for row in rows():
-        by_guard.setdefault(row.guard, set()).add(row.caught_by)
+        if row.condition != "-":  # an action sent with no condition: no guard to prove
+            by_guard.setdefault(row.guard, set()).add(row.caught_by)
     assert {guard for guard, models in by_guard.items() if "-" in models} == set()
     assert {guard for guard, models in by_guard.items() if len(models) > 1} == set()
     assert {model for guard, model in CAUGHT} <= {path.name for path in model_files()}

@@ -220,13 +220,13 @@ def find_problems(accounts, locks, constraints, model=None):
         holders = {}
         for pk, account in holding.items():
             try:
-                key = constraint.lock_key(account)
+                keys = constraint.lock_keys(account)
             except InvalidUniqueValue as error:
                 # A look-alike lock is keyed on the same value: it is reported once, here.
                 if not constraint.lookalike:
                     findings.append(Finding(INVALID, constraint, holders=(pk,), detail=error.message, model=model))
                 continue
-            if key is not None:
+            for key in keys:
                 holders.setdefault(key, []).append(pk)
         keys = set(holders) | {key for key in locks if constraint.owns_key(key)}
         for key in keys:

@@ -52,18 +52,17 @@ def lock_states(account):
     states = []
     for constraint in constraints_of(model):
         try:
-            key = constraint.lock_key(account)
+            keys = constraint.lock_keys(account)
         except InvalidUniqueValue as error:
             states.append(LockState(constraint, None, False, None, "invalid", error.message))
             continue
-        if key is None:
-            continue
-        exists, owner = _read_lock(model, key)
-        if not exists:
-            status = "missing"
-        elif owner is None:
-            status = "no_owner"
-        else:
-            status = "ok" if owner == account.PK else "other_owner"
-        states.append(LockState(constraint, key, exists, owner, status))
+        for key in keys:
+            exists, owner = _read_lock(model, key)
+            if not exists:
+                status = "missing"
+            elif owner is None:
+                status = "no_owner"
+            else:
+                status = "ok" if owner == account.PK else "other_owner"
+            states.append(LockState(constraint, key, exists, owner, status))
     return states

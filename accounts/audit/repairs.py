@@ -65,9 +65,11 @@ def plan_repair(finding, accounts, model_class=None):
     constraint = finding.constraint
     owner_item = accounts.get(finding.owner) if finding.owner else None
     if finding.kind == MISSING:
-        return transactions.plan_claim_lock(accounts[finding.holder], constraint)
+        return transactions.plan_claim_lock(accounts[finding.holder], constraint, key=finding.key)
     if finding.kind == WRONG_OWNER:
-        return transactions.plan_transfer_lock(accounts[finding.holder], constraint, finding.owner, owner_item)
+        return transactions.plan_transfer_lock(
+            accounts[finding.holder], constraint, finding.owner, owner_item, key=finding.key
+        )
     if finding.kind == ORPHANED:
         return transactions.plan_release_lock(model, constraint, finding.key, finding.owner, owner_item)
     raise ValueError(f"A {finding.kind} finding has no automatic repair.")
@@ -138,7 +140,7 @@ def examine_key(namespace, key, holder_ids=(), model_class=None):
     holders = []
     for pk, account in accounts.items():
         try:
-            if constraint.lock_key(account) == key:
+            if key in constraint.lock_keys(account):
                 holders.append(pk)
         except InvalidUniqueValue:
             continue

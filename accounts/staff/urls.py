@@ -1,5 +1,6 @@
 from django.urls import path
 
+from ..mfa import staff_views as mfa_views
 from . import views
 
 app_name = "staff"
@@ -13,6 +14,18 @@ urlpatterns = [
     path("accounts/<str:account_id>/sessions/end/", views.EndSessionsView.as_view(), name="end_sessions"),
     path("accounts/<str:account_id>/verification/", views.VerificationView.as_view(), name="verification"),
     path("accounts/<str:account_id>/delete/", views.AccountDeleteView.as_view(), name="delete"),
+    path(
+        "accounts/<str:account_id>/totp/remove/",
+        mfa_views.AuthenticatorRemoveView.as_view(),
+        {"kind": mfa_views.TOTP},
+        name="totp_remove",
+    ),
+    path(
+        "accounts/<str:account_id>/passkeys/<str:credential_id>/remove/",
+        mfa_views.AuthenticatorRemoveView.as_view(),
+        {"kind": mfa_views.PASSKEY},
+        name="passkey_remove",
+    ),
     path("locks/", views.LockAuditView.as_view(), name="locks"),
     path("locks/repair/", views.RepairView.as_view(), name="repair"),
     path("locks/repair-all/", views.RepairAllView.as_view(), name="repair_all"),

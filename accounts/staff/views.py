@@ -21,6 +21,8 @@ from .. import audit, sessions, store, verification
 from ..adapter import get_adapter
 from ..exceptions import Busy, InvalidUniqueValue, StaleItem, UniqueViolation
 from ..forms import STORE_REFUSALS
+from ..mfa import store as mfa_store
+from ..mfa.policy import SecondFactorRequiredForStaffMixin
 from ..models import User
 from ..tables import ACCOUNT_PREFIX
 from . import scans
@@ -72,8 +74,9 @@ def _lock_row(state):
 
 
 @method_decorator(never_cache, name="dispatch")
-class StaffView(UserPassesTestMixin, View):
-    """Active staff only: anonymous -> the login page, anyone else -> 403."""
+class StaffView(SecondFactorRequiredForStaffMixin, UserPassesTestMixin, View):
+    """Active staff only: anonymous -> the login page, anyone else -> 403 (and with
+    ``ACCOUNTS_MFA_REQUIRED_FOR_STAFF``, staff without a second factor -> its set-up)."""
 
     def test_func(self):
         user = self.request.user
@@ -125,6 +128,7 @@ class AccountView(StaffView):
             "password_form": StaffSetPasswordForm(user),
             "flags": FLAGS,
             "sessions": sessions.list_sessions(account.id) if sessions.in_use() else None,
+            "passkeys": mfa_store.passkeys_of(account),
             **forms,
         }
         return render(self.request, self.template_name, context, status=status)

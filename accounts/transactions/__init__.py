@@ -32,7 +32,8 @@ Invariants the transactions keep (the audit's findings are their violations):
 
 The package: :mod:`.actions` (the request's actions, their roles and guards),
 :mod:`.plans` (the transaction of each operation, built, not sent), :mod:`.running`
-(sending it, retrying, settling an unknown outcome, reading the answer).
+(sending it, retrying, settling an unknown outcome, reading the answer),
+:mod:`.authenticators` (second factors: passkeys' credential items, single-use sign-ins).
 """
 
 # Callers use ``transactions.X``: every name they need is imported here.
@@ -48,11 +49,27 @@ from .actions import (
     MAX_TOKEN_LENGTH,
     NEW_LOCK,
     OLD_LOCK,
+    OWNED_ITEM,
     REPAIR,
     REPAIRED_LOCK,
     Action,
     Transaction,
     explain,
+)
+from .authenticators import (
+    CLEARED,
+    SESSION,
+    SIGN_IN,
+    SPEND,
+    SPENT,
+    owned_delete,
+    owned_put,
+    passkey_use,
+    plan_sign_in,
+    plan_spend,
+    recovery_code_spend,
+    run_once,
+    totp_step_spend,
 )
 from .plans import (
     changed_copy,

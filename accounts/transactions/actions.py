@@ -6,6 +6,7 @@ sent. The builders here write each guarded Put, Update, Delete and ConditionChec
 planners (:mod:`.plans`) put together, and the conditions they are guarded by.
 """
 
+import base64
 import functools
 import json
 import uuid
@@ -29,6 +30,8 @@ KEPT_LOCK = "kept_lock"
 # Roles in a repair: the lock being fixed, and ConditionChecks on the accounts involved.
 # Any failed condition of a repair means the table moved since it was read: StaleItem.
 REPAIRED_LOCK, HOLDER_CHECK = "repaired_lock", "holder_check"
+# An item the item owns in its partition (a passkey's credential item of an account).
+OWNED_ITEM = "owned_item"
 
 
 @dataclass(frozen=True)
@@ -61,8 +64,14 @@ class Transaction:
 
 def explain(transaction):
     """The request of ``transaction`` as JSON, in the shape ``aws dynamodb transact-write-items
-    --cli-input-json`` takes. Nothing is sent."""
-    return json.dumps(transaction.request(), indent=2, ensure_ascii=False)
+    --cli-input-json`` takes (binary values in base64, as it reads them). Nothing is sent."""
+    return json.dumps(transaction.request(), indent=2, ensure_ascii=False, default=_base64)
+
+
+def _base64(value):
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 def _key_target(item):
@@ -240,6 +249,31 @@ def _absent(model):
         condition = condition | (model.get_attributes()[TTL_ATTRIBUTE] < epoch_now())
     return condition
 
+
+
+def _owned_key(item, sort_key):
+    model = type(item)
+    return {"PK": {"S": _owner(item)}, "SK": {"S": sort_key}}, (model.Meta.table_name, _owner(item), sort_key)
+
+
+def _owned_delete(item, sort_key):
+    """Delete an item ``item`` owns (with no condition: the owner's own guard, its values as
+    read, says which items it owns; one already gone is fine)."""
+    key, target = _owned_key(item, sort_key)
+    return Action("Delete", {"TableName": target[0], "Key": key}, OWNED_ITEM, target)
+
+
+def _owned_keep(item, sort_key):
+    """``Update REMOVE expires`` of an item ``item`` owns: it stops expiring with its owner
+    (no condition, as :func:`_owned_delete`)."""
+    key, target = _owned_key(item, sort_key)
+    body = {
+        "TableName": target[0],
+        "Key": key,
+        "UpdateExpression": "REMOVE #expires",
+        "ExpressionAttributeNames": {"#expires": TTL_ATTRIBUTE},
+    }
+    return Action("Update", body, OWNED_ITEM, target)
 
 
 def _transaction(operation, actions, token):

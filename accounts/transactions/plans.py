@@ -28,6 +28,8 @@ from .actions import (
     _lock_check,
     _lock_keep,
     _old_lock_action,
+    _owned_delete,
+    _owned_keep,
     _owner,
     _still_as_read,
     _transaction,
@@ -42,6 +44,13 @@ def _current_lock_key(constraint, item):
         return None
 
 
+def _current_lock_keys(constraint, item):
+    try:
+        return constraint.lock_keys(item)
+    except InvalidUniqueValue:
+        return ()
+
+
 def _current_claimed_key(constraint, item):
     try:
         return constraint.claimed_key(item)
@@ -50,15 +59,18 @@ def _current_claimed_key(constraint, item):
 
 
 
-def plan_create(item, *, token=None, check_unheld=True):
+def plan_create(item, *, token=None, check_unheld=True, also=()):
     """The transaction creating ``item`` and one guarded lock per unique constraint.
 
     ``Put item [attribute_not_exists(PK)]``, then per constraint, in declaration order:
     ``Put lock [attribute_not_exists(PK) OR expires < :now]`` (carrying the item's
-    ``expires`` when it has one), or, for a partial constraint that leaves the item out,
-    ``ConditionCheck lock [attribute_not_exists(PK)]``. With ``check_unheld=False`` no such
-    check is sent: the value may be one another item holds, which the item then can never
-    lock (an unverified sign-up when whether an address is registered must not show).
+    ``expires`` when it has one; one per value of a set-valued constraint), or, for a
+    partial constraint that leaves the item out, ``ConditionCheck lock
+    [attribute_not_exists(PK)]``. With ``check_unheld=False`` no such check is sent: the
+    value may be one another item holds, which the item then can never lock (an unverified
+    sign-up when whether an address is registered must not show). ``also``: actions on
+    items it owns (its first passkey's credential item), built by :mod:`.authenticators`,
+    sent last.
     """
     model = type(item)
     lock_model = lock_model_for(model)
@@ -66,14 +78,14 @@ def plan_create(item, *, token=None, check_unheld=True):
     expires = _expires(item)
     actions = [Action("Put", _guarded_put(item), ITEM, _key_target(item))]
     for constraint in constraints_of(model):
-        key = constraint.lock_key(item)
-        if key is not None:
-            actions.append(_lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint, expires))
+        keys = constraint.lock_keys(item)
+        if keys:
+            actions.extend(_lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint, expires) for key in keys)
             continue
         claimed = None if constraint.applies_to(item) or not check_unheld else constraint.claimed_key(item)
         if claimed is not None:
             actions.append(_lock_check(lock_model, claimed, constraint))
-    return _transaction(CREATE, actions, token)
+    return _transaction(CREATE, [*actions, *also], token)
 
 
 def changed_copy(item, changes):
@@ -88,7 +100,7 @@ def changed_copy(item, changes):
     return copy
 
 
-def plan_change(item, changes, *, token=None, keep_locks=None, unheld=()):
+def plan_change(item, changes, *, token=None, keep_locks=None, unheld=(), also=()):
     """The transaction applying ``changes`` (attribute -> new value) to ``item`` as read.
 
     ``Update item [(expires > :now, if it expires) AND every changed or lock-deciding
@@ -109,6 +121,10 @@ def plan_change(item, changes, *, token=None, keep_locks=None, unheld=()):
     ``unheld`` lists ``(constraint, key)`` pairs that must be free, each checked with
     ``ConditionCheck lock [attribute_not_exists(PK)]`` and refused by position like a Put
     (an email change request: the new address must not be held, though no lock moves yet).
+    A set-valued constraint Puts the lock of each value added and releases each one removed.
+    When the item stops expiring, each item it owns (``owned_sort_keys()``) gets ``Update
+    REMOVE expires``. ``also``: actions on items the item owns, built by
+    :mod:`.authenticators`, sent last in the same transaction.
     """
     keep_locks = keep_locks or {}
     model = type(item)
@@ -123,6 +139,9 @@ def plan_change(item, changes, *, token=None, keep_locks=None, unheld=()):
         if not stops_expiring and not set(changes).intersection(constraint.guarded_attributes):
             # Untouched: its lock stays as it is, even when the stored value could not be
             # locked (legacy data), so a password change never fails on an old blank name.
+            continue
+        if constraint.many:
+            lock_actions.extend(_set_lock_actions(constraint, item, changed, stops_expiring, keep_locks, guarded))
             continue
         old_key = _current_lock_key(constraint, item)
         new_key = constraint.lock_key(changed)
@@ -145,6 +164,8 @@ def plan_change(item, changes, *, token=None, keep_locks=None, unheld=()):
             lock_actions.append(_old_lock_action(lock_model, old_key, owner, constraint, keep_locks))
     for constraint, key in unheld:
         lock_actions.append(_lock_check(lock_model, key, constraint))
+    if stops_expiring:
+        lock_actions.extend(_owned_keep(item, sort_key) for sort_key in _owned_sort_keys(item))
     attributes = model.get_attributes()
     updates = [
         attributes[name].remove() if value is None else attributes[name].set(value)
@@ -156,14 +177,38 @@ def plan_change(item, changes, *, token=None, keep_locks=None, unheld=()):
         ITEM,
         _key_target(item),
     )
-    return _transaction(CHANGE, [update, *lock_actions], token)
+    return _transaction(CHANGE, [update, *lock_actions, *also], token)
+
+
+def _set_lock_actions(constraint, item, changed, stops_expiring, keep_locks, guarded):
+    """The lock actions of a set-valued constraint: Put each value added, release each one
+    removed, and keep the others when the item stops expiring. A change of the set is
+    guarded by the set as read (``guarded`` is updated)."""
+    lock_model = lock_model_for(type(item))
+    owner = _owner(item)
+    old_keys, new_keys = set(_current_lock_keys(constraint, item)), set(constraint.lock_keys(changed))
+    if old_keys != new_keys:
+        guarded.update(constraint.guarded_attributes)
+    expires = _expires(changed)
+    added, removed = sorted(new_keys - old_keys), sorted(old_keys - new_keys)
+    actions = [_lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint, expires) for key in added]
+    actions += [_old_lock_action(lock_model, key, owner, constraint, keep_locks) for key in removed]
+    if stops_expiring:
+        actions += [_lock_keep(lock_model, key, owner, constraint) for key in sorted(old_keys & new_keys)]
+    return actions
+
+
+def _owned_sort_keys(item):
+    owned = getattr(item, "owned_sort_keys", None)
+    return owned() if owned is not None else ()
 
 
 def plan_delete(item, *, token=None, keep_locks=None):
     """The transaction deleting ``item`` and releasing every lock it holds.
 
     The item's Delete is guarded by its unique values as read; each lock's Delete by
-    ``owner = me OR attribute_not_exists(PK)``. ``keep_locks`` is as in :func:`plan_change`:
+    ``owner = me OR attribute_not_exists(PK)``; each item it owns (``owned_sort_keys()``:
+    an account's passkeys) is deleted too. ``keep_locks`` is as in :func:`plan_change`:
     a lock held by another item is not deleted but checked to still be held by it.
     """
     keep_locks = keep_locks or {}
@@ -182,9 +227,9 @@ def plan_delete(item, *, token=None, keep_locks=None):
         )
     ]
     for constraint in constraints:
-        key = _current_lock_key(constraint, item)
-        if key is not None:
+        for key in _current_lock_keys(constraint, item):
             actions.append(_old_lock_action(lock_model, key, owner, constraint, keep_locks))
+    actions.extend(_owned_delete(item, sort_key) for sort_key in _owned_sort_keys(item))
     return _transaction(DELETE, actions, token)
 
 
@@ -204,37 +249,40 @@ def _holder_checks(model, constraint, item, owner, owner_item):
     return checks
 
 
-def _give_lock(item, constraint, condition):
-    """The Put making ``item`` the owner of its value's lock, if ``condition`` holds."""
+def _give_lock(item, constraint, condition, key=None):
+    """The Put making ``item`` the owner of its value's lock (``key``, one of a set-valued
+    constraint's), if ``condition`` holds."""
     model = type(item)
     lock_model = lock_model_for(model)
-    key = constraint.lock_key(item)
-    if key is None:
+    key = key if key is not None else constraint.lock_key(item)
+    if key is None or key not in constraint.lock_keys(item):
         raise InvalidTransaction(f"{_owner(item)} holds no value under {constraint!r}: no lock to give it.")
     lock = lock_model(PK=key, owner=_owner(item), expires=_expires(item))
     body = lock.get_save_kwargs_from_instance(condition=condition(lock_model))
     return Action("Put", body, REPAIRED_LOCK, _key_target(lock), constraint, key)
 
 
-def plan_claim_lock(item, constraint, *, token=None):
-    """The transaction creating the missing lock of ``item``'s value under ``constraint``.
+def plan_claim_lock(item, constraint, *, key=None, token=None):
+    """The transaction creating the missing lock of ``item``'s value under ``constraint``
+    (``key``: which of a set-valued constraint's values).
 
     Guarded: the lock must not exist (or be expired), and ``item`` must still hold the value
     as read, so a concurrent signup or change of that value wins and this repair is cancelled.
     An item a partial constraint leaves out (an unverified email) holds no lock: refused.
     """
-    put = _give_lock(item, constraint, lambda lock_model: _free_condition(lock_model, epoch_now()))
+    put = _give_lock(item, constraint, lambda lock_model: _free_condition(lock_model, epoch_now()), key)
     return _transaction(REPAIR, [put, *_holder_checks(type(item), constraint, item, None, None)], token)
 
 
-def plan_transfer_lock(item, constraint, owner, owner_item=None, *, token=None):
-    """The transaction giving ``item`` the lock of its value, now held by the wrong ``owner``.
+def plan_transfer_lock(item, constraint, owner, owner_item=None, *, key=None, token=None):
+    """The transaction giving ``item`` the lock of its value (``key``: which of a
+    set-valued constraint's values), now held by the wrong ``owner``.
 
     ``owner`` is the lock's owner as read (``None``: the lock names nobody); ``owner_item`` is
     that owner as read, or ``None`` when it does not exist. Guarded: the lock still names
     ``owner``, ``item`` still holds the value, and the owner is still gone or unchanged.
     """
-    put = _give_lock(item, constraint, lambda lock_model: _held_by(lock_model, owner))
+    put = _give_lock(item, constraint, lambda lock_model: _held_by(lock_model, owner), key)
     return _transaction(REPAIR, [put, *_holder_checks(type(item), constraint, item, owner, owner_item)], token)
 
 

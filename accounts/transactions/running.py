@@ -272,27 +272,29 @@ def _run_releasing_old_locks(plan, token):
     raise Busy("The old value's lock kept changing hands; nothing was written.")
 
 
-def create(item, *, token=None, check_unheld=True):
-    """Create ``item`` and its locks in one transaction. Returns ``item``.
+def create(item, *, token=None, check_unheld=True, also=()):
+    """Create ``item`` and its locks in one transaction (with ``also``, actions on items it
+    owns, see :func:`plan_create`). Returns ``item``.
 
     ``check_unheld``: see :func:`~.plans.plan_create`. Raises :class:`OutcomeUnknown` when
     resending with the same token could not tell whether it was written.
     """
-    _run_settled(plan_create(item, token=token, check_unheld=check_unheld))
+    _run_settled(plan_create(item, token=token, check_unheld=check_unheld, also=also))
     return item
 
 
-def change(item, changes, *, token=None, unheld=()):
+def change(item, changes, *, token=None, unheld=(), also=()):
     """Apply ``changes`` to ``item`` and move its locks in one transaction.
 
     ``item`` must be as read from the table; on success it carries the new values.
-    ``unheld``: lock keys that must be free, see :func:`plan_change`.
+    ``unheld``: lock keys that must be free; ``also``: actions on items it owns, sent in the
+    same transaction; see :func:`plan_change`.
     Raises :class:`StaleItem` when the item changed since it was read. An old lock held by
     another item is not released but checked, in the same transaction, to still be that
     item's (see :func:`plan_change`); if it moved meanwhile, the change is planned again.
     """
     _run_releasing_old_locks(
-        lambda keep, token: plan_change(item, changes, token=token, keep_locks=keep, unheld=unheld), token
+        lambda keep, token: plan_change(item, changes, token=token, keep_locks=keep, unheld=unheld, also=also), token
     )
     for name, value in changes.items():
         setattr(item, name, value)

@@ -1,0 +1,195 @@
+"""Logging in with a second factor, or with a passkey alone.
+
+After the password, an account with an authenticator app or a passkey is not logged in: its
+id is *staged* in the (anonymous, server-side) session for :data:`STAGE_SECONDS`, and the
+second step asks for a TOTP code, a recovery code or a passkey. No logged-in session exists
+before the second factor. Wrong codes count against ``mfa_attempt`` (per account), read with
+the account in one request.
+
+Every successful second step, and every passkey login, ends in :func:`sign_in`: ONE
+transaction writes the new session, deletes the session that held the half-login or the
+passkey challenge (guarded: it must still live, so it is used once) and spends the factor
+(the TOTP step, the recovery code, the passkey's signature counter).
+"""
+
+import time
+
+from django.contrib.auth import login
+from django.contrib.auth.models import AnonymousUser
+
+from ... import ratelimit, sessions
+from ...backends import AccountBackend, may_log_in
+from ...exceptions import Busy, StaleItem
+from ...models import User
+from .. import passkeys, recovery_codes, store, totp
+from ..notices import recovery_code_used
+
+BACKEND = f"{AccountBackend.__module__}.{AccountBackend.__qualname__}"
+STAGE_SESSION_KEY = "accounts_mfa_stage"
+STAGE_SECONDS = 300
+RATE_LIMIT_ACTION = "mfa_attempt"
+
+# How a second step ended.
+SIGNED_IN, WRONG_CODE, ALREADY_USED, EXPIRED = "signed_in", "wrong_code", "already_used", "expired"
+
+
+def can_log_in(account):
+    """Whether ``account`` may log in at all (active, and verified when that is mandatory)."""
+    return account is not None and account.is_active and may_log_in(account)
+
+
+def needs_second_step(user):
+    """Whether the login of ``user`` (password checked) must go through the second step:
+    its address is verified and it has an authenticator app or a passkey."""
+    account = user.account
+    return account is not None and account.email_verified is not False and store.has_second_factor(account)
+
+
+def stage(request, user, redirect_to):
+    """Stage the login of ``user`` (password checked) for the second step: the session
+    remembers who, until when, where to go next and whether it has a passkey to offer.
+    Nothing logs in yet."""
+    request.session[STAGE_SESSION_KEY] = {
+        "id": user.pk,
+        "expires": int(time.time()) + STAGE_SECONDS,
+        "next": redirect_to,
+        "passkeys": bool(user.account.passkeys),
+    }
+
+
+def staged(request):
+    """The staged login ``{"id", "expires", "next", "passkeys"}``, or ``None`` (none, or
+    expired)."""
+    found = request.session.get(STAGE_SESSION_KEY)
+    if not found or found["expires"] < time.time():
+        return None
+    return found
+
+
+def staged_account(request):
+    """The account of the staged login (one consistent read), or ``None``."""
+    found = staged(request)
+    if found is None:
+        return None
+    account, _ = store.read_account(found["id"])
+    return account if can_log_in(account) else None
+
+
+def sign_in(request, user, spends):
+    """Log ``user`` in, spending ``spends`` (the factor's single-use writes) in the same
+    transaction as the new session, which also deletes the session this request came with
+    (the half-login, or the passkey challenge), guarded so that it is used once.
+
+    Raises :class:`~accounts.exceptions.StaleItem` when the session or a factor was used
+    meanwhile: nothing was written, and this request's session is emptied. With another
+    session engine than :mod:`accounts.sessions`, the factor is spent first, then the
+    session is saved as usual.
+    """
+    if not isinstance(request.session, sessions.SessionStore):
+        store.spend(*spends)
+        login(request, user, backend=BACKEND)
+        return
+    spent_session = sessions.raw_key(request.session.session_key)
+    login(request, user, backend=BACKEND)
+    try:
+        request.session.write_with(lambda put, deletes: store.sign_in(put, deletes, spent_session, spends))
+    except BaseException:
+        request.user = AnonymousUser()
+        raise
+
+
+def authenticate_with_code(request, code):
+    """The second step with a TOTP code or a recovery code; returns ``(outcome, user)``.
+
+    ``signed_in``; ``wrong_code`` (counted against ``mfa_attempt``); ``already_used`` (the
+    code, or this half-login, was used meanwhile, or is being used by another request at
+    this very moment: nothing written, log in again);
+    ``expired``. Raises :class:`~accounts.ratelimit.RateLimited` past the limit. Costs the
+    session's read, one read of the account with its counters, and one transaction.
+    """
+    found = staged(request)
+    if found is None:
+        return EXPIRED, None
+    attempt = ratelimit.Attempt(request, RATE_LIMIT_ACTION, key=found["id"])
+    account, counters = store.read_account(found["id"], *attempt.keys)
+    attempt.take(counters)
+    if not can_log_in(account):
+        return EXPIRED, None
+    attempt.check()
+    code = totp.normalize(code)
+    spends, used_recovery_code = _spends_for_code(account, code)
+    if not spends:
+        attempt.fail()
+        return WRONG_CODE, None
+    attempt.succeed()
+    user = User.from_account(account)
+    try:
+        sign_in(request, user, spends)
+    except (StaleItem, Busy):
+        attempt.fail()
+        return ALREADY_USED, None
+    if used_recovery_code:
+        recovery_code_used(request, account, len(account.recovery_codes or ()) - 1)
+    return SIGNED_IN, user
+
+
+def _spends_for_code(account, code):
+    """``(spends, is a recovery code)`` for a typed code, ``([], False)`` when it is wrong."""
+    if account.totp_secret and totp.looks_like_a_code(code):
+        step = totp.matching_step(account.totp_secret, code)
+        return ([store.totp_spend(account.id, step)] if step is not None else []), False
+    if store.holds_recovery_code(account, recovery_codes.normalize(code)):
+        return [store.recovery_code_spend(account, code)], True
+    return [], False
+
+
+def authenticate_with_passkey(request, credential_json):
+    """The second step with a passkey of the staged account; returns ``(outcome, user)`` as
+    :func:`authenticate_with_code`. Raises :class:`~accounts.mfa.passkeys.PasskeyRefused`."""
+    found = staged(request)
+    if found is None:
+        return EXPIRED, None
+    challenge = passkeys.take_challenge(request, passkeys.SECOND_FACTOR)
+    assertion = passkeys.read_assertion(credential_json)
+    account, passkey, _ = store.read_for_passkey(found["id"], assertion.credential_id)
+    if not can_log_in(account):
+        return EXPIRED, None
+    return _sign_in_with_passkey(request, account, passkey, assertion, challenge, require_user_verification=False)
+
+
+def login_with_passkey(request, credential_json):
+    """A login with a passkey alone (no name, no password: a discoverable credential, user
+    verification required); returns ``(outcome, user)``, the outcome ``signed_in``,
+    ``already_used`` or ``expired``. Raises :class:`~accounts.mfa.passkeys.PasskeyRefused`
+    when the passkey is not one of an account that may log in, or its answer is not valid.
+
+    Costs the session's read (the challenge), ONE read of the credential's lock, its account
+    and its credential item together (the passkey names its account: the user handle), and
+    the sign-in's transaction.
+    """
+    challenge = passkeys.take_challenge(request, passkeys.LOGIN)
+    assertion = passkeys.read_assertion(credential_json)
+    account_id = assertion.user_handle or store.passkey_owner(assertion.credential_id)
+    if not account_id:
+        raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "no account holds this credential")
+    account, passkey, owner = store.read_for_passkey(account_id, assertion.credential_id, with_lock=True)
+    if account is None or owner != account.PK:
+        # The lock is the one authority on whose credential this is (the handle is a claim).
+        raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "the credential's lock names another account")
+    if not can_log_in(account):
+        raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "the account may not log in")
+    return _sign_in_with_passkey(request, account, passkey, assertion, challenge, require_user_verification=True)
+
+
+def _sign_in_with_passkey(request, account, passkey, assertion, challenge, *, require_user_verification):
+    if passkey is None or passkey.credential_id not in (account.passkeys or ()):
+        raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "not a passkey of this account")
+    changes = passkeys.verify_assertion(
+        request, assertion, challenge, passkey, require_user_verification=require_user_verification
+    )
+    user = User.from_account(account)
+    try:
+        sign_in(request, user, [store.passkey_spend(passkey, changes)])
+    except (StaleItem, Busy):
+        return ALREADY_USED, None
+    return SIGNED_IN, user

@@ -1,0 +1,81 @@
+"""Reauthentication: a fresh password or passkey before sensitive changes.
+
+The session records when its person last proved who they are (:data:`AUTHENTICATED_AT_SESSION_KEY`):
+a login does, and so does the reauthentication page. Sensitive pages
+(:class:`ReauthenticationRequiredMixin`: adding or removing an authenticator, changing the
+email or the password, deleting the account, logging out the other sessions) send anyone
+whose proof is older than ``ACCOUNTS_REAUTHENTICATION_TIMEOUT`` to that page first.
+"""
+
+import time
+
+from urllib.parse import urlencode
+
+from django.shortcuts import redirect, resolve_url
+from django.urls import reverse
+
+from ... import ratelimit
+from ...app_settings import app_settings
+from .. import passkeys, store
+
+AUTHENTICATED_AT_SESSION_KEY = "accounts_authenticated_at"
+RATE_LIMIT_ACTION = "reauthenticate"
+
+
+def record(request):
+    """Note that the person of ``request`` has just proved who they are."""
+    request.session[AUTHENTICATED_AT_SESSION_KEY] = int(time.time())
+
+
+def record_login(sender, request, user, **kwargs):
+    """``user_logged_in`` receiver: a login is a fresh authentication."""
+    if hasattr(request, "session"):
+        record(request)
+
+
+def is_fresh(request):
+    """Whether the person of ``request`` proved who they are within the timeout."""
+    at = request.session.get(AUTHENTICATED_AT_SESSION_KEY)
+    return at is not None and time.time() - at <= app_settings.REAUTHENTICATION_TIMEOUT
+
+
+def with_password(request, password):
+    """Reauthenticate with the account's password. Returns whether it was right; each try
+    counts against ``reauthenticate`` (raises :class:`~accounts.ratelimit.RateLimited`)."""
+    ratelimit.consume(request, RATE_LIMIT_ACTION)
+    if not request.user.check_password(password):
+        return False
+    record(request)
+    return True
+
+
+def with_passkey(request, credential_json):
+    """Reauthenticate with a passkey of the account (user verification required); its use
+    is recorded (counter, last use) with a guarded write. Raises
+    :class:`~accounts.mfa.passkeys.PasskeyRefused` or
+    :class:`~accounts.exceptions.StaleItem` (the passkey was used meanwhile)."""
+    challenge = passkeys.take_challenge(request, passkeys.REAUTHENTICATE)
+    assertion = passkeys.read_assertion(credential_json)
+    account, passkey, _ = store.read_for_passkey(request.user.pk, assertion.credential_id)
+    if account is None or passkey is None or passkey.credential_id not in (account.passkeys or ()):
+        raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "not a passkey of this account")
+    changes = passkeys.verify_assertion(request, assertion, challenge, passkey, require_user_verification=True)
+    store.spend(store.passkey_spend(passkey, changes))
+    record(request)
+
+
+def reauthenticate_url(request):
+    """The reauthentication page, coming back to this page (a GET) or to the profile."""
+    back = request.get_full_path() if request.method == "GET" else resolve_url("accounts:profile")
+    return f"{reverse('accounts:mfa:reauthenticate')}?{urlencode({'next': back})}"
+
+
+class ReauthenticationRequiredMixin:
+    """A view for signed-in people who proved who they are within
+    ``ACCOUNTS_REAUTHENTICATION_TIMEOUT``; others go to the reauthentication page first
+    (anonymous visitors are left to the login-required check)."""
+
+    def dispatch(self, request, *args, **kwargs):
+        if request.user.is_authenticated and not is_fresh(request):
+            return redirect(reauthenticate_url(request))
+        return super().dispatch(request, *args, **kwargs)

@@ -1,0 +1,77 @@
+"""Forms of second factors: each page's one text input (a code, a password, a name) and the
+hidden answer of the browser's passkey ceremony."""
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from ..forms import SignupForm, current_password_field
+
+CODE_MAX_LENGTH = 32
+
+
+class CodeForm(forms.Form):
+    """One code: a TOTP code, or (at the second step of a login) a recovery code."""
+
+    code = forms.CharField(
+        label=_("Code"),
+        max_length=CODE_MAX_LENGTH,
+        widget=forms.TextInput(
+            attrs={"autocomplete": "one-time-code", "autofocus": True, "autocapitalize": "none", "spellcheck": "false"}
+        ),
+    )
+
+
+class SecondStepForm(CodeForm):
+    """The second step of a login: a code from the authenticator app, or a recovery code."""
+
+    error_messages = {
+        "wrong_code": _("This code is not right. Check the time on your device, or use a recovery code."),
+        "already_used": _("This code was already used. Log in again and use the next code."),
+    }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["code"].label = _("Authenticator code or recovery code")
+
+
+class TotpActivateForm(CodeForm):
+    """The set-up page's confirmation: a code from the newly scanned authenticator app."""
+
+    error_messages = {"wrong_code": _("This code is not right. Check the time on your device and try again.")}
+
+
+class PasskeyForm(forms.Form):
+    """The browser's answer to a passkey ceremony (JSON), filled in by ``webauthn.js``."""
+
+    credential = forms.CharField(widget=forms.HiddenInput, max_length=65536)
+
+
+class PasskeyAddForm(PasskeyForm):
+    """A new passkey, with a name that tells it apart."""
+
+    error_messages = {
+        "passkey_taken": _("This passkey is already registered."),
+        "too_many": _("You have as many passkeys as an account may have. Remove one first."),
+    }
+
+    name = forms.CharField(
+        label=_("Name"),
+        max_length=64,
+        initial=_("My passkey"),
+        help_text=_("A name to tell this passkey apart, such as the device it is on."),
+    )
+
+
+class ReauthenticateForm(forms.Form):
+    """The account's password, to confirm a sensitive change."""
+
+    password = current_password_field()
+
+
+class PasskeySignupForm(SignupForm):
+    """The signup form without passwords: the passkey replaces them."""
+
+    password1 = password2 = None
+
+    def clean(self):
+        return forms.Form.clean(self)

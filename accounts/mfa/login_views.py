@@ -1,0 +1,290 @@
+"""The pages that prove who someone is: the second step of a login, a login with a
+passkey, reauthentication, signing up with a passkey, and the options of every passkey
+ceremony (JSON, for ``webauthn.js``)."""
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.shortcuts import redirect, render, resolve_url
+from django.utils.decorators import method_decorator
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext_lazy as _
+from django.views import View
+from django.views.decorators.cache import never_cache
+from django.views.decorators.debug import sensitive_post_parameters
+from django.views.generic import FormView
+
+from .. import ratelimit
+from ..adapter import get_adapter
+from ..app_settings import app_settings
+from ..forms import STORE_REFUSALS, CurrentPasswordMixin
+from ..ratelimit import RateLimitMixin
+from ..views import AccountLoginRequiredMixin, signed_up
+from . import passkeys, store
+from .flows import authenticators, login, reauthentication, signup
+from .forms import PasskeyAddForm, PasskeyForm, PasskeySignupForm, ReauthenticateForm, SecondStepForm
+
+MESSAGES = {
+    "expired": _("Your login took too long. Please log in again."),
+    "already_used": _("This code or passkey was already used. Please log in again."),
+}
+
+
+def _safe_next(request, url, default):
+    if url and url_has_allowed_host_and_scheme(url, {request.get_host()}, require_https=request.is_secure()):
+        return url
+    return resolve_url(default)
+
+
+def _logged_in(request, user, next_url):
+    adapter = get_adapter(request)
+    adapter.add_success_message(request, "logged_in", username=user.username)
+    return redirect(_safe_next(request, next_url, app_settings.LOGIN_REDIRECT_URL))
+
+
+@method_decorator(never_cache, name="dispatch")
+class SecondStepView(RateLimitMixin, FormView):
+    """The second step of a login: one text field taking a code of the authenticator app or
+    a recovery code, and a passkey button. Wrong codes count against ``mfa_attempt``."""
+
+    template_name = "accounts/mfa/second_step.html"
+    form_class = SecondStepForm
+
+    def dispatch(self, request, *args, **kwargs):
+        if request.user.is_authenticated:
+            return redirect(get_adapter(request).get_login_redirect_url(request))
+        if login.staged(request) is None:
+            messages.warning(request, MESSAGES["expired"])
+            return redirect("accounts:login")
+        return super().dispatch(request, *args, **kwargs)
+
+    def get_context_data(self, **kwargs):
+        staged = login.staged(self.request)
+        return super().get_context_data(has_passkeys=bool(staged and staged["passkeys"]), **kwargs)
+
+    def form_valid(self, form):
+        try:
+            outcome, user = login.authenticate_with_code(self.request, form.cleaned_data["code"])
+        except ratelimit.RateLimited as error:
+            ratelimit.refuse(form, error)
+            return self.form_invalid(form)
+        if outcome == login.WRONG_CODE:
+            form.add_error("code", form.error_messages["wrong_code"])
+            return self.form_invalid(form)
+        return _second_step_done(self.request, outcome, user)
+
+
+def _second_step_done(request, outcome, user, next_url=None):
+    if outcome == login.SIGNED_IN:
+        return _logged_in(request, user, next_url)
+    messages.error(request, MESSAGES["already_used" if outcome == login.ALREADY_USED else "expired"])
+    return redirect("accounts:login")
+
+
+class PasskeyAnswerView(View):
+    """A POST of the browser's answer to a passkey ceremony (the hidden ``credential``)."""
+
+    http_method_names = ["post"]
+
+    def post(self, request, *args, **kwargs):
+        form = PasskeyForm(request.POST)
+        if not form.is_valid():
+            return HttpResponseBadRequest("No passkey answer.")
+        try:
+            return self.answered(request, form.cleaned_data["credential"])
+        except passkeys.PasskeyRefused as refusal:
+            messages.error(request, refusal.message)
+            return redirect(self.refused_url(request))
+
+
+@method_decorator(never_cache, name="dispatch")
+class SecondStepPasskeyView(PasskeyAnswerView):
+    """The second step of a login, with a passkey of the account."""
+
+    def answered(self, request, credential):
+        staged = login.staged(request)
+        next_url = staged and staged["next"]
+        outcome, user = login.authenticate_with_passkey(request, credential)
+        return _second_step_done(request, outcome, user, next_url)
+
+    def refused_url(self, request):
+        return "accounts:mfa:authenticate"
+
+
+@method_decorator(never_cache, name="dispatch")
+class PasskeyLoginView(PasskeyAnswerView):
+    """A login with a passkey alone (the login page's button, or its autofill)."""
+
+    def answered(self, request, credential):
+        if request.user.is_authenticated:
+            return redirect(get_adapter(request).get_login_redirect_url(request))
+        outcome, user = login.login_with_passkey(request, credential)
+        return _second_step_done(request, outcome, user, request.POST.get("next"))
+
+    def refused_url(self, request):
+        return "accounts:login"
+
+
+@method_decorator(never_cache, name="dispatch")
+class PasskeyOptionsView(View):
+    """The options of a passkey ceremony (POST, JSON), with a new challenge in the session:
+    ``login`` (any passkey of this site), ``second_factor`` and ``reauthenticate`` (the
+    account's), ``register`` (a new one for the signed-in account), ``signup``."""
+
+    http_method_names = ["post"]
+
+    def post(self, request, purpose):
+        build = {
+            passkeys.LOGIN: self.for_login,
+            passkeys.SECOND_FACTOR: self.for_second_factor,
+            passkeys.REAUTHENTICATE: self.for_reauthenticate,
+            passkeys.REGISTER: self.for_register,
+            passkeys.SIGNUP: self.for_signup,
+        }.get(purpose)
+        if build is None:
+            raise Http404("No such passkey ceremony.")
+        options = build(request)
+        if options is None:
+            return JsonResponse({"error": "forbidden"}, status=403)
+        return HttpResponse(options, content_type="application/json")
+
+    def for_login(self, request):
+        if not request.user.is_authenticated:
+            return passkeys.authentication_options(request, passkeys.LOGIN)
+        return None
+
+    def for_second_factor(self, request):
+        account = None if request.user.is_authenticated else login.staged_account(request)
+        if account is not None and account.passkeys:
+            return passkeys.authentication_options(request, passkeys.SECOND_FACTOR, allowed=account.passkeys)
+        return None
+
+    def for_reauthenticate(self, request):
+        account = request.user.account if request.user.is_authenticated else None
+        if account is not None and account.passkeys:
+            return passkeys.authentication_options(request, passkeys.REAUTHENTICATE, allowed=account.passkeys)
+        return None
+
+    def for_register(self, request):
+        user = request.user
+        allowed = user.is_authenticated and reauthentication.is_fresh(request)
+        if not (allowed and authenticators.may_set_up(user.account)):
+            return None
+        try:
+            return authenticators.passkey_options(request, user.account)
+        except store.TooManyPasskeys:
+            return None
+
+    def for_signup(self, request):
+        if app_settings.PASSKEY_SIGNUP and signup.pending(request):
+            return signup.options(request)
+        return None
+
+
+@method_decorator([never_cache, sensitive_post_parameters("password")], name="dispatch")
+class ReauthenticateView(AccountLoginRequiredMixin, RateLimitMixin, FormView):
+    """Confirm who you are before a sensitive change: the password, or a passkey."""
+
+    template_name = "accounts/mfa/reauthenticate.html"
+    form_class = ReauthenticateForm
+
+    def get_context_data(self, **kwargs):
+        return super().get_context_data(
+            has_passkeys=bool(self.request.user.account.passkeys), next=self.request.GET.get("next", ""), **kwargs
+        )
+
+    def form_valid(self, form):
+        try:
+            right = reauthentication.with_password(self.request, form.cleaned_data["password"])
+        except ratelimit.RateLimited as error:
+            ratelimit.refuse(form, error)
+            return self.form_invalid(form)
+        if not right:
+            form.add_error("password", CurrentPasswordMixin.error_messages["password_incorrect"])
+            return self.form_invalid(form)
+        return redirect(_safe_next(self.request, self.request.GET.get("next"), "accounts:profile"))
+
+
+@method_decorator(never_cache, name="dispatch")
+class ReauthenticatePasskeyView(AccountLoginRequiredMixin, PasskeyAnswerView):
+    """Confirm who you are with a passkey of the account."""
+
+    def answered(self, request, credential):
+        try:
+            reauthentication.with_passkey(request, credential)
+        except STORE_REFUSALS:
+            messages.error(request, MESSAGES["already_used"])
+            return redirect(self.refused_url(request))
+        return redirect(_safe_next(request, request.POST.get("next"), "accounts:profile"))
+
+    def refused_url(self, request):
+        return f"{resolve_url('accounts:mfa:reauthenticate')}?{urlencode({'next': request.POST.get('next', '')})}"
+
+
+class PasskeySignupMixin:
+    """Signing up with a passkey: only with ``ACCOUNTS_PASSKEY_SIGNUP``, only logged out."""
+
+    def dispatch(self, request, *args, **kwargs):
+        if not app_settings.PASSKEY_SIGNUP:
+            raise Http404("Signing up with a passkey is off.")
+        if request.user.is_authenticated:
+            return redirect(get_adapter(request).get_signup_redirect_url(request))
+        return super().dispatch(request, *args, **kwargs)
+
+
+@method_decorator(never_cache, name="dispatch")
+class PasskeySignupView(PasskeySignupMixin, RateLimitMixin, FormView):
+    """Sign up with a passkey, first page: the email address and the username (counted
+    against the ``signup`` limit)."""
+
+    template_name = "accounts/mfa/passkey_signup.html"
+    form_class = PasskeySignupForm
+    rate_limit_action = "signup"
+
+    def form_valid(self, form):
+        response = super().form_valid(form)  # counts the signup limit (429 past it)
+        if response.status_code == 302:
+            data = form.cleaned_data
+            signup.start(self.request, data["email"], data["username"], data["token"])
+        return response
+
+    def get_success_url(self):
+        return resolve_url("accounts:mfa:passkey_signup_create")
+
+
+@method_decorator(never_cache, name="dispatch")
+class PasskeySignupCreateView(PasskeySignupMixin, View):
+    """Sign up with a passkey, second page: the browser creates the passkey, and the account
+    is created with it in one transaction."""
+
+    template_name = "accounts/mfa/passkey_signup_create.html"
+
+    def dispatch(self, request, *args, **kwargs):
+        if app_settings.PASSKEY_SIGNUP and signup.pending(request) is None:
+            return redirect("accounts:mfa:passkey_signup")
+        return super().dispatch(request, *args, **kwargs)
+
+    def get(self, request):
+        return render(request, self.template_name, {"pending": signup.pending(request), "form": PasskeyAddForm()})
+
+    def post(self, request):
+        form = PasskeyAddForm(request.POST)
+        pending = signup.pending(request)
+        if form.is_valid():
+            try:
+                account, _created = signup.complete(request, form.cleaned_data["credential"], form.cleaned_data["name"])
+            except passkeys.PasskeyRefused as refusal:
+                form.add_error(None, refusal.message)
+            except STORE_REFUSALS as error:
+                return self.first_page_again(request, pending, error)
+            else:
+                return signed_up(request, account)
+        return render(request, self.template_name, {"pending": pending, "form": form})
+
+    def first_page_again(self, request, pending, error):
+        """The first page with what the store refused (a taken email or username) on its fields."""
+        form = PasskeySignupForm(data={**pending, "token": ""})
+        form.is_valid()
+        form.add_store_error(error)
+        return render(request, PasskeySignupView.template_name, {"form": form})

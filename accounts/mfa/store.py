@@ -1,0 +1,177 @@
+"""Second factors through the engine: the reads and writes of passkeys, the authenticator
+app (TOTP) and recovery codes. Flows call these; every write goes through
+:mod:`accounts.store` and :mod:`accounts.transactions`, every read is consistent.
+"""
+
+from .. import dynamo, lookups, store, transactions
+from ..tables import PASSKEY_SORT_PREFIX, PROFILE_SORT_KEY, account_pk, get_account_model, utcnow
+from ..uniqueness import LOCK_SORT_KEY
+from . import passkeys, recovery_codes, totp
+from .tables import Passkey, UsedTotpStep
+
+
+class TooManyPasskeys(Exception):
+    """The account already has :data:`~accounts.mfa.passkeys.MAX_PASSKEYS` passkeys."""
+
+
+def has_second_factor(account):
+    """Whether a login of ``account`` needs a second step: it has an authenticator app or a
+    passkey (recovery codes only stand in for them)."""
+    return bool(account.totp_secret or account.passkeys)
+
+
+def passkey_lock_key(credential_id):
+    """The lock key of a credential id: ``UNIQ#WEBAUTHN#<id>``."""
+    return store.constraint_for("passkeys").key_for(credential_id)
+
+
+def _live(raw):
+    return raw is not None and not lookups.is_expired_raw(raw)
+
+
+def passkeys_of(account):
+    """The account's passkeys, oldest first: one Query of its partition (none when it has
+    none)."""
+    if not account.passkeys:
+        return []
+    items = dynamo.query_partition(account.PK, PASSKEY_SORT_PREFIX)
+    found = [Passkey.from_raw_data(raw) for raw in items if _live(raw)]
+    return sorted((passkey for passkey in found if passkey.credential_id in account.passkeys), key=lambda p: p.created)
+
+
+def read_account(account_id, *keys):
+    """Account ``account_id`` and the items at ``keys`` (raw keys, e.g. rate counters) in one
+    ``BatchGetItem``: ``(account or None, raw items found)``."""
+    if not lookups.can_be_a_key(account_pk(account_id)):
+        return None, []
+    profile = dynamo.key(account_pk(account_id), PROFILE_SORT_KEY)
+    items = dynamo.batch_get([profile, *keys])
+    account = next((raw for raw in items if raw["PK"] == profile["PK"] and raw["SK"] == profile["SK"]), None)
+    others = [raw for raw in items if raw is not account]
+    return (get_account_model().from_raw_data(account) if _live(account) else None), others
+
+
+def read_for_passkey(account_id, credential_id, *, with_lock=False):
+    """The account ``account_id``, its credential item of ``credential_id`` and (``with_lock``)
+    the owner named by the credential id's lock, in one ``BatchGetItem``:
+    ``(account or None, passkey or None, lock owner or None)``."""
+    pk, sk = Passkey.key_for(account_id, credential_id)
+    keys = [dynamo.key(pk, sk)]
+    if with_lock:
+        keys.append(dynamo.key(passkey_lock_key(credential_id), LOCK_SORT_KEY))
+    account, items = read_account(account_id, *keys)
+    by_key = {(raw["PK"]["S"], raw["SK"]["S"]): raw for raw in items if _live(raw)}
+    passkey = by_key.get((pk, sk))
+    lock = by_key.get((passkey_lock_key(credential_id), LOCK_SORT_KEY)) if with_lock else None
+    owner = lock.get("owner", {}).get("S") if lock else None
+    return account, (Passkey.from_raw_data(passkey) if passkey else None), owner
+
+
+def passkey_owner(credential_id):
+    """The account id whose lock holds ``credential_id``, or ``None`` (a consistent GetItem)."""
+    owner = lookups.lock_owner(get_account_model(), passkey_lock_key(credential_id))
+    return owner[len(account_pk("")):] if owner else None
+
+
+def new_passkey(account, credential, name):
+    """The credential item of ``credential`` (a checked :class:`~.passkeys.NewCredential`)
+    for ``account``, unsaved."""
+    pk, sk = Passkey.key_for(account.id, credential.credential_id)
+    return Passkey(
+        PK=pk,
+        SK=sk,
+        credential_id=credential.credential_id,
+        name=name,
+        public_key=credential.public_key,
+        sign_count=credential.sign_count,
+        backup_eligible=credential.backup_eligible,
+        backup_state=credential.backup_state,
+        transports=credential.transports or None,
+        aaguid=credential.aaguid,
+        expires=account.expires,
+    )
+
+
+def add_passkey(account, credential, name):
+    """Register a passkey: ONE transaction adds its credential id to the account (as read),
+    Puts the id's lock ``[attribute_not_exists(PK) OR expires < :now]`` and the credential
+    item ``[attribute_not_exists(PK)]``. Returns the item.
+
+    Raises :class:`~accounts.exceptions.UniqueViolation` (``passkeys``) when any account,
+    this one included, already registered this credential; :class:`TooManyPasskeys`;
+    :class:`~accounts.exceptions.StaleItem` when the account changed since it was read.
+    """
+    held = set(account.passkeys or ())
+    if len(held) >= passkeys.MAX_PASSKEYS:
+        raise TooManyPasskeys(f"An account has at most {passkeys.MAX_PASSKEYS} passkeys.")
+    passkey = new_passkey(account, credential, name)
+    store.update_account(account, passkeys=held | {credential.credential_id}, also=[transactions.owned_put(passkey)])
+    return passkey
+
+
+def remove_passkey(account, credential_id):
+    """Remove a passkey: ONE transaction takes its id out of the account (as read), releases
+    the lock ``[owner = me OR attribute_not_exists(PK)]`` and deletes the credential item.
+    Removing the last second factor removes the recovery codes too."""
+    held = set(account.passkeys or ()) - {credential_id}
+    changes = {"passkeys": held or None}
+    if not held and not account.totp_secret:
+        changes["recovery_codes"] = None
+    sort_key = Passkey.key_for(account.id, credential_id)[1]
+    store.update_account(account, also=[transactions.owned_delete(account, sort_key)], **changes)
+
+
+def totp_spend(account_id, step):
+    """The single-use write of TOTP step ``step`` (see :func:`accounts.transactions.totp_step_spend`)."""
+    return transactions.totp_step_spend(UsedTotpStep.build(account_id, step, totp.step_record_expires(step)))
+
+
+def recovery_code_spend(account, code):
+    """The single-use write of recovery code ``code``."""
+    return transactions.recovery_code_spend(account, recovery_codes.digest(account.id, code))
+
+
+def passkey_spend(passkey, changes):
+    """The single-use write of a passkey's use: ``changes`` (counter, backup state) and now
+    as its last use, guarded by its counter as read."""
+    return transactions.passkey_use(passkey, {**changes, "last_used": utcnow()})
+
+
+def spend(*actions):
+    """Send single-use writes alone (one transaction); raises
+    :class:`~accounts.exceptions.StaleItem` when one was spent already."""
+    transactions.run_once(transactions.plan_spend(actions))
+
+
+def sign_in(session_put, deletes, spent_session, spends):
+    """Send a sign-in: the session's write and the factor's single-use writes in ONE
+    transaction (:func:`accounts.transactions.plan_sign_in`)."""
+    transactions.run_once(transactions.plan_sign_in(session_put, deletes, spent_session, spends))
+
+
+def enable_totp(account, secret, step, codes=None):
+    """Turn the authenticator app on with ``secret``, whose code of ``step`` confirmed it:
+    that step is spent first (the confirming code is not accepted again), then the account
+    stores the secret (and the digests of ``codes``, new recovery codes) as read."""
+    spend(totp_spend(account.id, step))
+    changes = {"totp_secret": secret, "totp_created": utcnow()}
+    if codes:
+        changes["recovery_codes"] = recovery_codes.digests(account.id, codes)
+    store.update_account(account, **changes)
+
+
+def disable_totp(account):
+    """Turn the authenticator app off (and the recovery codes, with the last second factor)."""
+    changes = {"totp_secret": None, "totp_created": None}
+    if not account.passkeys:
+        changes["recovery_codes"] = None
+    store.update_account(account, **changes)
+
+
+def set_recovery_codes(account, codes):
+    """Replace the account's recovery codes by ``codes`` (only their digests are stored)."""
+    store.update_account(account, recovery_codes=recovery_codes.digests(account.id, codes))
+
+
+def holds_recovery_code(account, code):
+    return recovery_codes.digest(account.id, code) in (account.recovery_codes or ())

@@ -1,0 +1,120 @@
+"""The actions and transactions of second factors (:mod:`accounts.mfa`).
+
+A passkey is a credential item in its account's partition plus the lock of its credential
+id, ``UNIQ#WEBAUTHN#<id>`` (the account's set-valued unique constraint ``passkeys``): the
+account's own change adds or removes the id and moves the lock (:func:`.plans.plan_change`),
+and carries the credential item's action built here (``also=``). So registering, removing
+and deleting are each ONE transaction, guarded by the account's ``passkeys`` as read.
+
+A sign-in with a second factor is ONE transaction too (:func:`plan_sign_in`): the new
+session's Put, the Delete of the session that held the half-login or the passkey challenge,
+guarded ``expires > :now`` (so it is used once, and not after it expired), and the factor's
+single-use write: the record of a TOTP time step [absent or expired], the removal of a
+recovery code [still there], or a passkey's signature counter [as read].
+"""
+
+from ..exceptions import OutcomeUnknown
+from ..tables import epoch_now
+from .actions import (
+    OWNED_ITEM,
+    Action,
+    _free_condition,
+    _guarded_put,
+    _key_target,
+    _owned_delete,
+    _still_as_read,
+    _transaction,
+)
+from .running import run, settle
+
+SIGN_IN, SPEND = "sign_in", "spend"
+# Roles: the new session's Put; a single-use write (a staged session, a TOTP step, a
+# recovery code, a signature counter); a housekeeping delete that needs no guard.
+SESSION, SPENT, CLEARED = "session", "spent", "cleared"
+# The condition the session store saves a session with (accounts.sessions.SAVE_CONDITION):
+# the session still lives. Spelled here because the session store imports this package.
+SESSION_LIVE = "expires > :now"
+
+
+def owned_put(item):
+    """``Put item [attribute_not_exists(PK)]`` of an item an account owns: a passkey's
+    credential item, sent with the account's change that adds its credential id."""
+    return Action("Put", _guarded_put(item), OWNED_ITEM, _key_target(item))
+
+
+def owned_delete(account, sort_key):
+    """``Delete`` the item at ``sort_key`` in ``account``'s partition (a passkey's credential
+    item), with no condition: the account's change that removes its credential id, guarded
+    by the account's ``passkeys`` as read, says it is the account's."""
+    return _owned_delete(account, sort_key)
+
+
+def totp_step_spend(record, now=None):
+    """``Put`` the record that an account used a TOTP time step, guarded ``attribute_not_exists(PK)
+    OR expires < :now``: a code of that step is accepted once. The record expires when no
+    code of its step can be accepted any more."""
+    condition = _free_condition(type(record), epoch_now() if now is None else now)
+    return Action("Put", record.get_save_kwargs_from_instance(condition=condition), SPENT, _key_target(record))
+
+
+def recovery_code_spend(account, digest):
+    """``Update account DELETE recovery_codes :digest``, guarded ``contains(recovery_codes,
+    :digest)``: a recovery code is accepted once."""
+    codes = type(account).recovery_codes
+    body = account.get_update_kwargs_from_instance(actions=[codes.delete({digest})], condition=codes.contains(digest))
+    return Action("Update", body, SPENT, _key_target(account))
+
+
+def passkey_use(passkey, changes):
+    """``Update`` a passkey's credential item after a use (``changes``: signature counter,
+    backup state, last used), guarded by its ``sign_count`` as read: of two uses that read
+    one counter only one stores its own, so an older count never overwrites a newer one."""
+    attributes = type(passkey).get_attributes()
+    actions = [attributes[name].set(value) for name, value in changes.items()]
+    body = passkey.get_update_kwargs_from_instance(actions=actions, condition=_still_as_read(passkey, {"sign_count"}))
+    return Action("Update", body, SPENT, _key_target(passkey))
+
+
+def _raw_target(table, key):
+    return table, key["PK"]["S"], key["SK"]["S"]
+
+
+def plan_sign_in(session_put, deletes, spent_session, spends, *, now=None):
+    """The transaction of a sign-in with a second factor.
+
+    ``session_put``: the PutItem of the new session (``attribute_not_exists(PK)``, from
+    :meth:`accounts.sessions.SessionStore.write_with`); ``deletes``: the raw keys it deletes,
+    among them ``spent_session``, the session that held the half-login or the challenge,
+    deleted ``[expires > :now]``; the others (cleared rate counters) unconditionally.
+    ``spends``: the factor's single-use actions (:func:`totp_step_spend`,
+    :func:`recovery_code_spend`, :func:`passkey_use`).
+    """
+    if spent_session not in deletes:
+        raise ValueError("The session that held the sign-in is not among the session's deletes.")
+    table = session_put["TableName"]
+    now = epoch_now() if now is None else now
+    actions = [Action("Put", session_put, SESSION, _raw_target(table, session_put["Item"]))]
+    for key in deletes:
+        body = {"TableName": table, "Key": key}
+        role = CLEARED
+        if key == spent_session:
+            body.update(ConditionExpression=SESSION_LIVE, ExpressionAttributeValues={":now": {"N": str(now)}})
+            role = SPENT
+        actions.append(Action("Delete", body, role, _raw_target(table, key)))
+    return _transaction(SIGN_IN, [*actions, *spends], None)
+
+
+def plan_spend(spends):
+    """The transaction of single-use writes alone (a TOTP step at enrolment, a passkey's
+    counter at reauthentication)."""
+    return _transaction(SPEND, list(spends), None)
+
+
+def run_once(transaction):
+    """Run a sign-in or spend transaction; a lost answer is settled by resending it with
+    the same token. A cancelled one raises :class:`~accounts.exceptions.StaleItem`: a
+    single-use value (or the half-login) was used meanwhile, and nothing was written."""
+    try:
+        run(transaction)
+    except OutcomeUnknown:
+        settle(transaction)

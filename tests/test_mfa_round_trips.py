@@ -1,0 +1,88 @@
+"""Requests of second factors, counted by the proxy in front of DynamoDB Local (as
+tests/test_web_round_trips.py counts the other flows).
+
+Goals (issue 20): a login with a passkey at most 3 requests (the session holding the
+challenge; the credential's lock, the account and its credential item together; one
+transaction spending the challenge, recording the use and writing the session); the TOTP
+step at most 3 (the half-login's session; the account with the limit's counters; one
+transaction).
+"""
+
+import time
+
+import pytest
+from django.test import Client
+
+from accounts.mfa import totp
+from tests import authenticator
+from tests.mfa import ORIGIN, add_passkey, code_of, enable_totp, options, password_login, second_step
+from tests.test_web_round_trips import counted
+from tests.web import signed_up_client
+
+pytestmark = pytest.mark.dynamodb_local
+
+
+def test_a_passkey_login_is_three_requests(proxy):
+    credential, _ = add_passkey(signed_up_client())
+    client = Client()
+    answer = authenticator.get(credential, options(client, "login"), ORIGIN)
+
+    response, requests = counted(proxy, lambda: client.post("/accounts/mfa/passkey/login/", {"credential": answer}))
+
+    assert response["Location"] == "/accounts/profile/"
+    # The session (its challenge); the lock, account and credential item; the transaction.
+    assert requests == {"BatchGetItem": 2, "TransactWriteItems": 1}
+
+
+def test_a_passkey_login_without_a_user_handle_reads_the_lock_first(proxy):
+    credential, _ = add_passkey(signed_up_client())
+    client = Client()
+    answer = authenticator.get(credential, options(client, "login"), ORIGIN, user_handle=False)
+
+    response, requests = counted(proxy, lambda: client.post("/accounts/mfa/passkey/login/", {"credential": answer}))
+
+    assert response["Location"] == "/accounts/profile/"
+    assert requests == {"GetItem": 1, "BatchGetItem": 2, "TransactWriteItems": 1}
+
+
+def test_asking_for_the_options_of_a_passkey_login_is_one_write(proxy):
+    response, requests = counted(proxy, lambda: Client().post("/accounts/mfa/passkey/options/login/"))
+
+    assert response.status_code == 200
+    assert requests == {"PutItem": 1}  # the anonymous session keeping the challenge
+
+
+def test_the_password_step_of_an_account_with_a_second_factor_costs_what_a_login_does(proxy):
+    enable_totp(signed_up_client())
+
+    response, requests = counted(proxy, lambda: password_login(Client()))
+
+    assert response["Location"] == "/accounts/mfa/authenticate/"
+    # The lock and the limit's counters; the account; the session keeping the half-login.
+    assert requests == {"BatchGetItem": 1, "GetItem": 1, "PutItem": 1}
+
+
+def test_the_totp_step_is_three_requests(proxy):
+    secret, _ = enable_totp(signed_up_client())
+    client = Client()
+    password_login(client)
+    code = code_of(secret, at=time.time() + totp.STEP_SECONDS)
+
+    response, requests = counted(proxy, lambda: second_step(client, code))
+
+    assert response["Location"] == "/accounts/profile/"
+    # The session (the half-login); the account with the limit's counters; the transaction.
+    assert requests == {"BatchGetItem": 2, "TransactWriteItems": 1}
+
+
+def test_a_wrong_code_adds_one_write(proxy):
+    secret, _ = enable_totp(signed_up_client())
+    client = Client()
+    password_login(client)
+    wrong = f"{(int(code_of(secret)) + 500_000) % 10**6:06d}"
+
+    response, requests = counted(proxy, lambda: second_step(client, wrong))
+
+    assert response.status_code == 200
+    # Both counters of mfa_attempt (5 in 5 minutes, 20 a day) in one TransactWriteItems.
+    assert requests == {"BatchGetItem": 2, "TransactWriteItems": 1}
