@@ -16,6 +16,7 @@ from .adapter import get_adapter
 from .backends import UNVERIFIED_ATTRIBUTE
 from .exceptions import Busy, InvalidUniqueValue, ItemAlreadyExists, StaleItem, TokenReused, UniqueViolation
 from .models import User
+from .rules import AccountValuesForm, EmailField, NewUsernameMixin, UsernameField
 from .uniqueness import normalize_text
 
 SIGNUP_TOKEN_SALT = "accounts.forms.SignupForm.token"
@@ -36,41 +37,6 @@ INVALID_VALUE_MESSAGES = {
 def new_signup_token():
     """A signed, timestamped one-time token for a signup form."""
     return signing.TimestampSigner(salt=SIGNUP_TOKEN_SALT).sign(uuid.uuid4().hex)
-
-
-class EmailField(forms.EmailField):
-    """An email field normalized by the adapter before it is validated."""
-
-    def to_python(self, value):
-        value = super().to_python(value)
-        if not value or len(value) > self.max_length:
-            # Refused as typed: normalizing huge input is slow, and it is refused anyway.
-            return value
-        return get_adapter().normalize_email(value)
-
-
-class UsernameField(auth_forms.UsernameField):
-    """A username field normalized by the adapter (NFKC by default) before it is validated."""
-
-    def to_python(self, value):
-        value = forms.CharField.to_python(self, value)
-        if self.max_length is not None and len(value) > self.max_length:
-            return value
-        return get_adapter().normalize_username(value)
-
-
-class NewUsernameMixin:
-    """Cleans a new username by the adapter's rules; reserved names only for staff."""
-
-    #: Staff tools set this: they may give an account a reserved name such as ``support``.
-    allow_reserved_usernames = False
-
-    def clean_username(self):
-        adapter = get_adapter()
-        username = adapter.clean_username(self.cleaned_data["username"])
-        if not self.allow_reserved_usernames and adapter.is_reserved_username(username):
-            raise adapter.validation_error("username_reserved")
-        return username
 
 
 class StoreErrorsMixin:
@@ -96,24 +62,15 @@ class StoreErrorsMixin:
             raise error
 
 
-class SignupForm(NewUsernameMixin, StoreErrorsMixin, auth_forms.SetPasswordMixin, forms.Form):
+class SignupForm(AccountValuesForm, StoreErrorsMixin, auth_forms.SetPasswordMixin):
     """Sign up with an email address, a username and a password.
 
     The hidden ``token`` makes the post idempotent: sent twice, the form creates one
     account and both posts succeed (see :meth:`save`).
     """
 
-    email = EmailField(
-        label=_("Email address"),
-        max_length=254,
-        widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True}),
-    )
-    username = UsernameField(label=_("Username"), max_length=150)
     password1, password2 = auth_forms.SetPasswordMixin.create_password_fields()
     token = forms.CharField(widget=forms.HiddenInput, required=False, initial=new_signup_token)
-
-    def clean_email(self):
-        return get_adapter().clean_email(self.cleaned_data["email"])
 
     def clean_token(self):
         """The ClientRequestToken of this post: the form's own, or a fresh one when the

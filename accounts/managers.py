@@ -11,7 +11,9 @@ from django.core.exceptions import ValidationError
 from django.db import NotSupportedError
 
 from . import store
+from .adapter import get_adapter
 from .exceptions import InvalidUniqueValue, UniqueViolation
+from .rules import clean_account_values
 
 QUERYSET_REFUSED = (
     "Accounts live in DynamoDB, not in a SQL table: read them with accounts.store "
@@ -35,27 +37,6 @@ def signup_account(email, username, password_hash, **extra):
     return store.signup(email, username, password_hash, email_verified=True, **extra)
 
 
-def clean_account_values(email, username, *, allow_reserved=False):
-    """``(email, username)`` normalized and checked by the signup form's own fields and
-    adapter rules; raises :class:`ValidationError` keyed by field, like the form shows.
-    ``allow_reserved``: a reserved username is allowed (staff accounts, as staff may give)."""
-    # Imported here: the forms module imports the User model, which imports this module.
-    from django import forms
-
-    from .forms import NewUsernameMixin, SignupForm
-
-    class AccountValuesForm(NewUsernameMixin, forms.Form):
-        allow_reserved_usernames = allow_reserved
-        email = SignupForm.declared_fields["email"]
-        username = SignupForm.declared_fields["username"]
-        clean_email = SignupForm.clean_email
-
-    form = AccountValuesForm(data={"email": email, "username": username})
-    if not form.is_valid():
-        raise ValidationError(form.errors.as_data())
-    return form.cleaned_data["email"], form.cleaned_data["username"]
-
-
 class UserManager(BaseUserManager):
     """Creates and finds accounts through the store; refuses ORM queries."""
 
@@ -75,9 +56,6 @@ class UserManager(BaseUserManager):
         unique field such as ``phone``...). Raises :class:`ValidationError` keyed by field,
         with code ``email_taken``/``username_taken``/``<field>_taken`` for values in use.
         """
-        from .adapter import get_adapter
-        from .models import User
-
         email, username = clean_account_values(email, username, allow_reserved=extra_fields.get("is_staff") is True)
         try:
             account, _ = signup_account(email, username, make_password(password), **extra_fields)
@@ -88,7 +66,7 @@ class UserManager(BaseUserManager):
             ) from error
         except InvalidUniqueValue as error:
             raise ValidationError({field: [ValidationError(error.message, code=error.code)] for field in error.fields})
-        return User.from_account(account)
+        return self.model.from_account(account)
 
     def create_superuser(self, username, email, password=None, **extra_fields):
         """A staff account (``is_staff=True``): the staff pages are this app's admin."""
@@ -107,8 +85,6 @@ class UserManager(BaseUserManager):
         Raises ``User.DoesNotExist`` when no account matches, :class:`NotSupportedError`
         for any other lookup.
         """
-        from .models import User
-
         if len(lookup) != 1 or next(iter(lookup)) not in LOOKUPS:
             raise NotSupportedError(f"User.objects.get() takes one of {', '.join(LOOKUPS)}. {QUERYSET_REFUSED}")
         [(name, value)] = lookup.items()
@@ -117,5 +93,5 @@ class UserManager(BaseUserManager):
         except InvalidUniqueValue:
             account = None
         if account is None:
-            raise User.DoesNotExist(f"No account with {name} {value!r}.")
-        return User.from_account(account)
+            raise self.model.DoesNotExist(f"No account with {name} {value!r}.")
+        return self.model.from_account(account)
