@@ -173,6 +173,11 @@ class DefaultAccountAdapter:
             **self.get_signup_attributes(request, form),
         )
 
+    def get_user_permissions(self, user):
+        """The permissions (``"app_label.codename"``) of an active, non-superuser ``user``
+        (a superuser has them all): ``ACCOUNTS_STAFF_PERMISSIONS`` for staff, none for others."""
+        return set(app_settings.STAFF_PERMISSIONS) if user.is_staff else set()
+
     def get_login_url(self, request):
         """Where a page that needs a signed-in user sends everyone else (``ACCOUNTS_LOGIN_URL``)."""
         return resolve_url(app_settings.LOGIN_URL)

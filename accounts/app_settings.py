@@ -258,4 +258,15 @@ class AppSettings:
         return self._setting("TRUSTED_PROXY_COUNT", 0)
 
 
+    # Permissions (issue 19).
+
+    @property
+    def STAFF_PERMISSIONS(self):
+        """Permissions (``"app_label.codename"``) every active staff account has, for
+        ``user.has_perm()``, ``{% if perms.app.codename %}`` and the admin; a superuser has
+        every permission. The adapter's ``get_user_permissions`` may grant otherwise.
+        Default ``()``."""
+        return self._setting("STAFF_PERMISSIONS", ())
+
+
 app_settings = AppSettings()

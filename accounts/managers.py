@@ -69,10 +69,13 @@ class UserManager(BaseUserManager):
         return self.model.from_account(account)
 
     def create_superuser(self, username, email, password=None, **extra_fields):
-        """A staff account (``is_staff=True``): the staff pages are this app's admin."""
+        """A staff account with every permission (``is_staff=True``, ``is_superuser=True``)."""
         extra_fields.setdefault("is_staff", True)
+        extra_fields.setdefault("is_superuser", True)
         if extra_fields["is_staff"] is not True:
             raise ValueError("A superuser must have is_staff=True.")
+        if extra_fields["is_superuser"] is not True:
+            raise ValueError("A superuser must have is_superuser=True.")
         return self.create_user(username, email, password, **extra_fields)
 
     def get_by_natural_key(self, username):

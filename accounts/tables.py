@@ -76,6 +76,8 @@ class Account(TableModel):
     password = UnicodeAttribute()
     is_active = BooleanAttribute(default=True)
     is_staff = BooleanAttribute(default=False)
+    # Django's superuser: every permission (createsuperuser sets it); absent on older items.
+    is_superuser = BooleanAttribute(default=False)
     created = UTCDateTimeAttribute(default_for_new=utcnow)
     updated = UTCDateTimeAttribute(default=utcnow)
     # False until the address is proven; absent (items written before verification
