@@ -14,7 +14,8 @@ from django.views.decorators.debug import sensitive_variables
 from . import lookups, ratelimit, store, verification
 from .adapter import get_adapter
 from .backends import UNVERIFIED_ATTRIBUTE
-from .exceptions import Busy, InvalidUniqueValue, ItemAlreadyExists, StaleItem, TokenReused, UniqueViolation
+from .exceptions import ItemAlreadyExists, TokenReused, UniqueViolation
+from .form_errors import STORE_REFUSALS, StoreErrorsMixin  # noqa: F401  (STORE_REFUSALS: for the views)
 from .models import User
 from .rules import AccountValuesForm, EmailField, NewUsernameMixin, UsernameField
 from .uniqueness import normalize_text
@@ -24,42 +25,9 @@ SIGNUP_TOKEN_SALT = "accounts.forms.SignupForm.token"
 # older than this is not sent again: the signup gets a fresh one instead.
 SIGNUP_TOKEN_MAX_AGE = 9 * 60
 
-# What the store can refuse after a form was valid; each becomes a form error.
-STORE_REFUSALS = (UniqueViolation, Busy, StaleItem, InvalidUniqueValue)
-# Each InvalidUniqueValue code as a field error (an empty value: Django's "required").
-INVALID_VALUE_MESSAGES = {
-    "empty": forms.Field.default_error_messages["required"],
-    "too_long": _("This value is too long."),
-    "invalid": _("This value contains characters that cannot be stored."),
-}
-
-
 def new_signup_token():
     """A signed, timestamped one-time token for a signup form."""
     return signing.TimestampSigner(salt=SIGNUP_TOKEN_SALT).sign(uuid.uuid4().hex)
-
-
-class StoreErrorsMixin:
-    """Shows what the store refused as form errors."""
-
-    def add_store_error(self, error):
-        """Each taken or unusable value on its own field (all at once), busy and stale as
-        non-field errors."""
-        adapter = get_adapter()
-        if isinstance(error, UniqueViolation):
-            for field in sorted(error.fields):
-                taken = adapter.taken_error(field, error.namespaces.get(field, ()))
-                self.add_error(field if field in self.fields else None, taken)
-        elif isinstance(error, InvalidUniqueValue):
-            message = INVALID_VALUE_MESSAGES.get(error.code, INVALID_VALUE_MESSAGES["invalid"])
-            for field in sorted(error.fields):
-                self.add_error(field if field in self.fields else None, ValidationError(message, code=error.code))
-        elif isinstance(error, Busy):
-            self.add_error(None, adapter.validation_error("busy"))
-        elif isinstance(error, StaleItem):
-            self.add_error(None, adapter.validation_error("stale"))
-        else:
-            raise error
 
 
 class SignupForm(AccountValuesForm, StoreErrorsMixin, auth_forms.SetPasswordMixin):

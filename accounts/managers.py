@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db import NotSupportedError
 
 from . import store
-from .adapter import get_adapter
+from .form_errors import field_errors
 from .exceptions import InvalidUniqueValue, UniqueViolation
 from .rules import clean_account_values
 
@@ -59,13 +59,8 @@ class UserManager(BaseUserManager):
         email, username = clean_account_values(email, username, allow_reserved=extra_fields.get("is_staff") is True)
         try:
             account, _ = signup_account(email, username, make_password(password), **extra_fields)
-        except UniqueViolation as error:
-            adapter = get_adapter()
-            raise ValidationError(
-                {field: [adapter.taken_error(field, error.namespaces.get(field, ()))] for field in sorted(error.fields)}
-            ) from error
-        except InvalidUniqueValue as error:
-            raise ValidationError({field: [ValidationError(error.message, code=error.code)] for field in error.fields})
+        except (UniqueViolation, InvalidUniqueValue) as error:
+            raise ValidationError(field_errors(error)) from error
         return self.model.from_account(account)
 
     def create_superuser(self, username, email, password=None, **extra_fields):
