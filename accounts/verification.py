@@ -18,13 +18,13 @@ import logging
 import smtplib
 
 from django.core import signing
-from django.core.mail import EmailMessage
 from django.template.loader import render_to_string
 from django.urls import reverse
 
 from . import ratelimit, store
 from .app_settings import app_settings
 from .exceptions import Busy, StaleItem, UniqueViolation
+from .plain_mail import PlainTextMessage
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ def send_mail(request, template, to, context):
     subject = " ".join(render_to_string(f"accounts/email/{template}_subject.txt", context, request).split())
     body = render_to_string(f"accounts/email/{template}_message.txt", context, request)
     try:
-        EmailMessage(subject, body, to=[to]).send()
+        PlainTextMessage(subject, body, to=[to]).send()
     except MAIL_ERRORS:
         logger.exception("The %s mail to %s could not be sent.", template, to)
         return False

@@ -7,10 +7,10 @@ from django.conf import global_settings, settings
 from django.core.signals import setting_changed
 from django.test import override_settings
 
-# Kept as they are: DEBUG and EMAIL_BACKEND are set for every test by Django's test
-# environment (setup_test_environment), which also adds "testserver" to ALLOWED_HOSTS;
-# DATABASES is read once per process (Django only warns when it is overridden).
-KEPT = {"DEBUG", "EMAIL_BACKEND", "DATABASES"}
+# Kept as they are: DEBUG and EMAIL_BACKEND (MAILERS on Django 6.1) are set for every test
+# by Django's test environment (setup_test_environment), which also adds "testserver" to
+# ALLOWED_HOSTS; DATABASES is read once per process (Django only warns when it is overridden).
+KEPT = {"DEBUG", "EMAIL_BACKEND", "MAILERS", "DATABASES"}
 MISSING = object()
 
 

@@ -25,4 +25,7 @@ ACCOUNTS_REQUEST_DEADLINE = None
 # hold their address from sign-up: mode "none". Tests of verification choose their mode
 # themselves (the `settings` fixture), "mandatory" and "optional" included.
 ACCOUNTS_EMAIL_VERIFICATION = "none"
-EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+if "MAILERS" in globals():  # Django 6.1
+    MAILERS = {"default": {"BACKEND": "django.core.mail.backends.locmem.EmailBackend"}}
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"

@@ -95,7 +95,7 @@ def test_metadata_names_the_version_and_the_supported_pythons_and_djangos(metada
     assert metadata["Name"] == "django-dynamo-accounts"
     assert metadata["Version"] == accounts.__version__
     assert metadata["Requires-Python"] == ">=3.11"
-    assert {"Framework :: Django :: 5.2", "Framework :: Django :: 6.0"} <= set(classifiers)
+    assert {f"Framework :: Django :: {version}" for version in ("5.2", "6.0", "6.1")} <= set(classifiers)
     assert {f"Programming Language :: Python :: 3.{minor}" for minor in (11, 12, 13)} <= set(classifiers)
 
 
