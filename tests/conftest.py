@@ -13,9 +13,17 @@ import uuid
 
 import pytest
 
-# The fixtures of the app's pytest plugin, also when the installed package does not
-# register it (an editable install made before the plugin existed).
-from accounts.testing import accounts_allow_aws, accounts_dynamodb_local, accounts_table  # noqa: F401
+# The app's pytest plugin, also when the installed package does not register it (an
+# editable install made before the plugin existed).
+pytest_plugins = ["accounts.testing"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _dynamodb_unblocked(accounts_dynamodb_blocker):
+    """The app's own tests reach DynamoDB through their own fixtures (``ddb``, ``moto_ddb``,
+    ``dynamodb_local``), not only ``accounts_table``: the plugin's blocker stands aside."""
+    with accounts_dynamodb_blocker.unblock():
+        yield
 
 
 @pytest.fixture(scope="session")

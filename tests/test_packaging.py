@@ -6,33 +6,20 @@ fresh clone builds it (setuptools would otherwise reuse a stale ``build/`` direc
 
 import email
 import re
-import shutil
-import subprocess
-import sys
 import zipfile
-from pathlib import Path
 
 import pytest
 
 import accounts
+from tests.projects import ROOT, build_wheel
 
-ROOT = Path(__file__).resolve().parent.parent
-NOT_SOURCE = (".git", ".venv", "var", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", "node_modules")
 DIST_INFO = f"django_dynamo_accounts-{accounts.__version__}.dist-info"
 
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
     """The built wheel, opened."""
-    source = tmp_path_factory.mktemp("source") / "repository"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*NOT_SOURCE))
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(out), str(source)],
-        check=True,
-        capture_output=True,
-    )
-    [built] = out.glob("*.whl")
+    built = build_wheel(tmp_path_factory.mktemp("source") / "repository", tmp_path_factory.mktemp("wheel"))
     with zipfile.ZipFile(built) as archive:
         yield built.name, archive
 
