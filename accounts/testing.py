@@ -95,12 +95,13 @@ class DynamoDBBlocker:
         finally:
             self._unblocked -= 1
 
-    def refuse(self, request, event_name, **kwargs):
-        """botocore's ``before-send.dynamodb`` handler: fail the test when blocked."""
+    def refuse(self, params, event_name, **kwargs):
+        """botocore's ``before-call.dynamodb`` handler (before credentials are looked up or
+        anything is signed or sent): fail the test when blocked."""
         if self.blocked:
             from .app_settings import app_settings
 
-            if app_settings.TABLE_NAME in _table_names(request.body):
+            if app_settings.TABLE_NAME in _table_names(params.get("body")):
                 operation = event_name.rpartition(".")[2]
                 pytest.fail(
                     f"{operation} on the accounts table {app_settings.TABLE_NAME!r} from a test without the "
@@ -129,22 +130,22 @@ def _table_names(body):
 
 
 blocker = DynamoDBBlocker()
+BLOCKER_HANDLER = ("before-call.dynamodb", blocker.refuse)
 
 
 def pytest_configure(config):
     from botocore.handlers import BUILTIN_HANDLERS
 
     # Every botocore session made from now on (the app's clients are made when first used)
-    # asks the blocker before sending. Before moto's "before-send" handler too: more
-    # specific events come first, so a blocked request never reaches moto either.
-    BUILTIN_HANDLERS.append(("before-send.dynamodb", blocker.refuse))
+    # asks the blocker before each call, before moto (a "before-send" handler) sees it.
+    BUILTIN_HANDLERS.append(BLOCKER_HANDLER)
 
 
 def pytest_unconfigure(config):
     from botocore.handlers import BUILTIN_HANDLERS
 
-    if ("before-send.dynamodb", blocker.refuse) in BUILTIN_HANDLERS:
-        BUILTIN_HANDLERS.remove(("before-send.dynamodb", blocker.refuse))
+    if BLOCKER_HANDLER in BUILTIN_HANDLERS:
+        BUILTIN_HANDLERS.remove(BLOCKER_HANDLER)
 
 
 @pytest.hookimpl(tryfirst=True)
