@@ -17,9 +17,11 @@ import functools
 import os
 import threading
 import time
+import typing
 from datetime import datetime, timezone
 
 import botocore.config
+import botocore.handlers
 import botocore.session
 from pynamodb.attributes import BooleanAttribute, NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute
 from pynamodb.models import Model
@@ -214,12 +216,15 @@ class _SharedClient:
 
     PynamoDB builds its client lazily per connection; with many threads starting at once
     each builds its own (hundreds of milliseconds each), so transactions use this one.
+    A client is kept for each configuration it was built for, so settings that change and
+    change back (every test, with the ``accounts_table`` fixture) find theirs again.
     """
 
     def __init__(self, attempts=1):
         self._attempts = attempts
         self._lock = threading.Lock()
         self._client = None
+        self._built = {}
 
     def reset(self):
         with self._lock:
@@ -231,27 +236,70 @@ class _SharedClient:
             return client
         with self._lock:
             if self._client is None:
-                session = botocore.session.get_session()
-                access_key, secret_key = _credentials()
-                if access_key:
-                    session.set_credentials(access_key, secret_key)
-                connect_timeout, read_timeout = deadline.attempt_timeouts()
-                config = botocore.config.Config(
-                    connect_timeout=connect_timeout,
-                    read_timeout=read_timeout,
-                    max_pool_connections=MAX_POOL_CONNECTIONS,
-                    retries={"total_max_attempts": self._attempts, "mode": "standard"},
-                    parameter_validation=False,
-                )
-                self._client = deadline.watch(
-                    session.create_client(
-                        "dynamodb",
-                        region_name=app_settings.REGION,
-                        endpoint_url=app_settings.ENDPOINT_URL,
-                        config=config,
-                    )
-                )
+                configuration = ClientConfiguration.current()
+                if configuration not in self._built:
+                    self._built[configuration] = self._build(configuration)
+                self._client = self._built[configuration]
             return self._client
+
+    def _build(self, configuration):
+        config = botocore.config.Config(
+            connect_timeout=configuration.connect_timeout,
+            read_timeout=configuration.read_timeout,
+            max_pool_connections=MAX_POOL_CONNECTIONS,
+            retries={"total_max_attempts": self._attempts, "mode": "standard"},
+            parameter_validation=False,
+        )
+        client = _new_session().create_client(
+            "dynamodb",
+            region_name=configuration.region,
+            endpoint_url=configuration.endpoint_url,
+            aws_access_key_id=configuration.access_key,
+            aws_secret_access_key=configuration.secret_key,
+            config=config,
+        )
+        return deadline.watch(client)
+
+
+class ClientConfiguration(typing.NamedTuple):
+    """Everything a client is built from: the settings, and how many handlers botocore gives
+    a new session (moto's mock, or a test plugin, adds its own when imported: a client built
+    before would not have it)."""
+
+    region: str
+    endpoint_url: str | None
+    access_key: str | None
+    secret_key: str | None
+    connect_timeout: float
+    read_timeout: float
+    handler_count: int
+
+    @classmethod
+    def current(cls):
+        return cls(
+            app_settings.REGION,
+            app_settings.ENDPOINT_URL,
+            *_credentials(),
+            *deadline.attempt_timeouts(),
+            len(botocore.handlers.BUILTIN_HANDLERS),
+        )
+
+
+_loader_lock = threading.Lock()
+_loader = None
+
+
+def _new_session():
+    """A botocore session sharing one loader of AWS's service models with the others: a
+    session of its own loads DynamoDB's model again, hundreds of milliseconds."""
+    global _loader
+    session = botocore.session.get_session()
+    with _loader_lock:
+        if _loader is None:
+            _loader = session.get_component("data_loader")
+        else:
+            session.register_component("data_loader", _loader)
+    return session
 
 
 # The engine resends itself, keeping the ClientRequestToken (see transactions): one attempt.

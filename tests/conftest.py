@@ -46,8 +46,16 @@ def _fresh_table(settings, endpoint_url, name):
 
 
 @pytest.fixture
-def ddb(dynamodb_local, settings):
-    """A fresh, empty accounts table on DynamoDB Local."""
+def ddb(accounts_table, dynamodb_local):
+    """An empty accounts table on DynamoDB Local: the session's, emptied after each test
+    (the plugin's ``accounts_table``), so no test waits for a table to be made."""
+    return dynamodb_local
+
+
+@pytest.fixture
+def fresh_ddb(dynamodb_local, settings):
+    """A table of the test's own on DynamoDB Local, made for it and deleted after: for tests
+    that change the table itself (its TTL), which the next test must not inherit."""
     from accounts.tables import TableModel
 
     _fresh_table(settings, dynamodb_local.endpoint_url, f"test-{uuid.uuid4().hex[:12]}")
