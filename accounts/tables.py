@@ -230,6 +230,11 @@ class _SharedClient:
         with self._lock:
             self._client = None
 
+    def forget(self):
+        with self._lock:
+            self._client = None
+            self._built.clear()
+
     def get(self):
         client = self._client
         if client is not None:
@@ -250,8 +255,8 @@ class _SharedClient:
             retries={"total_max_attempts": self._attempts, "mode": "standard"},
             parameter_validation=False,
         )
-        client = _new_session().create_client(
-            "dynamodb",
+        client = _create_client(
+            configuration,
             region_name=configuration.region,
             endpoint_url=configuration.endpoint_url,
             aws_access_key_id=configuration.access_key,
@@ -285,21 +290,24 @@ class ClientConfiguration(typing.NamedTuple):
         )
 
 
-_loader_lock = threading.Lock()
-_loader = None
+_sessions_lock = threading.Lock()
+_sessions = {}
 
 
-def _new_session():
-    """A botocore session sharing one loader of AWS's service models with the others: a
-    session of its own loads DynamoDB's model again, hundreds of milliseconds."""
-    global _loader
-    session = botocore.session.get_session()
-    with _loader_lock:
-        if _loader is None:
-            _loader = session.get_component("data_loader")
-        else:
-            session.register_component("data_loader", _loader)
-    return session
+def _create_client(configuration, **options):
+    """A DynamoDB client from the botocore session of ``configuration.handler_count``: one
+    session serves every client (a session of its own loads DynamoDB's service model again,
+    hundreds of milliseconds), and botocore sessions are not thread-safe."""
+    with _sessions_lock:
+        if configuration.handler_count not in _sessions:
+            _sessions[configuration.handler_count] = botocore.session.get_session()
+        return _sessions[configuration.handler_count].create_client("dynamodb", **options)
+
+
+def forget_clients():
+    """Build every client afresh when next used (a test that registered handlers on one)."""
+    _client.forget()
+    _plain_client.forget()
 
 
 # The engine resends itself, keeping the ClientRequestToken (see transactions): one attempt.

@@ -26,6 +26,16 @@ def _dynamodb_unblocked(accounts_dynamodb_blocker):
         yield
 
 
+@pytest.fixture(autouse=True)
+def _clients_of_its_own():
+    """Each test gets DynamoDB clients of its own: tests that inject faults or count requests
+    register handlers on them, which the next test must not inherit."""
+    yield
+    from accounts.tables import forget_clients
+
+    forget_clients()
+
+
 @pytest.fixture(scope="session")
 def dynamodb_local(accounts_dynamodb_local):
     return accounts_dynamodb_local
