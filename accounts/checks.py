@@ -63,7 +63,8 @@ def check_auth_settings(app_configs, **kwargs):
         errors.append(
             checks.Error(
                 f"SESSION_ENGINE {settings.SESSION_ENGINE!r} needs a SQL database.",
-                hint='Use "django.contrib.sessions.backends.signed_cookies" (or a cache-backed engine).',
+                hint='Use "accounts.sessions" (sessions in the accounts table, which staff and a password change '
+                'can end), or "django.contrib.sessions.backends.signed_cookies".',
                 id="accounts.E003",
             )
         )

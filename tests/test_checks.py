@@ -79,7 +79,7 @@ def test_e003_session_engine_that_needs_a_sql_database(settings, engine):
     [issue] = check_auth_settings(None)
 
     assert issue.id == "accounts.E003"
-    assert "signed_cookies" in issue.hint
+    assert issue.hint.startswith('Use "accounts.sessions"')
 
 
 def test_e003_not_raised_for_a_cache_session_engine(settings):
