@@ -329,13 +329,33 @@ def plain_client():
 
 def create_table(wait=True):
     """Create the accounts table (PK/SK strings, on-demand) if missing, with TTL on
-    ``expires`` (``UpdateTimeToLive``; an existing table gets TTL too). True if created."""
-    if Account.exists():
-        enable_ttl()
-        return False
-    Account.create_table(billing_mode="PAY_PER_REQUEST", wait=wait)
+    ``expires`` (``UpdateTimeToLive``; an existing table gets TTL too). True if created.
+
+    Sent with :func:`dynamodb_client`, whose botocore session every client shares
+    (PynamoDB's own connection would load AWS's service model once more)."""
+    client = dynamodb_client()
+    name = TableModel.Meta.table_name
+    try:
+        client.describe_table(TableName=name)
+        created = False
+    except client.exceptions.ResourceNotFoundException:
+        schema = Account._get_schema()
+        client.create_table(
+            TableName=name,
+            AttributeDefinitions=schema["attribute_definitions"],
+            KeySchema=schema["key_schema"],
+            BillingMode="PAY_PER_REQUEST",
+        )
+        created = True
+    if wait:
+        client.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 120})
     enable_ttl()
-    return True
+    return created
+
+
+def delete_table():
+    """Delete the accounts table (tests; nothing else deletes it)."""
+    dynamodb_client().delete_table(TableName=TableModel.Meta.table_name)
 
 
 def enable_ttl():

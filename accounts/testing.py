@@ -258,9 +258,9 @@ class SessionTables:
         for table in self._tables.values():
             if table.endpoint_url is not None:
                 with _pointed_at(table):
-                    from .tables import TableModel
+                    from .tables import delete_table
 
-                    TableModel.delete_table()
+                    delete_table()
         self._tables.clear()
         if self._moto is not None:
             self._moto.stop()
