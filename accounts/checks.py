@@ -312,8 +312,8 @@ def check_table(app_configs, **kwargs):
 
 # What each default field loses without its own option, for accounts.W010.
 WEAKENED = {
-    "normalizer": "values that differ only as {field}s are compared (case, width, IDNA domains, Turkish İ) may "
-    "now be held by two accounts",
+    "normalizer": "two {field}s that differ only in case, width or spelling (an IDNA domain, Turkish İ) may now "
+    "be held by two accounts",
     "skeleton_namespace": "look-alike {field}s (Cyrillic 'рере' beside 'pepe') no longer collide",
 }
 

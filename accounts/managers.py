@@ -11,8 +11,8 @@ from django.core.exceptions import ValidationError
 from django.db import NotSupportedError
 
 from . import store
-from .form_errors import field_errors
 from .exceptions import InvalidUniqueValue, UniqueViolation
+from .form_errors import field_errors
 from .rules import clean_account_values
 
 QUERYSET_REFUSED = (

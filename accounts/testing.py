@@ -230,8 +230,9 @@ class SessionTables:
             self._start_moto()
         table = self._tables.get(endpoint_url)
         if table is None:
-            table = self._tables[endpoint_url] = AccountsTable(f"test-{uuid.uuid4().hex[:12]}", endpoint_url)
+            table = AccountsTable(f"test-{uuid.uuid4().hex[:12]}", endpoint_url)
             _create(table)
+            self._tables[endpoint_url] = table
         try:
             yield table
         finally:
