@@ -19,6 +19,8 @@ from django.utils.translation import gettext_lazy as _
 
 from . import identifiers, store
 from .app_settings import app_settings
+from .tables import get_account_model
+from .uniqueness import constraints_of
 
 # Django's UnicodeUsernameValidator without "@": letters, digits and . + - _
 USERNAME_CHARACTERS = re.compile(r"^[\w.+-]+\Z")
@@ -158,16 +160,20 @@ class DefaultAccountAdapter:
         reserved = {identifiers.username_skeleton_key(name) for name in app_settings.USERNAME_BLACKLIST}
         return identifiers.username_skeleton_key(username) in reserved
 
-    def taken_error(self, field, namespaces=()):
-        """The error shown on ``field`` when another account already holds its value.
+    def taken_error(self, field, namespaces=(), model=None, messages=None):
+        """The error shown on ``field`` when another item already holds its value.
 
-        ``namespaces`` are those of the constraints that collided: when the field's own
-        constraint is not among them, only a look-alike is taken (``username_similar``).
+        ``namespaces`` are those of the constraints that collided: when none of the field's
+        own constraints is among them, only a look-alike is taken (``username_similar``).
+        ``model`` is the model of the item refused (default: the account model);
+        ``messages`` (a form's own, by code) come before :attr:`error_messages`.
         """
-        similar = bool(namespaces) and _own_namespace(field) not in namespaces
+        similar = bool(namespaces) and not _own_namespaces(field, model) & set(namespaces)
+        texts = {**self.error_messages, **(messages or {})}
         code = f"{field}_{'similar' if similar else 'taken'}"
-        fallback = "value_similar" if similar else "value_taken"
-        return self.validation_error(code if code in self.error_messages else fallback)
+        if code not in texts:
+            code = "value_similar" if similar else "value_taken"
+        return ValidationError(texts[code], code=code)
 
     def get_form_class(self, name):
         """The form class of the account page ``name`` (``"signup"``, ``"login"``,
@@ -193,6 +199,11 @@ class DefaultAccountAdapter:
             token=token,
             **self.get_signup_attributes(request, form),
         )
+
+    def get_user_permissions(self, user):
+        """The permissions (``"app_label.codename"``) of an active, non-superuser ``user``
+        (a superuser has them all): ``ACCOUNTS_STAFF_PERMISSIONS`` for staff, none for others."""
+        return set(app_settings.STAFF_PERMISSIONS) if user.is_staff else set()
 
     def get_login_url(self, request):
         """Where a page that needs a signed-in user sends everyone else (``ACCOUNTS_LOGIN_URL``)."""
@@ -225,11 +236,10 @@ class DefaultAccountAdapter:
         messages.add_message(request, level, self.success_messages[code[outcome]] % {"email": email})
 
 
-def _own_namespace(field):
-    try:
-        return store.constraint_for(field).namespace
-    except KeyError:
-        return None
+def _own_namespaces(field, model=None):
+    """The namespaces of ``model``'s constraints on ``field`` that are not look-alike locks."""
+    constraints = constraints_of(model or get_account_model())
+    return {constraint.namespace for constraint in constraints if field in constraint.fields and not constraint.lookalike}
 
 
 def get_adapter(request=None):

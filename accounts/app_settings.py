@@ -24,6 +24,16 @@ DEFAULT_FORMS = {
     "delete": "accounts.forms.AccountDeleteForm",
 }
 
+# The unique account fields every project has; ACCOUNTS_UNIQUE_FIELDS adds to these.
+DEFAULT_UNIQUE_FIELDS = {
+    "email": {"namespace": "EMAIL", "normalizer": "accounts.identifiers.normalize_email_key"},
+    "username": {
+        "namespace": "HANDLE",
+        "normalizer": "accounts.identifiers.normalize_username_key",
+        "skeleton_namespace": "HANDLE_SKEL",
+    },
+}
+
 # Names that speak for the site (RFC 2142 mailboxes, roles, system accounts).
 RESERVED_USERNAMES = (
     "abuse",
@@ -115,22 +125,22 @@ class AppSettings:
         ``skeleton_namespace`` (optional) adds a second lock, keyed on the UTS #39 confusable
         skeleton of the normalized value, so look-alikes collide too.
 
-        Default: ``email`` in namespace ``EMAIL``, normalized with
-        :func:`accounts.identifiers.normalize_email_key` (IDNA domain); ``username`` in
-        namespace ``HANDLE``, normalized with :func:`accounts.identifiers.normalize_username_key`,
-        and its skeleton in namespace ``HANDLE_SKEL``.
+        The setting adds to :data:`DEFAULT_UNIQUE_FIELDS`: ``email`` in namespace ``EMAIL``,
+        normalized with :func:`accounts.identifiers.normalize_email_key` (IDNA domain), and
+        ``username`` in namespace ``HANDLE``, normalized with
+        :func:`accounts.identifiers.normalize_username_key`, with its skeleton in namespace
+        ``HANDLE_SKEL``. Options given for ``email`` or ``username`` replace only those
+        options; an option set to ``None`` is removed (``{"username": {"skeleton_namespace":
+        None}}`` drops the look-alike lock, which ``accounts.W010`` then warns about).
         """
-        return self._setting(
-            "UNIQUE_FIELDS",
-            {
-                "email": {"namespace": "EMAIL", "normalizer": "accounts.identifiers.normalize_email_key"},
-                "username": {
-                    "namespace": "HANDLE",
-                    "normalizer": "accounts.identifiers.normalize_username_key",
-                    "skeleton_namespace": "HANDLE_SKEL",
-                },
-            },
-        )
+        fields = {field: dict(options) for field, options in DEFAULT_UNIQUE_FIELDS.items()}
+        for field, options in self._setting("UNIQUE_FIELDS", {}).items():
+            if not isinstance(options, dict):
+                fields[field] = options  # accounts.E005 says what is wrong
+                continue
+            merged = {**fields.get(field, {}), **options}
+            fields[field] = {name: value for name, value in merged.items() if value is not None}
+        return fields
 
     @property
     def USERNAME_BLACKLIST(self):
@@ -320,6 +330,17 @@ class AppSettings:
         device cookie, see :mod:`accounts.devices`): a ``timedelta`` or seconds. Default 365 days."""
         value = self._setting("DEVICE_COOKIE_AGE", timedelta(days=365))
         return value if isinstance(value, timedelta) else timedelta(seconds=value)
+
+
+    # Permissions (issue 19).
+
+    @property
+    def STAFF_PERMISSIONS(self):
+        """Permissions (``"app_label.codename"``) every active staff account has, for
+        ``user.has_perm()``, ``{% if perms.app.codename %}`` and the admin; a superuser has
+        every permission. The adapter's ``get_user_permissions`` may grant otherwise.
+        Default ``()``."""
+        return self._setting("STAFF_PERMISSIONS", ())
 
 
 app_settings = AppSettings()

@@ -4,6 +4,7 @@ from django.contrib.auth.backends import BaseBackend
 from django.core.exceptions import PermissionDenied
 
 from . import devices, ratelimit, sessions, store
+from .adapter import get_adapter
 from .exceptions import InvalidUniqueValue
 from .models import User
 from .pending import pending_account_id
@@ -93,6 +94,17 @@ class AccountBackend(BaseBackend):
     def user_can_authenticate(self, user):
         """Inactive accounts cannot log in."""
         return user.is_active
+
+    def get_user_permissions(self, user_obj, obj=None):
+        """What the adapter grants an active user (``get_user_permissions``: by default
+        ``ACCOUNTS_STAFF_PERMISSIONS`` for staff); no per-object permissions."""
+        if not user_obj.is_active or user_obj.is_anonymous or obj is not None:
+            return set()
+        return set(get_adapter().get_user_permissions(user_obj))
+
+    def has_module_perms(self, user_obj, app_label):
+        """Whether the user has any permission in ``app_label``."""
+        return any(permission.partition(".")[0] == app_label for permission in self.get_all_permissions(user_obj))
 
     def get_user(self, user_id):
         # accounts.sessions reads the account with the session, in the same request.

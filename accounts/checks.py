@@ -3,7 +3,6 @@
 - ``accounts.E001``: ``AUTH_USER_MODEL`` is not ``accounts.User``.
 - ``accounts.E002``: no ``AUTHENTICATION_BACKENDS`` entry is ``AccountBackend`` (or a subclass).
 - ``accounts.E003``: ``SESSION_ENGINE`` needs a SQL database.
-- ``accounts.E004``: ``ACCOUNTS_UNIQUE_FIELDS`` lacks ``email`` or ``username``.
 - ``accounts.E005``: a unique field's declaration is not a dict with a namespace of its own.
 - ``accounts.E006``: a unique field's normalizer cannot be imported or is not callable.
 - ``accounts.E007``: ``ACCOUNTS_ACCOUNT_MODEL`` cannot be imported or is not an ``Account``.
@@ -17,6 +16,8 @@
 - ``accounts.E009``: ``AUTHENTICATION_BACKENDS`` also has Django's ``ModelBackend`` (SQL users).
 - ``accounts.W003``: ``django.contrib.admin`` is installed (use the staff pages).
 - ``accounts.W004``: a SQL model has a relation to ``AUTH_USER_MODEL`` (keep an ``AccountIdField``).
+- ``accounts.W010``: ``ACCOUNTS_UNIQUE_FIELDS`` takes from ``email`` or ``username`` the
+  normalizer or the look-alike lock the app gives them.
 """
 
 import botocore.config
@@ -28,7 +29,7 @@ from django.contrib.auth.backends import ModelBackend
 from django.core import checks
 from django.utils.module_loading import import_string
 
-from .app_settings import app_settings
+from .app_settings import DEFAULT_UNIQUE_FIELDS, app_settings
 from .links import site_url_problem
 
 USER_MODEL = "accounts.User"
@@ -65,7 +66,8 @@ def check_auth_settings(app_configs, **kwargs):
         errors.append(
             checks.Error(
                 f"SESSION_ENGINE {settings.SESSION_ENGINE!r} needs a SQL database.",
-                hint='Use "django.contrib.sessions.backends.signed_cookies" (or a cache-backed engine).',
+                hint='Use "accounts.sessions" (sessions in the accounts table, which staff and a password change '
+                'can end), or "django.contrib.sessions.backends.signed_cookies".',
                 id="accounts.E003",
             )
         )
@@ -158,18 +160,9 @@ def check_unique_models(app_configs, **kwargs):
 
 @checks.register(checks.Tags.compatibility)
 def check_unique_fields(app_configs, **kwargs):
-    """E004-E006: the declarations of ``ACCOUNTS_UNIQUE_FIELDS``."""
+    """E005-E006: the declarations of ``ACCOUNTS_UNIQUE_FIELDS``."""
     errors = []
     declared = app_settings.UNIQUE_FIELDS
-    for required in ("email", "username"):
-        if required not in declared:
-            errors.append(
-                checks.Error(
-                    f"ACCOUNTS_UNIQUE_FIELDS does not declare {required!r}.",
-                    hint="Logging in and signing up look accounts up by email and username.",
-                    id="accounts.E004",
-                )
-            )
     namespaces = [
         options.get(key)
         for options in declared.values()
@@ -335,3 +328,46 @@ def check_table(app_configs, **kwargs):
             )
         ]
     return []
+
+
+# What each default field loses without its own option, for accounts.W010.
+WEAKENED = {
+    "normalizer": "two {field}s that differ only in case, width or spelling (an IDNA domain, Turkish İ) may now "
+    "be held by two accounts",
+    "skeleton_namespace": "look-alike {field}s (Cyrillic 'рере' beside 'pepe') no longer collide",
+}
+
+
+@checks.register(checks.Tags.compatibility)
+def check_default_fields_kept(app_configs, **kwargs):
+    """W010: ``email`` and ``username`` keep the normalizer and the look-alike lock of
+    :data:`~accounts.app_settings.DEFAULT_UNIQUE_FIELDS`."""
+    warnings = []
+    declared = app_settings.UNIQUE_FIELDS
+    for field, defaults in DEFAULT_UNIQUE_FIELDS.items():
+        options = declared.get(field)
+        if not isinstance(options, dict):
+            continue
+        for option, default in defaults.items():
+            if option not in WEAKENED or _same_option(options.get(option), default):
+                continue
+            warnings.append(
+                checks.Warning(
+                    f"ACCOUNTS_UNIQUE_FIELDS[{field!r}] {option} is {options.get(option)!r}, not {default!r}: "
+                    f"{WEAKENED[option].format(field=field)}.",
+                    hint=f"Leave {option} out of ACCOUNTS_UNIQUE_FIELDS[{field!r}] (the setting adds to the "
+                    "defaults); if you mean it, put 'accounts.W010' in SILENCED_SYSTEM_CHECKS.",
+                    id="accounts.W010",
+                )
+            )
+    return warnings
+
+
+def _same_option(value, default):
+    """Whether ``value`` is ``default``, given as the same dotted path or as the object it names."""
+    if value == default:
+        return True
+    try:
+        return value is not None and not isinstance(value, str) and value is import_string(default)
+    except ImportError:
+        return False

@@ -14,105 +14,30 @@ from django.views.decorators.debug import sensitive_variables
 from . import ratelimit, store, verification
 from .adapter import get_adapter
 from .backends import RATE_LIMITED_ATTRIBUTE, UNVERIFIED_ATTRIBUTE
-from .exceptions import Busy, InvalidUniqueValue, ItemAlreadyExists, StaleItem, TokenReused, UniqueViolation
+from .exceptions import ItemAlreadyExists, TokenReused, UniqueViolation
+from .form_errors import STORE_REFUSALS, StoreErrorsMixin  # noqa: F401  (STORE_REFUSALS: for the views)
 from .models import User
+from .rules import AccountValuesForm, EmailField, NewUsernameMixin, UsernameField
 
 SIGNUP_TOKEN_SALT = "accounts.forms.SignupForm.token"
 # DynamoDB honours a ClientRequestToken for 10 minutes after its first use. A form token
 # older than this is not sent again: the signup gets a fresh one instead.
 SIGNUP_TOKEN_MAX_AGE = 9 * 60
 
-# What the store can refuse after a form was valid; each becomes a form error.
-STORE_REFUSALS = (UniqueViolation, Busy, StaleItem, InvalidUniqueValue)
-# Each InvalidUniqueValue code as a field error (an empty value: Django's "required").
-INVALID_VALUE_MESSAGES = {
-    "empty": forms.Field.default_error_messages["required"],
-    "too_long": _("This value is too long."),
-    "invalid": _("This value contains characters that cannot be stored."),
-}
-
-
 def new_signup_token():
     """A signed, timestamped one-time token for a signup form."""
     return signing.TimestampSigner(salt=SIGNUP_TOKEN_SALT).sign(uuid.uuid4().hex)
 
 
-class EmailField(forms.EmailField):
-    """An email field normalized by the adapter before it is validated."""
-
-    def to_python(self, value):
-        value = super().to_python(value)
-        if not value or len(value) > self.max_length:
-            # Refused as typed: normalizing huge input is slow, and it is refused anyway.
-            return value
-        return get_adapter().normalize_email(value)
-
-
-class UsernameField(auth_forms.UsernameField):
-    """A username field normalized by the adapter (NFKC by default) before it is validated."""
-
-    def to_python(self, value):
-        value = forms.CharField.to_python(self, value)
-        if self.max_length is not None and len(value) > self.max_length:
-            return value
-        return get_adapter().normalize_username(value)
-
-
-class NewUsernameMixin:
-    """Cleans a new username by the adapter's rules; reserved names only for staff."""
-
-    #: Staff tools set this: they may give an account a reserved name such as ``support``.
-    allow_reserved_usernames = False
-
-    def clean_username(self):
-        adapter = get_adapter()
-        username = adapter.clean_username(self.cleaned_data["username"])
-        if not self.allow_reserved_usernames and adapter.is_reserved_username(username):
-            raise adapter.validation_error("username_reserved")
-        return username
-
-
-class StoreErrorsMixin:
-    """Shows what the store refused as form errors."""
-
-    def add_store_error(self, error):
-        """Each taken or unusable value on its own field (all at once), busy and stale as
-        non-field errors."""
-        adapter = get_adapter()
-        if isinstance(error, UniqueViolation):
-            for field in sorted(error.fields):
-                taken = adapter.taken_error(field, error.namespaces.get(field, ()))
-                self.add_error(field if field in self.fields else None, taken)
-        elif isinstance(error, InvalidUniqueValue):
-            message = INVALID_VALUE_MESSAGES.get(error.code, INVALID_VALUE_MESSAGES["invalid"])
-            for field in sorted(error.fields):
-                self.add_error(field if field in self.fields else None, ValidationError(message, code=error.code))
-        elif isinstance(error, Busy):
-            self.add_error(None, adapter.validation_error("busy"))
-        elif isinstance(error, StaleItem):
-            self.add_error(None, adapter.validation_error("stale"))
-        else:
-            raise error
-
-
-class SignupForm(NewUsernameMixin, StoreErrorsMixin, auth_forms.SetPasswordMixin, forms.Form):
+class SignupForm(AccountValuesForm, StoreErrorsMixin, auth_forms.SetPasswordMixin):
     """Sign up with an email address, a username and a password.
 
     The hidden ``token`` makes the post idempotent: sent twice, the form creates one
     account and both posts succeed (see :meth:`save`).
     """
 
-    email = EmailField(
-        label=_("Email address"),
-        max_length=254,
-        widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True}),
-    )
-    username = UsernameField(label=_("Username"), max_length=150)
     password1, password2 = auth_forms.SetPasswordMixin.create_password_fields()
     token = forms.CharField(widget=forms.HiddenInput, required=False, initial=new_signup_token)
-
-    def clean_email(self):
-        return get_adapter().clean_email(self.cleaned_data["email"])
 
     def clean_token(self):
         """The ClientRequestToken of this post: the form's own, or a fresh one when the

@@ -12,6 +12,8 @@ from django.db import NotSupportedError
 
 from . import store
 from .exceptions import InvalidUniqueValue, UniqueViolation
+from .form_errors import field_errors
+from .rules import clean_account_values
 
 QUERYSET_REFUSED = (
     "Accounts live in DynamoDB, not in a SQL table: read them with accounts.store "
@@ -35,27 +37,6 @@ def signup_account(email, username, password_hash, **extra):
     return store.signup(email, username, password_hash, email_verified=True, **extra)
 
 
-def clean_account_values(email, username, *, allow_reserved=False):
-    """``(email, username)`` normalized and checked by the signup form's own fields and
-    adapter rules; raises :class:`ValidationError` keyed by field, like the form shows.
-    ``allow_reserved``: a reserved username is allowed (staff accounts, as staff may give)."""
-    # Imported here: the forms module imports the User model, which imports this module.
-    from django import forms
-
-    from .forms import NewUsernameMixin, SignupForm
-
-    class AccountValuesForm(NewUsernameMixin, forms.Form):
-        allow_reserved_usernames = allow_reserved
-        email = SignupForm.declared_fields["email"]
-        username = SignupForm.declared_fields["username"]
-        clean_email = SignupForm.clean_email
-
-    form = AccountValuesForm(data={"email": email, "username": username})
-    if not form.is_valid():
-        raise ValidationError(form.errors.as_data())
-    return form.cleaned_data["email"], form.cleaned_data["username"]
-
-
 class UserManager(BaseUserManager):
     """Creates and finds accounts through the store; refuses ORM queries."""
 
@@ -75,26 +56,21 @@ class UserManager(BaseUserManager):
         unique field such as ``phone``...). Raises :class:`ValidationError` keyed by field,
         with code ``email_taken``/``username_taken``/``<field>_taken`` for values in use.
         """
-        from .adapter import get_adapter
-        from .models import User
-
         email, username = clean_account_values(email, username, allow_reserved=extra_fields.get("is_staff") is True)
         try:
             account, _ = signup_account(email, username, make_password(password), **extra_fields)
-        except UniqueViolation as error:
-            adapter = get_adapter()
-            raise ValidationError(
-                {field: [adapter.taken_error(field, error.namespaces.get(field, ()))] for field in sorted(error.fields)}
-            ) from error
-        except InvalidUniqueValue as error:
-            raise ValidationError({field: [ValidationError(error.message, code=error.code)] for field in error.fields})
-        return User.from_account(account)
+        except (UniqueViolation, InvalidUniqueValue) as error:
+            raise ValidationError(field_errors(error)) from error
+        return self.model.from_account(account)
 
     def create_superuser(self, username, email, password=None, **extra_fields):
-        """A staff account (``is_staff=True``): the staff pages are this app's admin."""
+        """A staff account with every permission (``is_staff=True``, ``is_superuser=True``)."""
         extra_fields.setdefault("is_staff", True)
+        extra_fields.setdefault("is_superuser", True)
         if extra_fields["is_staff"] is not True:
             raise ValueError("A superuser must have is_staff=True.")
+        if extra_fields["is_superuser"] is not True:
+            raise ValueError("A superuser must have is_superuser=True.")
         return self.create_user(username, email, password, **extra_fields)
 
     def get_by_natural_key(self, username):
@@ -107,8 +83,6 @@ class UserManager(BaseUserManager):
         Raises ``User.DoesNotExist`` when no account matches, :class:`NotSupportedError`
         for any other lookup.
         """
-        from .models import User
-
         if len(lookup) != 1 or next(iter(lookup)) not in LOOKUPS:
             raise NotSupportedError(f"User.objects.get() takes one of {', '.join(LOOKUPS)}. {QUERYSET_REFUSED}")
         [(name, value)] = lookup.items()
@@ -117,5 +91,5 @@ class UserManager(BaseUserManager):
         except InvalidUniqueValue:
             account = None
         if account is None:
-            raise User.DoesNotExist(f"No account with {name} {value!r}.")
-        return User.from_account(account)
+            raise self.model.DoesNotExist(f"No account with {name} {value!r}.")
+        return self.model.from_account(account)

@@ -7,8 +7,10 @@ the PynamoDB item (:meth:`User.from_account`) and writes through :mod:`accounts.
 
 import logging
 
+from django.contrib import auth
 from django.contrib.auth import hashers, password_validation
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.exceptions import PermissionDenied
 from django.db import NotSupportedError, models
 from django.utils.translation import gettext_lazy as _
 
@@ -19,7 +21,7 @@ from .managers import UserManager
 logger = logging.getLogger(__name__)
 
 # The account attributes a User mirrors, under the same names.
-STORED_FIELDS = ("email", "username", "password", "is_active", "is_staff")
+STORED_FIELDS = ("email", "username", "password", "is_active", "is_staff", "is_superuser")
 # Moving a unique value has its own store operation (it sends its own signal).
 MOVED_BY_STORE = {"email": "accounts.store.change_email()", "username": "accounts.store.change_username()"}
 
@@ -38,6 +40,7 @@ class User(AbstractBaseUser):
     username = models.CharField(_("username"), max_length=150, unique=True)
     is_active = models.BooleanField(_("active"), default=True)
     is_staff = models.BooleanField(_("staff status"), default=False)
+    is_superuser = models.BooleanField(_("superuser status"), default=False)
     # Dropped on purpose: with a last_login field, Django connects update_last_login to
     # user_logged_in and every login would save() the user, a write per login.
     last_login = None
@@ -118,6 +121,38 @@ class User(AbstractBaseUser):
         store.delete_account(self._stored_account("delete"))
         return 1, {self._meta.label: 1}
 
+    # Permissions, with the semantics of Django's PermissionsMixin (there are no groups):
+    # an active superuser has every permission; anyone else, what the authentication
+    # backends grant (AccountBackend: the adapter's get_user_permissions()).
+
+    def get_user_permissions(self, obj=None):
+        """The permissions (``"app_label.codename"``) the backends grant this user."""
+        return _backend_permissions(self, "get_user_permissions", obj)
+
+    def get_group_permissions(self, obj=None):
+        """The permissions this user has through groups (none here: accounts have no groups)."""
+        return _backend_permissions(self, "get_group_permissions", obj)
+
+    def get_all_permissions(self, obj=None):
+        """Every permission the backends grant this user."""
+        return _backend_permissions(self, "get_all_permissions", obj)
+
+    def has_perm(self, perm, obj=None):
+        """Whether the user has ``perm``: always for an active superuser."""
+        if self.is_active and self.is_superuser:
+            return True
+        return _backends_agree(self, "has_perm", perm, obj)
+
+    def has_perms(self, perm_list, obj=None):
+        """Whether the user has every permission of ``perm_list``."""
+        return all(self.has_perm(perm, obj) for perm in perm_list)
+
+    def has_module_perms(self, app_label):
+        """Whether the user has any permission in ``app_label``: always for an active superuser."""
+        if self.is_active and self.is_superuser:
+            return True
+        return _backends_agree(self, "has_module_perms", app_label)
+
     def check_password(self, raw_password):
         """Whether ``raw_password`` is right; an outdated hash is upgraded if possible.
 
@@ -137,3 +172,26 @@ class User(AbstractBaseUser):
                 self.password = self.account.password
 
         return hashers.check_password(raw_password, self.password, upgrade)
+
+
+def _backend_permissions(user, method, obj):
+    return {
+        permission
+        for backend in auth.get_backends()
+        if hasattr(backend, method)
+        for permission in getattr(backend, method)(user, obj)
+    }
+
+
+def _backends_agree(user, method, *args):
+    """Whether one authentication backend answers yes (a backend raising
+    ``PermissionDenied`` says no for every one), as Django's ``User`` asks them."""
+    for backend in auth.get_backends():
+        if not hasattr(backend, method):
+            continue
+        try:
+            if getattr(backend, method)(user, *args):
+                return True
+        except PermissionDenied:
+            return False
+    return False

@@ -29,7 +29,7 @@ def account_id_for_token(token):
     Derived, not random, so the same form posted twice targets the same account item and
     the second post can recognise the first instead of creating a second account.
     """
-    return salted_hmac("accounts.signup", token).hexdigest()[:32]
+    return salted_hmac("accounts.signup", token, algorithm="sha256").hexdigest()[:32]
 
 
 def build_account(email, username, password_hash, *, token=None, **extra):

@@ -19,9 +19,11 @@ import hashlib
 import os
 import threading
 import time
+import typing
 from datetime import datetime, timezone
 
 import botocore.config
+import botocore.handlers
 import botocore.session
 from pynamodb.attributes import (
     BooleanAttribute,
@@ -88,6 +90,8 @@ class Account(TableModel):
     password = UnicodeAttribute()
     is_active = BooleanAttribute(default=True)
     is_staff = BooleanAttribute(default=False)
+    # Django's superuser: every permission (createsuperuser sets it); absent on older items.
+    is_superuser = BooleanAttribute(default=False)
     created = UTCDateTimeAttribute(default_for_new=utcnow)
     updated = UTCDateTimeAttribute(default=utcnow)
     # False until the address is proven; absent (items written before verification
@@ -246,16 +250,24 @@ class _SharedClient:
 
     PynamoDB builds its client lazily per connection; with many threads starting at once
     each builds its own (hundreds of milliseconds each), so transactions use this one.
+    A client is kept for each configuration it was built for, so settings that change and
+    change back (every test, with the ``accounts_table`` fixture) find theirs again.
     """
 
     def __init__(self, attempts=1):
         self._attempts = attempts
         self._lock = threading.Lock()
         self._client = None
+        self._built = {}
 
     def reset(self):
         with self._lock:
             self._client = None
+
+    def forget(self):
+        with self._lock:
+            self._client = None
+            self._built.clear()
 
     def get(self):
         client = self._client
@@ -263,27 +275,73 @@ class _SharedClient:
             return client
         with self._lock:
             if self._client is None:
-                session = botocore.session.get_session()
-                access_key, secret_key = _credentials()
-                if access_key:
-                    session.set_credentials(access_key, secret_key)
-                connect_timeout, read_timeout = deadline.attempt_timeouts()
-                config = botocore.config.Config(
-                    connect_timeout=connect_timeout,
-                    read_timeout=read_timeout,
-                    max_pool_connections=MAX_POOL_CONNECTIONS,
-                    retries={"total_max_attempts": self._attempts, "mode": "standard"},
-                    parameter_validation=False,
-                )
-                self._client = deadline.watch(
-                    session.create_client(
-                        "dynamodb",
-                        region_name=app_settings.REGION,
-                        endpoint_url=app_settings.ENDPOINT_URL,
-                        config=config,
-                    )
-                )
+                configuration = ClientConfiguration.current()
+                if configuration not in self._built:
+                    self._built[configuration] = self._build(configuration)
+                self._client = self._built[configuration]
             return self._client
+
+    def _build(self, configuration):
+        config = botocore.config.Config(
+            connect_timeout=configuration.connect_timeout,
+            read_timeout=configuration.read_timeout,
+            max_pool_connections=MAX_POOL_CONNECTIONS,
+            retries={"total_max_attempts": self._attempts, "mode": "standard"},
+            parameter_validation=False,
+        )
+        client = _create_client(
+            configuration,
+            region_name=configuration.region,
+            endpoint_url=configuration.endpoint_url,
+            aws_access_key_id=configuration.access_key,
+            aws_secret_access_key=configuration.secret_key,
+            config=config,
+        )
+        return deadline.watch(client)
+
+
+class ClientConfiguration(typing.NamedTuple):
+    """Everything a client is built from: the settings, and how many handlers botocore gives
+    a new session (moto's mock, or a test plugin, adds its own when imported: a client built
+    before would not have it)."""
+
+    region: str
+    endpoint_url: str | None
+    access_key: str | None
+    secret_key: str | None
+    connect_timeout: float
+    read_timeout: float
+    handler_count: int
+
+    @classmethod
+    def current(cls):
+        return cls(
+            app_settings.REGION,
+            app_settings.ENDPOINT_URL,
+            *_credentials(),
+            *deadline.attempt_timeouts(),
+            len(botocore.handlers.BUILTIN_HANDLERS),
+        )
+
+
+_sessions_lock = threading.Lock()
+_sessions = {}
+
+
+def _create_client(configuration, **options):
+    """A DynamoDB client from the botocore session of ``configuration.handler_count``: one
+    session serves every client (a session of its own loads DynamoDB's service model again,
+    hundreds of milliseconds), and botocore sessions are not thread-safe."""
+    with _sessions_lock:
+        if configuration.handler_count not in _sessions:
+            _sessions[configuration.handler_count] = botocore.session.get_session()
+        return _sessions[configuration.handler_count].create_client("dynamodb", **options)
+
+
+def forget_clients():
+    """Build every client afresh when next used (a test that registered handlers on one)."""
+    _client.forget()
+    _plain_client.forget()
 
 
 # The engine resends itself, keeping the ClientRequestToken (see transactions): one attempt.
@@ -305,13 +363,33 @@ def plain_client():
 
 def create_table(wait=True):
     """Create the accounts table (PK/SK strings, on-demand) if missing, with TTL on
-    ``expires`` (``UpdateTimeToLive``; an existing table gets TTL too). True if created."""
-    if Account.exists():
-        enable_ttl()
-        return False
-    Account.create_table(billing_mode="PAY_PER_REQUEST", wait=wait)
+    ``expires`` (``UpdateTimeToLive``; an existing table gets TTL too). True if created.
+
+    Sent with :func:`dynamodb_client`, whose botocore session every client shares
+    (PynamoDB's own connection would load AWS's service model once more)."""
+    client = dynamodb_client()
+    name = TableModel.Meta.table_name
+    try:
+        client.describe_table(TableName=name)
+        created = False
+    except client.exceptions.ResourceNotFoundException:
+        schema = Account._get_schema()
+        client.create_table(
+            TableName=name,
+            AttributeDefinitions=schema["attribute_definitions"],
+            KeySchema=schema["key_schema"],
+            BillingMode="PAY_PER_REQUEST",
+        )
+        created = True
+    if wait:
+        client.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 120})
     enable_ttl()
-    return True
+    return created
+
+
+def delete_table():
+    """Delete the accounts table (tests; nothing else deletes it)."""
+    dynamodb_client().delete_table(TableName=TableModel.Meta.table_name)
 
 
 def enable_ttl():

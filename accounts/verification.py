@@ -24,7 +24,6 @@ from dataclasses import dataclass
 
 from django.core import signing
 from django.core.exceptions import ImproperlyConfigured
-from django.core.mail import EmailMessage
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.crypto import constant_time_compare, salted_hmac
@@ -32,6 +31,7 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 from . import links, ratelimit, store
 from .app_settings import app_settings
 from .exceptions import Busy, InvalidUniqueValue, StaleItem, UniqueViolation
+from .plain_mail import PlainTextMessage
 from .uniqueness import normalize_text
 
 logger = logging.getLogger(__name__)
@@ -94,7 +94,7 @@ def send_mail(request, template, to, context, *, path=None):
     subject = " ".join(render_to_string(f"accounts/email/{template}_subject.txt", context, request).split())
     body = render_to_string(f"accounts/email/{template}_message.txt", context, request)
     try:
-        EmailMessage(subject, body, to=[to]).send()
+        PlainTextMessage(subject, body, to=[to]).send()
     except MAIL_ERRORS:
         logger.exception("The %s mail to %s could not be sent.", template, to)
         return FAILED

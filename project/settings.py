@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import django
 import environ
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
@@ -127,7 +128,32 @@ ACCOUNTS_PASSKEY_SIGNUP = env.bool("ACCOUNTS_PASSKEY_SIGNUP", default=False)
 
 # Mail: EMAIL_URL is smtp://host:port, consolemail:// (the default: `make run` prints each
 # mail, with its link, in the terminal) or filemail://path.
-vars().update(env.email_url("EMAIL_URL", default="consolemail://"))
+EMAIL_CONFIG = env.email_url("EMAIL_URL", default="consolemail://")
+if django.VERSION >= (6, 1):
+    # Django 6.1 configures mail with MAILERS (EMAIL_BACKEND and its kin are deprecated, and
+    # refused beside MAILERS): the same backend, with the options the URL gave.
+    MAILER_OPTIONS = {
+        "EMAIL_HOST": "host",
+        "EMAIL_PORT": "port",
+        "EMAIL_HOST_USER": "username",
+        "EMAIL_HOST_PASSWORD": "password",
+        "EMAIL_USE_TLS": "use_tls",
+        "EMAIL_USE_SSL": "use_ssl",
+        "EMAIL_TIMEOUT": "timeout",
+        "EMAIL_FILE_PATH": "file_path",
+    }
+    MAILERS = {
+        "default": {
+            "BACKEND": EMAIL_CONFIG["EMAIL_BACKEND"],
+            "OPTIONS": {
+                MAILER_OPTIONS[name]: value
+                for name, value in EMAIL_CONFIG.items()
+                if name in MAILER_OPTIONS and value not in (None, "")
+            },
+        }
+    }
+else:
+    vars().update(EMAIL_CONFIG)
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL")
 
 LANGUAGE_CODE = "en-us"

@@ -13,9 +13,27 @@ import uuid
 
 import pytest
 
-# The fixtures of the app's pytest plugin, also when the installed package does not
-# register it (an editable install made before the plugin existed).
-from accounts.testing import accounts_allow_aws, accounts_dynamodb_local, accounts_table  # noqa: F401
+# The app's pytest plugin, also when the installed package does not register it (an
+# editable install made before the plugin existed).
+pytest_plugins = ["accounts.testing"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _dynamodb_unblocked(accounts_dynamodb_blocker):
+    """The app's own tests reach DynamoDB through their own fixtures (``ddb``, ``moto_ddb``,
+    ``dynamodb_local``), not only ``accounts_table``: the plugin's blocker stands aside."""
+    with accounts_dynamodb_blocker.unblock():
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _clients_of_its_own():
+    """Each test gets DynamoDB clients of its own: tests that inject faults or count requests
+    register handlers on them, which the next test must not inherit."""
+    yield
+    from accounts.tables import forget_clients
+
+    forget_clients()
 
 
 @pytest.fixture(scope="session")
@@ -38,8 +56,16 @@ def _fresh_table(settings, endpoint_url, name):
 
 
 @pytest.fixture
-def ddb(dynamodb_local, settings):
-    """A fresh, empty accounts table on DynamoDB Local."""
+def ddb(accounts_table, dynamodb_local):
+    """An empty accounts table on DynamoDB Local: the session's, emptied after each test
+    (the plugin's ``accounts_table``), so no test waits for a table to be made."""
+    return dynamodb_local
+
+
+@pytest.fixture
+def fresh_ddb(dynamodb_local, settings):
+    """A table of the test's own on DynamoDB Local, made for it and deleted after: for tests
+    that change the table itself (its TTL), which the next test must not inherit."""
     from accounts.tables import TableModel
 
     _fresh_table(settings, dynamodb_local.endpoint_url, f"test-{uuid.uuid4().hex[:12]}")

@@ -1,16 +1,23 @@
-"""Running tests under another project's settings module, in the same pytest run."""
+"""Other projects using the app: running tests under another project's settings module in
+the same pytest run, and building a project from ``startproject`` and the README."""
 
 import importlib
+import re
+import shutil
+import subprocess
+import sys
 from contextlib import contextmanager
+from pathlib import Path
 
+import django
 from django.conf import global_settings, settings
 from django.core.signals import setting_changed
 from django.test import override_settings
 
-# Kept as they are: DEBUG and EMAIL_BACKEND are set for every test by Django's test
-# environment (setup_test_environment), which also adds "testserver" to ALLOWED_HOSTS;
-# DATABASES is read once per process (Django only warns when it is overridden).
-KEPT = {"DEBUG", "EMAIL_BACKEND", "DATABASES"}
+# Kept as they are: DEBUG and EMAIL_BACKEND (MAILERS on Django 6.1) are set for every test
+# by Django's test environment (setup_test_environment), which also adds "testserver" to
+# ALLOWED_HOSTS; DATABASES is read once per process (Django only warns when it is overridden).
+KEPT = {"DEBUG", "EMAIL_BACKEND", "MAILERS", "DATABASES"}
 MISSING = object()
 
 
@@ -56,3 +63,74 @@ def settings_module(module_name, **overrides):
                 yield
     finally:
         _announce(removed, enter=False)
+
+
+# Building a project the way a new user would: ``django-admin startproject``, then the
+# README's blocks for it, with the app installed from a wheel of this tree.
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+NOT_SOURCE = (".git", ".venv*", "var", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", "node_modules")
+# The first line of a README block that belongs to a file of the project: "# myproject/urls.py",
+# maybe with the Django versions it is for: "# myproject/settings.py (Django 5.2, 6.0)".
+FILE_LINE = re.compile(r"# ((?:myproject/)?[\w/.]+\.(?:py|toml))(?: \(Django ([\d., ]+)\))?")
+FENCE = re.compile(r"( *)```(\w*)")
+
+
+def build_wheel(source, out):
+    """Build the wheel of the app from a copy of the working tree (without build
+    leftovers, as a fresh clone builds it) into ``out``; returns its path."""
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*NOT_SOURCE))
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(out), str(source)],
+        check=True,
+        capture_output=True,
+    )
+    [built] = Path(out).glob("*.whl")
+    return built
+
+
+def readme_blocks():
+    """``[(path, django versions or None, code)]``: each README block headed by a file name."""
+    blocks, lines = [], README.read_text().splitlines()
+    index = 0
+    while index < len(lines):
+        opening = FENCE.fullmatch(lines[index])
+        if not opening or not opening.group(2):
+            index += 1
+            continue
+        indent = opening.group(1)
+        end = lines.index(f"{indent}```", index + 1)
+        code = [line[len(indent):] for line in lines[index + 1 : end]]
+        header = FILE_LINE.fullmatch(code[0]) if code else None
+        if header:
+            versions = header.group(2) and [version.strip() for version in header.group(2).split(",")]
+            blocks.append((header.group(1), versions, "\n".join(code[1:]) + "\n"))
+        index = end + 1
+    return blocks
+
+
+def readme_files(django_version):
+    """``{path: text}``: what the README adds to each file of a project on ``django_version``
+    (``"5.2"``), its blocks in the README's order."""
+    files = {}
+    for path, versions, code in readme_blocks():
+        if versions is None or django_version in versions:
+            files[path] = f"{files.get(path, '')}\n\n{code}"
+    return files
+
+
+def start_readme_project(directory, env):
+    """``django-admin startproject myproject directory``, then every README block added at
+    the end of its file (or as a new file), for the Django of this interpreter."""
+    Path(directory).mkdir(parents=True)
+    subprocess.run(
+        [sys.executable, "-m", "django", "startproject", "myproject", str(directory)],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    for path, text in readme_files(f"{django.VERSION[0]}.{django.VERSION[1]}").items():
+        target = Path(directory) / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text((target.read_text() if target.exists() else "") + text)

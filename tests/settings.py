@@ -25,6 +25,9 @@ ACCOUNTS_REQUEST_DEADLINE = None
 # hold their address from sign-up: mode "none". Tests of verification choose their mode
 # themselves (the `settings` fixture), "mandatory" and "optional" included.
 ACCOUNTS_EMAIL_VERIFICATION = "none"
-EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+if "MAILERS" in globals():  # Django 6.1
+    MAILERS = {"default": {"BACKEND": "django.core.mail.backends.locmem.EmailBackend"}}
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 # Links in mail lead to the test client's host (never taken from a request).
 ACCOUNTS_SITE_URL = "http://testserver"

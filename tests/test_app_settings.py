@@ -11,10 +11,10 @@ from django.test import Client, override_settings
 
 from accounts import store
 from accounts.adapter import DefaultAccountAdapter, get_adapter
-from accounts.app_settings import DEFAULT_FORMS, RESERVED_USERNAMES, app_settings
+from accounts.app_settings import DEFAULT_FORMS, DEFAULT_UNIQUE_FIELDS, RESERVED_USERNAMES, app_settings
 from accounts.forms import LoginForm, SignupForm
 from accounts.tables import Account, TableModel, account_constraints, dynamodb_client
-from accounts.uniqueness import normalize_exact
+from accounts.uniqueness import normalize_exact, normalize_text
 from tests.web import PASSWORD, login, signed_up_client, signup
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -128,7 +128,6 @@ def test_accounts_settings_win_over_djangos():
         ("REGION", "eu-west-3"),
         ("CONNECT_TIMEOUT", 5),
         ("READ_TIMEOUT", 30),
-        ("UNIQUE_FIELDS", {"email": {"namespace": "MAIL"}, "username": {"namespace": "NAME"}}),
         ("ACCOUNT_MODEL", "tests.hostproject.tables.MemberAccount"),
         ("ADAPTER", "tests.hostproject.adapter.MemberAdapter"),
         ("LOGIN_URL", "/signin/"),
@@ -166,6 +165,32 @@ def test_override_settings_points_the_table_models_and_the_client_elsewhere():
 
     assert TableModel.Meta.table_name == "accounts-tests"
     assert dynamodb_client().meta.region_name == "us-east-1"
+
+
+def test_unique_fields_setting_adds_to_the_default_fields(settings):
+    phone = {"namespace": "PHONE", "normalizer": "tests.hostproject.phones.normalize_phone", "allow_empty": True}
+    settings.ACCOUNTS_UNIQUE_FIELDS = {"phone": phone}
+
+    assert app_settings.UNIQUE_FIELDS == {**DEFAULT_UNIQUE_FIELDS, "phone": phone}
+    assert [constraint.namespace for constraint in account_constraints()] == ["EMAIL", "HANDLE", "PHONE", "HANDLE_SKEL"]
+
+
+def test_options_given_for_a_default_field_replace_only_those_options(settings):
+    settings.ACCOUNTS_UNIQUE_FIELDS = {"email": {"namespace": "MAIL"}, "username": {"allow_empty": False}}
+
+    assert app_settings.UNIQUE_FIELDS == {
+        "email": {**DEFAULT_UNIQUE_FIELDS["email"], "namespace": "MAIL"},
+        "username": {**DEFAULT_UNIQUE_FIELDS["username"], "allow_empty": False},
+    }
+
+
+def test_an_option_set_to_none_is_removed_so_a_default_can_really_be_replaced(settings):
+    settings.ACCOUNTS_UNIQUE_FIELDS = {"username": {"skeleton_namespace": None, "normalizer": None}}
+
+    assert app_settings.UNIQUE_FIELDS["username"] == {"namespace": "HANDLE"}
+    username = store.constraint_for("username")
+    assert username.normalizer is normalize_text
+    assert [constraint.namespace for constraint in account_constraints()] == ["EMAIL", "HANDLE"]
 
 
 def test_unique_fields_are_rebuilt_when_the_setting_changes(settings):

@@ -108,3 +108,36 @@ def test_json_names_the_account_whose_value_cannot_be_locked(ddb):
     assert status == 1
     assert document["invalid"] == [blank.PK]
     assert document["remaining"][0]["description"].endswith("cannot be locked: This field is required.")
+
+
+def test_look_alike_locks_left_behind_by_a_configuration_that_dropped_them_are_reported(ddb, settings):
+    seed_accounts(3)
+    settings.ACCOUNTS_UNIQUE_FIELDS = {"username": {"skeleton_namespace": None}}
+
+    status, out, _ = run_audit_command()
+
+    assert status == 1
+    assert "0 finding(s)" in out
+    assert "undeclared   HANDLE_SKEL  3 lock(s) in namespace HANDLE_SKEL, which no constraint declares" in out
+    assert "Consistent" not in out
+
+
+def test_json_counts_the_undeclared_locks_by_namespace(ddb, settings):
+    seed_accounts(2)
+    settings.ACCOUNTS_UNIQUE_FIELDS = {"username": {"skeleton_namespace": None}, "email": {"namespace": "MAIL"}}
+
+    status, out, _ = run_audit_command("--json")
+
+    data = json.loads(out)
+    assert status == 1
+    assert data["consistent"] is False
+    assert data["undeclared"] == {"EMAIL": 2, "HANDLE_SKEL": 2}
+
+
+def test_locks_of_namespaces_the_app_does_not_own_are_not_counted(ddb):
+    seed_accounts(1)
+    write_locks({"UNIQ#UNIFORM#team-001#18": "PLAYER#alice"})
+
+    report = audit.run_audit()
+
+    assert report.undeclared == {}

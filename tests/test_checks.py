@@ -7,14 +7,17 @@ import pytest
 from django.core.management import call_command, execute_from_command_line
 
 from accounts.backends import AccountBackend
+from accounts.app_settings import app_settings
 from accounts.checks import (
     check_account_model,
     check_auth_settings,
+    check_default_fields_kept,
     check_site_url,
     check_table,
     check_unique_fields,
     check_unique_models,
 )
+from accounts.identifiers import normalize_email_key
 from accounts.tables import dynamodb_client
 
 DEFAULT_FIELDS = {"email": {"namespace": "EMAIL"}, "username": {"namespace": "HANDLE"}}
@@ -34,7 +37,13 @@ def ids(issues):
 
 
 def test_test_settings_pass_every_configuration_check():
-    assert check_auth_settings(None) + check_unique_fields(None) + check_account_model(None) == []
+    assert (
+        check_auth_settings(None)
+        + check_unique_fields(None)
+        + check_account_model(None)
+        + check_default_fields_kept(None)
+        == []
+    )
 
 
 def test_e001_auth_user_model_other_than_accounts_user(settings):
@@ -71,7 +80,7 @@ def test_e003_session_engine_that_needs_a_sql_database(settings, engine):
     [issue] = check_auth_settings(None)
 
     assert issue.id == "accounts.E003"
-    assert "signed_cookies" in issue.hint
+    assert issue.hint.startswith('Use "accounts.sessions"')
 
 
 def test_e003_not_raised_for_a_cache_session_engine(settings):
@@ -80,14 +89,43 @@ def test_e003_not_raised_for_a_cache_session_engine(settings):
     assert check_auth_settings(None) == []
 
 
-@pytest.mark.parametrize("missing", ["email", "username"])
-def test_e004_unique_fields_without_email_or_username(settings, missing):
-    settings.ACCOUNTS_UNIQUE_FIELDS = {name: options for name, options in DEFAULT_FIELDS.items() if name != missing}
+def test_unique_fields_setting_cannot_drop_email_or_username(settings):
+    settings.ACCOUNTS_UNIQUE_FIELDS = {"phone": {"namespace": "PHONE"}}
 
-    [issue] = check_unique_fields(None)
+    assert {"email", "username", "phone"} <= app_settings.UNIQUE_FIELDS.keys()
+    assert check_unique_fields(None) == []
 
-    assert issue.id == "accounts.E004"
-    assert repr(missing) in issue.msg
+
+def test_w010_not_raised_for_a_declaration_that_names_the_defaults_namespaces_and_adds_a_field(settings):
+    settings.ACCOUNTS_UNIQUE_FIELDS = {**DEFAULT_FIELDS, "phone": {"namespace": "PHONE"}}
+
+    assert check_default_fields_kept(None) == []
+
+
+def test_w010_not_raised_for_the_default_normalizer_given_as_a_function(settings):
+    settings.ACCOUNTS_UNIQUE_FIELDS = {"email": {"normalizer": normalize_email_key}}
+
+    assert check_default_fields_kept(None) == []
+
+
+@pytest.mark.parametrize(
+    "declared, field, lost",
+    [
+        ({"username": {"skeleton_namespace": None}}, "username", "look-alike usernames"),
+        ({"email": {"normalizer": "accounts.uniqueness.normalize_text"}}, "email", "normalizer"),
+        ({"username": {"normalizer": "accounts.uniqueness.normalize_exact"}}, "username", "normalizer"),
+    ],
+    ids=["no look-alike lock", "email normalizer", "username normalizer"],
+)
+def test_w010_email_or_username_losing_its_normalizer_or_look_alike_lock(settings, declared, field, lost):
+    settings.ACCOUNTS_UNIQUE_FIELDS = declared
+
+    [issue] = check_default_fields_kept(None)
+
+    assert issue.id == "accounts.W010"
+    assert f"ACCOUNTS_UNIQUE_FIELDS[{field!r}]" in issue.msg
+    assert lost in issue.msg
+    assert "SILENCED_SYSTEM_CHECKS" in issue.hint
 
 
 @pytest.mark.parametrize(

@@ -23,13 +23,13 @@ def mandatory(settings):
 
 
 @pytest.fixture
-def lagging_ttl(ddb):
+def lagging_ttl(fresh_ddb):
     """TTL off on the test table, so expired items stay, as on AWS where TTL deletes them
     up to days late. (DynamoDB Local with TTL on deletes them within about 10 s.)"""
     dynamodb_client().update_time_to_live(
         TableName=TableModel.Meta.table_name, TimeToLiveSpecification={"Enabled": False, "AttributeName": "expires"}
     )
-    return ddb
+    return fresh_ddb
 
 
 def unverified(email, username):

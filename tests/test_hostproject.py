@@ -2,9 +2,14 @@
 
 Each test runs under that project's own settings module (tests.projects.settings_module),
 on DynamoDB Local, through its URLs: account pages under /members/, staff pages under
-/backoffice/, a table named ``members``, a unique ``phone`` and its signup form.
+/backoffice/, a table named ``members``, a unique ``phone`` and its signup form, and the
+app's defaults otherwise (a sign-up proves its address before it logs in).
 """
 
+import ast
+from pathlib import Path
+
+import django
 import pytest
 from django.core import checks
 from django.template.loader import get_template
@@ -14,15 +19,16 @@ from accounts import store
 from accounts.adapter import DefaultAccountAdapter
 from accounts.tables import TableModel, create_table, dynamodb_client, get_account_model
 from tests.hostproject import receivers
-from tests.hostproject.settings import HERE
+from tests.hostproject.settings import BASE_DIR
 from tests.mail import link_in, mails_to, path_of
-from tests.projects import settings_module
+from tests.projects import readme_blocks, settings_module
 from tests.staff import client_as, make_account
-from tests.web import PASSWORD, csrf_token_in, messages_of, signup
+from tests.web import PASSWORD, csrf_token_in, signup
 
 pytestmark = pytest.mark.dynamodb_local
 
-HOST_TEMPLATES = HERE / "templates"
+HOST_TEMPLATES = BASE_DIR / "templates"
+STARTPROJECT_SETTINGS = Path(django.__file__).parent / "conf" / "project_template" / "project_name" / "settings.py-tpl"
 
 
 class AdapterWithoutPhoneMessage(DefaultAccountAdapter):
@@ -47,12 +53,34 @@ def join(client, email="ada@example.com", username="ada", phone=""):
     return signup(client, email, username, url="/members/signup/", phone=phone)
 
 
+def verify(client, email):
+    """Open the last verification link mailed to ``email`` and press its button."""
+    return client.post(path_of(link_in(mails_to(email)[-1])))
+
+
+def log_in(client, login_name):
+    return client.post("/members/login/", {"username": login_name, "password": PASSWORD})
+
+
 def member_client(email="ada@example.com", username="ada", phone="+44 20 7946 0000"):
-    """A client logged in to a new member account."""
+    """A client logged in to a new member account, its address verified."""
     client = Client()
     response = join(client, email, username, phone)
     assert response.status_code == 302, response.content.decode()
+    assert verify(client, email).status_code == 200
+    assert log_in(client, username).status_code == 302
     return client
+
+
+def assigned_names_in(code):
+    """The upper-case names a settings module's ``code`` assigns."""
+    return {
+        target.id
+        for node in ast.walk(ast.parse(code))
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(target, ast.Name) and target.id.isupper()
+    }
 
 
 def stored_keys():
@@ -70,6 +98,17 @@ def test_members_site_passes_the_system_checks(members):
     issues = [issue for issue in checks.run_checks() if issue.id and issue.id.startswith("accounts.")]
 
     assert issues == []
+
+
+def test_members_site_sets_only_what_startproject_and_the_readme_set():
+    readme = set()
+    for path, _, code in readme_blocks():
+        if path.startswith("myproject/settings"):
+            readme |= assigned_names_in(code)
+    startproject = assigned_names_in(STARTPROJECT_SETTINGS.read_text())
+
+    assert assigned_names_in((BASE_DIR / "settings.py").read_text()) - readme - startproject == set()
+    assert "ACCOUNTS_EMAIL_VERIFICATION" not in readme
 
 
 def test_accounts_live_in_the_members_table_as_member_accounts(members):
@@ -90,23 +129,31 @@ def test_signup_page_is_the_members_template_with_the_phone_field(members):
     assert 'href="/members/login/"' in html
 
 
-def test_signup_stores_the_phone_takes_its_lock_and_lands_on_the_members_profile(members):
+def test_signup_takes_the_phone_lock_and_the_mailed_link_the_email_lock(members):
     client = Client()
 
     response = join(client, "ada@example.com", "ada", "+1 (555) 010-9999")
 
     assert response.status_code == 302
-    assert response["Location"] == "/members/profile/"
-    account = store.get_by_email("ada@example.com")
-    assert account.phone == "+1 (555) 010-9999"
-    assert lock_keys() == {
-        "UNIQ#EMAIL#ada@example.com",
-        "UNIQ#HANDLE#ada",
-        "UNIQ#HANDLE_SKEL#ada",
-        "UNIQ#PHONE#+15550109999",
-    }
-    profile = client.get("/members/profile/")
-    assert messages_of(profile) == ["Welcome, ada! Your account is ready."]
+    assert response["Location"] == "/members/verify/sent/"
+    assert store.get_by_username("ada").phone == "+1 (555) 010-9999"
+    assert store.get_by_email("ada@example.com") is None
+    assert lock_keys() == {"UNIQ#HANDLE#ada", "UNIQ#HANDLE_SKEL#ada", "UNIQ#PHONE#+15550109999"}
+    assert link_in(mails_to("ada@example.com")[0]).startswith("http://testserver/members/verify/")
+
+    assert verify(client, "ada@example.com").status_code == 200
+
+    assert store.get_by_email("ada@example.com").phone == "+1 (555) 010-9999"
+    assert "UNIQ#EMAIL#ada@example.com" in lock_keys()
+    assert log_in(client, "ada@example.com")["Location"] == "/members/profile/"
+
+
+def test_a_look_alike_of_a_members_username_is_refused(members):
+    join(Client(), "pepe@example.com", "pepe")
+
+    form = join(Client(), "other@example.com", "рере").context["form"]
+
+    assert form.has_error("username", "username_similar")
 
 
 def test_members_receiver_hears_of_each_account_created(members):
@@ -126,7 +173,7 @@ def test_second_signup_with_the_same_phone_written_otherwise_gets_the_phone_erro
     assert response.status_code == 200
     assert form.errors == {"phone": ["This phone number is already in use."]}
     assert form.has_error("phone", "phone_taken")
-    assert store.get_by_email("grace@example.com") is None
+    assert store.get_by_username("grace") is None
     assert len(receivers.created) == 1
 
 
@@ -219,7 +266,7 @@ def test_anonymous_visitor_is_sent_to_the_members_login_page(members):
 
 
 def test_staff_pages_under_backoffice_list_members_and_their_phone_lock(members):
-    boss = make_account("boss@example.com", "boss", staff=True)
+    boss = make_account("boss@example.com", "boss", staff=True, email_verified=True)
     ada = make_account("ada@example.com", "ada", phone="+1 555 010 9999")
     staff = client_as(boss)
 

@@ -6,33 +6,20 @@ fresh clone builds it (setuptools would otherwise reuse a stale ``build/`` direc
 
 import email
 import re
-import shutil
-import subprocess
-import sys
 import zipfile
-from pathlib import Path
 
 import pytest
 
 import accounts
+from tests.projects import ROOT, build_wheel
 
-ROOT = Path(__file__).resolve().parent.parent
-NOT_SOURCE = (".git", ".venv", "var", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", "node_modules")
 DIST_INFO = f"django_dynamo_accounts-{accounts.__version__}.dist-info"
 
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
     """The built wheel, opened."""
-    source = tmp_path_factory.mktemp("source") / "repository"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*NOT_SOURCE))
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(out), str(source)],
-        check=True,
-        capture_output=True,
-    )
-    [built] = out.glob("*.whl")
+    built = build_wheel(tmp_path_factory.mktemp("source") / "repository", tmp_path_factory.mktemp("wheel"))
     with zipfile.ZipFile(built) as archive:
         yield built.name, archive
 
@@ -95,7 +82,7 @@ def test_metadata_names_the_version_and_the_supported_pythons_and_djangos(metada
     assert metadata["Name"] == "django-dynamo-accounts"
     assert metadata["Version"] == accounts.__version__
     assert metadata["Requires-Python"] == ">=3.11"
-    assert {"Framework :: Django :: 5.2", "Framework :: Django :: 6.0"} <= set(classifiers)
+    assert {f"Framework :: Django :: {version}" for version in ("5.2", "6.0", "6.1")} <= set(classifiers)
     assert {f"Programming Language :: Python :: 3.{minor}" for minor in (11, 12, 13)} <= set(classifiers)
 
 

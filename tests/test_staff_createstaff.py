@@ -3,11 +3,13 @@
 from io import StringIO
 
 import pytest
+from django import forms
 from django.contrib.auth import authenticate
 from django.core.management import CommandError
 
 from accounts import store
 from accounts.management.commands import accounts_createstaff
+from tests.hostproject.forms import MemberSignupForm
 from tests.staff import run_command
 from tests.web import PASSWORD
 
@@ -127,3 +129,51 @@ def test_an_email_with_undecodable_bytes_is_a_clear_error_not_a_traceback(ddb, s
         create_staff("--email", email, "--username", "boss", "--noinput")
     assert "Email address" in str(raised.value)
     assert store.get_by_username("boss") is None
+
+
+@pytest.fixture
+def members_signup(settings):
+    """The sign-up form and adapter of the README's "Adding a unique field" (a phone)."""
+    settings.ACCOUNTS_ACCOUNT_MODEL = "tests.hostproject.tables.MemberAccount"
+    settings.ACCOUNTS_UNIQUE_FIELDS = {
+        "phone": {"namespace": "PHONE", "normalizer": "tests.hostproject.phones.normalize_phone", "allow_empty": True}
+    }
+    settings.ACCOUNTS_FORMS = {"signup": "tests.hostproject.forms.MemberSignupForm"}
+    settings.ACCOUNTS_ADAPTER = "tests.hostproject.adapter.MemberAdapter"
+
+
+def test_noinput_uses_the_projects_signup_form_and_adapter(ddb, staff_password, members_signup):
+    create_staff("--email", "boss@example.com", "--username", "boss", "--noinput")
+
+    account = store.get_by_username("boss")
+    assert account.is_staff
+    assert account.phone is None
+
+
+def test_noinput_reports_a_field_the_projects_form_requires(ddb, staff_password, members_signup, monkeypatch):
+    monkeypatch.setitem(MemberSignupForm.base_fields, "phone", forms.CharField(label="Phone number"))
+
+    with pytest.raises(CommandError, match="Phone number: This field is required."):
+        create_staff("--email", "boss@example.com", "--username", "boss", "--noinput")
+    assert store.get_by_username("boss") is None
+
+
+def test_interactive_asks_for_the_fields_the_projects_form_adds(ddb, members_signup, monkeypatch):
+    store.signup("ada@example.com", "ada", "!hash", email_verified=True, phone="+15550109999")
+    answers = iter(["boss@example.com", "boss", "+1 555 010 9999", "+44 20 7946 0000"])
+    prompts = []
+    passwords = iter([PASSWORD] * 4)
+
+    def answer(prompt):
+        prompts.append(prompt)
+        return next(answers)
+
+    monkeypatch.setattr("builtins.input", answer)
+    monkeypatch.setattr(accounts_createstaff.getpass, "getpass", lambda prompt="Password: ": next(passwords))
+
+    _, err = create_staff(stdin=Terminal())
+
+    assert prompts == ["Email address: ", "Username: ", "Phone number (optional): ", "Phone number (optional): "]
+    assert "Phone number: This phone number is already in use." in err
+    account = store.get_by_username("boss")
+    assert (account.is_staff, account.phone) == (True, "+44 20 7946 0000")

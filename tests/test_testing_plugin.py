@@ -5,6 +5,7 @@ a directory of their own, as a project that installed the app would.
 """
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -16,7 +17,7 @@ from django.conf import settings as django_settings
 from accounts import store
 from accounts.app_settings import app_settings
 from accounts.models import User
-from accounts.tables import dynamodb_client
+from accounts.tables import TableModel, create_table, dynamodb_client
 from accounts.testing import is_aws_endpoint, unique_fields
 from tests.web import PASSWORD
 
@@ -25,17 +26,15 @@ ROOT = Path(__file__).resolve().parent.parent
 HOST_TESTS = textwrap.dedent(
     '''
     from accounts import store
-    from accounts.models import User
     from accounts.testing import unique_fields
 
-    PHONE = {"namespace": "PHONE", "normalizer": "tests.hostproject.phones.normalize_phone", "allow_empty": True}
+    PASSWORD = "Tangerine-Sky-Runner-7"
 
 
-    def test_signup_page_stores_an_account_in_the_fresh_table(accounts_table, client, settings):
+    def test_signup_page_stores_an_account_in_the_table(accounts_table, client, settings):
         page = client.get("/members/signup/")
-        data = {"email": "ada@example.com", "username": "ada", "password1": "Tangerine-Sky-Runner-7",
-                "password2": "Tangerine-Sky-Runner-7", "phone": "+1 555 010 9999",
-                "token": page.context["form"]["token"].value()}
+        data = {"email": "ada@example.com", "username": "ada", "password1": PASSWORD, "password2": PASSWORD,
+                "phone": "+1 555 010 9999", "token": page.context["form"]["token"].value()}
         response = client.post("/members/signup/", data)
         assert response.status_code == 302, response.content
         assert settings.ACCOUNTS_TABLE_NAME == accounts_table.name
@@ -43,12 +42,20 @@ HOST_TESTS = textwrap.dedent(
         assert store.get_by_username("ADA").phone == "+1 555 010 9999"
 
 
-    def test_each_test_starts_empty_and_force_login_works(accounts_table, client):
+    def test_each_test_starts_empty_and_force_login_works(accounts_table, client, django_user_model):
+        print("TABLE", accounts_table.name, accounts_table.endpoint_url)
         assert store.get_by_username("ada") is None
-        user = User.objects.create_user("ada", "ada@example.com", "pw", phone="+15550109999")
+        user = django_user_model.objects.create_user("ada", "ada@example.com", PASSWORD, phone="+15550109999")
         client.force_login(user)
         assert client.get("/members/profile/").status_code == 200
         assert user.phone == "+15550109999"
+
+
+    def test_client_login_and_admin_client_need_no_sql_database(admin_client, client, django_user_model, accounts_table):
+        django_user_model.objects.create_user("ada", "ada@example.com", PASSWORD)
+        assert client.login(username="ada", password=PASSWORD)
+        assert client.get("/members/profile/").status_code == 200
+        assert admin_client.get("/backoffice/").status_code == 200
 
 
     @unique_fields(nickname={"namespace": "NICK"}, account_model="tests.hostproject.tables.MemberAccount")
@@ -56,11 +63,26 @@ HOST_TESTS = textwrap.dedent(
         assert set(settings.ACCOUNTS_UNIQUE_FIELDS) == {"email", "username", "phone", "nickname"}
     '''
 )
+HOST_TEST_COUNT = 4
+FORGETFUL_TESTS = textwrap.dedent(
+    '''
+    from accounts import store
+    from accounts.models import User
 
 
-def run_host_tests(tmp_path, endpoint_url=None):
-    """``(exit code, output)`` of pytest on HOST_TESTS under the members site's settings."""
-    (tmp_path / "test_host.py").write_text(HOST_TESTS)
+    def test_reads_without_the_fixture():
+        store.get_by_username("ada")
+
+
+    def test_writes_without_the_fixture(client):
+        User.objects.create_user("ada", "ada@example.com", "a password")
+    '''
+)
+
+
+def run_host_tests(tmp_path, endpoint_url=None, tests=HOST_TESTS):
+    """``(exit code, output)`` of pytest on ``tests`` under the members site's settings."""
+    (tmp_path / "test_host.py").write_text(tests)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("MEMBERS_DYNAMODB_ENDPOINT_URL", None)
     if endpoint_url:
@@ -75,6 +97,11 @@ def run_host_tests(tmp_path, endpoint_url=None):
         timeout=300,
     )
     return result.returncode, result.stdout + result.stderr
+
+
+def tables_used(output):
+    """The ``(name, endpoint)`` each host test printed."""
+    return re.findall(r"TABLE (\S+) (\S+)", output)
 
 
 def table_names():
@@ -92,14 +119,18 @@ def test_accounts_table_is_a_fresh_table_the_settings_point_at(accounts_table, d
 
 
 @pytest.mark.dynamodb_local
-def test_host_project_tests_on_dynamodb_local_get_fresh_tables_deleted_after(tmp_path, ddb, dynamodb_local):
+def test_host_project_tests_on_dynamodb_local_share_one_table_emptied_between_tests_and_deleted_after(
+    tmp_path, ddb, dynamodb_local
+):
     before = table_names()
 
     code, output = run_host_tests(tmp_path, dynamodb_local.endpoint_url)
 
     assert code == 0, output
-    assert "3 passed" in output
-    assert "TABLE test-" in output and dynamodb_local.endpoint_url in output
+    assert f"{HOST_TEST_COUNT} passed" in output
+    [(name, endpoint), (same_name, _)] = tables_used(output)
+    assert name.startswith("test-") and name == same_name
+    assert endpoint == dynamodb_local.endpoint_url
     assert table_names() == before
 
 
@@ -107,8 +138,38 @@ def test_host_project_tests_without_an_endpoint_run_on_moto(tmp_path):
     code, output = run_host_tests(tmp_path)
 
     assert code == 0, output
-    assert "3 passed" in output
-    assert "TABLE test-" in output and " None" in output
+    assert f"{HOST_TEST_COUNT} passed" in output
+    [(name, endpoint), (same_name, _)] = tables_used(output)
+    assert name == same_name and endpoint == "None"
+
+
+@pytest.mark.dynamodb_local
+def test_a_test_without_accounts_table_fails_naming_it_and_sends_nothing(tmp_path, dynamodb_local, settings):
+    settings.ACCOUNTS_ENDPOINT_URL = dynamodb_local.endpoint_url
+    settings.ACCOUNTS_TABLE_NAME = "members"
+    create_table(wait=True)
+    try:
+        code, output = run_host_tests(tmp_path, dynamodb_local.endpoint_url, tests=FORGETFUL_TESTS)
+        stored = dynamodb_client().scan(TableName="members")["Items"]
+    finally:
+        TableModel.delete_table()
+
+    assert code == 1
+    assert "2 failed" in output
+    for operation in ("GetItem", "TransactWriteItems"):
+        assert (
+            f"{operation} on the accounts table 'members' from a test without the accounts_table fixture; "
+            "nothing was sent. Add accounts_table to the test's arguments" in output
+        ), output
+    assert stored == []
+
+
+def test_a_test_without_accounts_table_reaches_no_moto_table_either(tmp_path):
+    code, output = run_host_tests(tmp_path, tests=FORGETFUL_TESTS)
+
+    assert code == 1
+    assert "2 failed" in output
+    assert "TransactWriteItems on the accounts table 'members' from a test without the accounts_table fixture" in output
 
 
 def test_accounts_table_refuses_aws_real_endpoint(tmp_path):

@@ -10,6 +10,7 @@ from ..tables import TTL_ATTRIBUTE, epoch_now
 from ..uniqueness import LOCK_SORT_KEY, constraints_of
 from .findings import KINDS, Report, find_problems
 from .scope import audited_models
+from .undeclared import UndeclaredLocks
 
 
 def _model_of(raw, models):
@@ -56,13 +57,15 @@ def _scan_segment(connection, segment, total_segments, attributes, tally):
             return items
 
 
-def scan_table(model_class=None, *, segments=1, progress=None):
+def scan_table(model_class=None, *, segments=1, progress=None, undeclared=None):
     """Read every audited item and every lock of their constraints with a parallel Scan.
 
     Covers ``model_class`` alone when given, else every model of :func:`audited_models`.
     Returns ``(items, locks, scanned)``: PK -> item (key and unique values only), lock key
     -> owner (``None`` when the lock names nobody), and the number of items scanned.
-    ``progress(scanned)`` is called after each page, from the scanning threads.
+    ``progress(scanned)`` is called after each page, from the scanning threads;
+    ``undeclared`` (an :class:`~accounts.audit.undeclared.UndeclaredLocks`) counts the
+    other locks.
 
     One pass reads every kind of item through the table connection, which is what
     ``Model.scan(segment=, total_segments=)`` sends: ``Model.scan`` would map every item to
@@ -102,6 +105,8 @@ def scan_table(model_class=None, *, segments=1, progress=None):
                 items[pk] = model.from_raw_data(raw)
             elif raw.get("SK", {}).get("S") == LOCK_SORT_KEY and any(c.owns_key(pk) for c in constraints):
                 locks[pk] = raw.get("owner", {}).get("S")
+            elif undeclared is not None and raw.get("SK", {}).get("S") == LOCK_SORT_KEY:
+                undeclared.add(pk)
     return items, locks, tally.scanned
 
 
@@ -110,13 +115,18 @@ def run_audit(model_class=None, *, segments=1, progress=None):
 
     Covers ``model_class`` alone when given, else the accounts and every model of
     ``ACCOUNTS_UNIQUE_MODELS``. ``segments`` > 1 reads the table with that many parallel
-    Scan segments; ``progress`` is called with the number of items scanned so far.
+    Scan segments; ``progress`` is called with the number of items scanned so far. An
+    audit of every model also counts the locks the configuration no longer declares
+    (:mod:`accounts.audit.undeclared`).
     """
     models = [model_class] if model_class is not None else audited_models()
     started = time.perf_counter()
-    items, locks, scanned = scan_table(model_class, segments=segments, progress=progress)
+    # Only an audit of every model can tell that no constraint declares a namespace.
+    undeclared = None if model_class else UndeclaredLocks([c for model in models for c in constraints_of(model)])
+    items, locks, scanned = scan_table(model_class, segments=segments, progress=progress, undeclared=undeclared)
     findings = []
     for model in models:
         findings.extend(find_problems(items, locks, constraints_of(model), model))
     findings.sort(key=lambda finding: (KINDS.index(finding.kind), finding.key or "", finding.holders))
-    return Report(items, locks, scanned, segments, time.perf_counter() - started, findings)
+    seconds = time.perf_counter() - started
+    return Report(items, locks, scanned, segments, seconds, findings, undeclared.counts if undeclared else {})

@@ -34,13 +34,13 @@ class Command(BaseCommand):
             self._print_json(report, repairs, left)
         else:
             self._print_text(report, repairs, left)
-        if left:
+        if left or report.undeclared:
             # Like `makemigrations --check`: a status for scripts and CI, not an error message.
             sys.exit(1)
 
     def _print_json(self, report, repairs, left):
         data = report.as_dict()
-        data["consistent"] = not left
+        data["consistent"] = not left and not report.undeclared
         data["repaired"] = [result.as_dict() for result in repairs if result.repaired]
         data["not_repaired"] = [result.as_dict() for result in repairs if not result.repaired]
         data["remaining"] = [finding.as_dict() for finding in left]
@@ -53,6 +53,14 @@ class Command(BaseCommand):
         )
         for finding in report.findings:
             self.stdout.write(f"{finding.kind:<12} {finding.key or '-'}  {finding.describe()}")
+        for namespace, count in sorted(report.undeclared.items()):
+            self.stdout.write(
+                self.style.WARNING(
+                    f"{'undeclared':<12} {namespace}  {count:,} lock(s) in namespace {namespace}, which no "
+                    "constraint declares (ACCOUNTS_UNIQUE_FIELDS changed?): the values they name are no longer "
+                    "refused. Restore the declaration, or delete these locks."
+                )
+            )
         for result in repairs:
             label = result.action if result.repaired else result.outcome
             line = f"{label:<12} {result.finding.key}  {result.detail}".rstrip()
@@ -60,5 +68,5 @@ class Command(BaseCommand):
         if left:
             hint = "" if repairs else " Run with --repair to fix what can be fixed safely."
             self.stdout.write(self.style.ERROR(f"{len(left):,} problem(s) remain.{hint}"))
-        else:
+        elif not report.undeclared:
             self.stdout.write(self.style.SUCCESS("Consistent: every value has its lock, every lock its owner."))

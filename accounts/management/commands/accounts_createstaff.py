@@ -9,17 +9,21 @@ from django.utils.text import capfirst
 from accounts import store
 from accounts.adapter import get_adapter
 from accounts.exceptions import OutcomeUnknown
-from accounts.forms import STORE_REFUSALS, SignupForm
+from accounts.forms import STORE_REFUSALS
 
 PASSWORD_VARIABLE = "DJANGO_STAFF_PASSWORD"
 PASSWORD_FIELDS = ("password1", "password2")
+# The sign-up form's fields the command fills itself; a host's form may add others (a phone).
+OWN_FIELDS = ("email", "username", *PASSWORD_FIELDS, "token")
 
 
 class Command(BaseCommand):
     help = (
-        "Create a staff account, checked by the same rules as the signup page (email, "
-        "username, AUTH_PASSWORD_VALIDATORS). With --noinput the password comes from "
-        f"{PASSWORD_VARIABLE}, as createsuperuser takes DJANGO_SUPERUSER_PASSWORD."
+        "Create a staff account with the sign-up form (ACCOUNTS_FORMS['signup']) and the "
+        "adapter, so it meets the signup page's rules (email, username, "
+        "AUTH_PASSWORD_VALIDATORS, any field the form adds). With --noinput the password comes "
+        f"from {PASSWORD_VARIABLE}, as createsuperuser takes DJANGO_SUPERUSER_PASSWORD, and the "
+        "form's other fields are left empty."
     )
     stealth_options = ("stdin",)
 
@@ -54,24 +58,27 @@ class Command(BaseCommand):
             raise CommandError(f"With --noinput, {' and '.join(missing)} must be given.")
         if not password:
             raise CommandError(f"With --noinput, the password comes from {PASSWORD_VARIABLE}, which is not set.")
-        form = self._form(email, username, password)
+        form = self._form(email, username, password, {})
         account = self._create(form)
         if account is None:
             raise CommandError("\n".join(self._error_lines(form)))
         return account
 
     def _create_interactively(self, email, username):
-        password = None
+        password, others = None, None
+        form_class = get_adapter().get_form_class("signup")
         while True:
             email = email or input("Email address: ")
             username = username or input("Username: ")
+            if others is None:
+                others = self._ask_other_fields(form_class)
             if password is None:
                 password = getpass.getpass()
                 if password != getpass.getpass("Password (again): "):
                     self.stderr.write("Error: the two passwords differ.")
                     password = None
                     continue
-            form = self._form(email, username, password)
+            form = self._form(email, username, password, others)
             account = self._create(form)
             if account is not None:
                 return account
@@ -81,11 +88,23 @@ class Command(BaseCommand):
             email = None if "email" in form.errors else email
             username = None if "username" in form.errors else username
             password = None if form.errors.keys() & {*PASSWORD_FIELDS, "__all__"} else password
+            others = None if form.errors.keys() - {"email", "username", *PASSWORD_FIELDS, "__all__"} else others
 
-    def _form(self, email, username, password):
-        # The signup form itself, so a staff account meets exactly the signup page's rules,
-        # except that staff may take a reserved name (admin, support).
-        form = SignupForm(data={"email": email, "username": username, "password1": password, "password2": password})
+    def _ask_other_fields(self, form_class):
+        """The answers for the fields a project's sign-up form adds (empty: left out)."""
+        fields = form_class.base_fields
+        return {
+            name: input(f"{capfirst(field.label or name)}{'' if field.required else ' (optional)'}: ")
+            for name, field in fields.items()
+            if name not in OWN_FIELDS and not field.widget.is_hidden
+        }
+
+    def _form(self, email, username, password, others):
+        # The project's sign-up form, so a staff account meets exactly the signup page's
+        # rules, except that staff may take a reserved name (admin, support).
+        form_class = get_adapter().get_form_class("signup")
+        data = {**others, "email": email, "username": username, "password1": password, "password2": password}
+        form = form_class(data=data)
         form.allow_reserved_usernames = True
         return form
 
@@ -115,6 +134,6 @@ class Command(BaseCommand):
 
     def _error_lines(self, form):
         for name, errors in form.errors.items():
-            label = "" if name == "__all__" else f"{capfirst(form.fields[name].label)}: "
+            label = "" if name == "__all__" else f"{capfirst(form.fields[name].label or name)}: "
             for message in errors:
                 yield f"{label}{message}"

@@ -1,0 +1,68 @@
+"""What the engine refused, as form errors, in one call: for the account forms, and for a
+project's own forms that save its models through :mod:`accounts.transactions`.
+
+A ``UniqueViolation`` puts ``<field>_taken`` on each field that collided (``<field>_similar``
+when only a look-alike of it did), an ``InvalidUniqueValue`` its problem on each field;
+``Busy`` and ``StaleItem`` are errors of the whole form. Texts come from the form's own
+``error_messages`` when it has the code, else from the adapter's (``value_taken`` and
+``value_similar`` when it has none for the field).
+"""
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+
+from .adapter import get_adapter
+from .exceptions import Busy, InvalidUniqueValue, StaleItem, UniqueViolation
+
+# What the store can refuse after a form was valid; each becomes a form error.
+STORE_REFUSALS = (UniqueViolation, Busy, StaleItem, InvalidUniqueValue)
+# Each InvalidUniqueValue code as a field error (an empty value: Django's "required").
+INVALID_VALUE_MESSAGES = {
+    "empty": forms.Field.default_error_messages["required"],
+    "too_long": _("This value is too long."),
+    "invalid": _("This value contains characters that cannot be stored."),
+}
+
+
+def field_errors(error, model=None, messages=None):
+    """``{field: ValidationError}`` for a ``UniqueViolation`` or an ``InvalidUniqueValue``
+    raised for an item of ``model`` (default: the account model); ``messages`` by code (a
+    form's own) come before the adapter's."""
+    if isinstance(error, UniqueViolation):
+        adapter = get_adapter()
+        return {
+            field: adapter.taken_error(field, error.namespaces.get(field, ()), model=model, messages=messages)
+            for field in sorted(error.fields)
+        }
+    message = INVALID_VALUE_MESSAGES.get(error.code, INVALID_VALUE_MESSAGES["invalid"])
+    return {field: ValidationError(message, code=error.code) for field in sorted(error.fields)}
+
+
+def add_store_error(form, error, model=None):
+    """Show on ``form`` what the store or the engine refused (one of :data:`STORE_REFUSALS`)
+    when saving an item of ``model`` (default: the account model): every taken or unusable
+    value on its own field, all at once; busy and stale as errors of the whole form.
+    Anything else is raised again."""
+    adapter = get_adapter()
+    if isinstance(error, (UniqueViolation, InvalidUniqueValue)):
+        for field, problem in field_errors(error, model, getattr(form, "error_messages", None)).items():
+            form.add_error(field if field in form.fields else None, problem)
+    elif isinstance(error, Busy):
+        form.add_error(None, adapter.validation_error("busy"))
+    elif isinstance(error, StaleItem):
+        form.add_error(None, adapter.validation_error("stale"))
+    else:
+        raise error
+
+
+class StoreErrorsMixin:
+    """A form's ``add_store_error(error)``: :func:`add_store_error` for items of
+    :attr:`unique_model`."""
+
+    #: The model whose items this form saves; ``None``: the account model.
+    unique_model = None
+
+    def add_store_error(self, error):
+        """Show what the store refused as errors of this form (see :func:`add_store_error`)."""
+        add_store_error(self, error, self.unique_model)

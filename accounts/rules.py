@@ -1,0 +1,79 @@
+"""The rules a new email address and username meet, wherever an account is made.
+
+The sign-up and change forms (:mod:`accounts.forms`), ``User.objects.create_user``
+(:mod:`accounts.managers`) and the staff tools all read them from here: the fields that
+normalize a value through the adapter, and the adapter's ``clean_*`` and reserved-name rules.
+"""
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+
+from .adapter import get_adapter
+
+
+class EmailField(forms.EmailField):
+    """An email field normalized by the adapter before it is validated."""
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        if not value or len(value) > self.max_length:
+            # Refused as typed: normalizing huge input is slow, and it is refused anyway.
+            return value
+        return get_adapter().normalize_email(value)
+
+
+class UsernameField(forms.CharField):
+    """A username field normalized by the adapter (NFKC by default) before it is validated.
+
+    Django's own ``UsernameField`` is not the base: its module reads the user model when
+    imported, and this one is imported while the user model loads (by its manager).
+    """
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        if self.max_length is not None and len(value) > self.max_length:
+            return value
+        return get_adapter().normalize_username(value)
+
+    def widget_attrs(self, widget):
+        return {**super().widget_attrs(widget), "autocapitalize": "none", "autocomplete": "username"}
+
+
+class NewUsernameMixin:
+    """Cleans a new username by the adapter's rules; reserved names only for staff."""
+
+    #: Staff tools set this: they may give an account a reserved name such as ``support``.
+    allow_reserved_usernames = False
+
+    def clean_username(self):
+        adapter = get_adapter()
+        username = adapter.clean_username(self.cleaned_data["username"])
+        if not self.allow_reserved_usernames and adapter.is_reserved_username(username):
+            raise adapter.validation_error("username_reserved")
+        return username
+
+
+class AccountValuesForm(NewUsernameMixin, forms.Form):
+    """The email address and username of a new account, as the sign-up form takes them."""
+
+    email = EmailField(
+        label=_("Email address"),
+        max_length=254,
+        widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True}),
+    )
+    username = UsernameField(label=_("Username"), max_length=150)
+
+    def clean_email(self):
+        return get_adapter().clean_email(self.cleaned_data["email"])
+
+
+def clean_account_values(email, username, *, allow_reserved=False):
+    """``(email, username)`` normalized and checked by the sign-up form's rules; raises
+    :class:`ValidationError` keyed by field, as the form shows it. ``allow_reserved``: a
+    reserved username is allowed (staff accounts, as staff may give)."""
+    form = AccountValuesForm(data={"email": email, "username": username})
+    form.allow_reserved_usernames = allow_reserved
+    if not form.is_valid():
+        raise ValidationError(form.errors.as_data())
+    return form.cleaned_data["email"], form.cleaned_data["username"]

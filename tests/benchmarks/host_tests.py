@@ -1,0 +1,168 @@
+"""Figures: a host project's own test suite with this app, beside django-allauth on SQLite.
+
+Run ``python -m tests.benchmarks.host_tests [--rounds 3]``. It builds, in a temporary
+directory, three projects that ``startproject`` made, each with the same four
+``@login_required`` views and the same four tests (create a user, ``force_login``, GET a
+view), and runs each project's pytest in turn, rounds interleaved:
+
+- ``dynamo-local``: the README's settings and URLs, on a DynamoDB Local that is already
+  running (as ``manage.py accounts_dynamodb_local`` in development), tests with
+  ``accounts_table``;
+- ``dynamo-moto``: the same with ``ACCOUNTS_ENDPOINT_URL`` empty (moto, in process);
+- ``allauth-sqlite``: django-allauth (``ALLAUTH_VERSION``, from PyPI into the temporary
+  directory) on startproject's SQLite, tests with pytest-django's ``db``.
+
+After one round that is not counted (it warms DynamoDB Local's JVM, as a development
+server that has answered before), it prints each suite's wall time (the whole ``pytest``
+process) and the median time of one test after the first (setup, call and teardown: the fixture, ``create_user``,
+``force_login`` and the request), and the ratio of each suite to allauth's. The goal: the
+suite within 1.5 x allauth's, a further test well under 0.15 s.
+"""
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+from tests.projects import ROOT, start_readme_project
+
+ALLAUTH_VERSION = "65.22.1"
+VIEWS = '''
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
+
+
+@login_required
+def whoami(request):
+    return HttpResponse(request.user.get_username())
+'''
+URLS = '''
+from myproject.views import whoami
+
+urlpatterns += [path(f"view{number}/", whoami, name=f"view{number}") for number in range(1, 5)]
+'''
+TESTS = '''
+import pytest
+from django.urls import reverse
+
+
+@pytest.mark.parametrize("number", [1, 2, 3, 4])
+def test_a_login_required_view_answers_its_user({fixture}, client, django_user_model, number):
+    user = django_user_model.objects.create_user("ada", "ada@example.com")
+    client.force_login(user)
+    assert client.get(reverse(f"view{{number}}")).content == b"ada"
+'''
+ALLAUTH_SETTINGS = '''
+INSTALLED_APPS += ["allauth", "allauth.account"]
+MIDDLEWARE += ["allauth.account.middleware.AccountMiddleware"]
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "allauth.account.auth_backends.AuthenticationBackend",
+]
+'''
+ALLAUTH_URLS = '''
+from django.urls import include
+
+urlpatterns += [path("accounts/", include("allauth.urls"))]
+'''
+PYTEST_SETTINGS = '''
+[tool.pytest.ini_options]
+DJANGO_SETTINGS_MODULE = "myproject.settings"
+'''
+
+
+def add(path, text):
+    path.write_text((path.read_text() if path.exists() else "") + text)
+
+
+def dynamo_project(directory, endpoint_url):
+    """The README's project, its tests replaced by the four view tests."""
+    start_readme_project(directory, {"PYTHONPATH": str(ROOT), "PATH": ""})
+    for readme_test in [directory / "conftest.py", *(directory / "myproject" / "tests").glob("test_*.py")]:
+        readme_test.unlink()
+    settings = directory / "myproject" / "settings.py"
+    settings.write_text(settings.read_text().replace('"http://127.0.0.1:8001"', repr(endpoint_url)))
+    (directory / "myproject" / "views.py").write_text(VIEWS)
+    add(directory / "myproject" / "urls.py", URLS)
+    (directory / "myproject" / "tests" / "test_views.py").write_text(TESTS.format(fixture="accounts_table"))
+    return directory, {"PYTHONPATH": str(ROOT)}
+
+
+def allauth_project(directory, site_packages):
+    """startproject, django-allauth's settings and URLs, SQLite."""
+    environment = {"PYTHONPATH": str(site_packages)}
+    directory.mkdir(parents=True)
+    subprocess.run([sys.executable, "-m", "django", "startproject", "myproject", str(directory)], check=True)
+    add(directory / "myproject" / "settings.py", ALLAUTH_SETTINGS)
+    add(directory / "myproject" / "urls.py", ALLAUTH_URLS + URLS)
+    (directory / "myproject" / "views.py").write_text(VIEWS)
+    (directory / "myproject" / "tests").mkdir()
+    (directory / "myproject" / "tests" / "test_views.py").write_text(TESTS.format(fixture="db"))
+    (directory / "pyproject.toml").write_text(PYTEST_SETTINGS)
+    return directory, environment
+
+
+def run_suite(directory, environment, report):
+    """``(wall seconds, [seconds of each test])`` of one pytest run of the project."""
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}"]
+    if "allauth" in str(directory):
+        command += ["-p", "no:accounts.testing"]  # the app's plugin is installed here too
+    started = time.perf_counter()
+    result = subprocess.run(command, cwd=directory, env={"PATH": "/usr/bin:/bin", **environment}, capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    if result.returncode != 0:
+        raise SystemExit(f"The suite of {directory.name} failed:\n{result.stdout}{result.stderr}")
+    cases = ElementTree.parse(report).getroot().iter("testcase")
+    return wall, [float(case.get("time")) for case in cases]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3, help="runs of each suite, interleaved (default 3)")
+    options = parser.parse_args()
+
+    from accounts.dynamodb_local import DynamoDBLocal
+
+    server = DynamoDBLocal()
+    server.start()
+    try:
+        with tempfile.TemporaryDirectory(prefix="host-tests-") as temporary:
+            temporary = Path(temporary)
+            site_packages = temporary / "allauth-site-packages"
+            subprocess.run(
+                [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site_packages),
+                 f"django-allauth=={ALLAUTH_VERSION}"],
+                check=True,
+            )
+            suites = {
+                "dynamo-local": dynamo_project(temporary / "dynamo-local", server.endpoint_url),
+                "dynamo-moto": dynamo_project(temporary / "dynamo-moto", ""),
+                "allauth-sqlite": allauth_project(temporary / "allauth-sqlite", site_packages),
+            }
+            walls = {name: [] for name in suites}
+            further = {name: [] for name in suites}
+            # One round first, not counted: a development DynamoDB Local has answered before
+            # (a cold JVM takes seconds over its first requests), and the files are cached.
+            for counted in [False] + [True] * options.rounds:
+                for name, (directory, environment) in suites.items():
+                    wall, tests = run_suite(directory, environment, temporary / f"{name}.xml")
+                    if counted:
+                        walls[name].append(wall)
+                        further[name].extend(tests[1:])
+    finally:
+        server.stop()
+
+    allauth = statistics.median(walls["allauth-sqlite"])
+    print(f"{'suite (4 tests)':<16} {'wall s':>7} {'x allauth':>10} {'further test s':>15}   (medians of {options.rounds} rounds)")
+    for name in suites:
+        wall = statistics.median(walls[name])
+        print(f"{name:<16} {wall:>7.2f} {wall / allauth:>10.2f} {statistics.median(further[name]):>15.3f}")
+    print("goal: suite <= 1.5 x allauth-sqlite, a further test well under 0.15 s")
+
+
+if __name__ == "__main__":
+    main()
