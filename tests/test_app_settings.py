@@ -172,7 +172,13 @@ def test_unique_fields_setting_adds_to_the_default_fields(settings):
     settings.ACCOUNTS_UNIQUE_FIELDS = {"phone": phone}
 
     assert app_settings.UNIQUE_FIELDS == {**DEFAULT_UNIQUE_FIELDS, "phone": phone}
-    assert [constraint.namespace for constraint in account_constraints()] == ["EMAIL", "HANDLE", "PHONE", "HANDLE_SKEL"]
+    assert [constraint.namespace for constraint in account_constraints()] == [
+        "EMAIL",
+        "HANDLE",
+        "PHONE",
+        "HANDLE_SKEL",
+        "WEBAUTHN",  # the passkeys' credential ids (accounts.mfa), declared by the account model
+    ]
 
 
 def test_options_given_for_a_default_field_replace_only_those_options(settings):
@@ -190,7 +196,7 @@ def test_an_option_set_to_none_is_removed_so_a_default_can_really_be_replaced(se
     assert app_settings.UNIQUE_FIELDS["username"] == {"namespace": "HANDLE"}
     username = store.constraint_for("username")
     assert username.normalizer is normalize_text
-    assert [constraint.namespace for constraint in account_constraints()] == ["EMAIL", "HANDLE"]
+    assert [constraint.namespace for constraint in account_constraints()] == ["EMAIL", "HANDLE", "WEBAUTHN"]
 
 
 def test_unique_fields_are_rebuilt_when_the_setting_changes(settings):
@@ -205,9 +211,11 @@ def test_unique_fields_are_rebuilt_when_the_setting_changes(settings):
 
 @pytest.mark.dynamodb_local
 def test_case_sensitive_usernames_through_the_unique_fields_setting(ddb, settings):
+    # The look-alike lock folds case too ("Ada" looks like "ada"): case-sensitive names
+    # drop it.
     settings.ACCOUNTS_UNIQUE_FIELDS = {
         "email": {"namespace": "EMAIL"},
-        "username": {"namespace": "HANDLE", "normalizer": normalize_exact},
+        "username": {"namespace": "HANDLE", "normalizer": normalize_exact, "skeleton_namespace": None},
     }
 
     first = signup(Client(), "ada@example.com", "Ada")

@@ -58,7 +58,7 @@ def desktop(live_server, ddb, browser):  # noqa: F811
         page.goto("/accounts/login/")
         page.fill("#id_username", "boss")
         page.fill("#id_password", PASSWORD)
-        page.locator("form.account-form button[type=submit]").click()
+        page.locator("form.account-form button[type=submit]:not(.passkey-button)").click()
         page.wait_for_url(re.compile(r"/accounts/profile/$"))
         page.goto(path)
         return page

@@ -139,7 +139,7 @@ def test_signup_takes_the_phone_lock_and_the_mailed_link_the_email_lock(members)
     assert store.get_by_username("ada").phone == "+1 (555) 010-9999"
     assert store.get_by_email("ada@example.com") is None
     assert lock_keys() == {"UNIQ#HANDLE#ada", "UNIQ#HANDLE_SKEL#ada", "UNIQ#PHONE#+15550109999"}
-    assert link_in(mails_to("ada@example.com")[0]).startswith("http://testserver/members/verify/")
+    assert link_in(mails_to("ada@example.com")[0]).startswith("https://members.example.com/members/verify/")
 
     assert verify(client, "ada@example.com").status_code == 200
 
