@@ -15,7 +15,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.generic import FormView
 
-from .. import ratelimit
+from .. import devices, ratelimit
 from ..adapter import get_adapter
 from ..app_settings import app_settings
 from ..forms import STORE_REFUSALS, CurrentPasswordMixin
@@ -38,9 +38,14 @@ def _safe_next(request, url, default):
 
 
 def _logged_in(request, user, next_url):
+    """Welcome ``user``, logged in by a second step or a passkey, and trust this browser for
+    the account (its device cookie), as a login with the password alone does: guesses from
+    elsewhere never lock it out."""
     adapter = get_adapter(request)
     adapter.add_success_message(request, "logged_in", username=user.username)
-    return redirect(_safe_next(request, next_url, app_settings.LOGIN_REDIRECT_URL))
+    response = redirect(_safe_next(request, next_url, app_settings.LOGIN_REDIRECT_URL))
+    devices.remember(request, response, user.pk)
+    return response
 
 
 @method_decorator(never_cache, name="dispatch")
