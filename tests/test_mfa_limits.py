@@ -116,6 +116,23 @@ def test_wrong_codes_counted_after_a_right_codes_read_stop_it(ddb, settings, clo
     assert f"TOTP#{step}" not in {raw["SK"]["S"] for raw in records}
 
 
+def test_over_the_limit_a_used_code_is_refused_not_told_used(ddb, settings, clock, monkeypatch):
+    settings.ACCOUNTS_RATE_LIMITS = {ACTION: "3/h/key"}
+    secret, _ = enable_totp(signed_up_client())
+    ada = store.get_by_username("ada")
+    right = next_code_of(secret)
+    assert second_step(half_logged_in(1), right)["Location"] == "/accounts/profile/"
+    client = half_logged_in(2)
+    counter = counter_of(ada.id, "3/h/key")
+    on_judging(monkeypatch, lambda: [counter.count(clock) for _ in range(3)])
+
+    response = second_step(client, right)
+
+    # Both the spent step and the limit refuse it: the limit answers, saying nothing of the code.
+    assert refused(response)
+    still_half_logged_in(client, response)
+
+
 def test_a_count_landing_in_the_previous_window_after_the_read_stops_a_right_code(ddb, settings, clock, monkeypatch):
     settings.ACCOUNTS_RATE_LIMITS = {ACTION: "3/h/key"}
     secret, _ = enable_totp(signed_up_client())
