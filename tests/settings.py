@@ -26,5 +26,6 @@ ACCOUNTS_REQUEST_DEADLINE = None
 # themselves (the `settings` fixture), "mandatory" and "optional" included.
 ACCOUNTS_EMAIL_VERIFICATION = "none"
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
-# Links in mail lead to the test client's host (never taken from a request).
+# Links in mail lead to the test client's host, and passkeys' relying party is that host
+# (neither is ever taken from a request).
 ACCOUNTS_SITE_URL = "http://testserver"

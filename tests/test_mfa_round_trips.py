@@ -65,6 +65,21 @@ def test_the_password_step_of_an_account_with_a_second_factor_costs_what_a_login
     assert requests == {"GetItem": 2, "UpdateItem": 3, "BatchWriteItem": 1}
 
 
+def test_the_password_step_from_a_browser_trusted_by_its_second_step_is_three_requests(proxy):
+    secret, _ = enable_totp(signed_up_client())
+    browser = Client()
+    password_login(browser)
+    second_step(browser, code_of(secret, at=time.time() + totp.STEP_SECONDS))
+    browser.post("/accounts/logout/")
+
+    response, requests = counted(proxy, lambda: password_login(browser))
+
+    assert response["Location"] == "/accounts/mfa/authenticate/"
+    # The lock and the account its device cookie names; its own counter; the session
+    # keeping the half-login written with that counter deleted.
+    assert requests == {"BatchGetItem": 1, "UpdateItem": 1, "BatchWriteItem": 1}
+
+
 def test_the_totp_step_is_three_requests(proxy):
     secret, _ = enable_totp(signed_up_client())
     client = Client()

@@ -149,7 +149,11 @@ class PasskeyOptionsView(View):
         }.get(purpose)
         if build is None:
             raise Http404("No such passkey ceremony.")
-        options = build(request)
+        try:
+            options = build(request)
+        except passkeys.PasskeyRefused as refusal:
+            # No relying party is configured: passkeys cannot be used at all.
+            return JsonResponse({"error": "unavailable", "message": str(refusal.message)}, status=503)
         if options is None:
             return JsonResponse({"error": "forbidden"}, status=403)
         return HttpResponse(options, content_type="application/json")
