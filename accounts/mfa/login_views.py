@@ -5,6 +5,7 @@ ceremony (JSON, for ``webauthn.js``)."""
 from urllib.parse import urlencode
 
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import redirect, render, resolve_url
 from django.utils.decorators import method_decorator
@@ -75,7 +76,7 @@ class SecondStepView(RateLimitMixin, FormView):
             ratelimit.refuse(form, error)
             return self.form_invalid(form)
         if outcome == login.WRONG_CODE:
-            form.add_error("code", form.error_messages["wrong_code"])
+            form.add_error("code", ValidationError(form.error_messages["wrong_code"], code="wrong_code"))
             return self.form_invalid(form)
         return _second_step_done(self.request, outcome, user)
 
