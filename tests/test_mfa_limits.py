@@ -8,7 +8,6 @@ from types import SimpleNamespace
 
 import pytest
 from django.conf import settings as django_settings
-from django.test import Client
 
 from accounts import devices, dynamo, ratelimit, store
 from accounts.mfa import totp
@@ -199,16 +198,19 @@ def guesses_lock_out_strangers(login_name="ada"):
     assert refused(login(from_address(98), login_name))
 
 
-def trusted_for(client, account_id):
-    return account_id in devices.trusted_accounts(client.get("/accounts/login/").wsgi_request)
+def assert_strangers_guesses_do_not_lock_out_a_browser_that(log_in):
+    """A browser that logged in to ada's account by ``log_in(browser)``, then logged out,
+    is trusted for it (its device cookie): after strangers' guesses lock the account for
+    everyone else, its password still leads on to the second step."""
+    owner = from_address(7)
+    assert log_in(owner)["Location"] == "/accounts/profile/"
+    owner.post("/accounts/logout/")
 
+    guesses_lock_out_strangers()
 
-def owner_browser_after(log_in):
-    """A browser that logged in to ada's account by ``log_in(browser)``, then logged out."""
-    browser = from_address(7)
-    assert log_in(browser)["Location"] == "/accounts/profile/"
-    browser.post("/accounts/logout/")
-    return browser
+    trusted = devices.trusted_accounts(owner.get("/accounts/login/").wsgi_request)
+    assert store.get_by_username("ada").id in trusted
+    assert login(owner, "ada", PASSWORD)["Location"] == "/accounts/mfa/authenticate/"
 
 
 @pytest.mark.parametrize("factor", ["totp", "recovery_code"])
@@ -220,11 +222,7 @@ def test_a_login_through_the_second_step_with_a_code_trusts_the_browser(ddb, fac
         password_login(browser)
         return second_step(browser, code)
 
-    owner = owner_browser_after(log_in)
-    guesses_lock_out_strangers()
-
-    assert trusted_for(owner, store.get_by_username("ada").id)
-    assert password_login(owner)["Location"] == "/accounts/mfa/authenticate/"
+    assert_strangers_guesses_do_not_lock_out_a_browser_that(log_in)
 
 
 def test_a_login_through_the_second_step_with_a_passkey_trusts_the_browser(ddb):
@@ -235,18 +233,10 @@ def test_a_login_through_the_second_step_with_a_passkey_trusts_the_browser(ddb):
         answer = authenticator.get(credential, options(browser, "second_factor"), ORIGIN)
         return browser.post("/accounts/mfa/authenticate/passkey/", {"credential": answer})
 
-    owner = owner_browser_after(log_in)
-    guesses_lock_out_strangers()
-
-    assert trusted_for(owner, store.get_by_username("ada").id)
-    assert password_login(owner)["Location"] == "/accounts/mfa/authenticate/"
+    assert_strangers_guesses_do_not_lock_out_a_browser_that(log_in)
 
 
 def test_a_login_with_a_passkey_alone_trusts_the_browser(ddb):
     credential, _ = add_passkey(signed_up_client())
 
-    owner = owner_browser_after(lambda browser: passkey_login(browser, credential))
-    guesses_lock_out_strangers()
-
-    assert trusted_for(owner, store.get_by_username("ada").id)
-    assert login(owner, "ada", PASSWORD)["Location"] == "/accounts/mfa/authenticate/"
+    assert_strangers_guesses_do_not_lock_out_a_browser_that(lambda browser: passkey_login(browser, credential))
