@@ -10,6 +10,7 @@ import pytest
 from django.test import Client
 
 from accounts.mfa import checks, passkeys
+from tests.web import signed_up_client
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -57,6 +58,18 @@ def test_without_a_site_url_the_pages_say_passkeys_are_unavailable_and_never_fai
     assert str(passkeys.UNAVAILABLE) in html and "data-passkey=" not in html
     assert options.status_code == 503 and options.json()["error"] == "unavailable"
     assert options.json()["message"] == str(passkeys.UNAVAILABLE)
+
+
+@pytest.mark.dynamodb_local
+def test_without_a_site_url_the_authenticator_pages_still_work(ddb, settings):
+    client = signed_up_client()
+    settings.ACCOUNTS_SITE_URL = None
+
+    totp_page = client.get("/accounts/mfa/totp/")
+    passkeys_page = client.get("/accounts/mfa/passkeys/")
+
+    assert totp_page.status_code == 200 and totp_page.context["uri"].startswith("otpauth://totp/")
+    assert passkeys_page.status_code == 200 and str(passkeys.UNAVAILABLE) in passkeys_page.content.decode()
 
 
 @pytest.mark.parametrize("url", ["http://127.0.0.1:8000", "http://[::1]:8000"])
