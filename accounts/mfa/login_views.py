@@ -5,6 +5,7 @@ ceremony (JSON, for ``webauthn.js``)."""
 from urllib.parse import urlencode
 
 from django.contrib import messages
+from django.contrib.sessions.exceptions import SessionInterrupted
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import redirect, render, resolve_url
@@ -16,7 +17,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.generic import FormView
 
-from .. import devices, ratelimit
+from .. import devices, ratelimit, sessions
 from ..adapter import get_adapter
 from ..app_settings import app_settings
 from ..forms import STORE_REFUSALS, CurrentPasswordMixin
@@ -100,8 +101,25 @@ class PasskeyAnswerView(View):
         try:
             return self.answered(request, form.cleaned_data["credential"])
         except passkeys.PasskeyRefused as refusal:
+            if not _session_still_saved(request):
+                # Another request signed in with this challenge meanwhile (the same answer
+                # sent twice), deleting the session that held it: this one was used already.
+                messages.error(request, MESSAGES["already_used"])
+                return redirect("accounts:login")
             messages.error(request, refusal.message)
             return redirect(self.refused_url(request))
+
+
+def _session_still_saved(request):
+    """Save the session now (its challenge taken out): ``False`` when it was ended meanwhile,
+    and then this request's copy is dropped (and its cookie with it), as nothing is left to
+    save."""
+    try:
+        sessions.save_now(request)
+    except SessionInterrupted:
+        request.session = type(request.session)()
+        return False
+    return True
 
 
 @method_decorator(never_cache, name="dispatch")
