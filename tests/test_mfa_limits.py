@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 from django.conf import settings as django_settings
+from django.test import Client
 
 from accounts import devices, dynamo, ratelimit, store
 from accounts.mfa import totp
@@ -15,7 +16,8 @@ from accounts.mfa.flows import login as login_flow
 from accounts.tables import account_pk, dynamodb_client, plain_client
 from tests import authenticator
 from tests.mfa import ORIGIN, add_passkey, code_of, enable_totp, options, passkey_login, password_login, second_step
-from tests.test_login_limits import CONFLICT, answering, error_answer, from_address, sixteen_at_once
+from tests.mail import link_in, mails_to, path_of
+from tests.test_login_limits import CONFLICT, NEW_PASSWORD, answering, error_answer, from_address, sixteen_at_once
 from tests.test_ratelimit import refused
 from tests.web import OTHER_PASSWORD, PASSWORD, login, signed_up_client
 
@@ -158,6 +160,24 @@ def test_a_count_landing_in_the_previous_window_after_the_read_stops_a_right_cod
 
     assert refused(response)
     still_half_logged_in(client, response)
+
+
+def test_a_password_reset_does_not_clear_the_second_steps_counters(ddb, settings):
+    # Whoever guesses at the second step knows the password; were a reset (whoever holds the
+    # mailbox can complete one) to clear these counters, each reset would buy more guesses.
+    settings.ACCOUNTS_RATE_LIMITS = {ACTION: "1/h/key"}
+    secret, _ = enable_totp(signed_up_client())
+    assert second_step(half_logged_in(1), wrong_code_of(secret)).status_code == 200
+
+    Client().post("/accounts/password/reset/", {"email": "ada@example.com"})
+    browser = Client()
+    form_page = browser.get(path_of(link_in(mails_to("ada@example.com")[-1])), follow=True)
+    new_password = {"new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD}
+    assert browser.post(form_page.redirect_chain[-1][0], new_password).status_code == 302
+    client = from_address(2)
+    assert login(client, "ada", NEW_PASSWORD)["Location"] == "/accounts/mfa/authenticate/"
+
+    assert refused(second_step(client, next_code_of(secret)))
 
 
 # A busy DynamoDB: the honest 503, never a 500, and never a judged but uncounted code.
