@@ -59,6 +59,16 @@ class StaleItem(TransactionCancelled):
     """The item changed or vanished since it was read; read it again and retry."""
 
 
+class OverLimit(TransactionCancelled):
+    """A rate counter the transaction checked (a ``ConditionCheck`` of
+    :meth:`accounts.ratelimit.Counter.under_limit`) is over its limit; nothing was written.
+    ``counters`` holds those counter items as the checks found them (raw)."""
+
+    def __init__(self, message, reasons=(), counters=()):
+        self.counters = list(counters)
+        super().__init__(message, reasons)
+
+
 class Busy(TransactionCancelled):
     """Other transactions kept conflicting with this one; nothing was written. Try again."""
 

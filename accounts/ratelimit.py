@@ -35,6 +35,10 @@ Two ways to use it:
   ``Retry-After``.
 - :class:`Attempt` counts an attempt that counts only if it fails (``login_failed``, see
   :func:`accounts.devices.login_attempt`): counted first, taken back if it succeeds.
+- :class:`Guess` is a guess the caller judges before anything is counted (a second
+  factor's code, ``mfa_attempt``): a wrong one is counted as above, and a right one writes
+  its success in a transaction that checks each counter is still under its limit
+  (:meth:`Counter.under_limit`), so either way at most ``amount`` guesses are answered.
 """
 
 import hashlib
@@ -205,6 +209,31 @@ class Counter:
             seconds = period - into_window + period * (1 - (limit - 1) / max(self.current, 1))
         return max(1, math.ceil(seconds))
 
+    def fits(self, now):
+        """Whether one more attempt at ``now`` is within the limit, by the counts as read."""
+        return self.estimate(now) + 1 <= self.rule.amount
+
+    def under_limit(self, now):
+        """The parameters of a ``ConditionCheck`` that one more attempt at ``now`` still fits,
+        for a caller's transaction (:mod:`accounts.transactions` sends it): the current
+        window's count is under what the previous window's weight leaves, that weight taken
+        from the counts as read (:meth:`take`), and the previous window's count has not grown
+        since (a count sent just before the window changed may land after the read). Only
+        meaningful when :meth:`fits`. ``ALL_OLD``: a refusal returns the counts."""
+        window = _window(self.rule.period, now)
+        elapsed = (now % self.rule.period) / self.rule.period
+        # current + 1 + previous * (1 - elapsed) <= amount, for a whole current.
+        room = math.floor(self.rule.amount - self.previous * (1 - elapsed))
+        return {
+            "TableName": dynamo.table_name(),
+            "Key": self.key,
+            "ConditionExpression": "(attribute_not_exists(#current) OR #current < :room)"
+            " AND (attribute_not_exists(#previous) OR #previous <= :previous)",
+            "ExpressionAttributeNames": {"#current": f"w{window}", "#previous": f"w{window - 1}"},
+            "ExpressionAttributeValues": {":room": {"N": str(room)}, ":previous": {"N": str(self.previous)}},
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+        }
+
     def count(self, now):
         """Count one attempt at ``now`` unless it is over the limit: one conditional
         ``UpdateItem``. Returns True when it is counted and within the limit; False when it
@@ -360,6 +389,63 @@ class Attempt:
                 session.delete_with_next_save(counter_key)
         else:
             dynamo.batch_write(deletes=forgotten)
+
+
+class Guess:
+    """A guess at a secret that the caller judges itself, cheaply, before anything is
+    counted (a code of a second factor: ``mfa_attempt``); only a wrong guess counts, and
+    under any concurrency at most the limit of guesses get an answer other than
+    :class:`RateLimited`:
+
+    - the counters are read with what the guess is about (:attr:`keys`, then :meth:`take`:
+      no request of their own), and :meth:`check` refuses a guess the read puts over;
+    - a wrong guess is counted by :meth:`fail` (a guarded ``UpdateItem`` per counter, as
+      :func:`consume`), which refuses it when concurrent guesses used the limit up;
+    - a right guess writes its success in ONE transaction with :meth:`conditions`, a
+      ``ConditionCheck`` per counter that it still fits, so wrong guesses counted since the
+      read stop a lucky right one too; :meth:`refused` is then its answer.
+
+    A right guess counts nothing and forgets nothing: the wrong guesses' counts stand.
+    """
+
+    def __init__(self, request, action, *, key=None, user=None):
+        self.action = action
+        self.counters = counters_for(request, action, key=key, user=user)
+        self._read_at = None
+
+    @property
+    def keys(self):
+        """The raw keys of the counter items, to read with what the guess is about."""
+        return [counter.key for counter in self.counters]
+
+    def take(self, items):
+        """Record the counter items as read (raw items; a missing one counts nothing)."""
+        self._read_at = time.time()
+        by_key = {(raw["PK"]["S"], raw["SK"]["S"]): raw for raw in items}
+        for counter in self.counters:
+            counter.take(by_key.get((counter.key["PK"]["S"], counter.key["SK"]["S"])), self._read_at)
+
+    def check(self):
+        """Raise :class:`RateLimited` when the counts as read leave no room for this guess."""
+        over = [counter for counter in self.counters if not counter.fits(self._read_at)]
+        if over:
+            raise RateLimited(self.action, max(counter.retry_after(self._read_at) for counter in over))
+
+    def fail(self):
+        """Count this wrong guess; raise :class:`RateLimited` (counting nothing) when
+        concurrent guesses have used the limit up."""
+        count_attempt(self.action, self.counters)
+
+    def conditions(self):
+        """The ``ConditionCheck`` parameters, one per counter, that a right guess's
+        transaction must include (:meth:`Counter.under_limit`, as read)."""
+        return [counter.under_limit(self._read_at) for counter in self.counters]
+
+    def refused(self, items):
+        """The :class:`RateLimited` of a right guess whose :meth:`conditions` failed, from
+        ``items``, the counter items as the failed checks found them."""
+        self.take(items)
+        return RateLimited(self.action, max([1, *(counter.retry_after(self._read_at) for counter in self.counters)]))
 
 
 def forget_account(account_id):

@@ -119,9 +119,6 @@ if "ACCOUNTS_RATE_LIMITS" in env:
 # The reverse proxies in front that append to X-Forwarded-For (0: the client is REMOTE_ADDR).
 ACCOUNTS_TRUSTED_PROXY_COUNT = env("ACCOUNTS_TRUSTED_PROXY_COUNT")
 
-# The site's address: passkeys are bound to its host (browsers refuse an IP address, so
-# develop on http://localhost:8000, not 127.0.0.1).
-ACCOUNTS_SITE_URL = env("ACCOUNTS_SITE_URL", default="http://localhost:8000" if DEBUG else "") or None
 # Second factors: staff must have one (off by default); signing up with a passkey.
 ACCOUNTS_MFA_REQUIRED_FOR_STAFF = env.bool("ACCOUNTS_MFA_REQUIRED_FOR_STAFF", default=False)
 ACCOUNTS_PASSKEY_SIGNUP = env.bool("ACCOUNTS_PASSKEY_SIGNUP", default=False)

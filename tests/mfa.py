@@ -8,7 +8,8 @@ import pyotp
 from tests import authenticator
 from tests.web import PASSWORD, login
 
-# What the test client's requests come from (no ACCOUNTS_SITE_URL in the test settings).
+# The origin of the relying party: ACCOUNTS_SITE_URL of the test settings, where the test
+# client's requests come from.
 ORIGIN = "http://testserver"
 
 

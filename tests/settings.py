@@ -29,5 +29,6 @@ if "MAILERS" in globals():  # Django 6.1
     MAILERS = {"default": {"BACKEND": "django.core.mail.backends.locmem.EmailBackend"}}
 else:
     EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
-# Links in mail lead to the test client's host (never taken from a request).
+# Links in mail lead to the test client's host, and passkeys' relying party is that host
+# (neither is ever taken from a request).
 ACCOUNTS_SITE_URL = "http://testserver"

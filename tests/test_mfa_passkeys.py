@@ -7,14 +7,14 @@ import threading
 import pytest
 from django.test import Client
 
-from accounts import store, transactions
+from accounts import sessions, store, transactions
 from accounts.mfa import passkeys
 from accounts.mfa import store as mfa_store
 from tests import authenticator
 from tests.mail import mails_to
 from tests.mfa import ORIGIN, add_passkey, options, passkey_login
 from tests.seeding import read_lock
-from tests.web import signed_up_client
+from tests.web import messages_of, signed_up_client
 
 pytestmark = pytest.mark.dynamodb_local
 
@@ -165,6 +165,29 @@ def test_two_logins_racing_with_one_challenge_make_one_session(ddb):
 
     assert sorted(landed) == ["/accounts/login/"] * 3 + ["/accounts/profile/"]
     assert mfa_store.passkeys_of(account_of())[0].sign_count == 1
+
+
+def test_an_answer_refused_after_another_request_used_its_challenge_says_it_was_used(ddb, monkeypatch):
+    # The loser of the race above, deterministically: it took the challenge, then the winner
+    # signed in (deleting the session that held it, and storing the counter the loser's
+    # answer repeats), so the loser's answer is refused and its session is gone.
+    credential, _ = add_passkey(signed_up_client())
+    client = Client()
+    answer = authenticator.get(credential, options(client, "login"), ORIGIN)
+    verify = passkeys.verify_assertion
+
+    def after_the_winner(request, *args, **kwargs):
+        sessions.SessionStore(request.session.session_key).delete()
+        raise passkeys.PasskeyRefused(passkeys.INVALID, "the counter did not grow")
+
+    monkeypatch.setattr(passkeys, "verify_assertion", after_the_winner)
+
+    response = client.post("/accounts/mfa/passkey/login/", {"credential": answer}, follow=True)
+
+    assert response.redirect_chain == [("/accounts/login/", 302)]
+    assert "This code or passkey was already used. Please log in again." in messages_of(response)
+    monkeypatch.setattr(passkeys, "verify_assertion", verify)
+    assert passkey_login(client, credential)["Location"] == "/accounts/profile/"
 
 
 def test_two_uses_reading_one_counter_store_one(ddb):

@@ -5,7 +5,8 @@ Goals (issue 20): a login with a passkey at most 3 requests (the session holding
 challenge; the credential's lock, the account and its credential item together; one
 transaction spending the challenge, recording the use and writing the session); the TOTP
 step at most 3 (the half-login's session; the account with the limit's counters; one
-transaction).
+transaction, which also checks the counters are under the limit). A wrong code costs the
+two reads and one guarded UpdateItem per rule of ``mfa_attempt`` (two by default): 4.
 """
 
 import time
@@ -58,8 +59,25 @@ def test_the_password_step_of_an_account_with_a_second_factor_costs_what_a_login
     response, requests = counted(proxy, lambda: password_login(Client()))
 
     assert response["Location"] == "/accounts/mfa/authenticate/"
-    # The lock and the limit's counters; the account; the session keeping the half-login.
-    assert requests == {"BatchGetItem": 1, "GetItem": 1, "PutItem": 1}
+    # From a new browser: the lock, the account; login_failed's two counters counted before
+    # the password check and the address's taken back; the session keeping the half-login
+    # written with the account's counter deleted.
+    assert requests == {"GetItem": 2, "UpdateItem": 3, "BatchWriteItem": 1}
+
+
+def test_the_password_step_from_a_browser_trusted_by_its_second_step_is_three_requests(proxy):
+    secret, _ = enable_totp(signed_up_client())
+    browser = Client()
+    password_login(browser)
+    second_step(browser, code_of(secret, at=time.time() + totp.STEP_SECONDS))
+    browser.post("/accounts/logout/")
+
+    response, requests = counted(proxy, lambda: password_login(browser))
+
+    assert response["Location"] == "/accounts/mfa/authenticate/"
+    # The lock and the account its device cookie names; its own counter; the session
+    # keeping the half-login written with that counter deleted.
+    assert requests == {"BatchGetItem": 1, "UpdateItem": 1, "BatchWriteItem": 1}
 
 
 def test_the_totp_step_is_three_requests(proxy):
@@ -75,7 +93,7 @@ def test_the_totp_step_is_three_requests(proxy):
     assert requests == {"BatchGetItem": 2, "TransactWriteItems": 1}
 
 
-def test_a_wrong_code_adds_one_write(proxy):
+def test_a_wrong_code_is_one_guarded_write_per_rule_more_than_the_reads(proxy):
     secret, _ = enable_totp(signed_up_client())
     client = Client()
     password_login(client)
@@ -84,5 +102,20 @@ def test_a_wrong_code_adds_one_write(proxy):
     response, requests = counted(proxy, lambda: second_step(client, wrong))
 
     assert response.status_code == 200
-    # Both counters of mfa_attempt (5 in 5 minutes, 20 a day) in one TransactWriteItems.
-    assert requests == {"BatchGetItem": 2, "TransactWriteItems": 1}
+    # Each counter of mfa_attempt (5 in 5 minutes, 20 a day) by its own guarded UpdateItem:
+    # a counter is never written in a transaction.
+    assert requests == {"BatchGetItem": 2, "UpdateItem": 2}
+
+
+def test_a_code_the_read_counters_put_over_the_limit_writes_nothing(proxy, settings):
+    settings.ACCOUNTS_RATE_LIMITS = {"mfa_attempt": "1/h/key"}
+    secret, _ = enable_totp(signed_up_client())
+    client = Client()
+    password_login(client)
+    wrong = f"{(int(code_of(secret)) + 500_000) % 10**6:06d}"
+    assert second_step(client, wrong).status_code == 200
+
+    response, requests = counted(proxy, lambda: second_step(client, code_of(secret, at=time.time() + totp.STEP_SECONDS)))
+
+    assert response.status_code == 429
+    assert requests == {"BatchGetItem": 2}

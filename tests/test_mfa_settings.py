@@ -7,21 +7,18 @@ import sys
 from pathlib import Path
 
 import pytest
-from django.test import RequestFactory
+from django.test import Client
 
 from accounts.mfa import checks, passkeys
+from tests.web import signed_up_client
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def relying_party(**headers):
-    return passkeys.relying_party(RequestFactory().get("/", **headers))
 
 
 def test_the_relying_party_is_the_site_urls_host_and_origin(settings):
     settings.ACCOUNTS_SITE_URL = "https://accounts.example.com:8443/"
 
-    rp = relying_party()
+    rp = passkeys.relying_party()
 
     assert (rp.id, rp.origins, rp.name) == ("accounts.example.com", ("https://accounts.example.com:8443",), "accounts.example.com")
 
@@ -32,17 +29,47 @@ def test_its_id_origin_and_name_may_be_set_apart(settings):
     settings.ACCOUNTS_WEBAUTHN_ORIGIN = ["https://accounts.example.com", "https://www.example.com"]
     settings.ACCOUNTS_MFA_ISSUER = "Example"
 
-    rp = relying_party()
+    rp = passkeys.relying_party()
 
     assert (rp.id, rp.origins, rp.name) == ("example.com", ("https://accounts.example.com", "https://www.example.com"), "Example")
 
 
-def test_without_a_site_url_it_is_the_requests_own(settings):
-    settings.ALLOWED_HOSTS = ["localhost"]
+def test_without_a_site_url_passkeys_are_unavailable(settings):
+    settings.ACCOUNTS_SITE_URL = None
+    settings.ACCOUNTS_WEBAUTHN_RP_ID = "example.com"  # an id alone names no origin
 
-    rp = relying_party(HTTP_HOST="localhost:8000")
+    with pytest.raises(passkeys.PasskeyRefused) as refused:
+        passkeys.relying_party()
 
-    assert (rp.id, rp.origins) == ("localhost", ("http://localhost:8000",))
+    assert refused.value.message == passkeys.UNAVAILABLE
+    assert passkeys.configured_relying_party() is None
+
+
+@pytest.mark.dynamodb_local
+def test_without_a_site_url_the_pages_say_passkeys_are_unavailable_and_never_fail(ddb, settings):
+    settings.ACCOUNTS_SITE_URL = None
+    client = Client()  # its requests' Host, testserver, is never the relying party
+
+    page = client.get("/accounts/login/")
+    options = client.post("/accounts/mfa/passkey/options/login/")
+
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert str(passkeys.UNAVAILABLE) in html and "data-passkey=" not in html
+    assert options.status_code == 503 and options.json()["error"] == "unavailable"
+    assert options.json()["message"] == str(passkeys.UNAVAILABLE)
+
+
+@pytest.mark.dynamodb_local
+def test_without_a_site_url_the_authenticator_pages_still_work(ddb, settings):
+    client = signed_up_client()
+    settings.ACCOUNTS_SITE_URL = None
+
+    totp_page = client.get("/accounts/mfa/totp/")
+    passkeys_page = client.get("/accounts/mfa/passkeys/")
+
+    assert totp_page.status_code == 200 and totp_page.context["uri"].startswith("otpauth://totp/")
+    assert passkeys_page.status_code == 200 and str(passkeys.UNAVAILABLE) in passkeys_page.content.decode()
 
 
 @pytest.mark.parametrize("url", ["http://127.0.0.1:8000", "http://[::1]:8000"])
@@ -60,8 +87,8 @@ def test_localhost_is_a_relying_party(settings):
     assert checks.check_relying_party_id(None) == []
 
 
-def test_outside_debug_a_site_without_its_address_is_warned(settings):
-    settings.DEBUG = False
+def test_a_site_without_its_address_is_warned_that_passkeys_are_unavailable(settings):
+    settings.DEBUG = True
     settings.ACCOUNTS_SITE_URL = None
     assert [warning.id for warning in checks.check_relying_party_configured(None)] == ["accounts.mfa.W001"]
 

@@ -19,6 +19,7 @@ from django.test import Client
 from accounts import ratelimit, store
 from accounts.app_settings import DEFAULT_RATE_LIMITS
 from tests.mail import mails_to
+from tests.mfa import code_of, enable_totp, password_login, second_step
 from tests.test_login_limits import from_address
 from tests.web import OTHER_PASSWORD, PASSWORD, login, messages_of, signed_up_client, signup
 
@@ -130,6 +131,30 @@ def mail_per_key(settings):
     return send
 
 
+def mfa_attempt_per_key(settings):
+    """Wrong codes at the second step of one account's login, each from another browser at
+    another address (the rule counts per account, not per browser)."""
+    secret, _ = enable_totp(signed_up_client())
+    wrong = f"{(int(code_of(secret)) + 500_000) % 10**6:06d}"
+
+    def send(number):
+        browser = from_address(number)
+        assert password_login(browser)["Location"] == "/accounts/mfa/authenticate/"
+        response = second_step(browser, wrong)
+        return over_the_limit(response) or not response.context["form"].has_error("code", "wrong_code")
+
+    return send
+
+
+def reauthenticate_per_user(settings):
+    """Passwords typed to reauthenticate, right or wrong: each counts."""
+    client = signed_up_client()
+    passwords = [OTHER_PASSWORD, PASSWORD]
+    return lambda number: over_the_limit(
+        client.post("/accounts/mfa/reauthenticate/", {"password": passwords[number % 2]})
+    )
+
+
 @dataclass(frozen=True)
 class Flow:
     action: str
@@ -149,6 +174,8 @@ FLOWS = [
     Flow("change_email", "user", change_email_per_user),
     Flow("resend_verification", "user", resend_verification_per_user),
     Flow("mail", "key", mail_per_key),
+    Flow("mfa_attempt", "key", mfa_attempt_per_key),
+    Flow("reauthenticate", "user", reauthenticate_per_user),
 ]
 
 

@@ -5,6 +5,8 @@ ceremony (JSON, for ``webauthn.js``)."""
 from urllib.parse import urlencode
 
 from django.contrib import messages
+from django.contrib.sessions.exceptions import SessionInterrupted
+from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import redirect, render, resolve_url
 from django.utils.decorators import method_decorator
@@ -15,7 +17,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.generic import FormView
 
-from .. import ratelimit
+from .. import devices, ratelimit, sessions
 from ..adapter import get_adapter
 from ..app_settings import app_settings
 from ..forms import STORE_REFUSALS, CurrentPasswordMixin
@@ -38,9 +40,14 @@ def _safe_next(request, url, default):
 
 
 def _logged_in(request, user, next_url):
+    """Welcome ``user``, logged in by a second step or a passkey, and trust this browser for
+    the account (its device cookie), as a login with the password alone does: guesses from
+    elsewhere never lock it out."""
     adapter = get_adapter(request)
     adapter.add_success_message(request, "logged_in", username=user.username)
-    return redirect(_safe_next(request, next_url, app_settings.LOGIN_REDIRECT_URL))
+    response = redirect(_safe_next(request, next_url, app_settings.LOGIN_REDIRECT_URL))
+    devices.remember(request, response, user.pk)
+    return response
 
 
 @method_decorator(never_cache, name="dispatch")
@@ -70,7 +77,7 @@ class SecondStepView(RateLimitMixin, FormView):
             ratelimit.refuse(form, error)
             return self.form_invalid(form)
         if outcome == login.WRONG_CODE:
-            form.add_error("code", form.error_messages["wrong_code"])
+            form.add_error("code", ValidationError(form.error_messages["wrong_code"], code="wrong_code"))
             return self.form_invalid(form)
         return _second_step_done(self.request, outcome, user)
 
@@ -94,8 +101,25 @@ class PasskeyAnswerView(View):
         try:
             return self.answered(request, form.cleaned_data["credential"])
         except passkeys.PasskeyRefused as refusal:
+            if not _session_still_saved(request):
+                # Another request signed in with this challenge meanwhile (the same answer
+                # sent twice), deleting the session that held it: this one was used already.
+                messages.error(request, MESSAGES["already_used"])
+                return redirect("accounts:login")
             messages.error(request, refusal.message)
             return redirect(self.refused_url(request))
+
+
+def _session_still_saved(request):
+    """Save the session now (its challenge taken out): ``False`` when it was ended meanwhile,
+    and then this request's copy is dropped (and its cookie with it), as nothing is left to
+    save."""
+    try:
+        sessions.save_now(request)
+    except SessionInterrupted:
+        request.session = type(request.session)()
+        return False
+    return True
 
 
 @method_decorator(never_cache, name="dispatch")
@@ -144,7 +168,11 @@ class PasskeyOptionsView(View):
         }.get(purpose)
         if build is None:
             raise Http404("No such passkey ceremony.")
-        options = build(request)
+        try:
+            options = build(request)
+        except passkeys.PasskeyRefused as refusal:
+            # No relying party is configured: passkeys cannot be used at all.
+            return JsonResponse({"error": "unavailable", "message": str(refusal.message)}, status=503)
         if options is None:
             return JsonResponse({"error": "forbidden"}, status=403)
         return HttpResponse(options, content_type="application/json")

@@ -1,9 +1,11 @@
 """Passkeys and security keys (WebAuthn, through py_webauthn): the relying party, the
 options of each ceremony, their challenge, and checking what the browser answers.
 
-- The relying-party id and origin come from configuration: ``ACCOUNTS_WEBAUTHN_RP_ID`` and
-  ``ACCOUNTS_WEBAUTHN_ORIGIN``, else the host and origin of ``ACCOUNTS_SITE_URL``, else
-  (development) the request's own. Browsers refuse an IP address as relying-party id.
+- The relying-party id and origin come from configuration only: ``ACCOUNTS_WEBAUTHN_RP_ID``
+  and ``ACCOUNTS_WEBAUTHN_ORIGIN``, else the host and origin of ``ACCOUNTS_SITE_URL``; never
+  from a request's ``Host`` (see :mod:`accounts.links`). Without them passkeys are
+  unavailable (:data:`UNAVAILABLE`, system check ``accounts.mfa.W001``). Browsers refuse an
+  IP address as relying-party id.
 - A challenge is 32 random bytes kept in the session (server-side with
   :mod:`accounts.sessions`), for one purpose, for :data:`CHALLENGE_SECONDS`, and taken out
   of the session when it is checked: single-use. A sign-in also deletes the session that
@@ -38,6 +40,7 @@ from webauthn.helpers.structs import (
 )
 
 from ..app_settings import app_settings
+from ..links import site_url_problem
 
 CHALLENGE_SESSION_KEY = "accounts_webauthn_challenge"
 CHALLENGE_SECONDS = 300
@@ -72,6 +75,7 @@ class PasskeyRefused(Exception):
 INVALID = _("The passkey could not be checked. Please try again.")
 EXPIRED = _("The passkey request expired. Please try again.")
 UNKNOWN = _("This passkey is not registered here, or its account cannot log in.")
+UNAVAILABLE = _("Passkeys cannot be used on this site: its address is not configured.")
 
 
 @dataclass(frozen=True)
@@ -83,18 +87,28 @@ class RelyingParty:
     name: str
 
 
-def relying_party(request):
-    """The relying party of ``request``'s site, from the settings (see the module)."""
-    site = urlsplit(app_settings.SITE_URL) if app_settings.SITE_URL else None
-    rp_id = app_settings.WEBAUTHN_RP_ID or (site.hostname if site else request.get_host().rsplit(":", 1)[0])
+def configured_relying_party():
+    """The relying party the settings name (see the module), or ``None`` when they name no
+    id or no origin."""
+    site = None if site_url_problem(app_settings.SITE_URL) else urlsplit(app_settings.SITE_URL)
+    rp_id = app_settings.WEBAUTHN_RP_ID or (site.hostname if site else None)
     configured = app_settings.WEBAUTHN_ORIGIN
     if configured:
         origins = (configured,) if isinstance(configured, str) else tuple(configured)
-    elif site:
-        origins = (f"{site.scheme}://{site.netloc}",)
     else:
-        origins = (f"{request.scheme}://{request.get_host()}",)
+        origins = (f"{site.scheme}://{site.netloc}",) if site else ()
+    if not (rp_id and origins):
+        return None
     return RelyingParty(rp_id, origins, app_settings.MFA_ISSUER or rp_id)
+
+
+def relying_party():
+    """This site's relying party; raises :class:`PasskeyRefused` (:data:`UNAVAILABLE`) when
+    the settings name none."""
+    rp = configured_relying_party()
+    if rp is None:
+        raise PasskeyRefused(UNAVAILABLE, "no ACCOUNTS_SITE_URL, nor ACCOUNTS_WEBAUTHN_RP_ID and ACCOUNTS_WEBAUTHN_ORIGIN")
+    return rp
 
 
 def _new_challenge(request, purpose):
@@ -127,7 +141,7 @@ def registration_options(request, purpose, *, user_id, name, existing=()):
     """The options of ``navigator.credentials.create()`` (JSON) for an account with id
     ``user_id`` (the user handle a discoverable passkey returns at login) and ``name``,
     excluding its ``existing`` credential ids; a new challenge is kept for ``purpose``."""
-    rp = relying_party(request)
+    rp = relying_party()
     options = generate_registration_options(
         rp_id=rp.id,
         rp_name=rp.name,
@@ -150,7 +164,7 @@ def authentication_options(request, purpose, *, allowed=()):
     """The options of ``navigator.credentials.get()`` (JSON): for the account's ``allowed``
     credential ids, or any discoverable passkey of this site when empty (a login without a
     name); a new challenge is kept for ``purpose``, whose user verification it asks for."""
-    rp = relying_party(request)
+    rp = relying_party()
     options = generate_authentication_options(
         rp_id=rp.id,
         challenge=_new_challenge(request, purpose),
@@ -186,7 +200,7 @@ def _loaded(credential_json):
 
 def verify_new_credential(request, credential_json, challenge):
     """Check the answer to ``navigator.credentials.create()``; returns a :class:`NewCredential`."""
-    rp = relying_party(request)
+    rp = relying_party()
     data = _loaded(credential_json)
     try:
         verified = verify_registration_response(
@@ -239,7 +253,7 @@ def read_assertion(credential_json):
 def verify_assertion(request, assertion, challenge, passkey, *, require_user_verification):
     """Check ``assertion`` against ``passkey`` (its credential item); returns the changes to
     store on it: ``sign_count``, ``backup_state``, ``last_used`` is the caller's."""
-    rp = relying_party(request)
+    rp = relying_party()
     try:
         verified = verify_authentication_response(
             credential=assertion.data,

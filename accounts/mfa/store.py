@@ -137,6 +137,12 @@ def passkey_spend(passkey, changes):
     return transactions.passkey_use(passkey, {**changes, "last_used": utcnow()})
 
 
+def limit_checks(conditions):
+    """The checks that a sign-in is still within a rate limit: ``conditions`` from
+    :meth:`accounts.ratelimit.Guess.conditions`, sent with the sign-in's single-use writes."""
+    return [transactions.limit_check(params) for params in conditions]
+
+
 def spend(*actions):
     """Send single-use writes alone (one transaction); raises
     :class:`~accounts.exceptions.StaleItem` when one was spent already."""

@@ -3,6 +3,7 @@
 from django import template
 
 from ..app_settings import app_settings
+from ..mfa import passkeys
 
 register = template.Library()
 
@@ -11,3 +12,10 @@ register = template.Library()
 def passkey_signup_enabled():
     """Whether signing up with a passkey is on (``ACCOUNTS_PASSKEY_SIGNUP``)."""
     return app_settings.PASSKEY_SIGNUP
+
+
+@register.simple_tag
+def passkeys_unavailable():
+    """Why passkeys cannot be used on this site (the settings name no relying party), or
+    ``""`` when they can."""
+    return "" if passkeys.configured_relying_party() is not None else passkeys.UNAVAILABLE

@@ -32,6 +32,9 @@ KEPT_LOCK = "kept_lock"
 REPAIRED_LOCK, HOLDER_CHECK = "repaired_lock", "holder_check"
 # An item the item owns in its partition (a passkey's credential item of an account).
 OWNED_ITEM = "owned_item"
+# A ConditionCheck that a rate counter is under its limit (a sign-in with a second factor's
+# code): its failure is the limit's refusal, whatever else failed.
+LIMIT = "limit"
 
 
 @dataclass(frozen=True)

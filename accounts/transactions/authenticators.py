@@ -10,12 +10,16 @@ A sign-in with a second factor is ONE transaction too (:func:`plan_sign_in`): th
 session's Put, the Delete of the session that held the half-login or the passkey challenge,
 guarded ``expires > :now`` (so it is used once, and not after it expired), and the factor's
 single-use write: the record of a TOTP time step [absent or expired], the removal of a
-recovery code [still there], or a passkey's signature counter [as read].
+recovery code [still there], or a passkey's signature counter [as read]. A sign-in with a
+code also checks that each counter of its limit (``mfa_attempt``) is still under it
+(:func:`limit_check`; :mod:`accounts.ratelimit` writes the condition, as only it knows its
+counters).
 """
 
 from ..exceptions import OutcomeUnknown
 from ..tables import epoch_now
 from .actions import (
+    LIMIT,
     OWNED_ITEM,
     Action,
     _free_condition,
@@ -79,6 +83,13 @@ def _raw_target(table, key):
     return table, key["PK"]["S"], key["SK"]["S"]
 
 
+def limit_check(params):
+    """``ConditionCheck`` that a rate counter is still under its limit, sent with a sign-in
+    (``params`` from :meth:`accounts.ratelimit.Counter.under_limit`). When it fails the
+    transaction raises :class:`~accounts.exceptions.OverLimit`, before any other refusal."""
+    return Action("ConditionCheck", params, LIMIT, _raw_target(params["TableName"], params["Key"]))
+
+
 def plan_sign_in(session_put, deletes, spent_session, spends, *, now=None):
     """The transaction of a sign-in with a second factor.
 
@@ -87,7 +98,8 @@ def plan_sign_in(session_put, deletes, spent_session, spends, *, now=None):
     among them ``spent_session``, the session that held the half-login or the challenge,
     deleted ``[expires > :now]``; the others (cleared rate counters) unconditionally.
     ``spends``: the factor's single-use actions (:func:`totp_step_spend`,
-    :func:`recovery_code_spend`, :func:`passkey_use`).
+    :func:`recovery_code_spend`, :func:`passkey_use`), and the :func:`limit_check` of each
+    counter of the limit a code's sign-in is under.
     """
     if spent_session not in deletes:
         raise ValueError("The session that held the sign-in is not among the session's deletes.")

@@ -29,6 +29,7 @@ from ..exceptions import (
     InvalidTransaction,
     ItemAlreadyExists,
     OutcomeUnknown,
+    OverLimit,
     StaleItem,
     TokenReused,
     TransactionCancelled,
@@ -36,7 +37,7 @@ from ..exceptions import (
     UniqueViolation,
 )
 from ..tables import dynamodb_client
-from .actions import CREATE, KEPT_LOCK, NEW_LOCK, OLD_LOCK
+from .actions import CREATE, KEPT_LOCK, LIMIT, NEW_LOCK, OLD_LOCK
 from .plans import plan_change, plan_create, plan_delete
 
 CONFLICT_ATTEMPTS = 4
@@ -96,6 +97,7 @@ def cancellation_error(transaction, reasons):
     """The exception for a cancelled ``transaction``, reading ``reasons`` by position."""
     item_failed = False
     collided, owners, namespaces, not_owned, contended, other = set(), {}, {}, {}, False, []
+    over_limit = []
     me = _owner_of_transaction(transaction)
     for action, reason in zip(transaction.actions, reasons):
         code = reason.get("Code", "None")
@@ -110,6 +112,8 @@ def cancellation_error(transaction, reasons):
             elif action.role in (OLD_LOCK, KEPT_LOCK):
                 # ALL_OLD returns the lock as it is; no Item means it is gone.
                 not_owned[action.lock_key] = (reason.get("Item") is not None, _lock_owner(reason))
+            elif action.role == LIMIT:
+                over_limit.append(reason.get("Item"))
             else:
                 # The item, or a lock it keeps, is not as read (HELD_LOCK: not ours any more).
                 item_failed = True
@@ -117,6 +121,9 @@ def cancellation_error(transaction, reasons):
             contended = True
         else:
             other.append(code)
+    if over_limit:
+        # Over the limit, the answer must not say whether anything else would have passed.
+        return OverLimit("A rate limit checked by the transaction is reached.", reasons, filter(None, over_limit))
     if item_failed:
         if transaction.operation == CREATE:
             return ItemAlreadyExists("The item's key already exists.", reasons)

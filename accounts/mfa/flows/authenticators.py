@@ -7,6 +7,7 @@ factor protects an account, and an account protects only the address it has prov
 
 import logging
 
+from ...app_settings import app_settings
 from .. import passkeys, recovery_codes, store, totp
 from ..notices import authenticator_added, authenticator_removed
 
@@ -26,9 +27,16 @@ def totp_setup(request, account):
     secret = request.session.get(PENDING_TOTP_SESSION_KEY)
     if not secret:
         secret = request.session[PENDING_TOTP_SESSION_KEY] = totp.new_secret()
-    issuer = passkeys.relying_party(request).name
+    issuer = _issuer()
     uri = totp.provisioning_uri(secret, account.email, issuer)
     return {"secret": secret, "uri": uri, "qr_code": totp.qr_code_svg(uri, issuer)}
+
+
+def _issuer():
+    """The site's name in authenticator apps: ``ACCOUNTS_MFA_ISSUER``, else the relying-party
+    id (``None``, with neither: the app shows the account's address alone)."""
+    rp = passkeys.configured_relying_party()
+    return rp.name if rp is not None else app_settings.MFA_ISSUER
 
 
 def activate_totp(request, account, code):

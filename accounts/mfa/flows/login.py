@@ -3,13 +3,15 @@
 After the password, an account with an authenticator app or a passkey is not logged in: its
 id is *staged* in the (anonymous, server-side) session for :data:`STAGE_SECONDS`, and the
 second step asks for a TOTP code, a recovery code or a passkey. No logged-in session exists
-before the second factor. Wrong codes count against ``mfa_attempt`` (per account), read with
-the account in one request.
+before the second factor. Wrong codes count against ``mfa_attempt`` (per account), whose
+counters are read with the account in one request; a right code's sign-in checks them in
+its transaction.
 
 Every successful second step, and every passkey login, ends in :func:`sign_in`: ONE
 transaction writes the new session, deletes the session that held the half-login or the
 passkey challenge (guarded: it must still live, so it is used once) and spends the factor
-(the TOTP step, the recovery code, the passkey's signature counter).
+(the TOTP step, the recovery code, the passkey's signature counter); a code's sign-in also
+checks that the counters of ``mfa_attempt`` are still under the limit.
 """
 
 import time
@@ -19,7 +21,7 @@ from django.contrib.auth.models import AnonymousUser
 
 from ... import ratelimit, sessions
 from ...backends import AccountBackend, may_log_in
-from ...exceptions import Busy, StaleItem
+from ...exceptions import Busy, OverLimit, StaleItem, Unavailable
 from ...models import User
 from .. import passkeys, recovery_codes, store, totp
 from ..notices import recovery_code_used
@@ -103,34 +105,54 @@ def authenticate_with_code(request, code):
 
     ``signed_in``; ``wrong_code`` (counted against ``mfa_attempt``); ``already_used`` (the
     code, or this half-login, was used meanwhile, or is being used by another request at
-    this very moment: nothing written, log in again);
-    ``expired``. Raises :class:`~accounts.ratelimit.RateLimited` past the limit. Costs the
-    session's read, one read of the account with its counters, and one transaction.
+    this very moment: nothing written, log in again); ``expired``.
+
+    Raises :class:`~accounts.ratelimit.RateLimited` past the limit, for a wrong code and a
+    right one alike: wrong codes are counted by guarded writes, and a right code signs in
+    only if its transaction finds every counter still under the limit, so under any
+    concurrency at most the limit of codes get another answer. Raises
+    :class:`~accounts.exceptions.Unavailable` (the 503 page) when DynamoDB is too busy to
+    count a wrong code or to sign in: a code is never judged aloud without its count.
+
+    Costs the session's read, one read of the account with its counters, then a wrong code
+    one guarded ``UpdateItem`` per counter, a right one the sign-in's transaction.
     """
     found = staged(request)
     if found is None:
         return EXPIRED, None
-    attempt = ratelimit.Attempt(request, RATE_LIMIT_ACTION, key=found["id"])
-    account, counters = store.read_account(found["id"], *attempt.keys)
-    attempt.take(counters)
+    guess = ratelimit.Guess(request, RATE_LIMIT_ACTION, key=found["id"])
+    account, counters = store.read_account(found["id"], *guess.keys)
+    guess.take(counters)
     if not can_log_in(account):
         return EXPIRED, None
-    attempt.check()
-    code = totp.normalize(code)
-    spends, used_recovery_code = _spends_for_code(account, code)
+    guess.check()
+    spends, used_recovery_code = _spends_for_code(account, totp.normalize(code))
     if not spends:
-        attempt.fail()
+        guess.fail()
         return WRONG_CODE, None
-    attempt.succeed()
     user = User.from_account(account)
+    half_login = request.session.session_key
     try:
-        sign_in(request, user, spends)
-    except (StaleItem, Busy):
-        attempt.fail()
+        sign_in(request, user, [*spends, *store.limit_checks(guess.conditions())])
+    except OverLimit as error:
+        _keep_half_login(request, half_login)
+        raise guess.refused(error.counters) from error
+    except Busy as error:
+        _keep_half_login(request, half_login)
+        raise Unavailable(f"DynamoDB is busy; the second step was not judged: {error}") from error
+    except StaleItem:
         return ALREADY_USED, None
     if used_recovery_code:
         recovery_code_used(request, account, len(account.recovery_codes or ()) - 1)
     return SIGNED_IN, user
+
+
+def _keep_half_login(request, session_key):
+    """After a right code's sign-in was refused as a whole (over the limit, or DynamoDB
+    busy), this request's session is the half-login again, as stored (the failed sign-in
+    emptied this request's copy, which would drop its cookie): the answer is then exactly a
+    wrong code's (429, or 503), and nothing in it tells that the code was right."""
+    request.session = type(request.session)(session_key)
 
 
 def _spends_for_code(account, code):
