@@ -207,7 +207,7 @@ def test_the_audit_and_backfill_ignore_session_items(ddb):
 
     report = audit.run_audit()
     assert report.consistent, report.findings
-    assert len(report.accounts) == 1
+    assert report.accounts == 1
     out = StringIO()
     call_command("accounts_backfill", stdout=out, stderr=StringIO())
     assert out.getvalue().splitlines() == ["1 accounts, 3 locks already there.", "Created 0 lock(s)."]

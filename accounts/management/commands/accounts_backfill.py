@@ -34,7 +34,7 @@ class Command(BaseCommand):
         except UniquenessError as error:
             raise CommandError(str(error)) from error
         progress.scan_done(report.scanned, report.seconds)
-        self.stdout.write(f"{len(report.accounts):,} accounts, {len(report.locks):,} locks already there.")
+        self.stdout.write(f"{report.accounts:,} accounts, {report.locks:,} locks already there.")
         if dry_run:
             self._write_plan(report)
         else:
@@ -43,7 +43,7 @@ class Command(BaseCommand):
         for finding in unlockable:
             self.stdout.write(self.style.ERROR(f"cannot lock {finding.key or '-'}  {finding.describe()}"))
             if finding.kind == audit.DUPLICATE and finding.constraint.lookalike:
-                self.stdout.write(f"  look-alikes: {self._values(report, finding)}")
+                self.stdout.write(f"  look-alikes: {self._values(finding)}")
         others = [finding for finding in report.findings if finding.kind in audit.REPAIRABLE]
         others = [finding for finding in others if not audit.is_backfilled(finding)]
         if others:
@@ -73,10 +73,10 @@ class Command(BaseCommand):
         if released:
             self.stdout.write(f"Released {len(released):,} lock(s) keyed on an old normalization (re-keyed).")
 
-    def _values(self, report, finding):
+    def _values(self, finding):
         """The holders' values, ``'coco' (ACCT#1), 'сосо' (ACCT#2)``."""
         described = []
         for pk in finding.holders:
-            values = [getattr(report.accounts[pk], name, None) for name in finding.fields]
+            values = [getattr(finding.items[pk], name, None) for name in finding.fields]
             described.append(f"{', '.join(repr(value) for value in values)} ({pk})")
         return "; ".join(described)
