@@ -7,7 +7,7 @@ from django.urls import reverse
 from accounts import audit, store, transactions
 from accounts.examples import Player
 from tests.seeding import delete_lock, read_lock, write_locks
-from tests.staff import boss, staff_client  # noqa: F401 (fixtures)
+from tests.staff import boss, run_command, staff_client  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.dynamodb_local
 
@@ -60,6 +60,7 @@ def test_two_players_with_one_number_are_a_duplicate(players):
 def test_a_player_lock_is_repaired_from_the_staff_page(players, staff_client):
     alice = player("alice", 18)
     write_locks({"UNIQ#UNIFORM#team-001#18": "PLAYER#ghost"})
+    run_command("accounts_audit")
     page = staff_client.get(reverse("staff:locks"))
     assert page.status_code == 200 and "PLAYER#alice" in page.content.decode()
     data = {"kind": audit.WRONG_OWNER, "namespace": "UNIFORM", "key": "UNIQ#UNIFORM#team-001#18", "holder": [alice.PK]}

@@ -1,6 +1,7 @@
 """Audit reports kept in the table, so the staff pages show the last one without scanning.
 
-- one item per run: ``PK=AUDIT#RUNS``, ``SK=RUN#<started>#<run id>``, with its status
+- one item per run: ``PK=AUDIT#RUNS``, ``SK=RUN#<run id>`` (a run's id starts with its
+  start time, so they sort by it), with its status
   (``running``, updated as it reads; ``finished``; ``failed``), start, end, counts and the
   findings per kind; the newest run is one ``Query`` away;
 - one item per finding: ``PK=AUDIT#<run id>``, ``SK=FINDING#<n>`` (report order), the
@@ -13,8 +14,9 @@ Every item carries ``expires`` (the table's TTL attribute): reports are kept
 
 import json
 import time
+import uuid
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import botocore.exceptions
 
@@ -64,17 +66,18 @@ class StoredRun:
         return self.status == RUNNING and not self.running
 
     @property
-    def fraction(self):
-        """How much of the table it has read, by the table's estimated item count."""
-        return min(1.0, self.scanned / self.estimated) if self.estimated else None
+    def percent(self):
+        """How much of the table it has read (by the table's estimated item count), or ``None``."""
+        return min(100, int(100 * self.scanned / self.estimated)) if self.estimated else None
 
     @property
-    def seconds_left(self):
-        """Seconds until it is done at its rate so far, or ``None``."""
+    def expected_end(self):
+        """When it should be done at its rate so far, or ``None``."""
         elapsed = (self.updated - self.started).total_seconds()
         if not self.estimated or not self.scanned or elapsed <= 0:
             return None
-        return max(0.0, (self.estimated - self.scanned) / (self.scanned / elapsed))
+        left = max(0.0, (self.estimated - self.scanned) / (self.scanned / elapsed))
+        return self.updated + timedelta(seconds=left)
 
 
 def _expires():
@@ -90,10 +93,15 @@ def _number(raw, name):
     return int(raw.get(name, {}).get("N", "0"))
 
 
+def new_run_id():
+    """A run's id: its start time (so runs sort by it) and a random part."""
+    return f"{utcnow():%Y%m%dT%H%M%S.%f}-{uuid.uuid4().hex[:6]}"
+
+
 def _run_item(run_id, started, status, **values):
     item = {
         "PK": {"S": RUNS_PK},
-        "SK": {"S": f"{RUN_SORT_PREFIX}{started.isoformat()}#{run_id}"},
+        "SK": {"S": RUN_SORT_PREFIX + run_id},
         "run_id": {"S": run_id},
         "status": {"S": status},
         "started": {"S": started.isoformat()},

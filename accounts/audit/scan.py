@@ -15,7 +15,6 @@ continues from there.
 
 import threading
 import time
-import uuid
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
 from .. import dynamo
@@ -24,6 +23,7 @@ from .checking import Scope, check_page, is_live
 from .checkpoints import RunState, SegmentState
 from .findings import Findings, Report
 from .reading import Reader
+from .reports import new_run_id
 from .scope import audited_models
 
 # Items a Scan page reads at most (1 MB of data, whichever comes first): a page's items
@@ -60,6 +60,7 @@ def run_audit(
     checkpoint=None,
     page_size=PAGE_SIZE,
     stop=None,
+    run_id=None,
 ):
     """Read the table and return a :class:`~.findings.Report` of every lock out of step.
 
@@ -70,7 +71,8 @@ def run_audit(
     the items scanned so far; ``on_finding(finding)`` when a page finds a key not found
     before. ``budget`` (:class:`.reading.ReadBudget`) caps the read units per second;
     ``checkpoint`` makes the run resumable; setting the ``stop`` event (or Ctrl-C) ends it
-    after the pages in flight, raising :class:`AuditStopped`.
+    after the pages in flight, raising :class:`AuditStopped`. ``run_id`` names a new run
+    (default: :func:`.reports.new_run_id`).
     """
     if segment is None:
         if total_segments is not None:
@@ -87,9 +89,8 @@ def run_audit(
     reader = Reader(plain_client(), scope.models[0].Meta.table_name, budget=budget)
     state = checkpoint.load(scope, covered, total) if checkpoint is not None else None
     if state is None:
-        state = RunState(
-            uuid.uuid4().hex[:12], total, {index: SegmentState() for index in covered}, Findings(), utcnow()
-        )
+        segments_state = {index: SegmentState() for index in covered}
+        state = RunState(run_id or new_run_id(), total, segments_state, Findings(), utcnow())
     job = _Job(scope, reader, state, progress, on_finding, checkpoint, page_size, stop or threading.Event())
     return job.run()
 

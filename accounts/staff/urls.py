@@ -14,6 +14,7 @@ urlpatterns = [
     path("accounts/<str:account_id>/verification/", views.VerificationView.as_view(), name="verification"),
     path("accounts/<str:account_id>/delete/", views.AccountDeleteView.as_view(), name="delete"),
     path("locks/", views.LockAuditView.as_view(), name="locks"),
+    path("locks/run/", views.RunAuditView.as_view(), name="run_audit"),
     path("locks/repair/", views.RepairView.as_view(), name="repair"),
     path("locks/repair-all/", views.RepairAllView.as_view(), name="repair_all"),
 ]

@@ -18,6 +18,8 @@ from .actions import (
     REPAIR,
     REPAIRED_LOCK,
     Action,
+    _registry_actions,
+    _registry_entry,
     _absent,
     _condition_check,
     _expires,
@@ -57,13 +59,14 @@ def plan_create(item, *, token=None):
     ``Put item [attribute_not_exists(PK)]``, then per constraint, in declaration order:
     ``Put lock [attribute_not_exists(PK) OR expires < :now]`` (carrying the item's
     ``expires`` when it has one), or, for a partial constraint that leaves the item out,
-    ``ConditionCheck lock [attribute_not_exists(PK)]``.
+    ``ConditionCheck lock [attribute_not_exists(PK)]``. An item that belongs in a registry
+    of its model (a staff account) gets its entry Put there too.
     """
     model = type(item)
     lock_model = lock_model_for(model)
     owner = _owner(item)
     expires = _expires(item)
-    actions = [Action("Put", _guarded_put(item), ITEM, _key_target(item))]
+    actions = [Action("Put", _guarded_put(item), ITEM, _key_target(item)), *_registry_actions(None, item)]
     for constraint in constraints_of(model):
         key = constraint.lock_key(item)
         if key is not None:
@@ -108,6 +111,11 @@ def plan_change(item, changes, *, token=None, keep_locks=None, unheld=()):
     ``unheld`` lists ``(constraint, key)`` pairs that must be free, each checked with
     ``ConditionCheck lock [attribute_not_exists(PK)]`` and refused by position like a Put
     (an email change request: the new address must not be held, though no lock moves yet).
+
+    A change that makes the item join or leave a registry of its model (staff granted or
+    revoked, a staff account deactivated) puts or deletes its entry there in the same
+    transaction. (Two changes of one account cannot both commit: ``store.update_account``
+    stamps ``updated``, guarded as read.)
     """
     keep_locks = keep_locks or {}
     model = type(item)
@@ -155,7 +163,7 @@ def plan_change(item, changes, *, token=None, keep_locks=None, unheld=()):
         ITEM,
         _key_target(item),
     )
-    return _transaction(CHANGE, [update, *lock_actions], token)
+    return _transaction(CHANGE, [update, *lock_actions, *_registry_actions(item, changed)], token)
 
 
 def plan_delete(item, *, token=None, keep_locks=None):
@@ -163,7 +171,9 @@ def plan_delete(item, *, token=None, keep_locks=None):
 
     The item's Delete is guarded by its unique values as read; each lock's Delete by
     ``owner = me OR attribute_not_exists(PK)``. ``keep_locks`` is as in :func:`plan_change`:
-    a lock held by another item is not deleted but checked to still be held by it.
+    a lock held by another item is not deleted but checked to still be held by it. The
+    item's entry in each registry of its model is deleted (unconditionally: it may have
+    joined one since it was read).
     """
     keep_locks = keep_locks or {}
     model = type(item)
@@ -184,7 +194,7 @@ def plan_delete(item, *, token=None, keep_locks=None):
         key = _current_lock_key(constraint, item)
         if key is not None:
             actions.append(_old_lock_action(lock_model, key, owner, constraint, keep_locks))
-    return _transaction(DELETE, actions, token)
+    return _transaction(DELETE, [*actions, *_registry_actions(item, None)], token)
 
 
 def _holder_checks(model, constraint, item, owner, owner_item):
@@ -256,6 +266,20 @@ def plan_release_lock(model_class, constraint, key, owner, owner_item=None, *, t
         key,
     )
     return _transaction(REPAIR, [delete, *_holder_checks(model_class, constraint, None, owner, owner_item)], token)
+
+
+def plan_registry_entry(model_class, registry, pk, item=None, *, token=None):
+    """The transaction making ``pk``'s entry in ``registry`` match its item as read
+    (``item``; ``None``: gone): put for a member, deleted otherwise. Guarded by the item
+    being still as read (its registry attributes), or still gone. For data written before
+    the registry existed (``accounts_backfill --staff``).
+    """
+    if item is None:
+        check = _condition_check(model_class, pk, _absent(model_class))
+    else:
+        check = _condition_check(model_class, pk, _still_as_read(item, registry.attributes))
+    entry = _registry_entry(model_class, registry, pk, item is not None and registry.includes(item))
+    return _transaction(REPAIR, [check, entry], token)
 
 
 def plan_updates(updates, *, token=None):

@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from accounts import audit
 from accounts.exceptions import UniquenessError
 from accounts.management.scanning import Progress, add_segments_argument, segments_option
+from accounts.staff import registry
 
 
 class Command(BaseCommand):
@@ -13,14 +14,22 @@ class Command(BaseCommand):
         "locks whose key changed (new normalization or Unicode data), each in a guarded "
         "transaction. Values held by several accounts, look-alike usernames included, are "
         "listed and left alone. Exit status 1 when some value could not be locked. Progress "
-        "goes to stderr."
+        "goes to stderr. With --staff: list every active staff account in the staff registry "
+        "(accounts that predate it) instead."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("--dry-run", action="store_true", help="List the locks to create; write nothing.")
+        parser.add_argument(
+            "--staff",
+            action="store_true",
+            help="Bring the staff registry (the last-staff protection) in line with the accounts.",
+        )
         add_segments_argument(parser)
 
     def handle(self, *args, **options):
+        if options["staff"]:
+            return self._backfill_staff_registry()
         segments = segments_option(options)
         dry_run = options["dry_run"]
         progress = Progress(self.stderr)
@@ -53,6 +62,20 @@ class Command(BaseCommand):
         failed = [result for result in repairs if not result.repaired]
         if not dry_run and (unlockable or failed):
             sys.exit(1)
+
+    def _backfill_staff_registry(self):
+        try:
+            result = registry.backfill()
+        except UniquenessError as error:
+            raise CommandError(str(error)) from error
+        self.stdout.write(
+            f"Staff registry: {result.added:,} account(s) added, {result.removed:,} removed, "
+            f"{registry.count_active_staff():,} active staff account(s) listed."
+        )
+        if result.changed:
+            self.stdout.write(
+                self.style.WARNING(f"{result.changed:,} account(s) changed meanwhile: run it again to check them.")
+            )
 
     def _write_plan(self, report):
         missing = report.of_kind(audit.MISSING)
