@@ -224,8 +224,15 @@ class AppSettings:
     @property
     def SESSION_TOUCH_INTERVAL(self):
         """Seconds after which a page refreshes its session's "last seen" (one extra guarded
-        ``PutItem`` on that page); ``None`` never refreshes it. Default 900 (15 minutes)."""
-        return self._setting("SESSION_TOUCH_INTERVAL", 900)
+        ``PutItem`` on that page, the largest write cost of a busy site: see the README's
+        "Costs"); ``None`` never refreshes it. Default 3600 (an hour)."""
+        return self._setting("SESSION_TOUCH_INTERVAL", 3600)
+
+    @property
+    def MAX_SESSIONS(self):
+        """Sessions one account may have at once (``accounts.sessions``): a login beyond it
+        ends the least recently seen, in the login's own session write. Default 20."""
+        return self._setting("MAX_SESSIONS", 20)
 
     @property
     def RATE_LIMITS(self):

@@ -128,8 +128,8 @@ def test_login_writes_nothing_but_its_session(ada, count_requests):
     response = login(Client(), "ada")
 
     assert response.status_code == 302
-    # The lock item read with the rate counters, the account, the new session.
-    assert set(count_requests.counts) == {"BatchGetItem", "GetItem", "PutItem"}
+    # The lock item read with the rate counters, the account with its sessions, the new session.
+    assert set(count_requests.counts) == {"BatchGetItem", "Query", "PutItem"}
 
 
 def test_logout_is_post_only(ada):

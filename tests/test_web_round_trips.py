@@ -1,10 +1,11 @@
 """Requests per page, counted by a proxy in front of DynamoDB Local.
 
-Goals (issues 4 and 10): signup exactly one TransactWriteItems plus the session's PutItem;
-login at most 3 requests (lookup, session write); any authenticated page at most 1 request
-(the session and the account read together); logout and ending the other sessions at most
-2; email and username change at most 2 requests with exactly one TransactWriteItems; never
-a Scan, and a Query only of the person's own account partition.
+Goals (issues 4, 10 and 17): signup exactly one TransactWriteItems plus the session's
+PutItem; login at most 3 requests (lookup, session write), also when it ends the oldest
+session beyond ACCOUNTS_MAX_SESSIONS; any authenticated page at most 1 request (the
+session and the account read together); logout and ending the other sessions at most 2;
+email and username change at most 2 requests with exactly one TransactWriteItems; deletion
+at most 4; never a Scan, and a Query only of the person's own account partition.
 """
 
 import pytest
@@ -90,8 +91,8 @@ def test_login_is_three_requests_with_its_limit_read_along_the_lock(proxy, login
     response, requests = counted(proxy, lambda: login(client, login_name))
 
     assert response.status_code == 302
-    # The lock item and the limit's counters, the account, the session.
-    assert requests == {"BatchGetItem": 1, "GetItem": 1, "PutItem": 1}
+    # The lock item and the limit's counters, the account with its sessions, the session.
+    assert requests == {"BatchGetItem": 1, "Query": 1, "PutItem": 1}
 
 
 def test_login_after_failures_clears_them_in_the_session_write(proxy):
@@ -101,7 +102,7 @@ def test_login_after_failures_clears_them_in_the_session_write(proxy):
     response, requests = counted(proxy, lambda: login(Client(), "ada"))
 
     assert response.status_code == 302
-    assert requests == {"BatchGetItem": 1, "GetItem": 1, "BatchWriteItem": 1}
+    assert requests == {"BatchGetItem": 1, "Query": 1, "BatchWriteItem": 1}
 
 
 def test_failed_login_adds_one_write(proxy):
@@ -112,18 +113,39 @@ def test_failed_login_adds_one_write(proxy):
 
     assert wrong_password.status_code == unknown.status_code == 200
     # Both counters (address, login name) in one TransactWriteItems.
-    assert wrong_password_requests == {"BatchGetItem": 1, "GetItem": 1, "TransactWriteItems": 1}
+    assert wrong_password_requests == {"BatchGetItem": 1, "Query": 1, "TransactWriteItems": 1}
     assert unknown_requests == {"BatchGetItem": 1, "TransactWriteItems": 1}
 
 
-def test_login_without_rate_limits_is_two_get_item_and_the_session_put(proxy, settings):
+def test_login_without_rate_limits_is_the_lock_the_account_with_its_sessions_and_the_session_put(proxy, settings):
     settings.ACCOUNTS_RATE_LIMITS = {}
     signed_up_client()
 
     response, requests = counted(proxy, lambda: login(Client(), "ada"))
 
     assert response.status_code == 302
-    assert requests == {"GetItem": 2, "PutItem": 1}
+    assert requests == {"GetItem": 1, "Query": 1, "PutItem": 1}
+
+
+def test_a_login_beyond_the_session_limit_ends_the_oldest_in_its_own_write(proxy, settings):
+    settings.ACCOUNTS_MAX_SESSIONS = 2
+    signed_up_client()
+    login(Client(), "ada")
+
+    response, requests = counted(proxy, lambda: login(Client(), "ada"))
+
+    assert response.status_code == 302
+    assert requests == {"BatchGetItem": 1, "Query": 1, "BatchWriteItem": 1}
+
+
+def test_a_login_with_signed_cookie_sessions_reads_the_account_alone(proxy, settings):
+    settings.SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
+    signed_up_client()
+
+    response, requests = counted(proxy, lambda: login(Client(), "ada"))
+
+    assert response.status_code == 302
+    assert requests == {"BatchGetItem": 1, "GetItem": 1}
 
 
 @pytest.mark.parametrize(
@@ -193,8 +215,9 @@ def test_password_change_also_ends_the_sessions_and_puts_this_one_anew(proxy):
     response, requests = counted(proxy, lambda: client.post("/accounts/password/", data))
 
     assert response.status_code == 302
-    # The session's read, the change, the Query and delete of every session, the new session.
-    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1, "Query": 1, "BatchWriteItem": 2}
+    # The session's read, the change, the Query and delete of every session, the new session
+    # (which deletes none again).
+    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1, "Query": 1, "BatchWriteItem": 1, "PutItem": 1}
 
 
 def test_delete_also_ends_the_sessions(proxy):
@@ -203,7 +226,8 @@ def test_delete_also_ends_the_sessions(proxy):
     response, requests = counted(proxy, lambda: client.post("/accounts/delete/", {"password": PASSWORD}))
 
     assert response.status_code == 302
-    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1, "Query": 1, "BatchWriteItem": 1, "DeleteItem": 1}
+    # The logout that follows deletes no session again: 4 requests.
+    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1, "Query": 1, "BatchWriteItem": 1}
 
 
 def test_refused_email_change_is_one_batch_get_item_and_one_transact_write_items(proxy):
