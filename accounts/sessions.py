@@ -97,6 +97,20 @@ def _ended_here(raw_key):
     return ended is not None and _pair(raw_key) in ended
 
 
+def session_item(session_key, encoded, expires, created, last_seen, user_agent=None):
+    """The raw item of a session (its data encoded), as :meth:`SessionStore.save` writes it."""
+    item = {
+        **_item_key(session_key),
+        "data": {"S": encoded},
+        "expires": {"N": str(expires)},
+        "created": {"N": str(created)},
+        "last_seen": {"N": str(last_seen)},
+    }
+    if user_agent:
+        item["user_agent"] = {"S": user_agent[:USER_AGENT_MAX_LENGTH]}
+    return item
+
+
 def prefetched_account(account_id):
     """``(True, account or None)`` when this request's session load read account
     ``account_id`` already; ``(False, None)`` otherwise (read it yourself)."""
@@ -291,15 +305,8 @@ class SessionStore(SessionBase):
             self._session_key = self._key_for(account_id)
             self._created = None
         now = _epoch()
-        item = {
-            **_item_key(self.session_key),
-            "data": {"S": self.encode(data)},
-            "expires": {"N": str(_epoch(self.get_expiry_date()))},
-            "created": {"N": str(self._created or now)},
-            "last_seen": {"N": str(now)},
-        }
-        if self.user_agent:
-            item["user_agent"] = {"S": self.user_agent[:USER_AGENT_MAX_LENGTH]}
+        expires = _epoch(self.get_expiry_date())
+        item = session_item(self.session_key, self.encode(data), expires, self._created or now, now, self.user_agent)
         deletes, self._deletes = [raw_key for raw_key in self._deletes if not _ended_here(raw_key)], []
         if new and deletes:
             # A fresh random key needs no guard, so the put and the deletes go as one request.
