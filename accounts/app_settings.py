@@ -87,6 +87,13 @@ class AppSettings:
         return self._setting("REGION", "us-east-1")
 
     @property
+    def WRITE_REGION(self):
+        """The one region that writes accounts when the table is a global table (MREC): a
+        process whose :attr:`REGION` differs serves reads only. Default ``None`` (a table of
+        one region). See :mod:`accounts.regions`."""
+        return self._setting("WRITE_REGION", None) or None
+
+    @property
     def CONNECT_TIMEOUT(self):
         """Seconds to wait for a connection to DynamoDB (at most a quarter of
         :attr:`REQUEST_DEADLINE`). Default 2."""

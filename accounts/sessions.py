@@ -36,7 +36,7 @@ from django.contrib.sessions.backends.base import VALID_KEY_CHARS, CreateError, 
 from django.contrib.sessions.exceptions import SessionInterrupted
 from django.utils.crypto import get_random_string
 
-from . import dynamo, lookups
+from . import dynamo, lookups, regions
 from .app_settings import app_settings
 from .tables import ACCOUNT_PREFIX, PROFILE_SORT_KEY, account_pk, get_account_model
 
@@ -204,7 +204,7 @@ class SessionStore(SessionBase):
         self._last_seen = int(session["last_seen"]["N"])
         self.user_agent = session.get("user_agent", {}).get("S")
         touch = app_settings.SESSION_TOUCH_INTERVAL
-        if touch is not None and now - self._last_seen >= touch:
+        if touch is not None and now - self._last_seen >= touch and not regions.reads_only():
             # Refresh "last seen" by saving (guarded: never revives a deleted session).
             self.modified = True
         return self.decode(session["data"]["S"])

@@ -27,7 +27,7 @@ import botocore.session
 from pynamodb.attributes import BooleanAttribute, NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute
 from pynamodb.models import Model
 
-from . import deadline
+from . import deadline, regions
 from .app_settings import app_settings
 from .identifiers import skeleton_normalizer
 from .uniqueness import LOCK_SORT_KEY, UniqueConstraint, normalize_text
@@ -275,14 +275,13 @@ class _SharedClient:
                     retries={"total_max_attempts": self._attempts, "mode": "standard"},
                     parameter_validation=False,
                 )
-                self._client = deadline.watch(
-                    session.create_client(
-                        "dynamodb",
-                        region_name=app_settings.REGION,
-                        endpoint_url=app_settings.ENDPOINT_URL,
-                        config=config,
-                    )
+                client = session.create_client(
+                    "dynamodb",
+                    region_name=app_settings.REGION,
+                    endpoint_url=app_settings.ENDPOINT_URL,
+                    config=config,
                 )
+                self._client = regions.guard_writes(deadline.watch(client))
             return self._client
 
 
