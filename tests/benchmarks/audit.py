@@ -26,7 +26,7 @@ import tracemalloc
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
-from tests.benchmarks import configure_django
+from tests.benchmarks import Running, configure_django
 
 GOAL = 0.5
 BATCH_WRITE_SIZE = 25
@@ -173,24 +173,11 @@ def main(argv=None):
 
     print(f"Load average (1, 5, 15 min) at start: {'  '.join(f'{load:.2f}' for load in os.getloadavg())}")
     results = {}
-    with (DynamoDBLocal() if args.endpoint is None else _Running(args.endpoint)) as server:
+    with DynamoDBLocal() if args.endpoint is None else Running(args.endpoint) as server:
         for size in sizes:
             results[size] = measure(size, args, server.endpoint_url)
     report(results, args)
     print(f"Load average (1, 5, 15 min) at end: {'  '.join(f'{load:.2f}' for load in os.getloadavg())}")
-
-
-class _Running:
-    """A DynamoDB Local started elsewhere (the tests' own), used as is."""
-
-    def __init__(self, endpoint_url):
-        self.endpoint_url = endpoint_url
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc_info):
-        return None
 
 
 if __name__ == "__main__":
