@@ -1,4 +1,4 @@
-"""Benchmark: the engine's create against raw TransactWriteItems of the same three guarded Puts.
+"""Benchmark: the engine's create against raw TransactWriteItems of the same four guarded Puts.
 
 Run ``make bench`` (1 s per cell, 11 rounds: about 2 minutes) or
 ``python -m tests.benchmarks.transactions --quick`` (1 s per cell, 1 round).
