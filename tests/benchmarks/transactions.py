@@ -5,8 +5,9 @@ Run ``make bench`` (1 s per cell, 11 rounds: about 2 minutes) or
 
 It starts one in-memory DynamoDB Local and measures, at 1, 4 and 16 client threads:
 
-- raw: a hand-built TransactWriteItems of the account item plus its email and username
-  locks, each Put guarded by ``attribute_not_exists(PK)``: the floor;
+- raw: a hand-built TransactWriteItems of the account item plus its email, username and
+  username-skeleton locks, each Put guarded (the account by ``attribute_not_exists(PK)``,
+  a lock by "absent or expired"): the floor;
 - engine: ``transactions.create(store.build_account(...))``, which sends the same request.
 
 Both sides send through their own botocore client, built by the same code with the same
