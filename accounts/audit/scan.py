@@ -136,8 +136,8 @@ class _Job:
 
     def _scan_segment(self, index):
         segment = self.state.segments[index]
-        now = epoch_now()
         while not self.stop.is_set():
+            now = epoch_now()
             raw_items, last_key, scanned = self.reader.scan_page(
                 index,
                 self.state.total_segments,
