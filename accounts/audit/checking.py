@@ -16,6 +16,9 @@ merges what different pages saw of one key.
 """
 
 from dataclasses import dataclass, replace
+from types import SimpleNamespace
+
+from pynamodb.constants import NULL
 
 from ..exceptions import InvalidUniqueValue
 from ..tables import TTL_ATTRIBUTE
@@ -57,10 +60,12 @@ class Scope:
             constraint.namespace: (model, constraint) for model in self.models for constraint in self.constraints[model]
         }
         names = {"PK", "SK", "owner", TTL_ATTRIBUTE}
+        self._values = {}
         for model in self.models:
             declared = model.get_attributes()
-            for constraint in self.constraints[model]:
-                names.update(declared[name].attr_name for name in constraint.guarded_attributes)
+            guarded = {name for constraint in self.constraints[model] for name in constraint.guarded_attributes}
+            self._values[model] = [(name, declared[name]) for name in sorted(guarded)]
+            names.update(declared[name].attr_name for name in guarded)
         self.attributes = sorted(names)
 
     def model_of(self, pk):
@@ -87,6 +92,10 @@ class Scope:
         """The audited model whose dotted path is ``path``, or ``None``."""
         return next((model for model in self.models if model_path(model) == path), None)
 
+    def item(self, model, raw):
+        """An audited item as read (see :class:`ItemRead`)."""
+        return ItemRead(model, raw, self._values[model])
+
     def item_key(self, model, pk):
         """The raw key of the item ``pk`` of ``model``."""
         sort_key = self.sort_keys[model]
@@ -100,6 +109,35 @@ def is_live(raw, now):
     return expires is None or int(expires["N"]) >= now
 
 
+class ItemRead:
+    """An audited item as a page read it: ``values`` holds the attributes its lock keys are
+    built from, as ``model.from_raw_data`` would (a missing one takes the attribute's
+    default), without building a PynamoDB model instance, which only a finding needs
+    (:meth:`instance`): the audit reads every item of the table."""
+
+    __slots__ = ("model", "raw", "values", "_instance")
+
+    def __init__(self, model, raw, attributes):
+        self.model = model
+        self.raw = raw
+        self._instance = None
+        values = {}
+        for name, attribute in attributes:
+            value = raw.get(attribute.attr_name)
+            if value and NULL not in value:
+                values[name] = attribute.deserialize(attribute.get_value(value))
+            else:
+                default = attribute.default
+                values[name] = default() if callable(default) else default
+        self.values = SimpleNamespace(**values)
+
+    def instance(self):
+        """The item as a PynamoDB model instance (what a repair's guards compare with)."""
+        if self._instance is None:
+            self._instance = self.model.from_raw_data(self.raw)
+        return self._instance
+
+
 @dataclass
 class PageCounts:
     """What one page held: items scanned, audited items, locks of audited namespaces."""
@@ -110,27 +148,35 @@ class PageCounts:
 
 
 def holds(item, model, constraint, key):
-    """Whether ``item`` (of ``model``'s constraint ``constraint``) holds lock ``key``."""
-    if type(item) is not model:
+    """Whether ``item`` (an :class:`ItemRead`) holds lock ``key`` of ``model``'s ``constraint``."""
+    if item.model is not model:
         return False
     try:
-        return constraint.lock_key(item) == key
+        return constraint.lock_key(item.values) == key
     except InvalidUniqueValue:
         return False
 
 
-def check_item_values(pk, item, model, constraints):
-    """``(held, findings)`` of one audited item: the ``(constraint, lock key)`` of each value
-    it holds, and an ``invalid`` finding for each value that cannot be a lock key."""
+def check_item_values(pk, item, constraints):
+    """``(held, findings)`` of one audited item (an :class:`ItemRead`): the ``(constraint,
+    lock key)`` of each value it holds, and an ``invalid`` finding for each value that
+    cannot be a lock key."""
     held, findings = [], []
     for constraint in constraints:
         try:
-            key = constraint.lock_key(item)
+            key = constraint.lock_key(item.values)
         except InvalidUniqueValue as error:
             # A look-alike lock is keyed on the same value: it is reported once, on the value.
             if not constraint.lookalike:
                 findings.append(
-                    Finding(INVALID, constraint, holders=(pk,), detail=error.message, model=model, items={pk: item})
+                    Finding(
+                        INVALID,
+                        constraint,
+                        holders=(pk,),
+                        detail=error.message,
+                        model=item.model,
+                        items={pk: item.instance()},
+                    )
                 )
             continue
         if key is not None:
@@ -141,12 +187,12 @@ def check_item_values(pk, item, model, constraints):
 def check_held_value(model, constraint, key, holder, item, lock_owner, lock_exists, owner_item):
     """The finding for ``holder`` (``item``) holding ``key``, given the lock as read
     (``lock_exists``, ``lock_owner``) and the lock's owner item as read (``None``: gone),
-    or ``None`` when the lock names this holder."""
+    or ``None`` when the lock names this holder. Items are :class:`ItemRead`."""
     if lock_exists and lock_owner == holder:
         return None
-    holders, items = {holder}, {holder: item}
+    holders, items = {holder}, {holder: item.instance()}
     if owner_item is not None:
-        items[lock_owner] = owner_item
+        items[lock_owner] = owner_item.instance()
         if holds(owner_item, model, constraint, key):
             holders.add(lock_owner)
     finding = _examine(constraint, key, lock_exists, lock_owner, holders, items, model)
@@ -154,12 +200,12 @@ def check_held_value(model, constraint, key, holder, item, lock_owner, lock_exis
 
 
 def check_lock(model, constraint, key, owner, owner_item):
-    """The finding for lock ``key`` naming ``owner`` (its item as read, ``None``: gone), or
-    ``None`` when the owner holds the lock's value. Holders other than the owner are found
-    from their own side (:func:`check_held_value`)."""
+    """The finding for lock ``key`` naming ``owner`` (its :class:`ItemRead`, ``None``:
+    gone), or ``None`` when the owner holds the lock's value. Holders other than the owner
+    are found from their own side (:func:`check_held_value`)."""
     if owner_item is not None and holds(owner_item, model, constraint, key):
         return None
-    items = {owner: owner_item} if owner_item is not None else {}
+    items = {owner: owner_item.instance()} if owner_item is not None else {}
     finding = _examine(constraint, key, True, owner, (), items, model)
     return replace(finding, items=items)
 
@@ -179,7 +225,7 @@ def check_page(raw_items, scope, read, now):
         pk, sort_key = raw["PK"]["S"], raw.get("SK", {}).get("S")
         model = scope.item_model(pk, sort_key)
         if model is not None:
-            items[pk] = (model, model.from_raw_data(raw))
+            items[pk] = scope.item(model, raw)
         elif sort_key == LOCK_SORT_KEY and pk.startswith(LOCK_PREFIX):
             declared = scope.declared(pk)
             if declared is None and namespace_of(pk) in scope.skipped:
@@ -192,10 +238,10 @@ def check_page(raw_items, scope, read, now):
                 locks[pk] = (*declared, raw.get("owner", {}).get("S"))
     counts.accounts, counts.locks = len(items), len(locks)
     held = []
-    for pk, (model, item) in items.items():
-        values, invalid = check_item_values(pk, item, model, scope.constraints[model])
+    for pk, item in items.items():
+        values, invalid = check_item_values(pk, item, scope.constraints[item.model])
         findings.extend(invalid)
-        held.extend((model, constraint, key, pk, item) for constraint, key in values)
+        held.extend((item.model, constraint, key, pk, item) for constraint, key in values)
 
     # First read: the lock of every value held here, the owner of every lock read here.
     read_items = _Items(scope, items)
@@ -235,7 +281,7 @@ class _Items:
 
     def __init__(self, scope, page_items):
         self.scope = scope
-        self.items = {pk: item for pk, (model, item) in page_items.items()}
+        self.items = dict(page_items)
         self.locks = {}
 
     def read(self, read, lock_keys, owners):
@@ -257,7 +303,7 @@ class _Items:
             if raw.get("SK", {}).get("S") == LOCK_SORT_KEY and pk in self.locks:
                 self.locks[pk] = raw
             elif pk in wanted:
-                self.items[pk] = wanted[pk].from_raw_data(raw)
+                self.items[pk] = self.scope.item(wanted[pk], raw)
 
     def lock(self, key):
         """``(exists, owner)`` of a lock read by :meth:`read`."""
@@ -267,5 +313,6 @@ class _Items:
         return True, raw.get("owner", {}).get("S")
 
     def item(self, pk):
-        """The audited item ``pk`` as read, or ``None`` (absent, or not an audited item)."""
+        """The audited item ``pk`` as read (an :class:`ItemRead`), or ``None`` (absent, or
+        not an audited item)."""
         return self.items.get(pk) if pk else None
