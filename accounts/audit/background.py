@@ -1,7 +1,8 @@
 """An audit of the whole table started from the staff page, run in a thread of the web
 process (never inside the request), its progress kept in the table for the page to show.
 
-One at a time: a run that reported lately, in this process or any other, is left alone.
+One at a time, as far as the table tells: while a run reported lately (from this process
+or another), "run the audit" starts none.
 A process that stops (a restart) ends its run; the page then shows it as stalled, and
 ``accounts_audit`` on the command line is the way for a table too large for a web worker.
 """

@@ -187,7 +187,7 @@ def _stored_run(raw):
     )
 
 
-def recent_runs(limit=5):
+def recent_runs(limit=10):
     """The newest runs, newest first (one ``Query``)."""
     items, _ = dynamo.query_page(RUNS_PK, limit=limit, descending=True)
     return [_stored_run(raw) for raw in items]
