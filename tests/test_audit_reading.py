@@ -136,3 +136,16 @@ def test_progress_line_shows_the_rate_the_share_done_and_the_time_left():
     line = progress.describe(2_000)
 
     assert line == "Scanned 2,000 of ~10,000 items (20%), 500 items/s, 0:16 left..."
+
+
+def test_findings_are_named_as_found_up_to_a_hundred(monkeypatch):
+    stream = io.StringIO()
+    progress = Progress(stream)
+    finding = type("Found", (), {"kind": "missing", "key": "UNIQ#EMAIL#a@b.c"})()
+
+    for _ in range(150):
+        progress.found(finding)
+
+    lines = stream.getvalue().count("Found: missing UNIQ#EMAIL#a@b.c")
+    assert lines == 100
+    assert stream.getvalue().count("More than 100 findings: the report lists them all.") == 1

@@ -8,6 +8,9 @@ from django.core.management.base import CommandError
 
 from accounts import audit
 
+# Findings named on stderr as they are found; past these, the report lists the rest.
+FOUND_LINES = 100
+
 
 def add_segments_argument(parser):
     """The ``--segments N`` option: DynamoDB parallel Scan segments."""
@@ -92,6 +95,7 @@ class Progress:
         self._last = float("-inf")
         self._started = clock()
         self._first = None
+        self._found = 0
         self.expected = expected
 
     def _write(self, message, final=False):
@@ -125,8 +129,15 @@ class Progress:
         self._write(self.describe(count))
 
     def found(self, finding):
-        """A page found something new (the final report may merge it with others)."""
-        self._write(f"Found: {finding.kind} {finding.key or '-'}", final=True)
+        """A page found something new (the final report may merge it with others); the
+        first :data:`FOUND_LINES` are named."""
+        with self._lock:
+            self._found += 1
+            count = self._found
+        if count <= FOUND_LINES:
+            self._write(f"Found: {finding.kind} {finding.key or '-'}", final=True)
+        elif count == FOUND_LINES + 1:
+            self._write(f"More than {FOUND_LINES} findings: the report lists them all.", final=True)
 
     def scan_done(self, count, seconds):
         self._write(f"Scanned {count:,} items in {seconds:.1f} s.", final=True)
