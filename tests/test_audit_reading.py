@@ -138,7 +138,7 @@ def test_progress_line_shows_the_rate_the_share_done_and_the_time_left():
     assert line == "Scanned 2,000 of ~10,000 items (20%), 500 items/s, 0:16 left..."
 
 
-def test_findings_are_named_as_found_up_to_a_hundred(monkeypatch):
+def test_findings_are_named_as_found_up_to_a_hundred():
     stream = io.StringIO()
     progress = Progress(stream)
     finding = type("Found", (), {"kind": "missing", "key": "UNIQ#EMAIL#a@b.c"})()
