@@ -18,8 +18,6 @@ from .actions import (
     REPAIR,
     REPAIRED_LOCK,
     Action,
-    _registry_actions,
-    _registry_entry,
     _absent,
     _condition_check,
     _expires,
@@ -32,6 +30,8 @@ from .actions import (
     _lock_keep,
     _old_lock_action,
     _owner,
+    _registry_actions,
+    _registry_entry,
     _still_as_read,
     _transaction,
 )
@@ -66,7 +66,7 @@ def plan_create(item, *, token=None):
     lock_model = lock_model_for(model)
     owner = _owner(item)
     expires = _expires(item)
-    actions = [Action("Put", _guarded_put(item), ITEM, _key_target(item)), *_registry_actions(None, item)]
+    actions = [Action("Put", _guarded_put(item), ITEM, _key_target(item))]
     for constraint in constraints_of(model):
         key = constraint.lock_key(item)
         if key is not None:
@@ -75,7 +75,7 @@ def plan_create(item, *, token=None):
         claimed = None if constraint.applies_to(item) else constraint.claimed_key(item)
         if claimed is not None:
             actions.append(_lock_check(lock_model, claimed, constraint))
-    return _transaction(CREATE, actions, token)
+    return _transaction(CREATE, [*actions, *_registry_actions(None, item)], token)
 
 
 def changed_copy(item, changes):
