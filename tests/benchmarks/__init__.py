@@ -13,6 +13,8 @@ def configure_django(endpoint_url, table_name):
     django.setup()
     settings.ACCOUNTS_ENDPOINT_URL = endpoint_url
     settings.ACCOUNTS_TABLE_NAME = table_name
+    # DynamoDB Local, on a machine the benchmark keeps busy, may take long to answer.
+    settings.ACCOUNTS_READ_TIMEOUT = 120
     from accounts import tables
 
     tables.configure()
