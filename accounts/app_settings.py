@@ -103,6 +103,13 @@ class AppSettings:
         return self._setting("REGION", "us-east-1")
 
     @property
+    def WRITE_REGION(self):
+        """The one region that writes accounts when the table is a global table (MREC): a
+        process whose :attr:`REGION` differs serves reads only. Default ``None`` (a table of
+        one region). See :mod:`accounts.regions`."""
+        return self._setting("WRITE_REGION", None) or None
+
+    @property
     def CONNECT_TIMEOUT(self):
         """Seconds to wait for a connection to DynamoDB (at most a quarter of
         :attr:`REQUEST_DEADLINE`). Default 2."""
@@ -261,8 +268,15 @@ class AppSettings:
     @property
     def SESSION_TOUCH_INTERVAL(self):
         """Seconds after which a page refreshes its session's "last seen" (one extra guarded
-        ``PutItem`` on that page); ``None`` never refreshes it. Default 900 (15 minutes)."""
-        return self._setting("SESSION_TOUCH_INTERVAL", 900)
+        ``PutItem`` on that page, the largest write cost of a busy site: see the README's
+        "Costs"); ``None`` never refreshes it. Default 3600 (an hour)."""
+        return self._setting("SESSION_TOUCH_INTERVAL", 3600)
+
+    @property
+    def MAX_SESSIONS(self):
+        """Sessions one account may have at once (``accounts.sessions``): a login beyond it
+        ends the least recently seen, in the login's own session write. Default 20."""
+        return self._setting("MAX_SESSIONS", 20)
 
     @property
     def RATE_LIMITS(self):

@@ -13,6 +13,9 @@
   mail are built from it, never from a request's Host).
 - ``accounts.W001``: the table cannot be reached or does not exist.
 - ``accounts.W002``: the table is not keyed ``PK`` (string, hash) + ``SK`` (string, range).
+- ``accounts.E018``: the table is a multi-Region strongly consistent (MRSC) global table.
+- ``accounts.E019``: the table is a global table and ``ACCOUNTS_WRITE_REGION`` is not set.
+- ``accounts.W006``: this process runs outside ``ACCOUNTS_WRITE_REGION``: reads only.
 - ``accounts.E009``: ``AUTHENTICATION_BACKENDS`` also has Django's ``ModelBackend`` (SQL users).
 - ``accounts.W003``: ``django.contrib.admin`` is installed (use the staff pages).
 - ``accounts.W004``: a SQL model has a relation to ``AUTH_USER_MODEL`` (keep an ``AccountIdField``).
@@ -29,6 +32,7 @@ from django.contrib.auth.backends import ModelBackend
 from django.core import checks
 from django.utils.module_loading import import_string
 
+from . import regions
 from .app_settings import DEFAULT_UNIQUE_FIELDS, app_settings
 from .links import site_url_problem
 
@@ -298,7 +302,8 @@ def key_schema(table):
 
 @checks.register(checks.Tags.compatibility)
 def check_table(app_configs, **kwargs):
-    """W001-W002: the table can be described and is keyed as the app expects."""
+    """W001-W002, E018-E019, W006: the table can be described, is keyed as the app expects,
+    and, when it is a global table, is written in one region (one DescribeTable)."""
     name = app_settings.TABLE_NAME
     where = app_settings.ENDPOINT_URL or f"AWS {app_settings.REGION}"
     try:
@@ -327,7 +332,44 @@ def check_table(app_configs, **kwargs):
                 id="accounts.W002",
             )
         ]
-    return []
+    return check_regions(name, table)
+
+
+def check_regions(name, table):
+    """E018, E019, W006 of a DescribeTable answer: what its replicas allow."""
+    replicas = regions.replicas(table)
+    listed = ", ".join(filter(None, replicas))
+    if replicas and regions.is_strongly_consistent(table):
+        return [
+            checks.Error(
+                f"DynamoDB table {name!r} is a multi-Region strongly consistent (MRSC) global table "
+                f"(replicas: {listed}).",
+                hint="MRSC tables support neither transactions nor TTL, which every sign-up and lock needs: "
+                "use a table of one region, or an MREC global table with ACCOUNTS_WRITE_REGION.",
+                id="accounts.E018",
+            )
+        ]
+    issues = []
+    if replicas and not app_settings.WRITE_REGION:
+        issues.append(
+            checks.Error(
+                f"DynamoDB table {name!r} is a global table (replicas: {listed}) and ACCOUNTS_WRITE_REGION is not set.",
+                hint="Transactions hold only in the region that made the write, and replicas keep the last write: "
+                "two regions could each accept one address. Set ACCOUNTS_WRITE_REGION to the one region that "
+                "writes; processes elsewhere then serve reads only.",
+                id="accounts.E019",
+            )
+        )
+    if regions.reads_only():
+        issues.append(
+            checks.Warning(
+                f"This process runs in {app_settings.REGION}, not ACCOUNTS_WRITE_REGION "
+                f"({app_settings.WRITE_REGION}): it serves reads only, and refuses every write.",
+                hint="Route sign-ups, logins and changes to the write region.",
+                id="accounts.W006",
+            )
+        )
+    return issues
 
 
 # What each default field loses without its own option, for accounts.W010.

@@ -112,3 +112,38 @@ def query_partition(pk, sort_key_prefix=None, attributes=None):
         if "LastEvaluatedKey" not in answer:
             return items
         params["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+
+
+
+def _partition_query(pk, descending=False):
+    return {
+        "TableName": table_name(),
+        "ConsistentRead": True,
+        "KeyConditionExpression": "PK = :pk",
+        "ExpressionAttributeValues": {":pk": {"S": pk}},
+        "ScanIndexForward": not descending,
+    }
+
+
+def query_page(pk, *, limit, start_key=None, descending=False):
+    """One page of partition ``pk`` (consistent): ``(raw items, last evaluated key or
+    None)``, at most ``limit`` items from ``start_key``, last sort keys first when
+    ``descending``."""
+    params = {**_partition_query(pk, descending), "Limit": limit}
+    if start_key:
+        params["ExclusiveStartKey"] = start_key
+    answer = call("query", **params)
+    return answer.get("Items", []), answer.get("LastEvaluatedKey")
+
+
+def count_partition(pk):
+    """How many items partition ``pk`` holds (a consistent ``Query`` with ``Select=COUNT``:
+    one request while the partition reads under 1 MB)."""
+    params = {**_partition_query(pk), "Select": "COUNT"}
+    count = 0
+    while True:
+        answer = call("query", **params)
+        count += answer.get("Count", 0)
+        if "LastEvaluatedKey" not in answer:
+            return count
+        params["ExclusiveStartKey"] = answer["LastEvaluatedKey"]

@@ -89,5 +89,10 @@ class Unavailable(UniquenessError):
     """DynamoDB could not be reached; nothing is known to have been written."""
 
 
+class ReadOnlyRegion(Unavailable):
+    """A write refused before sending: this process runs outside ``ACCOUNTS_WRITE_REGION``
+    (a replica of a global table serves reads only, see :mod:`accounts.regions`)."""
+
+
 class TokenReused(UniquenessError):
     """The ClientRequestToken was already used, within 10 minutes, for a different request."""

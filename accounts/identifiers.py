@@ -106,6 +106,8 @@ def _drop_redundant_dots(text):
     ``istanbul``; the dot is redundant on an ``i`` (SpecialCasing's After_Soft_Dotted rule:
     no base character and no other accent above in between).
     """
+    if text.isascii():
+        return text  # no combining mark: nothing to drop (the common case, kept fast)
     kept = []
     after_soft_dotted = False
     for character in unicodedata.normalize("NFD", text):
@@ -157,8 +159,10 @@ def normalize_email_key(value):
     A domain IDNA refuses (forms refuse it first) keeps its case-folded spelling.
     """
     local, at, domain = normalize_text(value).rpartition("@")
-    if not at:
-        return domain
+    if not at or domain.isascii():
+        # A lower-case ASCII domain is its own A-label spelling (UTS #46 maps it to itself),
+        # or one IDNA refuses and that keeps its spelling: IDNA is skipped (the common case).
+        return f"{local}{at}{domain}"
     try:
         domain = ascii_domain(domain)
     except (idna.IDNAError, UnicodeError):

@@ -7,7 +7,7 @@ from django.template.loader import render_to_string
 from pynamodb.exceptions import PynamoDBException
 
 from . import deadline, sessions
-from .exceptions import OutcomeUnknown, Unavailable
+from .exceptions import OutcomeUnknown, ReadOnlyRegion, Unavailable
 from .transactions import RESEND_CODES, TRANSPORT_ERRORS
 
 logger = logging.getLogger(__name__)
@@ -18,6 +18,7 @@ RETRY_AFTER_SECONDS = 30
 MISSING_TABLE_CODE = "ResourceNotFoundException"
 # What the 503 page may say happened to the request.
 UNAVAILABLE, NOT_SAVED, OUTCOME_UNKNOWN = "unavailable", "not_saved", "outcome_unknown"
+READS_ONLY = "reads_only"
 READ_ONLY_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 
 
@@ -37,10 +38,13 @@ def is_unavailable(error):
 def outcome_of(request, error):
     """What a failed request may say: :data:`OUTCOME_UNKNOWN` when a write may have
     committed (sent without an answer, or an earlier transaction of the request committed),
-    :data:`NOT_SAVED` when a change was asked for and nothing was written, else
+    :data:`NOT_SAVED` when a change was asked for and nothing was written,
+    :data:`READS_ONLY` when a write was refused in a region that serves reads only, else
     :data:`UNAVAILABLE` (a page view)."""
     if isinstance(error, OutcomeUnknown) or deadline.saved_something():
         return OUTCOME_UNKNOWN
+    if isinstance(error, ReadOnlyRegion):
+        return READS_ONLY
     return UNAVAILABLE if request.method in READ_ONLY_METHODS else NOT_SAVED
 
 

@@ -9,7 +9,11 @@ A logged-in session lives in its account's partition, ``PK=ACCT#<id>``,
   with one ``Query`` instead (account and sessions come together);
 - ending every session of an account (:func:`end_sessions`) is one ``Query`` of that
   partition plus one ``BatchWriteItem`` per 25 sessions, and nothing revives them: a session
-  is saved again only if it still exists.
+  is saved again only if it still exists. A request deletes each session once: a session
+  ended that way is not deleted again by the same request's logout or new key;
+- an account has at most ``ACCOUNTS_MAX_SESSIONS`` sessions: a login reads the account's
+  partition (:func:`counting_sessions`) instead of the account alone, and its new session's
+  write also deletes the least recently seen sessions beyond the limit.
 
 A session of nobody (data stored before login) lives at ``PK=SESSION#<secret>``,
 ``SK=SESSION``. Every session carries ``expires`` (epoch seconds, the table's TTL
@@ -17,6 +21,7 @@ attribute) set from its expiry; DynamoDB deletes expired items lazily, so a sess
 ``expires`` has passed is treated as absent when read.
 """
 
+import contextlib
 import contextvars
 import hashlib
 import re
@@ -32,9 +37,9 @@ from django.contrib.sessions.exceptions import SessionInterrupted
 from django.utils.crypto import get_random_string
 from django.utils.translation import gettext
 
-from . import dynamo
+from . import dynamo, lookups, regions
 from .app_settings import app_settings
-from .tables import PROFILE_SORT_KEY, account_pk, get_account_model
+from .tables import ACCOUNT_PREFIX, PROFILE_SORT_KEY, account_pk, get_account_model
 
 SESSION_SORT_PREFIX = "SESSION#"
 ANONYMOUS_PREFIX = "SESSION#"
@@ -45,6 +50,9 @@ USER_AGENT_MAX_LENGTH = 512
 # The account item read together with this request's session, for AccountBackend.get_user.
 # A new SessionStore (one per request) resets it, so it never outlives its request.
 _prefetched_account = contextvars.ContextVar("accounts_prefetched_account", default=None)
+# The (PK, SK) of the sessions this request ended (end_sessions), so that neither its logout
+# nor its new key deletes one again. A new SessionStore (one per request) resets it.
+_ended_keys = contextvars.ContextVar("accounts_ended_session_keys", default=None)
 
 
 def in_use():
@@ -84,6 +92,29 @@ def _item_key(session_key):
 
 def _is_live(raw, now):
     return "expires" in raw and int(raw["expires"]["N"]) > now
+
+
+def _pair(raw_key):
+    return raw_key["PK"]["S"], raw_key["SK"]["S"]
+
+
+def _ended_here(raw_key):
+    ended = _ended_keys.get()
+    return ended is not None and _pair(raw_key) in ended
+
+
+def session_item(session_key, encoded, expires, created, last_seen, user_agent=None):
+    """The raw item of a session (its data encoded), as :meth:`SessionStore.save` writes it."""
+    item = {
+        **_item_key(session_key),
+        "data": {"S": encoded},
+        "expires": {"N": str(expires)},
+        "created": {"N": str(created)},
+        "last_seen": {"N": str(last_seen)},
+    }
+    if user_agent:
+        item["user_agent"] = {"S": user_agent[:USER_AGENT_MAX_LENGTH]}
+    return item
 
 
 def prefetched_account(account_id):
@@ -133,6 +164,7 @@ class SessionStore(SessionBase):
     def __init__(self, session_key=None):
         super().__init__(session_key)
         _prefetched_account.set(None)
+        _ended_keys.set(set())
         self.user_agent = None
         # The loaded item's bookkeeping, kept when it is saved again.
         self._created = None
@@ -144,6 +176,8 @@ class SessionStore(SessionBase):
         self._deletes = []
         # (key, data) as last saved by this request: saving them again sends nothing.
         self._saved = None
+        # (account id, its live session items) as a login read them (counting_sessions).
+        self._login_sessions = None
 
     # Reading
 
@@ -176,7 +210,7 @@ class SessionStore(SessionBase):
         self._last_seen = int(session["last_seen"]["N"])
         self.user_agent = session.get("user_agent", {}).get("S")
         touch = app_settings.SESSION_TOUCH_INTERVAL
-        if touch is not None and now - self._last_seen >= touch:
+        if touch is not None and now - self._last_seen >= touch and not regions.reads_only():
             # Refresh "last seen" by saving (guarded: never revives a deleted session).
             self.modified = True
         return self.decode(session["data"]["S"])
@@ -231,6 +265,31 @@ class SessionStore(SessionBase):
         if old_key:
             self._deletes.append(_item_key(old_key))
 
+    def note_account_items(self, items):
+        """Receive the items a login read with the account (its partition): the account's
+        live sessions, of which the new session's write ends those beyond the limit."""
+        now = _epoch()
+        live = _live_sessions(items, now)
+        if live:
+            account_id = live[0]["PK"]["S"][len(ACCOUNT_PREFIX) :]
+            self._login_sessions = (account_id, live)
+        else:
+            self._login_sessions = None
+
+    def _beyond_limit(self, account_id):
+        """Raw keys of the least recently seen sessions of ``account_id`` that a new one
+        would take beyond ``ACCOUNTS_MAX_SESSIONS`` (none unless a login counted them)."""
+        limit = app_settings.MAX_SESSIONS
+        if limit is None or self._login_sessions is None or self._login_sessions[0] != account_id:
+            return []
+        leaving = {_pair(raw_key) for raw_key in self._deletes}
+        kept = [raw for raw in self._login_sessions[1] if _pair(raw) not in leaving and not _ended_here(raw)]
+        excess = len(kept) + 1 - limit
+        if excess <= 0:
+            return []
+        kept.sort(key=lambda raw: int(raw["last_seen"]["N"]))
+        return [dynamo.key(*_pair(raw)) for raw in kept[:excess]]
+
     def delete_with_next_save(self, raw_key):
         """Delete the item at ``raw_key`` when this session is saved: in the same request
         when the save puts a new session (a login), else right after. A login clears its
@@ -243,7 +302,7 @@ class SessionStore(SessionBase):
             # Saved already in this request (see save_now): the middleware's save is a no-op.
             return
         item, new, now = self._next_item(data, must_create)
-        deletes, self._deletes = self._deletes, []
+        deletes, self._deletes = self._pending_deletes(), []
         if new and deletes:
             # A fresh random key needs no guard, so the put and the deletes go as one request.
             dynamo.batch_write(puts=[item], deletes=deletes)
@@ -264,7 +323,7 @@ class SessionStore(SessionBase):
         """
         data = self._get_session()
         item, new, now = self._next_item(data)
-        deletes, self._deletes = self._deletes, []
+        deletes, self._deletes = self._pending_deletes(), []
         try:
             result = send(self._put_params(item, new, now), deletes)
         except BaseException:
@@ -272,6 +331,11 @@ class SessionStore(SessionBase):
             raise
         self._saved_as(item, now, data)
         return result
+
+    def _pending_deletes(self):
+        """The raw keys to delete with the next write, but those this request ended already
+        (a deletion, a password change: each session is deleted once)."""
+        return [raw_key for raw_key in self._deletes if not _ended_here(raw_key)]
 
     def _next_item(self, data, must_create=False):
         """``(item, new, now)``: the item this session is saved as, and whether it is a new
@@ -281,18 +345,13 @@ class SessionStore(SessionBase):
         if new and not must_create:
             if self.session_key:
                 self._deletes.append(_item_key(self.session_key))
+            if account_id:
+                self._deletes.extend(self._beyond_limit(account_id))
             self._session_key = self._key_for(account_id)
             self._created = None
         now = _epoch()
-        item = {
-            **_item_key(self.session_key),
-            "data": {"S": self.encode(data)},
-            "expires": {"N": str(_epoch(self.get_expiry_date()))},
-            "created": {"N": str(self._created or now)},
-            "last_seen": {"N": str(now)},
-        }
-        if self.user_agent:
-            item["user_agent"] = {"S": self.user_agent[:USER_AGENT_MAX_LENGTH]}
+        expires = _epoch(self.get_expiry_date())
+        item = session_item(self.session_key, self.encode(data), expires, self._created or now, now, self.user_agent)
         return item, new, now
 
     def _saved_as(self, item, now, data):
@@ -323,6 +382,8 @@ class SessionStore(SessionBase):
             if self.session_key is None:
                 return
             session_key = self.session_key
+        if _ended_here(_item_key(session_key)):
+            return  # this request ended it already (a deletion, a password change)
         dynamo.call("delete_item", TableName=dynamo.table_name(), Key=_item_key(session_key))
 
     @classmethod
@@ -362,7 +423,23 @@ def end_sessions(account_id, *, except_key=None, sessions=None):
     ended = [item_key for item_key in ended if item_key != keep]
     if ended:
         dynamo.batch_write(deletes=ended)
+        recorded = _ended_keys.get()
+        if recorded is not None:
+            recorded.update(_pair(item_key) for item_key in ended)
     return len(ended)
+
+
+@contextlib.contextmanager
+def counting_sessions(request):
+    """Within the block (a login), the account is read with its sessions, one ``Query``
+    instead of one ``GetItem``, so the new session ends those beyond
+    ``ACCOUNTS_MAX_SESSIONS`` in its own write: no request more."""
+    session = getattr(request, "session", None)
+    if not isinstance(session, SessionStore) or app_settings.MAX_SESSIONS is None:
+        yield
+        return
+    with lookups.read_owner_partition(session.note_account_items):
+        yield
 
 
 def list_sessions(account_id, current_key=None, sessions=None):

@@ -3,7 +3,9 @@
 One table, keyed ``PK`` (string) + ``SK`` (string), holds:
 
 - account items: ``PK=ACCT#<generated id>``, ``SK=PROFILE``;
-- lock items: ``PK=UNIQ#<NAMESPACE>#<normalized value>``, ``SK=LOCK``, ``owner=<owner PK>``.
+- lock items: ``PK=UNIQ#<NAMESPACE>#<normalized value>``, ``SK=LOCK``, ``owner=<owner PK>``;
+- registry items: ``PK=STAFF``, ``SK=<account PK>``, one per active staff account
+  (:class:`Registry`).
 
 Items that expire (an unverified account and the locks it holds) carry ``expires``, the
 table's one TTL attribute (epoch seconds). DynamoDB deletes them lazily, days late at
@@ -20,6 +22,7 @@ import os
 import threading
 import time
 import typing
+from dataclasses import dataclass
 from datetime import datetime, timezone
 
 import botocore.config
@@ -34,7 +37,7 @@ from pynamodb.attributes import (
 )
 from pynamodb.models import Model
 
-from . import deadline
+from . import deadline, regions
 from .app_settings import app_settings
 from .identifiers import skeleton_normalizer
 from .uniqueness import LOCK_SORT_KEY, UniqueConstraint, normalize_exact, normalize_text
@@ -77,11 +80,42 @@ class TableModel(Model):
         max_pool_connections = MAX_POOL_CONNECTIONS
 
 
+@dataclass(frozen=True)
+class Registry:
+    """A partition listing the items that meet a condition, one item each
+    (``PK=<partition>``, ``SK=<the item's PK>``), put and deleted by the very transactions
+    that change what the condition reads (:mod:`accounts.transactions`): counting the
+    members is one ``Query``, whatever the size of the table.
+
+    ``attributes`` are the item's attributes ``includes`` reads.
+    """
+
+    partition: str
+    attributes: tuple
+    includes: object
+
+    def key(self, pk):
+        """The raw key of ``pk``'s registry item."""
+        return {"PK": {"S": self.partition}, "SK": {"S": pk}}
+
+
+def is_active_staff(account):
+    """Whether ``account`` counts as staff for the last-staff protection: staff, active,
+    and not expiring (an unverified account counts once its address is verified)."""
+    return bool(account.is_staff) and account.is_active is not False and getattr(account, TTL_ATTRIBUTE, None) is None
+
+
+# The active staff accounts: what keeps the last one from losing its access.
+STAFF_REGISTRY = Registry("STAFF", ("is_staff", "is_active", TTL_ATTRIBUTE), is_active_staff)
+
+
 class Account(TableModel):
     """An account. The PK is generated, never the email, so an email can change in place."""
 
     # How the audit tells an account from other items of the table: PK starts with this.
     key_prefix = ACCOUNT_PREFIX
+    # The registries an account's transactions keep (see Registry).
+    registries = (STAFF_REGISTRY,)
 
     PK = UnicodeAttribute(hash_key=True)
     SK = UnicodeAttribute(range_key=True, default=PROFILE_SORT_KEY)
@@ -297,7 +331,7 @@ class _SharedClient:
             aws_secret_access_key=configuration.secret_key,
             config=config,
         )
-        return deadline.watch(client)
+        return regions.guard_writes(deadline.watch(client))
 
 
 class ClientConfiguration(typing.NamedTuple):
@@ -312,6 +346,8 @@ class ClientConfiguration(typing.NamedTuple):
     connect_timeout: float
     read_timeout: float
     handler_count: int
+    # Outside ACCOUNTS_WRITE_REGION a client refuses every write (accounts.regions).
+    reads_only: bool
 
     @classmethod
     def current(cls):
@@ -321,6 +357,7 @@ class ClientConfiguration(typing.NamedTuple):
             *_credentials(),
             *deadline.attempt_timeouts(),
             len(botocore.handlers.BUILTIN_HANDLERS),
+            regions.reads_only(),
         )
 
 

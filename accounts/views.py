@@ -156,6 +156,12 @@ class LoginView(RateLimitMixin, auth_views.LoginView):
     def get_default_redirect_url(self):
         return get_adapter(self.request).get_login_redirect_url(self.request)
 
+    def post(self, request, *args, **kwargs):
+        # The account's sessions are read with it, so the new one ends the oldest beyond
+        # ACCOUNTS_MAX_SESSIONS in its own write.
+        with sessions.counting_sessions(request):
+            return super().post(request, *args, **kwargs)
+
     def form_valid(self, form):
         user = form.get_user()
         if second_step.needs_second_step(user):

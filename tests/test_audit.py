@@ -40,8 +40,8 @@ def test_table_written_by_the_engine_is_consistent(ddb):
     report = audit.run_audit()
 
     assert report.consistent
-    assert len(report.accounts) == 5
-    assert len(report.locks) == 15  # email, username and username skeleton
+    assert report.accounts == 5
+    assert report.locks == 15  # email, username and username skeleton
     assert report.scanned == 20
 
 
@@ -156,9 +156,22 @@ def test_account_without_a_username_is_an_invalid_finding(ddb):
     assert "required" in finding.describe()
 
 
-def test_locks_of_other_namespaces_and_other_items_are_not_the_audits(ddb):
+def test_locks_of_a_namespace_no_model_declares_are_one_finding_naming_it(ddb):
     signup("ada@example.com", "ada")
-    write_locks({"UNIQ#UNIFORM#team-1#18": "TEAM#1"})
+    write_locks({"UNIQ#UNIFORM#team-1#18": "TEAM#1", "UNIQ#UNIFORM#team-1#7": "TEAM#1"})
+
+    finding = only_finding(audit.run_audit())
+
+    assert (finding.kind, finding.namespace, finding.count) == (audit.UNDECLARED, "UNIFORM", 2)
+    assert finding.key in {"UNIQ#UNIFORM#team-1#18", "UNIQ#UNIFORM#team-1#7"}
+    assert not finding.repairable
+    assert "ACCOUNTS_UNIQUE_MODELS" in finding.describe()
+    assert audit.repair_all(audit.run_audit()) == []
+
+
+def test_items_that_are_not_locks_nor_audited_items_are_left_alone(ddb):
+    signup("ada@example.com", "ada")
+    write_locks({"TEAM#1": "nobody"})  # not a lock: its key is no UNIQ# key
 
     assert audit.run_audit().consistent
 

@@ -8,7 +8,7 @@ from django.contrib.auth.hashers import make_password
 
 from accounts import store
 from tests.seeding import new_account, seed_accounts, write_accounts, write_locks
-from tests.staff import make_account
+from tests.staff import make_account, run_command
 from tests.test_browser_e2e import PHONE, browser, transactional_db  # noqa: F401  (fixtures)
 from tests.web import PASSWORD
 
@@ -61,6 +61,7 @@ def test_account_list_fits_a_phone_without_squeezed_columns(phone):
 def test_lock_audit_fits_a_phone_without_squeezed_columns(phone):
     write_accounts([new_account(LONG_EMAIL, "margaret_hamilton_apollo")], with_locks=False)
     write_locks({"UNIQ#EMAIL#" + "orphan." * 12 + "@example.com": "ACCT#gone"})
+    run_command("accounts_audit")
 
     phone.goto("/staff/locks/")
 

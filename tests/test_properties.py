@@ -35,8 +35,8 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_stat
 
 from accounts import audit, store
 from accounts.exceptions import Busy, StaleItem, UniqueViolation
-from accounts.tables import TableModel, create_table
-from tests.invariants import violations
+from accounts.tables import ACCOUNT_PREFIX, PROFILE_SORT_KEY, TableModel, create_table
+from tests.invariants import is_live, scan_everything, violations
 from tests.seeding import delete_lock, lock_keys, write_locks, write_ownerless_lock
 
 pytestmark = pytest.mark.dynamodb_local
@@ -248,7 +248,11 @@ class LockProtocol(RuleBasedStateMachine):
     def locks_are_sound(self):
         self.tally.checks += 1
         assert violations() == []
-        self.known = sorted(account.id for account in audit.run_audit().accounts.values())
+        self.known = sorted(
+            raw["PK"]["S"][len(ACCOUNT_PREFIX) :]
+            for raw in scan_everything()
+            if raw["SK"]["S"] == PROFILE_SORT_KEY and is_live(raw)
+        )
 
 
 def test_random_operations_and_bursts_keep_i1_i2_i3(ddb, settings, capsys):

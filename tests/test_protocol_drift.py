@@ -134,6 +134,8 @@ def shapes(name, request, operation, me=None, holder=None, roles=None):
     found = set()
     for position, entry in enumerate(request["TransactItems"]):
         ((kind, body),) = entry.items()
+        if "ConditionExpression" not in body:
+            continue  # a registry entry (the staff registry): no condition of its own
         key = (body.get("Key") or body.get("Item"))["PK"]["S"]
         is_lock = not key.startswith(ACCOUNT_PREFIX)
         condition = normalized(body, is_lock, me)

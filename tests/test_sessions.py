@@ -207,7 +207,7 @@ def test_the_audit_and_backfill_ignore_session_items(ddb):
 
     report = audit.run_audit()
     assert report.consistent, report.findings
-    assert len(report.accounts) == 1
+    assert report.accounts == 1
     out = StringIO()
     call_command("accounts_backfill", stdout=out, stderr=StringIO())
     assert out.getvalue().splitlines() == ["1 accounts, 3 locks already there.", "Created 0 lock(s)."]
@@ -246,3 +246,69 @@ def test_signed_cookie_sessions_still_work(ddb, settings):
 )
 def test_describe_user_agent(user_agent, described):
     assert sessions.describe_user_agent(user_agent) == described
+
+
+def test_a_login_beyond_the_session_limit_ends_the_least_recently_seen(ddb, settings):
+    settings.ACCOUNTS_MAX_SESSIONS = 3
+    settings.ACCOUNTS_SESSION_TOUCH_INTERVAL = 0
+    first = signed_up_client()
+    second, third = Client(), Client()
+    login(second, "ada")
+    login(third, "ada")
+    time.sleep(1.05)
+    assert is_logged_in(first)  # now the most recently seen (its "last seen" was refreshed)
+
+    fourth = Client()
+    login(fourth, "ada")
+
+    assert len(session_items(account_id_of(first))) == 3
+    assert not is_logged_in(second)
+    assert [is_logged_in(client) for client in (first, third, fourth)] == [True, True, True]
+
+
+def test_without_a_session_limit_logins_add_sessions(ddb, settings):
+    settings.ACCOUNTS_MAX_SESSIONS = None
+    client = signed_up_client()
+    for _ in range(4):
+        login(Client(), "ada")
+
+    assert len(session_items(account_id_of(client))) == 5
+
+
+@pytest.fixture
+def deleted_session_keys(monkeypatch):
+    """Every session key deleted on the wire, in order (a key twice: a wasted write)."""
+    deleted = []
+    batch_write, call = dynamo.batch_write, dynamo.call
+
+    def recording_batch_write(puts=(), deletes=()):
+        deleted.extend((key["PK"]["S"], key["SK"]["S"]) for key in deletes)
+        return batch_write(puts=puts, deletes=deletes)
+
+    def recording_call(operation, **params):
+        if operation == "delete_item":
+            deleted.append((params["Key"]["PK"]["S"], params["Key"]["SK"]["S"]))
+        return call(operation, **params)
+
+    monkeypatch.setattr(dynamo, "batch_write", recording_batch_write)
+    monkeypatch.setattr(dynamo, "call", recording_call)
+    return deleted
+
+
+@pytest.mark.parametrize(
+    "url, data",
+    [
+        ("/accounts/password/", {"old_password": PASSWORD, "new_password1": OTHER_PASSWORD, "new_password2": OTHER_PASSWORD}),
+        ("/accounts/delete/", {"password": PASSWORD}),
+    ],
+)
+def test_a_password_change_or_a_deletion_deletes_each_session_once(ddb, deleted_session_keys, url, data):
+    client = signed_up_client()
+    for _ in range(2):
+        login(Client(), "ada")
+    sessions_before = {(raw["PK"]["S"], raw["SK"]["S"]) for raw in session_items(account_id_of(client))}
+    deleted_session_keys.clear()
+
+    assert client.post(url, data).status_code == 302
+
+    assert sorted(deleted_session_keys) == sorted(sessions_before)

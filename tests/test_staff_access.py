@@ -8,6 +8,7 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts import audit, store
+from accounts.audit import background
 from accounts.tables import get_account_model
 from tests.seeding import delete_lock, read_lock
 from tests.staff import client_as, make_account
@@ -45,6 +46,7 @@ def requests_for(target):
             {"kind": audit.MISSING, "namespace": "EMAIL", "key": "UNIQ#EMAIL#target@example.com", "holder": target.id},
         ),
         ("post", reverse("staff:repair_all"), {}),
+        ("post", reverse("staff:run_audit"), {}),
         ("post", reverse("staff:delete", args=account), {}),
     ]
 
@@ -92,6 +94,9 @@ def test_staff_reach_every_page_and_action(people):
         expected = 200 if method == "get" else 302
         assert response.status_code == expected, (method, url, response.content.decode()[:500])
     assert store.get_account(people["target"].id) is None
+    started = background.running_thread()  # the audit "run the audit" started
+    if started is not None:
+        started.join(timeout=60)
 
 
 def test_staff_whose_flag_is_revoked_lose_access_at_once(people):

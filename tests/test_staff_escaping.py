@@ -6,7 +6,7 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from tests.seeding import delete_lock, lock_keys, new_account, write_accounts, write_locks
-from tests.staff import client_as, make_account
+from tests.staff import client_as, make_account, run_command
 
 pytestmark = pytest.mark.dynamodb_local
 
@@ -79,6 +79,8 @@ def test_delete_confirmation_page(hostile):
 
 
 def test_lock_audit_page(hostile):
+    run_command("accounts_audit")
+
     response = hostile["client"].get(reverse("staff:locks"))
 
     assert len(response.context["rows"]) == 2

@@ -1,5 +1,5 @@
-"""``/staff/locks/``: planted damage is listed, each finding repaired by its button or all at
-once, and the table is consistent afterwards."""
+"""``/staff/locks/``: the last audit report the table keeps; planted damage is listed, each
+finding repaired by its button or all at once, and the table is consistent afterwards."""
 
 import re
 
@@ -7,8 +7,9 @@ import pytest
 from django.urls import reverse
 
 from accounts import audit
+from accounts.staff import views
 from tests.seeding import delete_lock, new_account, read_lock, write_accounts, write_locks
-from tests.staff import boss, make_account, messages_of, staff_client  # noqa: F401 (fixtures)
+from tests.staff import boss, make_account, messages_of, run_command, staff_client  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.dynamodb_local
 
@@ -23,7 +24,14 @@ def damage(boss):
     eve = make_account("eve@example.com", "eve")
     delete_lock("UNIQ#EMAIL#ada@example.com")
     write_locks({"UNIQ#HANDLE#ghost": "ACCT#nobody", "UNIQ#HANDLE#eve": ada.PK})
+    audit_now()
     return {"ada": ada, "eve": eve}
+
+
+def audit_now():
+    """Audit the table from the command line: the page shows the report it keeps."""
+    status, _, _ = run_command("accounts_audit")
+    return status
 
 
 def repair_forms(response):
@@ -42,11 +50,25 @@ def repair_forms(response):
     return posted
 
 
-def test_consistent_table_says_so(staff_client):
+def test_without_a_report_the_page_says_to_run_the_audit(staff_client):
+    response = staff_client.get(LOCKS)
+
+    page = response.content.decode()
+    assert "No audit report yet" in page
+    assert "python manage.py accounts_audit --segments 4" in page
+    assert f'action="{reverse("staff:run_audit")}"' in page
+
+
+def test_consistent_table_says_so_with_the_reports_age(staff_client):
+    audit_now()
+
     response = staff_client.get(LOCKS)
 
     assert response.context["rows"] == []
-    assert "Consistent: every value has its lock, and every lock its owner." in response.content.decode()
+    page = response.content.decode()
+    assert "Consistent: every value has its lock, and every lock its owner." in page
+    assert "Last report: finished 0\xa0minutes ago" in page
+    assert "(1 accounts, 3 locks)" in page
 
 
 def test_planted_damage_is_listed_with_keys_and_accounts(staff_client, damage):
@@ -76,7 +98,9 @@ def test_each_finding_is_repaired_by_its_own_button(staff_client, damage):
     assert read_lock("UNIQ#EMAIL#ada@example.com") == (True, damage["ada"].PK)
     assert read_lock("UNIQ#HANDLE#ghost") == (False, None)
     assert read_lock("UNIQ#HANDLE#eve") == (True, damage["eve"].PK)
-    assert staff_client.get(LOCKS).context["rows"] == []
+    page = staff_client.get(LOCKS)
+    assert [row["repaired"] for row in page.context["rows"]] == [True, True, True]
+    assert repair_forms(page) == []
     assert audit.run_audit().consistent
 
 
@@ -84,13 +108,33 @@ def test_repair_all_fixes_everything(staff_client, damage):
     response = staff_client.post(reverse("staff:repair_all"), follow=True)
 
     assert messages_of(response) == ["Repaired 3 of 3 finding(s)."]
-    assert response.context["rows"] == []
+    assert all(row["repaired"] for row in response.context["rows"])
     assert audit.run_audit().consistent
+    again = staff_client.post(reverse("staff:repair_all"), follow=True)
+    assert messages_of(again) == ["Repaired 0 of 3 finding(s)."]
+
+
+def test_repair_all_acts_on_the_stored_report_a_batch_at_a_time(staff_client, damage, monkeypatch):
+    monkeypatch.setattr(views, "REPAIRS_PER_REQUEST", 2)
+
+    first = staff_client.post(reverse("staff:repair_all"), follow=True)
+    second = staff_client.post(reverse("staff:repair_all"), follow=True)
+
+    assert messages_of(first) == ["Repaired 2 of 3 finding(s).", "More findings wait for a repair: press “Repair all” again."]
+    assert messages_of(second) == ["Repaired 1 of 3 finding(s)."]
+    assert audit.run_audit().consistent
+
+
+def test_repair_all_without_a_report_says_to_run_the_audit(staff_client):
+    response = staff_client.post(reverse("staff:repair_all"), follow=True)
+
+    assert messages_of(response) == ["There is no audit report yet: run the audit first."]
 
 
 def test_duplicates_have_no_button_and_survive_repair_all(staff_client, damage):
     twin = write_accounts([new_account("twin@example.com", "ADA")], with_locks=False)[0]
     write_locks({"UNIQ#EMAIL#twin@example.com": twin.PK})
+    audit_now()
 
     page = staff_client.get(LOCKS)
     duplicates = [row["finding"].key for row in page.context["rows"] if row["finding"].kind == audit.DUPLICATE]
@@ -102,7 +146,8 @@ def test_duplicates_have_no_button_and_survive_repair_all(staff_client, damage):
 
     assert messages_of(response)[0] == "Repaired 3 of 5 finding(s)."
     assert messages_of(response)[1].startswith("2 finding(s) remain")
-    assert [row["finding"].kind for row in response.context["rows"]] == [audit.DUPLICATE, audit.DUPLICATE]
+    left = [row["finding"].kind for row in response.context["rows"] if not row["repaired"]]
+    assert left == [audit.DUPLICATE, audit.DUPLICATE]
 
 
 def test_a_button_for_a_finding_that_changed_since_the_page_writes_nothing(staff_client, damage):

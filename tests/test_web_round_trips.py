@@ -1,12 +1,13 @@
 """Requests per page, counted by a proxy in front of DynamoDB Local.
 
-Goals (issues 4, 10 and 18): signup exactly one TransactWriteItems plus the session's PutItem;
-login from a browser that logged in before at most 3 requests (lookup, its counter, session
-write), and a refused attempt hashes nothing; any authenticated page at most 1 request
-(the session and the account read together); logout and ending the other sessions at most
-2; email and username change at most 2 requests with exactly one TransactWriteItems; never
-a Scan, and a Query only of the person's own account partition. Every mail counts against
-the ``mail`` limit of its address: one UpdateItem per mail.
+Goals (issues 4, 10, 17 and 18): signup exactly one TransactWriteItems plus the session's
+PutItem; login from a browser that logged in before at most 4 requests (the lock, the
+account with its sessions, its counter, the session write), also when it ends the oldest
+session beyond ACCOUNTS_MAX_SESSIONS, and a refused attempt hashes nothing; any authenticated page at most 1 request (the session and
+the account read together); logout and ending the other sessions at most 2; email and
+username change at most 2 requests with exactly one TransactWriteItems; deletion at most 4;
+never a Scan, and a Query only of the person's own account partition. Every mail counts
+against the ``mail`` limit of its address: one UpdateItem per mail.
 """
 
 import pytest
@@ -85,16 +86,16 @@ def test_second_post_of_the_same_signup_costs_a_transaction_and_one_read(proxy):
 
 
 @pytest.mark.parametrize("login_name", ["ada", "ADA@example.com"])
-def test_login_from_a_browser_that_logged_in_before_is_three_requests(proxy, login_name):
+def test_login_from_a_browser_that_logged_in_before_is_four_requests(proxy, login_name):
     client = signed_up_client()
     client.post("/accounts/logout/")
 
     response, requests = counted(proxy, lambda: login(client, login_name))
 
     assert response.status_code == 302
-    # The lock item and the account its device cookie names, the attempt counted on that
-    # browser's counter, the session written with the counter deleted.
-    assert requests == {"BatchGetItem": 1, "UpdateItem": 1, "BatchWriteItem": 1}
+    # The lock item, the account with its sessions (ACCOUNTS_MAX_SESSIONS), the attempt
+    # counted on that browser's counter, the session written with the counter deleted.
+    assert requests == {"GetItem": 1, "Query": 1, "UpdateItem": 1, "BatchWriteItem": 1}
 
 
 def test_login_from_a_new_browser_counts_on_the_account_and_the_address(proxy):
@@ -103,10 +104,10 @@ def test_login_from_a_new_browser_counts_on_the_account_and_the_address(proxy):
     response, requests = counted(proxy, lambda: login(Client(), "ada"))
 
     assert response.status_code == 302
-    # The lock and the account; the attempt counted on the account's and the address's
-    # counters before the password is checked, taken back from the address's; the session
-    # written with the account's counter deleted.
-    assert requests == {"GetItem": 2, "UpdateItem": 3, "BatchWriteItem": 1}
+    # The lock, and the account with its sessions; the attempt counted on the account's and
+    # the address's counters before the password is checked, taken back from the
+    # address's; the session written with the account's counter deleted.
+    assert requests == {"GetItem": 1, "Query": 1, "UpdateItem": 3, "BatchWriteItem": 1}
 
 
 def test_failed_login_is_counted_before_the_password_is_checked(proxy):
@@ -117,7 +118,7 @@ def test_failed_login_is_counted_before_the_password_is_checked(proxy):
 
     assert wrong_password.status_code == unknown.status_code == 200
     # The counters of the account (or of the unknown name's lock key) and of the address.
-    assert wrong_password_requests == {"GetItem": 2, "UpdateItem": 2}
+    assert wrong_password_requests == {"GetItem": 1, "Query": 1, "UpdateItem": 2}
     assert unknown_requests == {"GetItem": 1, "UpdateItem": 2}
 
 
@@ -130,17 +131,42 @@ def test_a_refused_login_is_one_update_after_the_lookup(proxy):
 
     assert response.status_code == 429
     # The account's counter refuses it by its condition: nothing written, nothing hashed.
-    assert requests == {"GetItem": 2, "UpdateItem": 1}
+    assert requests == {"GetItem": 1, "Query": 1, "UpdateItem": 1}
 
 
-def test_login_without_rate_limits_is_two_get_item_and_the_session_put(proxy, settings):
+def test_login_without_rate_limits_is_the_lock_the_account_with_its_sessions_and_the_session_put(proxy, settings):
     settings.ACCOUNTS_RATE_LIMITS = {}
     signed_up_client()
 
     response, requests = counted(proxy, lambda: login(Client(), "ada"))
 
     assert response.status_code == 302
-    assert requests == {"GetItem": 2, "PutItem": 1}
+    assert requests == {"GetItem": 1, "Query": 1, "PutItem": 1}
+
+
+def test_a_login_beyond_the_session_limit_ends_the_oldest_in_its_own_write(proxy, settings):
+    settings.ACCOUNTS_MAX_SESSIONS = 2
+    signed_up_client()
+    login(Client(), "ada")
+
+    response, requests = counted(proxy, lambda: login(Client(), "ada"))
+
+    assert response.status_code == 302
+    # As any login from a new browser: the oldest session's delete rides in the new one's
+    # BatchWriteItem.
+    assert requests == {"GetItem": 1, "Query": 1, "UpdateItem": 3, "BatchWriteItem": 1}
+
+
+def test_a_login_with_signed_cookie_sessions_reads_the_account_alone(proxy, settings):
+    settings.SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
+    signed_up_client()
+
+    response, requests = counted(proxy, lambda: login(Client(), "ada"))
+
+    assert response.status_code == 302
+    # The lock and the account alone (no session items to count); the counters as any
+    # login from a new browser, the account's deleted by itself (no session write).
+    assert requests == {"GetItem": 2, "UpdateItem": 3, "BatchWriteItem": 1}
 
 
 @pytest.mark.parametrize(
@@ -211,9 +237,9 @@ def test_password_change_also_ends_the_sessions_and_puts_this_one_anew(proxy):
     response, requests = counted(proxy, lambda: client.post("/accounts/password/", data))
 
     assert response.status_code == 302
-    # The session's read, the change, the Query and delete of every session, the new session,
-    # and the mail limit of the notice to the account's address.
-    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1, "Query": 1, "BatchWriteItem": 2, "UpdateItem": 1}
+    # The session's read, the change, the Query and delete of every session, the new session
+    # (which deletes none again), and the mail limit of the notice to the account's address.
+    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1, "Query": 1, "BatchWriteItem": 1, "PutItem": 1, "UpdateItem": 1}
 
 
 def test_delete_also_ends_the_sessions(proxy):
@@ -222,7 +248,8 @@ def test_delete_also_ends_the_sessions(proxy):
     response, requests = counted(proxy, lambda: client.post("/accounts/delete/", {"password": PASSWORD}))
 
     assert response.status_code == 302
-    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1, "Query": 1, "BatchWriteItem": 1, "DeleteItem": 1}
+    # The logout that follows deletes no session again: 4 requests.
+    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1, "Query": 1, "BatchWriteItem": 1}
 
 
 def test_refused_email_change_is_one_batch_get_item_and_one_transact_write_items(proxy):

@@ -1,10 +1,10 @@
 """The lock audit: lock items out of step with the accounts, their guarded repair, backfill.
 
 Lock items are plumbing nobody sees until a signup fails mysteriously or a person cannot
-reclaim an old handle. The audit reads the whole table (a Scan: acceptable on this staff
-path, never on a person's request) and compares, key by key, the lock items with the
+reclaim an old handle. The audit reads the whole table (a parallel Scan: a staff command,
+never a person's request) page by page and checks, key by key, the lock items against the
 values the items hold: the accounts and every model listed in ``ACCOUNTS_UNIQUE_MODELS``
-(each declared constraint of each).
+(each declared constraint of each). Memory is bounded by a page per thread, not the table.
 
 Expired items (an unverified sign-up past its ``expires``, and its locks) are absent to the
 audit as to every read, though TTL may not have deleted them yet. An unverified account
@@ -14,9 +14,15 @@ and no repair gives an address to an account that has not verified it.
 Its parts, whose public names are all importable from here:
 
 - :mod:`accounts.audit.findings`: the kinds of finding, ``Finding``, ``Report``, and how
-  locks and items are compared;
+  what different pages saw of one key is merged;
 - :mod:`accounts.audit.scope`: the models and constraints the audit covers;
-- :mod:`accounts.audit.scan`: the parallel Scan of the table, and ``run_audit``;
+- :mod:`accounts.audit.checking`: the checks of one Scan page (its items' locks, its
+  locks' owners, one consistent BatchGetItem);
+- :mod:`accounts.audit.reading`: the reads, paced by a read-unit budget, backing off
+  when throttled;
+- :mod:`accounts.audit.scan`: the driver, ``run_audit`` (threads or one slice of N);
+- :mod:`accounts.audit.checkpoints`: where a run got to, to continue a stopped one;
+- :mod:`accounts.audit.records`: reports as JSON documents, and merging slices' reports;
 - :mod:`accounts.audit.repairs`: the guarded repairs, of a report or of one lock key;
 - :mod:`accounts.audit.backfilling`: ``backfill``, for a table whose accounts predate
   their locks;
@@ -24,6 +30,7 @@ Its parts, whose public names are all importable from here:
 """
 
 from .backfilling import backfill, is_backfilled
+from .checkpoints import Checkpoint
 from .findings import (
     DUPLICATE,
     INVALID,
@@ -35,10 +42,11 @@ from .findings import (
     OWNER_CHANGED,
     OWNER_GONE,
     REPAIRABLE,
+    UNDECLARED,
     WRONG_OWNER,
     Finding,
+    Findings,
     Report,
-    find_problems,
 )
 from .locks import LockState, lock_states
 from .repairs import (
@@ -60,12 +68,16 @@ from .repairs import (
     repair_all,
     repair_key,
 )
-from .scan import run_audit, scan_table
+from .reading import ReadBudget
+from .records import InvalidReport, merge_reports, report_document, report_from_document
+from .scan import AuditStopped, estimated_items, run_audit
 from .scope import audited_models, constraint_for_namespace, model_and_constraint
 
 __all__ = [
     "ACTION_OF",
+    "AuditStopped",
     "CHANGED",
+    "Checkpoint",
     "CLAIMED",
     "DUPLICATE",
     "FAILED",
@@ -84,24 +96,30 @@ __all__ = [
     "REPAIRED",
     "REPAIR_WORKERS",
     "TRANSFERRED",
+    "UNDECLARED",
     "WRONG_OWNER",
     "Finding",
+    "Findings",
+    "InvalidReport",
     "LockState",
+    "ReadBudget",
     "Repair",
     "Report",
     "audited_models",
     "backfill",
     "constraint_for_namespace",
+    "estimated_items",
     "examine_key",
-    "find_problems",
     "is_backfilled",
     "lock_states",
+    "merge_reports",
     "model_and_constraint",
     "plan_repair",
     "remaining",
     "repair",
     "repair_all",
     "repair_key",
+    "report_document",
+    "report_from_document",
     "run_audit",
-    "scan_table",
 ]

@@ -11,17 +11,24 @@ A finding is one of, by the invariant it breaks:
 - ``orphaned`` (I3, no lock is left without a live owner holding its value): a lock whose
   value nobody holds (it names no owner, its owner is gone, or its owner's value no longer
   normalizes to the key);
-- ``invalid``: an item's value cannot become a lock key (empty or too long).
+- ``invalid``: an item's value cannot become a lock key (empty or too long);
+- ``undeclared``: locks in a namespace no audited model declares, so nothing can check
+  them (one finding per namespace, with how many locks it holds).
+
+The audit reads the table page by page, so one value's holders may show up on different
+pages: :class:`Findings` merges what each page saw of a lock key into one finding.
 """
 
-from dataclasses import dataclass, field
+import threading
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 
 from django.utils.translation import gettext as _
 
-from ..exceptions import InvalidUniqueValue
 
 ORPHANED, MISSING, WRONG_OWNER, DUPLICATE, INVALID = "orphaned", "missing", "wrong_owner", "duplicate", "invalid"
-KINDS = (ORPHANED, MISSING, WRONG_OWNER, DUPLICATE, INVALID)
+UNDECLARED = "undeclared"
+KINDS = (ORPHANED, MISSING, WRONG_OWNER, DUPLICATE, INVALID, UNDECLARED)
 REPAIRABLE = frozenset({ORPHANED, MISSING, WRONG_OWNER})
 # The invariant each kind of finding breaks (see the module docstring); ``invalid`` breaks
 # none: such a value holds no lock, and the engine refuses to write one.
@@ -29,6 +36,15 @@ INVARIANT_OF = {DUPLICATE: "I1", MISSING: "I2", WRONG_OWNER: "I2", ORPHANED: "I3
 
 # Why a lock's owner does not hold the lock's value.
 NO_OWNER, OWNER_GONE, OWNER_CHANGED = "no_owner", "owner_gone", "owner_changed"
+
+
+@dataclass(frozen=True)
+class UndeclaredNamespace:
+    """Stands for the constraint of a lock namespace that no audited model declares."""
+
+    namespace: str
+    fields: tuple = ()
+    lookalike: bool = False
 
 
 @dataclass(frozen=True)
@@ -50,6 +66,11 @@ class Finding:
     detail: str = ""
     # The model declaring ``constraint`` (the account model when not given).
     model: object = field(default=None, compare=False, repr=False)
+    # The items involved (holders, and the lock's owner when it exists), PK -> item as
+    # read: what a repair's guards compare with. Empty when the finding was stored.
+    items: dict = field(default_factory=dict, compare=False, repr=False)
+    # How many locks an ``undeclared`` finding stands for.
+    count: int = 1
 
     @property
     def namespace(self):
@@ -84,6 +105,9 @@ class Finding:
             "holder": self.holder,
             "holders": ", ".join(self.holders),
             "detail": self.detail,
+            "namespace": self.namespace,
+            "key": self.key,
+            "count": self.count,
         }
         return _describe_templates(self)[self.kind] % params
 
@@ -100,6 +124,7 @@ class Finding:
             "owner_status": self.owner_status,
             "holders": list(self.holders),
             "description": self.describe(),
+            **({"count": self.count} if self.kind == UNDECLARED else {}),
         }
 
 
@@ -132,32 +157,43 @@ def _describe_templates(finding):
         WRONG_OWNER: wrong_owner.get(finding.owner_status),
         DUPLICATE: duplicate,
         INVALID: _("Account %(holder)s's %(fields)s cannot be locked: %(detail)s"),
+        UNDECLARED: _(
+            "%(count)d lock(s) in namespace %(namespace)s (such as %(key)s), which no audited model declares, "
+            "so nothing checks them: add the model that declares it to ACCOUNTS_UNIQUE_MODELS."
+        ),
     }
 
 
 @dataclass
 class Report:
-    """What one audit read and found.
+    """What one audit read and found: of the whole table, or of the Scan segments
+    ``covered`` out of ``total_segments`` (a slice, see ``accounts_audit --segment``).
 
-    ``accounts`` maps PK to each item as scanned (accounts, and the items of every model in
-    ``ACCOUNTS_UNIQUE_MODELS``): its key and unique values only (the Scan reads nothing
-    else), which is what the comparison and the repair guards need.
+    Counts only: the audit keeps no item it read beyond its page (each finding carries the
+    items it involves, as read). ``segments`` is how many segments were read side by side.
     """
 
-    accounts: dict
-    locks: dict
     scanned: int
+    accounts: int
+    locks: int
     segments: int
     seconds: float
     findings: list
-    # Locks of the app's own namespaces that no constraint declares: namespace -> count
-    # (see accounts.audit.undeclared). No repair touches them.
-    undeclared: dict = field(default_factory=dict)
+    total_segments: int = 1
+    covered: tuple = (0,)
+    run_id: str = ""
+    started: datetime = None
+    finished: datetime = None
 
     @property
     def consistent(self):
         """No finding at all."""
         return not self.findings
+
+    @property
+    def complete(self):
+        """Whether every Scan segment of the table was read (not a slice)."""
+        return tuple(sorted(self.covered)) == tuple(range(self.total_segments))
 
     def of_kind(self, kind):
         """The findings of one kind, in key order."""
@@ -169,18 +205,31 @@ class Report:
             "consistent": self.consistent,
             "scanned": {
                 "items": self.scanned,
-                "accounts": len(self.accounts),
-                "locks": len(self.locks),
+                "accounts": self.accounts,
+                "locks": self.locks,
                 "segments": self.segments,
                 "seconds": round(self.seconds, 3),
             },
         }
         for kind in KINDS:
-            # An invalid value has no lock key: its account is what to look at.
-            data[kind] = [finding.holder if kind == INVALID else finding.key for finding in self.of_kind(kind)]
+            data[kind] = [_listed(finding) for finding in self.of_kind(kind)]
         data["findings"] = [finding.as_dict() for finding in self.findings]
-        data["undeclared"] = dict(sorted(self.undeclared.items()))
         return data
+
+
+def _listed(finding):
+    """What a report lists for ``finding``: its lock key; an invalid value has none (its
+    item is what to look at), an undeclared namespace is named."""
+    if finding.kind == INVALID:
+        return finding.holder
+    if finding.kind == UNDECLARED:
+        return finding.namespace
+    return finding.key
+
+
+def sort_findings(findings):
+    """``findings`` in report order: by kind, then key, then holders."""
+    return sorted(findings, key=lambda finding: (KINDS.index(finding.kind), finding.key or "", finding.holders))
 
 
 def _examine(constraint, key, lock_exists, owner, holders, accounts, model=None):
@@ -212,30 +261,59 @@ def _examine(constraint, key, lock_exists, owner, holders, accounts, model=None)
     return Finding(WRONG_OWNER if holders else ORPHANED, owner_status=owner_status, **base)
 
 
-def find_problems(accounts, locks, constraints, model=None):
-    """Every finding for these items (PK -> item) and locks (key -> owner or ``None``).
+def merge_key(finding):
+    """What two findings must share to be about one thing: the lock key; for an invalid
+    value, its item and namespace; for an undeclared namespace, the namespace."""
+    if finding.kind == INVALID:
+        return (INVALID, finding.namespace, finding.holders)
+    if finding.kind == UNDECLARED:
+        return (UNDECLARED, finding.namespace)
+    return finding.key
 
-    With ``model``, only its items hold values under ``constraints`` (its own); every item
-    still counts as a live owner.
-    """
-    findings = []
-    holding = {pk: item for pk, item in accounts.items() if model is None or type(item) is model}
-    for constraint in constraints:
-        holders = {}
-        for pk, account in holding.items():
-            try:
-                keys = constraint.lock_keys(account)
-            except InvalidUniqueValue as error:
-                # A look-alike lock is keyed on the same value: it is reported once, here.
-                if not constraint.lookalike:
-                    findings.append(Finding(INVALID, constraint, holders=(pk,), detail=error.message, model=model))
-                continue
-            for key in keys:
-                holders.setdefault(key, []).append(pk)
-        keys = set(holders) | {key for key in locks if constraint.owns_key(key)}
-        for key in keys:
-            finding = _examine(constraint, key, key in locks, locks.get(key), holders.get(key, ()), accounts, model)
-            if finding is not None:
-                findings.append(finding)
-    findings.sort(key=lambda finding: (KINDS.index(finding.kind), finding.key or "", finding.holders))
-    return findings
+
+def merged(first, second):
+    """One finding from two of one :func:`merge_key`, or ``None`` when together they say
+    the lock is as it should be: the holders of both, the lock as either saw it."""
+    if first.kind == INVALID:
+        return first
+    if first.kind == UNDECLARED:
+        return replace(first, count=first.count + second.count)
+    items = {**first.items, **second.items}
+    saw_lock = first if first.lock_exists else second
+    holders = set(first.holders) | set(second.holders)
+    finding = _examine(first.constraint, first.key, saw_lock.lock_exists, saw_lock.owner, holders, items, first.model)
+    return None if finding is None else replace(finding, items=items)
+
+
+class Findings:
+    """The findings of one run, merged by :func:`merge_key` as they come in from the
+    scanning threads (a value's holders may be read on different pages)."""
+
+    def __init__(self, findings=()):
+        self._lock = threading.Lock()
+        self._by_key = {}
+        for finding in findings:
+            self.add(finding)
+
+    def add(self, finding):
+        """Merge ``finding`` in; returns whether its key was new."""
+        key = merge_key(finding)
+        with self._lock:
+            known = self._by_key.get(key)
+            if known is None:
+                self._by_key[key] = finding
+                return True
+            combined = merged(known, finding)
+            if combined is None:
+                del self._by_key[key]
+            else:
+                self._by_key[key] = combined
+            return False
+
+    def __len__(self):
+        return len(self._by_key)
+
+    def sorted(self):
+        """Every finding, in report order."""
+        with self._lock:
+            return sort_findings(self._by_key.values())

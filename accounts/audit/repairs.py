@@ -75,16 +75,17 @@ def plan_repair(finding, accounts, model_class=None):
     raise ValueError(f"A {finding.kind} finding has no automatic repair.")
 
 
-def repair(finding, accounts, model_class=None):
+def repair(finding, accounts=None, model_class=None):
     """Repair ``finding`` with one guarded transaction; returns a :class:`Repair`.
 
-    ``accounts`` holds the accounts as read (PK -> item); the transaction checks that the
-    lock and those accounts are still as read, so a concurrent change wins.
+    ``accounts`` holds the items as read (PK -> item; default: the finding's own); the
+    transaction checks that the lock and those items are still as read, so a concurrent
+    change wins.
     """
     if not finding.repairable:
         return Repair(finding, NOT_REPAIRABLE, detail=finding.describe())
     try:
-        transactions.run(plan_repair(finding, accounts, model_class))
+        transactions.run(plan_repair(finding, finding.items if accounts is None else accounts, model_class))
     except StaleItem:
         return Repair(finding, CHANGED, detail="The lock or an account changed since it was read; nothing was written.")
     except UniquenessError as error:
@@ -104,7 +105,7 @@ def repair_all(report, *, kinds=REPAIRABLE, workers=REPAIR_WORKERS, progress=Non
 
     def attempt(finding):
         nonlocal done
-        result = repair(finding, report.accounts, model_class)
+        result = repair(finding, model_class=model_class)
         with done_lock:
             done += 1
             if progress is not None:

@@ -1,132 +1,206 @@
-"""The audit's read: one parallel Scan of the table, and the audit (:func:`run_audit`)
-that compares the locks it read with the items."""
+"""The audit's driver: a parallel Scan streamed page by page through :mod:`.checking`.
+
+The table is read as AWS documents for whole-table jobs: ``TotalSegments`` Scan segments,
+each streamed one page at a time. One process may read every segment with a thread each
+(``segments=K``), or one segment of ``N`` (``segment=I, total_segments=N``): N processes
+on N machines then each audit a slice, and :func:`.records.merge_reports` joins their
+reports. Memory is bounded by the pages in flight (one per thread) and the findings:
+nothing else read is kept.
+
+A run can be stopped and continued: with a ``checkpoint`` (:class:`.checkpoints.Checkpoint`)
+the last finished page of each segment, the counts and the findings so far are saved every
+:data:`CHECKPOINT_SECONDS` and when the run stops, and a run given the same checkpoint
+continues from there.
+"""
 
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
-from .. import transactions
-from ..tables import TTL_ATTRIBUTE, epoch_now
-from ..uniqueness import LOCK_SORT_KEY, constraints_of
-from .findings import KINDS, Report, find_problems
+from .. import dynamo
+from ..tables import epoch_now, plain_client, utcnow
+from .checking import Scope, check_page, is_live
+from .checkpoints import RunState, SegmentState
+from .findings import Findings, Report
+from .reading import Reader
+from .reports import new_run_id
 from .scope import audited_models
-from .undeclared import UndeclaredLocks
+
+# Items a Scan page reads at most (1 MB of data, whichever comes first): a page's items
+# and the reads they need are what a thread holds in memory.
+PAGE_SIZE = 1000
+CHECKPOINT_SECONDS = 2.0
 
 
-def _model_of(raw, models):
-    """The audited model a raw scanned item belongs to, or ``None`` (a lock, or not ours)."""
-    pk = raw.get("PK", {}).get("S", "")
-    sort_key = raw.get("SK", {}).get("S")
-    for model in models:
-        if pk.startswith(model.key_prefix) and sort_key == transactions.actions._default_range_key(model):
-            return model
-    return None
+class AuditStopped(Exception):
+    """The run was stopped (Ctrl-C, SIGTERM) before reading every page; its checkpoint,
+    if any, holds where each segment got to."""
+
+    def __init__(self, report):
+        self.report = report
+        super().__init__(f"The audit was stopped after {report.scanned:,} items.")
 
 
-class _ScanTally:
-    """Items scanned so far across segments, reported to ``progress`` as they arrive."""
-
-    def __init__(self, progress):
-        self._lock = threading.Lock()
-        self._progress = progress
-        self.scanned = 0
-
-    def add(self, count):
-        with self._lock:
-            self.scanned += count
-            if self._progress is not None:
-                self._progress(self.scanned)
+def estimated_items():
+    """The table's item count as DynamoDB last computed it (AWS updates it about every six
+    hours): what a progress bar measures against. One ``DescribeTable``."""
+    answer = dynamo.call("describe_table", TableName=dynamo.table_name())
+    return answer["Table"].get("ItemCount", 0)
 
 
-def _scan_segment(connection, segment, total_segments, attributes, tally):
-    items = []
-    start = None
-    while True:
-        # Consistent reads, so the audit does not report a change committed just before it.
-        page = connection.scan(
-            segment=segment,
-            total_segments=total_segments,
-            exclusive_start_key=start,
-            consistent_read=True,
-            attributes_to_get=attributes,
-        )
-        items.extend(page.get("Items", ()))
-        tally.add(page.get("ScannedCount", 0))
-        start = page.get("LastEvaluatedKey")
-        if start is None:
-            return items
-
-
-def scan_table(model_class=None, *, segments=1, progress=None, undeclared=None):
-    """Read every audited item and every lock of their constraints with a parallel Scan.
-
-    Covers ``model_class`` alone when given, else every model of :func:`audited_models`.
-    Returns ``(items, locks, scanned)``: PK -> item (key and unique values only), lock key
-    -> owner (``None`` when the lock names nobody), and the number of items scanned.
-    ``progress(scanned)`` is called after each page, from the scanning threads;
-    ``undeclared`` (an :class:`~accounts.audit.undeclared.UndeclaredLocks`) counts the
-    other locks.
-
-    One pass reads every kind of item through the table connection, which is what
-    ``Model.scan(segment=, total_segments=)`` sends: ``Model.scan`` would map every item to
-    one model class, and an account model drops a lock's ``owner``. Items of other models
-    sharing the table, and locks of other namespaces, are left out: they are not ours.
-    """
-    models = [model_class] if model_class is not None else audited_models()
-    if segments < 1:
-        raise ValueError("segments must be at least 1.")
-    constraints = [constraint for model in models for constraint in constraints_of(model)]
-    connection = models[0]._get_connection()
-    # PynamoDB builds its botocore client lazily; build it once here rather than in every thread.
-    connection.connection.client  # noqa: B018
-    # Only what the comparison and the repair guards read: keys, owners, unique values.
-    unique_names = set()
-    for model in models:
-        declared = model.get_attributes()
-        unique_names.update(
-            declared[name].attr_name for constraint in constraints_of(model) for name in constraint.guarded_attributes
-        )
-    attributes = sorted({"PK", "SK", "owner", TTL_ATTRIBUTE, *unique_names})
-    tally = _ScanTally(progress)
-    with ThreadPoolExecutor(max_workers=segments) as pool:
-        pages = list(
-            pool.map(lambda segment: _scan_segment(connection, segment, segments, attributes, tally), range(segments))
-        )
-    items, locks = {}, {}
-    now = epoch_now()
-    for page in pages:
-        for raw in page:
-            pk = raw.get("PK", {}).get("S", "")
-            if TTL_ATTRIBUTE in raw and int(raw[TTL_ATTRIBUTE]["N"]) < now:
-                # Expired: absent, though TTL has not deleted it yet. Nothing to find or repair.
-                continue
-            model = _model_of(raw, models)
-            if model is not None:
-                items[pk] = model.from_raw_data(raw)
-            elif raw.get("SK", {}).get("S") == LOCK_SORT_KEY and any(c.owns_key(pk) for c in constraints):
-                locks[pk] = raw.get("owner", {}).get("S")
-            elif undeclared is not None and raw.get("SK", {}).get("S") == LOCK_SORT_KEY:
-                undeclared.add(pk)
-    return items, locks, tally.scanned
-
-
-def run_audit(model_class=None, *, segments=1, progress=None):
-    """Scan the table and return a :class:`Report` of every lock out of step.
+def run_audit(
+    model_class=None,
+    *,
+    segments=1,
+    segment=None,
+    total_segments=None,
+    progress=None,
+    on_finding=None,
+    budget=None,
+    checkpoint=None,
+    page_size=PAGE_SIZE,
+    stop=None,
+    run_id=None,
+):
+    """Read the table and return a :class:`~.findings.Report` of every lock out of step.
 
     Covers ``model_class`` alone when given, else the accounts and every model of
     ``ACCOUNTS_UNIQUE_MODELS``. ``segments`` > 1 reads the table with that many parallel
-    Scan segments; ``progress`` is called with the number of items scanned so far. An
-    audit of every model also counts the locks the configuration no longer declares
-    (:mod:`accounts.audit.undeclared`).
+    Scan segments (threads); ``segment=I, total_segments=N`` reads slice ``I`` of ``N``
+    only. ``progress(scanned)`` is called after each page, from the scanning threads, with
+    the items scanned so far; ``on_finding(finding)`` when a page finds a key not found
+    before. ``budget`` (:class:`.reading.ReadBudget`) caps the read units per second;
+    ``checkpoint`` makes the run resumable; setting the ``stop`` event (or Ctrl-C) ends it
+    after the pages in flight, raising :class:`AuditStopped`. ``run_id`` names a new run
+    (default: :func:`.reports.new_run_id`).
     """
-    models = [model_class] if model_class is not None else audited_models()
-    started = time.perf_counter()
-    # Only an audit of every model can tell that no constraint declares a namespace.
-    undeclared = None if model_class else UndeclaredLocks([c for model in models for c in constraints_of(model)])
-    items, locks, scanned = scan_table(model_class, segments=segments, progress=progress, undeclared=undeclared)
-    findings = []
-    for model in models:
-        findings.extend(find_problems(items, locks, constraints_of(model), model))
-    findings.sort(key=lambda finding: (KINDS.index(finding.kind), finding.key or "", finding.holders))
-    seconds = time.perf_counter() - started
-    return Report(items, locks, scanned, segments, seconds, findings, undeclared.counts if undeclared else {})
+    if segment is None:
+        if total_segments is not None:
+            raise ValueError("total_segments goes with segment.")
+        if segments < 1:
+            raise ValueError("segments must be at least 1.")
+        covered, total = tuple(range(segments)), segments
+    else:
+        if total_segments is None or not 0 <= segment < total_segments:
+            raise ValueError("segment must be between 0 and total_segments - 1.")
+        covered, total = (segment,), total_segments
+    models = audited_models()
+    scope = Scope([model_class], others=models) if model_class is not None else Scope(models)
+    reader = Reader(plain_client(), scope.models[0].Meta.table_name, budget=budget)
+    state = checkpoint.load(scope, covered, total) if checkpoint is not None else None
+    if state is None:
+        segments_state = {index: SegmentState() for index in covered}
+        state = RunState(run_id or new_run_id(), total, segments_state, Findings(), utcnow())
+    job = _Job(scope, reader, state, progress, on_finding, checkpoint, page_size, stop or threading.Event())
+    return job.run()
+
+
+class _Job:
+    def __init__(self, scope, reader, state, progress, on_finding, checkpoint, page_size, stop):
+        self.scope = scope
+        self.reader = reader
+        self.state = state
+        self.progress = progress
+        self.on_finding = on_finding
+        self.checkpoint = checkpoint
+        self.page_size = page_size
+        self.stop = stop
+        self._saved_at = time.monotonic()
+        self._began = time.perf_counter()
+        self._earlier_seconds = state.seconds
+
+    def run(self):
+        pending = [index for index, segment in self.state.segments.items() if not segment.done]
+        pool = ThreadPoolExecutor(max_workers=max(1, len(pending)), thread_name_prefix="audit")
+        futures = [pool.submit(self._scan_segment, index) for index in pending]
+        try:
+            wait(futures, return_when=FIRST_EXCEPTION)
+        except KeyboardInterrupt:
+            pass  # the segments stop after their current page; the checkpoint says where
+        finally:
+            # A failed segment, or a stop, ends the others after their current page.
+            self.stop.set()
+            pool.shutdown(wait=True)
+        self.state.seconds = self._seconds()
+        for future in futures:
+            if future.exception() is not None:
+                self._save()
+                raise future.exception()
+        report = self._report()
+        if not all(segment.done for segment in self.state.segments.values()):
+            self._save()
+            raise AuditStopped(report)
+        if self.checkpoint is not None:
+            self.checkpoint.finish()
+        return report
+
+    def _scan_segment(self, index):
+        segment = self.state.segments[index]
+        while not self.stop.is_set():
+            now = epoch_now()
+            raw_items, last_key, scanned = self.reader.scan_page(
+                index,
+                self.state.total_segments,
+                segment.last_key,
+                attributes=self.scope.attributes,
+                limit=self.page_size,
+            )
+            findings, counts = check_page(raw_items, self.scope, self._read_live, now)
+            new = []
+            with self.state.lock:
+                # A page counts, and moves the segment on, together with its findings, so
+                # a checkpoint never holds one without the other.
+                for finding in findings:
+                    if self.state.findings.add(finding):
+                        new.append(finding)
+                segment.last_key = last_key
+                segment.done = last_key is None
+                segment.scanned += scanned
+                segment.accounts += counts.accounts
+                segment.locks += counts.locks
+                scanned_so_far = self.state.scanned
+            if self.on_finding is not None:
+                for finding in new:
+                    self.on_finding(finding)
+            if self.progress is not None:
+                self.progress(scanned_so_far)
+            self._save_now_and_then()
+            if segment.done:
+                return
+
+    def _read_live(self, keys):
+        now = epoch_now()
+        return [raw for raw in self.reader.batch_get(keys, attributes=self.scope.attributes) if is_live(raw, now)]
+
+    def _save_now_and_then(self):
+        if self.checkpoint is None or time.monotonic() - self._saved_at < CHECKPOINT_SECONDS:
+            return
+        self._save()
+
+    def _save(self):
+        if self.checkpoint is None:
+            return
+        with self.state.lock:
+            self._saved_at = time.monotonic()
+            self.state.seconds = self._seconds()
+            self.checkpoint.save(self.state)
+
+    def _seconds(self):
+        """Seconds this run has read for, earlier sessions of a resumed run included."""
+        return self._earlier_seconds + time.perf_counter() - self._began
+
+    def _report(self):
+        segments = self.state.segments.values()
+        return Report(
+            scanned=sum(segment.scanned for segment in segments),
+            accounts=sum(segment.accounts for segment in segments),
+            locks=sum(segment.locks for segment in segments),
+            segments=len(self.state.segments),
+            seconds=self.state.seconds,
+            findings=self.state.findings.sorted(),
+            total_segments=self.state.total_segments,
+            covered=tuple(sorted(self.state.segments)),
+            run_id=self.state.run_id,
+            started=self.state.started,
+            finished=utcnow(),
+        )

@@ -84,9 +84,12 @@ class AccountIdsField(forms.Field):
 
 
 class RepairForm(forms.Form):
-    """One lock finding, as the audit (or an account's page) showed it to staff."""
+    """One lock finding, as the audit (or an account's page) showed it to staff; ``run``
+    and ``index`` name it in the stored report it came from, if any."""
 
     kind = forms.ChoiceField(choices=[(kind, kind) for kind in sorted(REPAIRABLE)])
     namespace = forms.CharField(max_length=64)
     key = forms.CharField(max_length=4096)
     holder = AccountIdsField(required=False)
+    run = forms.CharField(max_length=64, required=False)
+    index = forms.IntegerField(min_value=0, required=False)

@@ -1,4 +1,5 @@
-"""The staff pages' Scans: account pages behind an opaque cursor, and the staff count.
+"""The staff account list: pages of a filtered Scan behind an opaque cursor of constant
+size (the last account's id and the page's number, signed).
 
 A Scan reads the table item by item; that is fine here (a few staff, one page at a time)
 and never on a person's own pages, which find accounts through their lock items.
@@ -22,34 +23,32 @@ class InvalidCursor(ValueError):
     """The cursor was not made by :func:`encode_cursor` with this site's secret key."""
 
 
-def encode_cursor(trail):
-    """The opaque cursor for a page: the signed, compressed ids of the last account of every
-    page before it. The last id is the Scan's ExclusiveStartKey; the others lead back."""
-    return signing.dumps(list(trail), salt=CURSOR_SALT, compress=True)
+def encode_cursor(account_id, number):
+    """The opaque cursor of page ``number``, which starts after account ``account_id``
+    (the Scan's ExclusiveStartKey): the same size on page 2 and page 20,000."""
+    return signing.dumps([account_id, number], salt=CURSOR_SALT, compress=True)
 
 
 def decode_cursor(cursor):
-    """The trail of ids inside ``cursor``; raises :class:`InvalidCursor` when forged."""
+    """``(account id, page number)`` inside ``cursor``; raises :class:`InvalidCursor` when forged."""
     try:
-        trail = signing.loads(cursor, salt=CURSOR_SALT)
+        position = signing.loads(cursor, salt=CURSOR_SALT)
     except signing.BadSignature as error:
         raise InvalidCursor(_("This page link is not valid.")) from error
-    if not isinstance(trail, list) or not all(isinstance(account_id, str) for account_id in trail):
+    if not (isinstance(position, list) and len(position) == 2 and isinstance(position[0], str)):
         raise InvalidCursor(_("This page link is not valid."))
-    return trail
+    if not isinstance(position[1], int) or position[1] < 2:
+        raise InvalidCursor(_("This page link is not valid."))
+    return position[0], position[1]
 
 
 @dataclass(frozen=True)
 class AccountPage:
-    """One page of accounts, in Scan order, with the cursors of its neighbours.
-
-    ``previous_cursor`` is ``""`` for the first page (no cursor) and ``None`` when there
-    is no previous page; ``next_cursor`` is ``None`` on the last page.
-    """
+    """One page of accounts, in Scan order: its number, and the cursor of the next page
+    (``None`` on the last). A Scan only goes forward: the way back is the first page."""
 
     accounts: list
     number: int
-    previous_cursor: str
     next_cursor: str
 
 
@@ -64,8 +63,8 @@ def account_page(cursor=None, per_page=ACCOUNTS_PER_PAGE):
     so the last page knows it is the last and offers no empty "next" page.
     """
     model = get_account_model()
-    trail = decode_cursor(cursor) if cursor else []
-    start = {"PK": {"S": ACCOUNT_PREFIX + trail[-1]}, "SK": {"S": PROFILE_SORT_KEY}} if trail else None
+    after, number = decode_cursor(cursor) if cursor else (None, 1)
+    start = {"PK": {"S": ACCOUNT_PREFIX + after}, "SK": {"S": PROFILE_SORT_KEY}} if after else None
     accounts = list(
         model.scan(
             filter_condition=_accounts_filter(model),
@@ -75,21 +74,5 @@ def account_page(cursor=None, per_page=ACCOUNTS_PER_PAGE):
         )
     )
     shown = accounts[:per_page]
-    next_cursor = encode_cursor([*trail, shown[-1].id]) if len(accounts) > per_page else None
-    if not trail:
-        previous_cursor = None
-    else:
-        previous_cursor = encode_cursor(trail[:-1]) if len(trail) > 1 else ""
-    return AccountPage(shown, len(trail) + 1, previous_cursor, next_cursor)
-
-
-def count_active_staff(at_most=2):
-    """How many active staff accounts there are, counting no further than ``at_most``.
-
-    A filtered Scan, stopping as soon as ``at_most`` are found: only the staff pages ask,
-    and only before removing a staff account's access.
-    """
-    model = get_account_model()
-    condition = _accounts_filter(model) & (model.is_staff == True) & (model.is_active == True)  # noqa: E712
-    found = model.scan(filter_condition=condition, limit=at_most, page_size=SCAN_PAGE_SIZE, attributes_to_get=["PK"])
-    return sum(1 for _ in found)
+    next_cursor = encode_cursor(shown[-1].id, number + 1) if len(accounts) > per_page else None
+    return AccountPage(shown, number, next_cursor)

@@ -27,6 +27,7 @@ urlpatterns = [
         name="passkey_remove",
     ),
     path("locks/", views.LockAuditView.as_view(), name="locks"),
+    path("locks/run/", views.RunAuditView.as_view(), name="run_audit"),
     path("locks/repair/", views.RepairView.as_view(), name="repair"),
     path("locks/repair-all/", views.RepairAllView.as_view(), name="repair_all"),
 ]

@@ -2,8 +2,12 @@
 
 Only active staff get in: an anonymous visitor is sent to the login page, anyone else gets
 403. Every change goes through :mod:`accounts.store` (the uniqueness engine), lock repairs
-through :mod:`accounts.audit`; every change is a POST carrying Django's CSRF token.
+through :mod:`accounts.audit`; every change is a POST carrying Django's CSRF token. No page
+scans the table: the lock audit shows the last report the table keeps, and an audit runs
+outside the request (``accounts_audit``, or a thread the page starts).
 """
+
+from concurrent.futures import ThreadPoolExecutor
 
 from django.contrib import messages
 from django.contrib.auth.mixins import UserPassesTestMixin
@@ -19,17 +23,22 @@ from django.views.decorators.cache import never_cache
 
 from .. import audit, sessions, store, verification
 from ..adapter import get_adapter
+from ..audit import background, reports
+from ..audit.checking import Scope
 from ..exceptions import Busy, InvalidUniqueValue, StaleItem, UniqueViolation
 from ..forms import STORE_REFUSALS
 from ..mfa import store as mfa_store
 from ..mfa.policy import SecondFactorRequiredForStaffMixin
 from ..models import User
 from ..tables import ACCOUNT_PREFIX
-from . import scans
+from . import registry, scans
 from .forms import FLAGS, FlagForm, RepairForm, StaffEmailForm, StaffSetPasswordForm, StaffUsernameForm
 
-# Parallel Scan segments of the audit page (see the accounts_audit benchmark).
-AUDIT_SEGMENTS = 4
+# Findings of the stored report shown per page, and repaired per "repair all".
+FINDINGS_PER_PAGE = 100
+REPAIRS_PER_REQUEST = 50
+# How often the lock audit page reloads while an audit runs.
+REFRESH_SECONDS = 5
 LOCK_STATUS_LABELS = {
     "ok": gettext_lazy("ok"),
     "missing": gettext_lazy("missing"),
@@ -134,13 +143,10 @@ class AccountView(StaffView):
         return render(self.request, self.template_name, context, status=status)
 
     def removes_last_staff(self, account):
-        """Whether taking ``account``'s staff access away leaves no active staff account.
-
-        Counting with a filtered Scan is acceptable here: only staff trigger it, rarely,
-        and it stops at the second active staff account. Two staff removing each other at
-        the same instant could both pass; ``accounts_createstaff`` restores access.
-        """
-        return account.is_staff and account.is_active and scans.count_active_staff(at_most=2) < 2
+        """Whether taking ``account``'s staff access away leaves no active staff account:
+        one ``Query`` of the staff registry. Two staff removing each other at the same
+        instant could both pass; ``accounts_createstaff`` restores access."""
+        return registry.is_last_staff(account)
 
 
 class AccountDetailView(AccountView):
@@ -298,26 +304,68 @@ class AccountDeleteView(AccountView):
         return redirect("staff:accounts")
 
 
-def _finding_row(finding):
+def _finding_row(stored):
+    finding = stored.finding
     return {
+        "stored": stored,
         "finding": finding,
         "holders": [(pk, account_id_of(pk)) for pk in finding.holders],
         # Accounts by id; items of other audited models (ACCOUNTS_UNIQUE_MODELS) by PK.
         "holder_ids": [account_id_of(pk) or pk for pk in finding.holders],
         "owner_id": account_id_of(finding.owner) if finding.owner_status == audit.OWNER_CHANGED else None,
+        "repaired": stored.outcome == audit.REPAIRED,
     }
 
 
+def _scope():
+    return Scope(audit.audited_models())
+
+
 class LockAuditView(StaffView):
-    """``/staff/locks/``: the audit, with a repair button per finding and "repair all"."""
+    """``/staff/locks/``: the last audit report the table keeps (its age, its findings with a
+    repair button each, "repair all"), an audit running now, and how to start one. Two
+    ``Query`` requests, whatever the size of the table."""
 
     template_name = "accounts/staff/locks.html"
 
     def get(self, request):
-        report = audit.run_audit(segments=AUDIT_SEGMENTS)
-        rows = [_finding_row(finding) for finding in report.findings]
-        repairable = sum(1 for finding in report.findings if finding.repairable)
-        return render(request, self.template_name, {"report": report, "rows": rows, "repairable": repairable})
+        runs = reports.recent_runs()
+        latest = reports.latest_finished(runs)
+        newer = runs[0] if runs and runs[0] is not latest else None
+        context = {"latest": latest, "newer": newer, "rows": [], "segments": background.SEGMENTS}
+        if latest is not None:
+            after = request.GET.get("after", "")
+            start = reports.page_key(latest.run_id, int(after)) if after.isdigit() else None
+            found, next_key = reports.stored_findings(
+                latest.run_id, _scope(), start_key=start, limit=FINDINGS_PER_PAGE
+            )
+            context["rows"] = [_finding_row(stored) for stored in found]
+            context["next_after"] = found[-1].index if next_key is not None and found else None
+            context["first_page"] = start is None
+        response = render(request, self.template_name, context)
+        if newer is not None and newer.running:
+            # Browsers reload a page answered with "Refresh": the progress moves on its own.
+            response["Refresh"] = str(REFRESH_SECONDS)
+        return response
+
+
+class RunAuditView(StaffView):
+    """Start an audit of the whole table in a thread of this process (not in the request);
+    the lock audit page shows its progress, then its report."""
+
+    def post(self, request):
+        if background.start() is None:
+            messages.warning(request, _("An audit is already running; its progress is below."))
+        else:
+            messages.success(request, _("The audit has started; this page shows its progress."))
+        return redirect("staff:locks")
+
+
+def _record(data, result):
+    """Remember on the stored report how the repair of its finding ended, when the button
+    came from the stored report."""
+    if data.get("run") and data.get("index") is not None:
+        reports.record_outcome(data["run"], data["index"], result.outcome)
 
 
 class RepairView(StaffView):
@@ -332,6 +380,7 @@ class RepairView(StaffView):
             result = audit.repair_key(data["kind"], data["namespace"], data["key"], data["holder"])
         except KeyError:
             return HttpResponseBadRequest(_("Unknown lock namespace or key."))
+        _record(data, result)
         action = REPAIR_ACTIONS.get(result.action, result.action)
         message = REPAIR_MESSAGES[result.outcome] % {"key": data["key"], "action": action, "detail": result.detail}
         (messages.success if result.repaired else messages.warning)(request, message)
@@ -341,17 +390,50 @@ class RepairView(StaffView):
         return redirect("staff:locks")
 
 
+def _repair_stored(stored):
+    """Repair one stored finding as it stands now: read again, then one guarded transaction."""
+    finding = stored.finding
+    holder_ids = [account_id_of(pk) or pk for pk in finding.holders]
+    try:
+        result = audit.repair_key(finding.kind, finding.namespace, finding.key, holder_ids)
+    except KeyError:
+        # Its namespace is no longer audited (ACCOUNTS_UNIQUE_MODELS changed since).
+        result = audit.Repair(finding, audit.NOT_REPAIRABLE, detail=finding.describe())
+    reports.record_outcome(stored.run_id, stored.index, result.outcome)
+    return result
+
+
 class RepairAllView(StaffView):
-    """Audit again and repair every repairable finding, each in its own guarded transaction."""
+    """Repair the findings of the last report, each read again and repaired by its own
+    guarded transaction, at most :data:`REPAIRS_PER_REQUEST` a request."""
 
     def post(self, request):
-        report = audit.run_audit(segments=AUDIT_SEGMENTS)
-        repairs = audit.repair_all(report)
-        repaired = sum(1 for result in repairs if result.repaired)
-        left = len(audit.remaining(report, repairs))
-        counts = {"repaired": repaired, "total": len(report.findings)}
+        latest = reports.latest_finished(reports.recent_runs())
+        if latest is None:
+            messages.warning(request, _("There is no audit report yet: run the audit first."))
+            return redirect("staff:locks")
+        chosen, left, more, start = [], 0, False, None
+        while True:
+            found, start = reports.stored_findings(latest.run_id, _scope(), start_key=start, limit=FINDINGS_PER_PAGE)
+            for stored in found:
+                if stored.outcome == audit.REPAIRED:
+                    continue
+                if stored.finding.repairable and len(chosen) < REPAIRS_PER_REQUEST:
+                    chosen.append(stored)
+                else:
+                    more = more or stored.finding.repairable
+                    left += 1
+            if start is None or more:
+                break
+        with ThreadPoolExecutor(max_workers=audit.REPAIR_WORKERS) as pool:
+            results = list(pool.map(_repair_stored, chosen))
+        repaired = sum(1 for result in results if result.repaired)
+        left += len(chosen) - repaired
+        counts = {"repaired": repaired, "total": latest.findings}
         messages.success(request, _("Repaired %(repaired)d of %(total)d finding(s).") % counts)
-        if left:
+        if more:
+            messages.warning(request, _("More findings wait for a repair: press “Repair all” again."))
+        elif left:
             messages.warning(
                 request,
                 _(

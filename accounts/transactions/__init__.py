@@ -51,6 +51,7 @@ from .actions import (
     NEW_LOCK,
     OLD_LOCK,
     OWNED_ITEM,
+    REGISTRY,
     REPAIR,
     REPAIRED_LOCK,
     Action,
@@ -79,6 +80,7 @@ from .plans import (
     plan_claim_lock,
     plan_create,
     plan_delete,
+    plan_registry_entry,
     plan_release_lock,
     plan_transfer_lock,
 )

@@ -35,6 +35,8 @@ OWNED_ITEM = "owned_item"
 # A ConditionCheck that a rate counter is under its limit (a sign-in with a second factor's
 # code): its failure is the limit's refusal, whatever else failed.
 LIMIT = "limit"
+# An item's entry in a registry (tables.Registry), put or deleted with the item's own write.
+REGISTRY = "registry"
 
 
 @dataclass(frozen=True)
@@ -277,6 +279,34 @@ def _owned_keep(item, sort_key):
         "ExpressionAttributeNames": {"#expires": TTL_ATTRIBUTE},
     }
     return Action("Update", body, OWNED_ITEM, target)
+
+
+def _registry_entry(model, registry, pk, joins):
+    """The unconditional Put (``joins``) or Delete of ``pk``'s item in ``registry``: it
+    rides on the item's own action, whose guards decide whether the transaction commits."""
+    table = model.Meta.table_name
+    target = (table, registry.partition, pk)
+    if joins:
+        return Action("Put", {"TableName": table, "Item": registry.key(pk)}, REGISTRY, target)
+    return Action("Delete", {"TableName": table, "Key": registry.key(pk)}, REGISTRY, target)
+
+
+def _registry_actions(before, after):
+    """The registry entries a write of an item from ``before`` to ``after`` (either may be
+    ``None``: created, deleted) puts or deletes: one per registry it joins or leaves.
+
+    A deleted item leaves every registry of its model whatever it was read as: a change
+    committed since the read (a staff grant) is not seen by a delete's guards.
+    """
+    item = after if after is not None else before
+    model = type(item)
+    actions = []
+    for registry in getattr(model, "registries", ()):
+        was = before is not None and registry.includes(before)
+        now = after is not None and registry.includes(after)
+        if was != now or after is None:
+            actions.append(_registry_entry(model, registry, _owner(item), now))
+    return actions
 
 
 def _transaction(operation, actions, token):

@@ -31,6 +31,8 @@ from .actions import (
     _owned_delete,
     _owned_keep,
     _owner,
+    _registry_actions,
+    _registry_entry,
     _still_as_read,
     _transaction,
 )
@@ -71,6 +73,8 @@ def plan_create(item, *, token=None, check_unheld=True, also=()):
     sign-up when whether an address is registered must not show). ``also``: actions on
     items it owns (its first passkey's credential item), built by :mod:`.authenticators`,
     sent last.
+    An item that belongs in a registry of its model (a staff account) gets its entry Put
+    there too.
     """
     model = type(item)
     lock_model = lock_model_for(model)
@@ -85,7 +89,7 @@ def plan_create(item, *, token=None, check_unheld=True, also=()):
         claimed = None if constraint.applies_to(item) or not check_unheld else constraint.claimed_key(item)
         if claimed is not None:
             actions.append(_lock_check(lock_model, claimed, constraint))
-    return _transaction(CREATE, [*actions, *also], token)
+    return _transaction(CREATE, [*actions, *_registry_actions(None, item), *also], token)
 
 
 def changed_copy(item, changes):
@@ -125,6 +129,11 @@ def plan_change(item, changes, *, token=None, keep_locks=None, unheld=(), also=(
     When the item stops expiring, each item it owns (``owned_sort_keys()``) gets ``Update
     REMOVE expires``. ``also``: actions on items the item owns, built by
     :mod:`.authenticators`, sent last in the same transaction.
+
+    A change that makes the item join or leave a registry of its model (staff granted or
+    revoked, a staff account deactivated) puts or deletes its entry there in the same
+    transaction. (Two changes of one account cannot both commit: ``store.update_account``
+    stamps ``updated``, guarded as read.)
     """
     keep_locks = keep_locks or {}
     model = type(item)
@@ -177,7 +186,7 @@ def plan_change(item, changes, *, token=None, keep_locks=None, unheld=(), also=(
         ITEM,
         _key_target(item),
     )
-    return _transaction(CHANGE, [update, *lock_actions, *also], token)
+    return _transaction(CHANGE, [update, *lock_actions, *_registry_actions(item, changed), *also], token)
 
 
 def _set_lock_actions(constraint, item, changed, stops_expiring, keep_locks, guarded):
@@ -210,6 +219,8 @@ def plan_delete(item, *, token=None, keep_locks=None):
     ``owner = me OR attribute_not_exists(PK)``; each item it owns (``owned_sort_keys()``:
     an account's passkeys) is deleted too. ``keep_locks`` is as in :func:`plan_change`:
     a lock held by another item is not deleted but checked to still be held by it.
+    The item's entry in each registry of its model is deleted (unconditionally: it may have
+    joined one since it was read).
     """
     keep_locks = keep_locks or {}
     model = type(item)
@@ -230,7 +241,7 @@ def plan_delete(item, *, token=None, keep_locks=None):
         for key in _current_lock_keys(constraint, item):
             actions.append(_old_lock_action(lock_model, key, owner, constraint, keep_locks))
     actions.extend(_owned_delete(item, sort_key) for sort_key in _owned_sort_keys(item))
-    return _transaction(DELETE, actions, token)
+    return _transaction(DELETE, [*actions, *_registry_actions(item, None)], token)
 
 
 def _holder_checks(model, constraint, item, owner, owner_item):
@@ -305,3 +316,18 @@ def plan_release_lock(model_class, constraint, key, owner, owner_item=None, *, t
         key,
     )
     return _transaction(REPAIR, [delete, *_holder_checks(model_class, constraint, None, owner, owner_item)], token)
+
+
+def plan_registry_entry(model_class, registry, pk, item=None, *, token=None):
+    """The transaction making ``pk``'s entry in ``registry`` match its item as read
+    (``item``; ``None``: gone): put for a member, deleted otherwise. Guarded by the item
+    being still as read (its registry attributes), or still gone. For data written before
+    the registry existed (``accounts_backfill --staff``).
+    """
+    if item is None:
+        check = _condition_check(model_class, pk, _absent(model_class))
+    else:
+        check = _condition_check(model_class, pk, _still_as_read(item, registry.attributes))
+    entry = _registry_entry(model_class, registry, pk, item is not None and registry.includes(item))
+    return _transaction(REPAIR, [check, entry], token)
+

@@ -1,69 +1,189 @@
-"""Benchmark: the lock audit over 10,000 accounts, with 1 and 4 parallel Scan segments.
+"""Benchmark: the lock audit's rate and peak memory at two table sizes, beside a raw
+parallel Scan of the same table in the same run.
 
-Run ``python -m tests.benchmarks.audit`` (about a minute) or add ``--accounts N`` and
-``--rounds R``. It starts one in-memory DynamoDB Local, batch-writes the accounts and their
-email and username locks (3 items per account), then times :func:`accounts.audit.run_audit`
-(consistent Scan of every item, then the comparison in memory). Segment counts are
-interleaved and repeated after one untimed warm-up audit, and the median is reported, so
-neither the JVM's warm-up nor background load favours one of them.
+Run ``python -m tests.benchmarks.audit`` (10^5 and 10^6 items: about 15 minutes on two
+cores) or add ``--items 100000,1000000 --segments 4 --rounds 3``. For each size it starts
+from a new table on one in-memory DynamoDB Local, loads it fast (parallel BatchWriteItem of
+the items the engine writes: each account and its three locks, four items), then alternates
+round after round:
+
+- raw: a consistent parallel Scan of every item with ``--segments`` segments, each page
+  parsed by botocore and dropped: the floor;
+- audit: :func:`accounts.audit.run_audit` with as many segments (each page's items' locks
+  and its locks' owners read with consistent BatchGetItems, then checked);
+
+and reports items per second (median) and their ratio (goal: audit >= 0.5 x raw), then
+the audit's peak client memory (Python's tracemalloc, in one more run: tracing slows the
+client) at each size (goal: flat).
+
+Pages are 5,000 items (``--page-size``; the audit's own default is 1,000): DynamoDB Local
+answers a Scan page in a time that grows with the page's position in the table (measured:
+0.2 s for 1,000 items at the start of 200,000, 0.9 s at the end), so a whole Scan of it is
+quadratic and fewer, larger pages matter; AWS's Scan pages do not slow down so.
 """
 
 import argparse
 import os
 import statistics
+import sys
 import time
+import tracemalloc
+import uuid
+from concurrent.futures import ThreadPoolExecutor
 
-from tests.benchmarks import configure_django
+from tests.benchmarks import Running, configure_django
 
-SEGMENT_COUNTS = (1, 4)
-
-
-def seed(count):
-    """Batch-write ``count`` accounts with their locks; returns the seconds it took."""
-    from tests.seeding import seed_accounts
-
-    started = time.perf_counter()
-    seed_accounts(count, prefix="bench")
-    return time.perf_counter() - started
+GOAL = 0.5
+BATCH_WRITE_SIZE = 25
+LOADER_THREADS = 8
+PASSWORD_HASH = "!benchmark"
 
 
-def time_audits(rounds, expected_items):
-    """Median seconds of ``run_audit`` per segment count, checking each report is clean."""
+def account_items(count, prefix):
+    """The raw items the engine's create writes for ``count`` new accounts (account, locks)."""
+    from accounts import store, transactions
+
+    for number in range(count):
+        account = store.build_account(f"{prefix}{number}@bench.example", f"{prefix}{number}", PASSWORD_HASH)
+        for action in transactions.plan_create(account).actions:
+            yield action.body["Item"]
+
+
+def load(client, table, count, prefix):
+    """Write ``count`` accounts with their locks, 25 items a request, from several threads."""
+    items = list(account_items(count, prefix))
+
+    def write(start):
+        pending = {table: [{"PutRequest": {"Item": item}} for item in items[start : start + BATCH_WRITE_SIZE]]}
+        while pending:
+            pending = client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+
+    with ThreadPoolExecutor(LOADER_THREADS) as pool:
+        list(pool.map(write, range(0, len(items), BATCH_WRITE_SIZE)))
+    return len(items)
+
+
+def raw_scan(client, table, segments, page_size):
+    """Items read by a consistent parallel Scan of the whole table, and the seconds it took."""
+
+    def segment(index):
+        count, start = 0, None
+        while True:
+            params = {
+                "TableName": table,
+                "Segment": index,
+                "TotalSegments": segments,
+                "ConsistentRead": True,
+                "Limit": page_size,
+            }
+            if start:
+                params["ExclusiveStartKey"] = start
+            page = client.scan(**params)
+            count += page["ScannedCount"]
+            start = page.get("LastEvaluatedKey")
+            if not start:
+                return count
+
+    began = time.perf_counter()
+    with ThreadPoolExecutor(segments) as pool:
+        scanned = sum(pool.map(segment, range(segments)))
+    return scanned, time.perf_counter() - began
+
+
+def audit_once(segments, page_size, expected):
+    """Items the audit read, and its seconds; a report that is not clean stops the benchmark."""
     from accounts import audit
 
-    timings = {segments: [] for segments in SEGMENT_COUNTS}
-    # DynamoDB Local (a JVM) runs its first full Scan about twice as slowly: warm it up.
-    audit.run_audit(segments=1)
-    for round_number in range(rounds):
-        order = SEGMENT_COUNTS if round_number % 2 == 0 else tuple(reversed(SEGMENT_COUNTS))
-        for segments in order:
-            report = audit.run_audit(segments=segments)
-            if report.scanned != expected_items or not report.consistent:
-                raise SystemExit(f"Unexpected audit: {report.scanned} items, {len(report.findings)} findings.")
-            timings[segments].append(report.seconds)
-    return {segments: statistics.median(values) for segments, values in timings.items()}
+    began = time.perf_counter()
+    report = audit.run_audit(segments=segments, page_size=page_size)
+    seconds = time.perf_counter() - began
+    if report.scanned != expected or not report.consistent:
+        raise SystemExit(f"Unexpected audit: {report.scanned} items, {len(report.findings)} finding(s).")
+    return report.scanned, seconds
+
+
+def peak_memory(segments, page_size, expected):
+    """Peak bytes the audit allocated (tracemalloc), in one run."""
+    tracemalloc.start()
+    try:
+        audit_once(segments, page_size, expected)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def measure(size, args, endpoint_url, warm_up):
+    """One size on a table of its own: ``(raw items/s, audit items/s, peak bytes)``."""
+    from accounts import tables
+
+    table = f"bench-audit-{uuid.uuid4().hex[:8]}"
+    configure_django(endpoint_url, table)
+    client = tables._SharedClient(attempts=3).get()
+    accounts = size // 4
+    began = time.perf_counter()
+    items = load(client, table, accounts, "bench")
+    print(f"\n{items:,} items ({accounts:,} accounts and their 3 locks) loaded in {time.perf_counter() - began:.0f} s", flush=True)
+    if warm_up:
+        # The first Scans on DynamoDB Local (a JVM) run slower: one of each, untimed.
+        raw_scan(client, table, args.segments, args.page_size)
+        audit_once(args.segments, args.page_size, items)
+    rates = {"raw": [], "audit": []}
+    for round_number in range(args.rounds):
+        order = ("raw", "audit") if round_number % 2 == 0 else ("audit", "raw")
+        for side in order:
+            if side == "raw":
+                scanned, seconds = raw_scan(client, table, args.segments, args.page_size)
+            else:
+                scanned, seconds = audit_once(args.segments, args.page_size, items)
+            rates[side].append(scanned / seconds)
+            print(f"  round {round_number + 1} {side:<5} {scanned / seconds:>10,.0f} items/s", flush=True)
+    peak = peak_memory(args.segments, args.page_size, items)
+    tables.TableModel.delete_table()
+    return statistics.median(rates["raw"]), statistics.median(rates["audit"]), peak
+
+
+def report(results, args, out=sys.stdout):
+    """Print the table of sizes; True when both goals are met."""
+    print(f"\n{'items':>10}  {'raw /s':>9}  {'audit /s':>9}  {'ratio':>6}  {'peak MB':>8}  goal >= {GOAL}", file=out)
+    met = True
+    for size, (raw, audited, peak) in results.items():
+        ratio = audited / raw
+        met &= ratio >= GOAL
+        print(
+            f"{size:>10,}  {raw:>9,.0f}  {audited:>9,.0f}  {ratio:>6.2f}  {peak / 1e6:>8.1f}  "
+            f"{'ok' if ratio >= GOAL else 'SHORT'}",
+            file=out,
+        )
+    peaks = [peak for _, _, peak in results.values()]
+    flat = max(peaks) <= 1.25 * min(peaks)
+    print(
+        f"Peak memory {'flat' if flat else 'NOT flat'} across sizes (largest/smallest {max(peaks) / min(peaks):.2f}); "
+        f"{args.segments} segment(s), pages of {args.page_size} items, {args.rounds} round(s), median; "
+        f"{os.cpu_count()} CPU(s) shared by DynamoDB Local and the client.",
+        file=out,
+    )
+    return met and flat
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--accounts", type=int, default=10_000)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--items", default="100000,1000000", help="table sizes, comma-separated")
+    parser.add_argument("--segments", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--page-size", type=int, default=5000)
+    parser.add_argument("--endpoint", help="a running DynamoDB Local to use instead of starting one")
     args = parser.parse_args(argv)
+    sizes = [int(size) for size in args.items.split(",")]
 
     from accounts.dynamodb_local import DynamoDBLocal
 
-    with DynamoDBLocal() as server:
-        configure_django(server.endpoint_url, "bench-audit")
-        seconds = seed(args.accounts)
-        items = args.accounts * 3
-        print(f"Seeded {args.accounts:,} accounts ({items:,} items) in {seconds:.1f} s on DynamoDB Local {server.endpoint_url}")
-        medians = time_audits(args.rounds, items)
-        print()
-        print(f"{'segments':>8}  {'median s':>9}  {'items/s':>9}  {'vs 1':>6}")
-        for segments, median in medians.items():
-            speedup = medians[1] / median
-            print(f"{segments:>8}  {median:>9.2f}  {items / median:>9,.0f}  {speedup:>5.2f}x")
-        print(f"\n{args.rounds} round(s), median; {os.cpu_count()} CPU(s) shared by DynamoDB Local and the client.")
+    print(f"Load average (1, 5, 15 min) at start: {'  '.join(f'{load:.2f}' for load in os.getloadavg())}")
+    results = {}
+    with DynamoDBLocal() if args.endpoint is None else Running(args.endpoint) as server:
+        for number, size in enumerate(sizes):
+            results[size] = measure(size, args, server.endpoint_url, warm_up=number == 0)
+    report(results, args)
+    print(f"Load average (1, 5, 15 min) at end: {'  '.join(f'{load:.2f}' for load in os.getloadavg())}")
 
 
 if __name__ == "__main__":

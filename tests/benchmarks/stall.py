@@ -11,8 +11,26 @@ import os
 import signal
 import time
 import uuid
+from pathlib import Path
 
 from tests.benchmarks import configure_django
+
+
+def wait_until_stopped(pid, seconds=5.0):
+    """Return once every thread of process ``pid`` is stopped: a busy JVM's threads take
+    the signal one by one, and a thread still running could answer the first request."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        states = []
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            try:
+                states.append((task / "stat").read_text().rpartition(")")[2].split()[0])
+            except OSError:
+                continue
+        if states and all(state in ("T", "t") for state in states):
+            return
+        time.sleep(0.01)
+    raise SystemExit(f"DynamoDB Local (pid {pid}) did not stop within {seconds:g} s.")
 
 
 def timed(send):
@@ -55,6 +73,7 @@ def main():
 
         os.kill(server.process.pid, signal.SIGSTOP)
         try:
+            wait_until_stopped(server.process.pid)
             rows = [
                 ("GET / (logged in)", *timed(lambda: client.get("/"))),
                 ("POST /accounts/login/", *timed(lambda: Client().post("/accounts/login/", {"username": "ada", "password": PASSWORD}))),

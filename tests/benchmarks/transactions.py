@@ -1,12 +1,13 @@
-"""Benchmark: the engine's create against raw TransactWriteItems of the same three guarded Puts.
+"""Benchmark: the engine's create against raw TransactWriteItems of the same four guarded Puts.
 
 Run ``make bench`` (1 s per cell, 11 rounds: about 2 minutes) or
 ``python -m tests.benchmarks.transactions --quick`` (1 s per cell, 1 round).
 
 It starts one in-memory DynamoDB Local and measures, at 1, 4 and 16 client threads:
 
-- raw: a hand-built TransactWriteItems of the account item plus its email and username
-  locks, each Put guarded by ``attribute_not_exists(PK)``: the floor;
+- raw: a hand-built TransactWriteItems of the account item plus its email, username and
+  username-skeleton locks, each Put guarded (the account by ``attribute_not_exists(PK)``,
+  a lock by "absent or expired"): the floor;
 - engine: ``transactions.create(store.build_account(...))``, which sends the same request.
 
 Both sides send through their own botocore client, built by the same code with the same
@@ -31,7 +32,7 @@ from datetime import datetime, timezone
 
 from accounts import store, tables, transactions
 from accounts.identifiers import lookalike_key
-from tests.benchmarks import configure_django
+from tests.benchmarks import Running, configure_django
 from tests.support import RequestCounter
 
 THREAD_COUNTS = (1, 4, 16)
@@ -344,6 +345,7 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="1 s per cell and 1 round: a check that it runs")
     parser.add_argument("--seconds", type=float, help="measured seconds per cell (default 1)")
     parser.add_argument("--rounds", type=int, help="rounds of every cell; medians are reported (default 11, quick 1)")
+    parser.add_argument("--endpoint", help="a running DynamoDB Local to use (its CPU is then not measured)")
     args = parser.parse_args(argv)
     seconds = args.seconds or 1.0
     rounds = args.rounds or (1 if args.quick else 11)
@@ -352,8 +354,8 @@ def main(argv=None):
 
     began = time.perf_counter()
     print(f"Load average (1, 5, 15 min) at start: {'  '.join(f'{load:.2f}' for load in os.getloadavg())}")
-    with DynamoDBLocal() as server:
-        configure_django(server.endpoint_url, "bench-accounts")
+    with DynamoDBLocal() if args.endpoint is None else Running(args.endpoint) as server:
+        configure_django(server.endpoint_url, f"bench-accounts-{uuid.uuid4().hex[:8]}")
         print(
             f"DynamoDB Local (in memory) at {server.endpoint_url}; {seconds:g} s per cell, {rounds} round(s), "
             f"threads {', '.join(map(str, THREAD_COUNTS))}; {os.cpu_count()} CPUs",
@@ -361,7 +363,7 @@ def main(argv=None):
         )
         cells = run(
             seconds=seconds,
-            server_pid=server.process.pid,
+            server_pid=server.process.pid if server.process else None,
             rounds=rounds,
             warmup=0.25,
             first_warmup=2.0 if args.quick else 16.0,

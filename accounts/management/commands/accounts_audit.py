@@ -1,72 +1,74 @@
-import json
-import sys
+import contextlib
+import signal
 
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts import audit
-from accounts.exceptions import UniquenessError
-from accounts.management.scanning import Progress, add_segments_argument, segments_option
+from accounts.audit import reports
+from accounts.exceptions import Unavailable, UniquenessError
+from accounts.management.reporting import write_report
+from accounts.management.scanning import Progress, add_scan_arguments, scan_options
+
+
+@contextlib.contextmanager
+def stop_on_sigterm():
+    """Within the block, SIGTERM (a container stopped, a batch job cancelled) stops the
+    run as Ctrl-C does: after the pages in flight, saving the checkpoint."""
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class Command(BaseCommand):
     help = (
         "Find lock items out of step with the accounts (orphaned, missing, wrongly owned, "
-        "duplicate values). With --repair, fix each with a guarded transaction. Exit status "
-        "0 when the table is consistent, 1 when problems remain. Progress goes to stderr."
+        "duplicate values, undeclared namespaces), reading the table page by page. With "
+        "--repair, fix each with a guarded transaction. A run of the whole table is kept in "
+        "the table as the last report (the staff lock page shows it). Exit status 0 when the "
+        "table is consistent, 1 when problems remain. Progress goes to stderr."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--json", action="store_true", help="Print one JSON document on stdout.")
+        parser.add_argument(
+            "--json", action="store_true", help="Print the report (of this slice, with --segment) as JSON on stdout."
+        )
         parser.add_argument("--repair", action="store_true", help="Repair what can be repaired safely.")
-        add_segments_argument(parser)
+        add_scan_arguments(parser)
 
     def handle(self, *args, **options):
-        segments = segments_option(options)
-        progress = Progress(self.stderr)
+        scan = scan_options(options)
+        if options["repair"] and "segment" in scan:
+            raise CommandError(
+                "A slice cannot repair: a value may be held on another slice. Merge the slices' "
+                "reports with accounts_audit_merge --repair."
+            )
+        progress = Progress(self.stderr, expected=self._expected_items(scan))
         try:
-            report = audit.run_audit(segments=segments, progress=progress.scanned)
+            with stop_on_sigterm():
+                report = audit.run_audit(progress=progress.scanned, on_finding=progress.found, **scan)
             progress.scan_done(report.scanned, report.seconds)
             repairs = audit.repair_all(report, progress=progress.repaired) if options["repair"] else []
+            if report.complete:
+                reports.store_report(report, source="command", repairs=repairs)
+        except audit.AuditStopped as stopped:
+            hint = " Run the same command again to continue." if scan["checkpoint"] else ""
+            raise CommandError(f"{stopped}{hint}") from stopped
+        except audit.InvalidReport as error:
+            raise CommandError(str(error)) from error
         except UniquenessError as error:
             raise CommandError(str(error)) from error
-        left = audit.remaining(report, repairs)
-        if options["json"]:
-            self._print_json(report, repairs, left)
-        else:
-            self._print_text(report, repairs, left)
-        if left or report.undeclared:
-            # Like `makemigrations --check`: a status for scripts and CI, not an error message.
-            sys.exit(1)
+        write_report(self, report, repairs, as_json=options["json"])
 
-    def _print_json(self, report, repairs, left):
-        data = report.as_dict()
-        data["consistent"] = not left and not report.undeclared
-        data["repaired"] = [result.as_dict() for result in repairs if result.repaired]
-        data["not_repaired"] = [result.as_dict() for result in repairs if not result.repaired]
-        data["remaining"] = [finding.as_dict() for finding in left]
-        self.stdout.write(json.dumps(data, indent=2, ensure_ascii=False))
-
-    def _print_text(self, report, repairs, left):
-        self.stdout.write(
-            f"{len(report.accounts):,} accounts, {len(report.locks):,} locks, "
-            f"{len(report.findings):,} finding(s)."
-        )
-        for finding in report.findings:
-            self.stdout.write(f"{finding.kind:<12} {finding.key or '-'}  {finding.describe()}")
-        for namespace, count in sorted(report.undeclared.items()):
-            self.stdout.write(
-                self.style.WARNING(
-                    f"{'undeclared':<12} {namespace}  {count:,} lock(s) in namespace {namespace}, which no "
-                    "constraint declares (ACCOUNTS_UNIQUE_FIELDS changed?): the values they name are no longer "
-                    "refused. Restore the declaration, or delete these locks."
-                )
-            )
-        for result in repairs:
-            label = result.action if result.repaired else result.outcome
-            line = f"{label:<12} {result.finding.key}  {result.detail}".rstrip()
-            self.stdout.write(self.style.SUCCESS(line) if result.repaired else self.style.WARNING(line))
-        if left:
-            hint = "" if repairs else " Run with --repair to fix what can be fixed safely."
-            self.stdout.write(self.style.ERROR(f"{len(left):,} problem(s) remain.{hint}"))
-        elif not report.undeclared:
-            self.stdout.write(self.style.SUCCESS("Consistent: every value has its lock, every lock its owner."))
+    def _expected_items(self, scan):
+        """The items this process should read, by the table's estimated count."""
+        try:
+            total = audit.estimated_items()
+        except Unavailable:
+            return None
+        return total // scan["total_segments"] if "segment" in scan else total

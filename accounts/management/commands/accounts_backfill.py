@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from accounts import audit
 from accounts.exceptions import UniquenessError
 from accounts.management.scanning import Progress, add_segments_argument, segments_option
+from accounts.staff import registry
 
 
 class Command(BaseCommand):
@@ -13,14 +14,22 @@ class Command(BaseCommand):
         "locks whose key changed (new normalization or Unicode data), each in a guarded "
         "transaction. Values held by several accounts, look-alike usernames included, are "
         "listed and left alone. Exit status 1 when some value could not be locked. Progress "
-        "goes to stderr."
+        "goes to stderr. With --staff: list every active staff account in the staff registry "
+        "(accounts that predate it) instead."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("--dry-run", action="store_true", help="List the locks to create; write nothing.")
+        parser.add_argument(
+            "--staff",
+            action="store_true",
+            help="Bring the staff registry (the last-staff protection) in line with the accounts.",
+        )
         add_segments_argument(parser)
 
     def handle(self, *args, **options):
+        if options["staff"]:
+            return self._backfill_staff_registry()
         segments = segments_option(options)
         dry_run = options["dry_run"]
         progress = Progress(self.stderr)
@@ -34,7 +43,7 @@ class Command(BaseCommand):
         except UniquenessError as error:
             raise CommandError(str(error)) from error
         progress.scan_done(report.scanned, report.seconds)
-        self.stdout.write(f"{len(report.accounts):,} accounts, {len(report.locks):,} locks already there.")
+        self.stdout.write(f"{report.accounts:,} accounts, {report.locks:,} locks already there.")
         if dry_run:
             self._write_plan(report)
         else:
@@ -43,7 +52,7 @@ class Command(BaseCommand):
         for finding in unlockable:
             self.stdout.write(self.style.ERROR(f"cannot lock {finding.key or '-'}  {finding.describe()}"))
             if finding.kind == audit.DUPLICATE and finding.constraint.lookalike:
-                self.stdout.write(f"  look-alikes: {self._values(report, finding)}")
+                self.stdout.write(f"  look-alikes: {self._values(finding)}")
         others = [finding for finding in report.findings if finding.kind in audit.REPAIRABLE]
         others = [finding for finding in others if not audit.is_backfilled(finding)]
         if others:
@@ -53,6 +62,20 @@ class Command(BaseCommand):
         failed = [result for result in repairs if not result.repaired]
         if not dry_run and (unlockable or failed):
             sys.exit(1)
+
+    def _backfill_staff_registry(self):
+        try:
+            result = registry.backfill()
+        except UniquenessError as error:
+            raise CommandError(str(error)) from error
+        self.stdout.write(
+            f"Staff registry: {result.added:,} account(s) added, {result.removed:,} removed, "
+            f"{registry.count_active_staff():,} active staff account(s) listed."
+        )
+        if result.changed:
+            self.stdout.write(
+                self.style.WARNING(f"{result.changed:,} account(s) changed meanwhile: run it again to check them.")
+            )
 
     def _write_plan(self, report):
         missing = report.of_kind(audit.MISSING)
@@ -73,10 +96,10 @@ class Command(BaseCommand):
         if released:
             self.stdout.write(f"Released {len(released):,} lock(s) keyed on an old normalization (re-keyed).")
 
-    def _values(self, report, finding):
+    def _values(self, finding):
         """The holders' values, ``'coco' (ACCT#1), 'сосо' (ACCT#2)``."""
         described = []
         for pk in finding.holders:
-            values = [getattr(report.accounts[pk], name, None) for name in finding.fields]
+            values = [getattr(finding.items[pk], name, None) for name in finding.fields]
             described.append(f"{', '.join(repr(value) for value in values)} ({pk})")
         return "; ".join(described)

@@ -1,0 +1,375 @@
+"""What each flow costs on AWS DynamoDB, computed from AWS's published billing rules.
+
+DynamoDB Local reports 2 units for any ``TransactWriteItems``, so costs cannot be measured
+locally; they are computed instead. Each flow (:data:`FLOWS`) is the list of requests it
+sends (``tests/test_costs.py`` checks them against the wire), each reading or writing
+named items whose sizes come from items the code itself builds (:func:`sample_items`).
+The rules (AWS, "DynamoDB read and write operations" and on-demand pricing):
+
+- an item's size is the sum of its attribute names and values (UTF-8 bytes; a number about
+  one byte per two digits, plus one; a boolean one byte);
+- a strongly consistent read costs 1 read unit per 4 KB of the item, rounded up per item
+  (``GetItem``; ``BatchGetItem`` rounds each item), or per request for ``Query`` (the
+  items' sizes summed, then rounded); a transactional read costs 2;
+- a write costs 1 write unit per 1 KB of the item (the larger of its old and new image),
+  rounded up per item; a delete, the size of the item deleted (at least 1 unit);
+- in ``TransactWriteItems`` every action costs twice that: 2 write units per KB per item,
+  a ``ConditionCheck`` billed as a write; a cancelled transaction, or a failed condition,
+  is billed all the same.
+"""
+
+import math
+import uuid
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+
+from . import store, transactions
+from .ratelimit import Counter, parse_rules
+from .tables import STAFF_REGISTRY, epoch_now
+
+# On-demand prices in US East (N. Virginia), dollars per million request units, since
+# AWS's price cut of November 2024: the defaults of ``accounts_cost``.
+READ_PRICE = 0.125
+WRITE_PRICE = 0.625
+# Storage, dollars per GB-month (standard table class, US East), and the bytes DynamoDB
+# adds to each item stored.
+STORAGE_PRICE = 0.25
+ITEM_OVERHEAD_BYTES = 100
+
+READ_UNIT_BYTES, WRITE_UNIT_BYTES = 4096, 1024
+READS = {"GetItem", "BatchGetItem", "Query"}
+WRITES = {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"}
+TRANSACTIONAL_WRITES = {"TransactWriteItems"}
+
+# A typical person: what the sizes below are measured on.
+SAMPLE_EMAIL = "ada.lovelace@example.com"
+SAMPLE_USERNAME = "ada_lovelace"
+# The site's hasher (Argon2), as stored: what every account carries.
+SAMPLE_PASSWORD_HASH = (
+    "argon2$argon2id$v=19$m=102400,t=2,p=8$Z3o3N1BOWUdpcHpZY3RGVFZGSWtwNw$"
+    "RdrAhRPjUS5vXW92YbWCy9EXLryVflOkcAHMLu6XT7c"
+)
+SAMPLE_USER_AGENT = (
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/126.0.0.0 Safari/537.36"
+)
+
+
+def value_size(value):
+    """Bytes of one attribute value (DynamoDB's JSON form), by AWS's item size rules."""
+    (kind, data), = value.items()
+    if kind == "S":
+        return len(data.encode("utf-8"))
+    if kind == "N":
+        digits = data.lstrip("-").replace(".", "").strip("0") or "0"
+        return math.ceil(len(digits) / 2) + 1
+    if kind in ("BOOL", "NULL"):
+        return 1
+    if kind == "B":
+        return len(data)
+    if kind in ("SS", "NS", "BS"):
+        return sum(value_size({kind[0]: element}) for element in data)
+    if kind == "L":
+        return 3 + sum(1 + value_size(element) for element in data)
+    return 3 + sum(1 + len(name.encode("utf-8")) + value_size(element) for name, element in data.items())
+
+
+def item_size(item):
+    """Bytes of a raw item: its attribute names and values."""
+    return sum(len(name.encode("utf-8")) + value_size(value) for name, value in item.items())
+
+
+def sample_items():
+    """The items the flows read and write, built by the code that writes them: name -> raw
+    item (an empty item stands for one that is not there: a delete of it costs 1 unit)."""
+    from .email_views import PENDING_SESSION_KEY
+    from .sessions import SessionStore, session_item
+
+    account = store.build_signup_account(SAMPLE_EMAIL, SAMPLE_USERNAME, SAMPLE_PASSWORD_HASH, email_verified=True)
+    unverified = store.build_signup_account(
+        SAMPLE_EMAIL, SAMPLE_USERNAME, SAMPLE_PASSWORD_HASH, email_verified=False
+    )
+    locks = transactions.plan_create(account).actions[1:]
+    expiring_locks = [action for action in transactions.plan_create(unverified).actions if action.kind == "Put"][1:]
+    data = {
+        SESSION_KEY: account.id,
+        BACKEND_SESSION_KEY: "accounts.backends.AccountBackend",
+        HASH_SESSION_KEY: "f" * 64,
+    }
+    pending = {PENDING_SESSION_KEY: {"id": account.id, "email": SAMPLE_EMAIL, "sent": True}}
+    now = epoch_now()
+    expires = now + settings.SESSION_COOKIE_AGE
+    encode = SessionStore().encode
+    session = session_item(
+        f"{account.id}.{uuid.uuid4().hex}", encode(data), expires, now, now, SAMPLE_USER_AGENT
+    )
+    anonymous = session_item(uuid.uuid4().hex, encode(pending), expires, now, now)
+    [rule] = parse_rules("5/5m/key")
+    counter = {
+        **Counter("login_failed", rule, SAMPLE_USERNAME).key,
+        "w5000000": {"N": "3"},
+        "w5000001": {"N": "1"},
+        "expires": {"N": str(now + 600)},
+    }
+    return {
+        "account": account.serialize(null_check=False),
+        "unverified account": unverified.serialize(null_check=False),
+        "lock": locks[0].body["Item"],
+        "expiring lock": expiring_locks[0].body["Item"],
+        "session": session,
+        "anonymous session": anonymous,
+        "rate counter": counter,
+        "staff registry entry (absent)": {},
+        "staff registry entry": STAFF_REGISTRY.key(account.PK),
+    }
+
+
+@dataclass(frozen=True)
+class Request:
+    """One request of a flow: its operation and the items it reads or writes (names of
+    :func:`sample_items`; a name may repeat)."""
+
+    operation: str
+    items: tuple
+
+    def read_units(self, sizes):
+        if self.operation == "Query":
+            return math.ceil(sum(sizes[name] for name in self.items) / READ_UNIT_BYTES)
+        if self.operation in READS:
+            return sum(math.ceil(max(sizes[name], 1) / READ_UNIT_BYTES) for name in self.items)
+        return 0
+
+    def write_units(self, sizes):
+        units = sum(math.ceil(max(sizes[name], 1) / WRITE_UNIT_BYTES) for name in self.items)
+        if self.operation in TRANSACTIONAL_WRITES:
+            return 2 * units
+        return units if self.operation in WRITES else 0
+
+
+@dataclass(frozen=True)
+class Flow:
+    """What a person does, and the requests it costs (with default settings)."""
+
+    name: str
+    description: str
+    requests: tuple
+
+    def operations(self):
+        """``{operation: how many requests}``, as a counting proxy sees them."""
+        counts = {}
+        for request in self.requests:
+            counts[request.operation] = counts.get(request.operation, 0) + 1
+        return counts
+
+    def units(self, sizes):
+        """``(read units, write units)`` of one run of the flow."""
+        return (
+            sum(request.read_units(sizes) for request in self.requests),
+            sum(request.write_units(sizes) for request in self.requests),
+        )
+
+
+ACCOUNT_LOCKS = ("lock", "lock", "lock")  # email, username, username skeleton
+FLOWS = (
+    Flow("page", "any page of a logged-in person", (Request("BatchGetItem", ("session", "account")),)),
+    Flow(
+        "last seen",
+        "a page that also refreshes its session's last seen (at most once per ACCOUNTS_SESSION_TOUCH_INTERVAL)",
+        (Request("BatchGetItem", ("session", "account")), Request("PutItem", ("session",))),
+    ),
+    Flow("profile", "the profile with its session list (2 sessions)", (Request("Query", ("account", "session", "session")),)),
+    Flow(
+        "signup",
+        "sign-up, the address to verify (ACCOUNTS_EMAIL_VERIFICATION mandatory)",
+        (
+            Request("UpdateItem", ("rate counter",)),
+            Request("TransactWriteItems", ("unverified account", "lock", "expiring lock", "expiring lock")),
+            Request("PutItem", ("anonymous session",)),
+        ),
+    ),
+    Flow(
+        "verification link",
+        "opening the verification link and confirming",
+        (
+            Request("GetItem", ("unverified account",)),
+            Request("TransactWriteItems", ("account", "lock", "expiring lock", "expiring lock")),
+        ),
+    ),
+    Flow(
+        "login",
+        "login (1 session before)",
+        (
+            Request("BatchGetItem", ("lock", "rate counter", "rate counter")),
+            Request("Query", ("account", "session")),
+            Request("PutItem", ("session",)),
+        ),
+    ),
+    Flow(
+        "failed login",
+        "a wrong password (its two counters)",
+        (
+            Request("BatchGetItem", ("lock", "rate counter", "rate counter")),
+            Request("Query", ("account", "session")),
+            Request("TransactWriteItems", ("rate counter", "rate counter")),
+        ),
+    ),
+    Flow(
+        "logout",
+        "logout",
+        (Request("BatchGetItem", ("session", "account")), Request("DeleteItem", ("session",))),
+    ),
+    Flow(
+        "username change",
+        "a new username (its lock and its skeleton's move)",
+        (
+            Request("BatchGetItem", ("session", "account")),
+            Request("TransactWriteItems", ("account", "lock", "lock", "lock", "lock")),
+        ),
+    ),
+    Flow(
+        "email change",
+        "asking for a new address (the link is mailed)",
+        (
+            Request("BatchGetItem", ("session", "account")),
+            Request("UpdateItem", ("rate counter",)),
+            Request("TransactWriteItems", ("account", "lock")),
+        ),
+    ),
+    Flow(
+        "email change link",
+        "opening the new address's link",
+        (
+            Request("GetItem", ("account",)),
+            Request("TransactWriteItems", ("account", "lock", "lock")),
+        ),
+    ),
+    Flow(
+        "password change",
+        "a new password (2 sessions: both end, this page gets a new one)",
+        (
+            Request("BatchGetItem", ("session", "account")),
+            Request("TransactWriteItems", ("account",)),
+            Request("Query", ("session", "session")),
+            Request("BatchWriteItem", ("session", "session")),
+            Request("PutItem", ("session",)),
+        ),
+    ),
+    Flow(
+        "deletion",
+        "deleting the account (1 session)",
+        (
+            Request("BatchGetItem", ("session", "account")),
+            Request("TransactWriteItems", ("account", *ACCOUNT_LOCKS, "staff registry entry (absent)")),
+            Request("Query", ("session",)),
+            Request("BatchWriteItem", ("session",)),
+        ),
+    ),
+)
+
+
+def flow_named(name):
+    """The flow called ``name``; raises ``KeyError``."""
+    for flow in FLOWS:
+        if flow.name == name:
+            return flow
+    raise KeyError(name)
+
+
+@dataclass(frozen=True)
+class FlowCost:
+    """One flow priced: its requests, units, and dollars per million runs."""
+
+    flow: Flow
+    reads: int
+    writes: int
+    dollars_per_million: float
+
+
+def price(sizes=None, read_price=READ_PRICE, write_price=WRITE_PRICE):
+    """The :class:`FlowCost` of every flow, at these prices ($ per million units)."""
+    sizes = sizes or {name: item_size(item) for name, item in sample_items().items()}
+    costs = []
+    for flow in FLOWS:
+        reads, writes = flow.units(sizes)
+        costs.append(FlowCost(flow, reads, writes, reads * read_price + writes * write_price))
+    return costs
+
+
+def describe_requests(flow):
+    """``BatchGetItem + Query + PutItem = 3``."""
+    return f"{' + '.join(request.operation for request in flow.requests)} = {len(flow.requests)}"
+
+
+def markdown_table(costs, read_price=READ_PRICE, write_price=WRITE_PRICE):
+    """The README's table of flows (the one ``tests/test_costs.py`` holds the README to)."""
+    lines = [
+        f"| flow | requests | read units | write units | $ per million (reads ${read_price:g}/M, writes ${write_price:g}/M) |",
+        "|---|---|---|---|---|",
+    ]
+    for cost in costs:
+        lines.append(
+            f"| {cost.flow.name}: {cost.flow.description} | {describe_requests(cost.flow)} | {cost.reads} | "
+            f"{cost.writes} | {cost.dollars_per_million:.2f} |"
+        )
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Month:
+    """A month of a site: how many of each flow, and what they and the storage cost."""
+
+    runs: dict
+    reads: int
+    writes: int
+    requests_dollars: float
+    storage_gb: float
+    storage_dollars: float
+
+    @property
+    def dollars(self):
+        return self.requests_dollars + self.storage_dollars
+
+
+def month(
+    *,
+    daily_users,
+    pages=20,
+    logins=1,
+    refreshes=1,
+    signups=0,
+    accounts=0,
+    sessions_per_account=1,
+    days=30,
+    read_price=READ_PRICE,
+    write_price=WRITE_PRICE,
+):
+    """A month of ``daily_users`` people who each log in ``logins`` times and see ``pages``
+    pages a day, ``refreshes`` of which refresh "last seen", plus ``signups`` sign-ups a day
+    (each verified); storage of ``accounts`` accounts with their locks and sessions."""
+    sizes = {name: item_size(item) for name, item in sample_items().items()}
+    per_day = {
+        "login": daily_users * logins,
+        "page": daily_users * max(pages - refreshes, 0),
+        "last seen": daily_users * refreshes,
+        "signup": signups,
+        "verification link": signups,
+    }
+    runs = {name: count * days for name, count in per_day.items() if count}
+    reads = writes = 0
+    for name, count in runs.items():
+        flow_reads, flow_writes = flow_named(name).units(sizes)
+        reads += flow_reads * count
+        writes += flow_writes * count
+    stored = {name: size + ITEM_OVERHEAD_BYTES for name, size in sizes.items()}
+    per_account = stored["account"] + 3 * stored["lock"] + sessions_per_account * stored["session"]
+    storage_gb = accounts * per_account / 1e9
+    return Month(
+        runs=runs,
+        reads=reads,
+        writes=writes,
+        requests_dollars=(reads * read_price + writes * write_price) / 1e6,
+        storage_gb=storage_gb,
+        storage_dollars=storage_gb * STORAGE_PRICE,
+    )

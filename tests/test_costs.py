@@ -1,0 +1,149 @@
+"""What each flow costs (``accounts.costs``, ``manage.py accounts_cost``): AWS's billing
+rules, each flow's requests as the code sends them on the wire, and the README's table.
+
+When a flow's requests change, the flow's test here fails until ``accounts/costs.py`` says
+the same, and then the README test fails until the README's table is the command's."""
+
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+
+from accounts import costs
+from tests.mail import link_in, mails_to, path_of
+from tests.staff import run_command
+from tests.web import OTHER_PASSWORD, PASSWORD, login, signed_up_client, signup_data
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+# The rules
+
+
+def test_item_size_counts_names_and_values_as_aws_does():
+    item = {"PK": {"S": "ACCT#1"}, "n": {"N": "12345"}, "ok": {"BOOL": True}, "é": {"S": "é"}}
+
+    # PK 2+6, n 1+(3 bytes for 5 digits + 1), ok 2+1, é 2+2
+    assert costs.item_size(item) == 8 + 5 + 3 + 4
+
+
+def test_reads_round_each_item_up_to_4_kb_and_a_query_its_total():
+    sizes = {"small": 100, "large": 5000}
+
+    assert costs.Request("BatchGetItem", ("small", "small", "large")).read_units(sizes) == 1 + 1 + 2
+    assert costs.Request("Query", ("small", "small", "large")).read_units(sizes) == 2
+    assert costs.Request("GetItem", ("small",)).write_units(sizes) == 0
+
+
+def test_a_transactional_write_costs_two_units_per_kb_per_item_condition_checks_and_absent_items_included():
+    sizes = {"item": 1500, "check": 80, "absent": 0}
+
+    assert costs.Request("TransactWriteItems", ("item", "check", "absent")).write_units(sizes) == 2 * (2 + 1 + 1)
+    assert costs.Request("BatchWriteItem", ("item", "check")).write_units(sizes) == 2 + 1
+    assert costs.Request("TransactWriteItems", ("item",)).read_units(sizes) == 0
+
+
+def test_signup_costs_ten_write_units_as_worked_out_by_hand():
+    priced = {cost.flow.name: cost for cost in costs.price()}
+
+    assert (priced["signup"].reads, priced["signup"].writes) == (0, 10)
+    assert (priced["page"].reads, priced["page"].writes) == (2, 0)
+    assert priced["page"].dollars_per_million == pytest.approx(2 * costs.READ_PRICE)
+
+
+def test_a_month_adds_up_its_flows_and_storage():
+    month = costs.month(daily_users=1000, pages=10, logins=1, refreshes=2, accounts=1000)
+
+    assert month.runs == {"login": 30_000, "page": 240_000, "last seen": 60_000}
+    assert month.reads == 30_000 * 4 + 240_000 * 2 + 60_000 * 2
+    assert month.writes == 30_000 * 1 + 60_000 * 1
+    assert month.storage_gb > 0
+
+
+# Each flow's requests, on the wire
+
+
+def run_flow(name, settings):
+    """Do what flow ``name`` stands for; returns the request to count (a callable)."""
+    if name == "page":
+        client = signed_up_client()
+        return lambda: client.get("/")
+    if name == "last seen":
+        client = signed_up_client()
+        settings.ACCOUNTS_SESSION_TOUCH_INTERVAL = 0
+        return lambda: client.get("/")
+    if name == "profile":
+        client = signed_up_client()
+        login(Client(), "ada")
+        return lambda: client.get("/accounts/profile/")
+    if name == "signup":
+        settings.ACCOUNTS_EMAIL_VERIFICATION = "mandatory"
+        client = Client()
+        data = signup_data(client)
+        return lambda: client.post("/accounts/signup/", data)
+    if name == "verification link":
+        settings.ACCOUNTS_EMAIL_VERIFICATION = "mandatory"
+        Client().post("/accounts/signup/", signup_data(Client()))
+        path = path_of(link_in(mails_to("ada@example.com")[0]))
+        return lambda: Client().post(path)
+    if name == "login":
+        signed_up_client()
+        return lambda: login(Client(), "ada")
+    if name == "failed login":
+        signed_up_client()
+        return lambda: login(Client(), "ada", OTHER_PASSWORD)
+    if name == "logout":
+        client = signed_up_client()
+        return lambda: client.post("/accounts/logout/")
+    if name == "username change":
+        client = signed_up_client()
+        return lambda: client.post("/accounts/username/", {"username": "lovelace", "password": PASSWORD})
+    if name == "email change":
+        client = signed_up_client()
+        return lambda: client.post("/accounts/email/", {"email": "lovelace@example.com", "password": PASSWORD})
+    if name == "email change link":
+        client = signed_up_client()
+        client.post("/accounts/email/", {"email": "lovelace@example.com", "password": PASSWORD})
+        path = path_of(link_in(mails_to("lovelace@example.com")[0]))
+        return lambda: Client().post(path)
+    if name == "password change":
+        client = signed_up_client()
+        login(Client(), "ada")
+        data = {"old_password": PASSWORD, "new_password1": OTHER_PASSWORD, "new_password2": OTHER_PASSWORD}
+        return lambda: client.post("/accounts/password/", data)
+    if name == "deletion":
+        client = signed_up_client()
+        return lambda: client.post("/accounts/delete/", {"password": PASSWORD})
+    raise AssertionError(f"No test sends flow {name!r}: add it here.")
+
+
+@pytest.mark.dynamodb_local
+@pytest.mark.parametrize("flow", costs.FLOWS, ids=lambda flow: flow.name)
+def test_each_flows_requests_are_those_the_code_sends(proxy, settings, flow):
+    send = run_flow(flow.name, settings)
+    proxy.reset()
+
+    response = send()
+
+    assert response.status_code in (200, 302)
+    assert proxy.snapshot() == flow.operations()
+
+
+# The README
+
+
+def test_the_readme_cost_table_is_the_commands():
+    _, out, _ = run_command("accounts_cost", "--markdown")
+
+    assert out.strip() in README.read_text(), "README's cost table differs: paste `manage.py accounts_cost --markdown`"
+
+
+def test_the_command_prints_sizes_flows_and_a_month(capsys):
+    call_command("accounts_cost", "--daily-users", "100000", "--accounts", "1000000", "--write-price", "1.25")
+
+    out = capsys.readouterr().out
+    assert "account " in out and "session " in out
+    assert "writes at $1.25 a million units" in out
+    assert "signup" in out and "deletion" in out
+    assert "A month (30 days):" in out and "total" in out
