@@ -98,7 +98,7 @@ def sample_items():
         BACKEND_SESSION_KEY: "accounts.backends.AccountBackend",
         HASH_SESSION_KEY: "f" * 64,
     }
-    pending = {PENDING_SESSION_KEY: {"id": account.id, "email": SAMPLE_EMAIL, "sent": True}}
+    pending = {PENDING_SESSION_KEY: {"id": account.id, "email": SAMPLE_EMAIL, "outcome": "sent"}}
     now = epoch_now()
     expires = now + settings.SESSION_COOKIE_AGE
     encode = SessionStore().encode
@@ -122,6 +122,7 @@ def sample_items():
         "anonymous session": anonymous,
         "rate counter": counter,
         "staff registry entry (absent)": {},
+        "lock (absent)": {},
         "staff registry entry": STAFF_REGISTRY.key(account.PK),
     }
 
@@ -182,10 +183,13 @@ FLOWS = (
     Flow("profile", "the profile with its session list (2 sessions)", (Request("Query", ("account", "session", "session")),)),
     Flow(
         "signup",
-        "sign-up, the address to verify (ACCOUNTS_EMAIL_VERIFICATION mandatory)",
+        "sign-up, the address to verify (ACCOUNTS_EMAIL_VERIFICATION mandatory, with its default "
+        "enumeration prevention: the address's lock is read, not checked, and the mail counted)",
         (
             Request("UpdateItem", ("rate counter",)),
-            Request("TransactWriteItems", ("unverified account", "lock", "expiring lock", "expiring lock")),
+            Request("TransactWriteItems", ("unverified account", "expiring lock", "expiring lock")),
+            Request("GetItem", ("lock (absent)",)),
+            Request("UpdateItem", ("rate counter",)),
             Request("PutItem", ("anonymous session",)),
         ),
     ),
@@ -199,20 +203,25 @@ FLOWS = (
     ),
     Flow(
         "login",
-        "login (1 session before)",
+        "login from a new browser (1 session before): its two counters counted before the "
+        "password check, the address's taken back, the account's deleted with the session's write",
         (
-            Request("BatchGetItem", ("lock", "rate counter", "rate counter")),
+            Request("GetItem", ("lock",)),
             Request("Query", ("account", "session")),
-            Request("PutItem", ("session",)),
+            Request("UpdateItem", ("rate counter",)),
+            Request("UpdateItem", ("rate counter",)),
+            Request("UpdateItem", ("rate counter",)),
+            Request("BatchWriteItem", ("session", "rate counter")),
         ),
     ),
     Flow(
         "failed login",
-        "a wrong password (its two counters)",
+        "a wrong password (its two counters, counted before the password check)",
         (
-            Request("BatchGetItem", ("lock", "rate counter", "rate counter")),
+            Request("GetItem", ("lock",)),
             Request("Query", ("account", "session")),
-            Request("TransactWriteItems", ("rate counter", "rate counter")),
+            Request("UpdateItem", ("rate counter",)),
+            Request("UpdateItem", ("rate counter",)),
         ),
     ),
     Flow(
@@ -235,6 +244,8 @@ FLOWS = (
             Request("BatchGetItem", ("session", "account")),
             Request("UpdateItem", ("rate counter",)),
             Request("TransactWriteItems", ("account", "lock")),
+            Request("UpdateItem", ("rate counter",)),
+            Request("UpdateItem", ("rate counter",)),
         ),
     ),
     Flow(
@@ -243,6 +254,7 @@ FLOWS = (
         (
             Request("GetItem", ("account",)),
             Request("TransactWriteItems", ("account", "lock", "lock")),
+            Request("UpdateItem", ("rate counter",)),
         ),
     ),
     Flow(
@@ -254,6 +266,7 @@ FLOWS = (
             Request("Query", ("session", "session")),
             Request("BatchWriteItem", ("session", "session")),
             Request("PutItem", ("session",)),
+            Request("UpdateItem", ("rate counter",)),
         ),
     ),
     Flow(

@@ -271,7 +271,12 @@ class SessionTables:
 def _pointed_at(table):
     from django.test import override_settings
 
-    with blocker.unblock(), override_settings(ACCOUNTS_ENDPOINT_URL=table.endpoint_url, ACCOUNTS_TABLE_NAME=table.name):
+    # The plugin's own housekeeping writes even when a test moved the process out of its
+    # write region (ACCOUNTS_WRITE_REGION): the table must be emptied for the next test.
+    pointed = override_settings(
+        ACCOUNTS_ENDPOINT_URL=table.endpoint_url, ACCOUNTS_TABLE_NAME=table.name, ACCOUNTS_WRITE_REGION=None
+    )
+    with blocker.unblock(), pointed:
         yield
 
 

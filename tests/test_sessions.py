@@ -254,6 +254,7 @@ def test_a_login_beyond_the_session_limit_ends_the_least_recently_seen(ddb, sett
     first = signed_up_client()
     second, third = Client(), Client()
     login(second, "ada")
+    time.sleep(1.05)  # "last seen" is in whole seconds: second is now strictly the oldest
     login(third, "ada")
     time.sleep(1.05)
     assert is_logged_in(first)  # now the most recently seen (its "last seen" was refreshed)
