@@ -5,6 +5,11 @@ A finding is one of, by the invariant it breaks:
 
 - ``duplicate`` (I1, each lock key has at most one live owner): several items hold one
   value; only a person can choose who keeps it;
+- ``transient``: a duplicate one of whose holders expires within the clock-skew margin
+  (``ACCOUNTS_CLOCK_SKEW_MARGIN``) of now: by another server's clock that holder may have
+  expired already and its value been taken legitimately. It resolves itself when that
+  holder expires: nothing for a person to choose (deleting the other holder would delete
+  the rightful one);
 - ``missing`` (I2, every value a live item holds is locked by that item): an item holds a
   value that has no lock;
 - ``wrong_owner`` (I2): one item holds the value, but the lock names another item (or none);
@@ -18,10 +23,13 @@ from dataclasses import dataclass, field
 
 from django.utils.translation import gettext as _
 
+from ..app_settings import app_settings
 from ..exceptions import InvalidUniqueValue
+from ..tables import TTL_ATTRIBUTE, epoch_now
 
 ORPHANED, MISSING, WRONG_OWNER, DUPLICATE, INVALID = "orphaned", "missing", "wrong_owner", "duplicate", "invalid"
-KINDS = (ORPHANED, MISSING, WRONG_OWNER, DUPLICATE, INVALID)
+TRANSIENT = "transient"
+KINDS = (ORPHANED, MISSING, WRONG_OWNER, DUPLICATE, TRANSIENT, INVALID)
 REPAIRABLE = frozenset({ORPHANED, MISSING, WRONG_OWNER})
 # The invariant each kind of finding breaks (see the module docstring); ``invalid`` breaks
 # none: such a value holds no lock, and the engine refuses to write one.
@@ -131,6 +139,11 @@ def _describe_templates(finding):
         MISSING: _("Account %(holder)s holds this %(fields)s but has no lock."),
         WRONG_OWNER: wrong_owner.get(finding.owner_status),
         DUPLICATE: duplicate,
+        TRANSIENT: _(
+            "Accounts %(holders)s hold this %(fields)s, but one of them expires within the clock-skew "
+            "margin: by another server's clock it may have expired already. This resolves itself when it "
+            "expires; nothing to choose."
+        ),
         INVALID: _("Account %(holder)s's %(fields)s cannot be locked: %(detail)s"),
     }
 
@@ -179,11 +192,19 @@ class Report:
         return data
 
 
-def _examine(constraint, key, lock_exists, owner, holders, accounts, model=None):
+def _expires_soon(item, now):
+    """Whether ``item`` expires within the clock-skew margin of ``now`` (another server's
+    clock may say it has expired)."""
+    expires = getattr(item, TTL_ATTRIBUTE, None)
+    return expires is not None and expires - now <= app_settings.CLOCK_SKEW_MARGIN.total_seconds()
+
+
+def _examine(constraint, key, lock_exists, owner, holders, accounts, model=None, now=None):
     """The finding for one lock key, or ``None`` when it is as it should be.
 
     ``accounts`` holds every item read (PK -> item), so an owner missing from it is gone.
     """
+    now = epoch_now() if now is None else now
     holders = tuple(sorted(holders))
     base = {
         "constraint": constraint,
@@ -194,7 +215,8 @@ def _examine(constraint, key, lock_exists, owner, holders, accounts, model=None)
         "model": model,
     }
     if len(holders) > 1:
-        return Finding(DUPLICATE, **base)
+        transient = any(_expires_soon(accounts[pk], now) for pk in holders if pk in accounts)
+        return Finding(TRANSIENT if transient else DUPLICATE, **base)
     if lock_exists and owner in holders:
         return None
     if not lock_exists:
@@ -215,6 +237,7 @@ def find_problems(accounts, locks, constraints, model=None):
     still counts as a live owner.
     """
     findings = []
+    now = epoch_now()
     holding = {pk: item for pk, item in accounts.items() if model is None or type(item) is model}
     for constraint in constraints:
         holders = {}
@@ -230,7 +253,9 @@ def find_problems(accounts, locks, constraints, model=None):
                 holders.setdefault(key, []).append(pk)
         keys = set(holders) | {key for key in locks if constraint.owns_key(key)}
         for key in keys:
-            finding = _examine(constraint, key, key in locks, locks.get(key), holders.get(key, ()), accounts, model)
+            finding = _examine(
+                constraint, key, key in locks, locks.get(key), holders.get(key, ()), accounts, model, now
+            )
             if finding is not None:
                 findings.append(finding)
     findings.sort(key=lambda finding: (KINDS.index(finding.kind), finding.key or "", finding.holders))
