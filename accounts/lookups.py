@@ -8,10 +8,9 @@ through :mod:`accounts.dynamo`'s client, under the request deadline. An item who
 
 import contextlib
 import contextvars
-import time
 
 from . import dynamo
-from .tables import lock_model_for
+from .tables import has_expired, lock_model_for, raw_expires, raw_text
 from .uniqueness import LOCK_SORT_KEY, MAX_KEY_BYTES
 
 
@@ -53,12 +52,13 @@ def lock_owner(model_class, key):
         lock = None if lock is None or _expired(lock) else lock
     else:
         lock = _get_raw(lock_model, key, LOCK_SORT_KEY)
-    return lock["owner"]["S"] if lock is not None and "owner" in lock else None
+    # An owner of another type than a string (damage) names no item: nobody holds the value.
+    return raw_text(lock.get("owner")) if lock is not None else None
 
 
 def _expired(raw):
     # An item past its TTL is absent, even before DynamoDB deletes it (days late at times).
-    return "expires" in raw and int(raw["expires"]["N"]) <= time.time()
+    return has_expired(raw_expires(raw))
 
 
 def get_item(model_class, hash_key):

@@ -33,7 +33,7 @@ from django.utils.crypto import get_random_string
 
 from . import dynamo
 from .app_settings import app_settings
-from .tables import PROFILE_SORT_KEY, account_pk, get_account_model
+from .tables import PROFILE_SORT_KEY, account_pk, get_account_model, has_expired, raw_expires
 
 SESSION_SORT_PREFIX = "SESSION#"
 ANONYMOUS_PREFIX = "SESSION#"
@@ -54,9 +54,10 @@ def in_use():
 # The condition of each session write (protocol/sessions.h models them): a new session's
 # random key must be free, never another session's; a save applies only to a session that
 # still lives, so one ended elsewhere (a logout, a password change) or expired stays ended. A
-# comparison with a missing attribute is false, so `expires > :now` also requires the item.
+# comparison with a missing attribute is false, so `expires >= :now` also requires the item
+# (an item lives through the second its `expires` names: accounts.tables.has_expired).
 NEW_SESSION_CONDITION = "attribute_not_exists(PK)"
-SAVE_CONDITION = "expires > :now"
+SAVE_CONDITION = "expires >= :now"
 
 
 def _epoch(moment=None):
@@ -77,7 +78,9 @@ def _item_key(session_key):
 
 
 def _is_live(raw, now):
-    return "expires" in raw and int(raw["expires"]["N"]) > now
+    # A session without a readable ``expires`` (damage) is not live: it gets nobody in.
+    expires = raw_expires(raw)
+    return expires is not None and not has_expired(expires, now)
 
 
 def prefetched_account(account_id):

@@ -14,6 +14,7 @@ Endpoint, region and table name come from the ``ACCOUNTS_*`` settings and are ap
 """
 
 import functools
+import math
 import os
 import threading
 import time
@@ -43,14 +44,56 @@ def utcnow():
 
 
 def epoch_now():
-    """Now, in the whole epoch seconds ``expires`` is written in."""
+    """Now by this server's clock, in the whole epoch seconds ``expires`` is written in.
+
+    Servers' clocks differ: a value an expired item held is taken only past
+    ``ACCOUNTS_CLOCK_SKEW_MARGIN`` (:func:`takeover_cutoff`).
+    """
     return int(time.time())
+
+
+def has_expired(expires, now=None):
+    """Whether an item whose ``expires`` is ``expires`` (``None``: it does not expire) has
+    expired at ``now``: the one boundary every read and guard uses, DynamoDB's own TTL's.
+    An item lives through the second ``expires`` names and is gone once ``expires < now``."""
+    return expires is not None and expires < (epoch_now() if now is None else now)
 
 
 def is_expired(item, now=None):
     """Whether ``item``'s ``expires`` has passed: it is then absent, deleted or not."""
-    expires = getattr(item, TTL_ATTRIBUTE, None)
-    return expires is not None and expires < (epoch_now() if now is None else now)
+    return has_expired(getattr(item, TTL_ATTRIBUTE, None), now)
+
+
+def takeover_cutoff(now):
+    """The ``expires`` a claim must be older than (``expires < cutoff``) before another item
+    may take its value, at ``now`` by this server's clock: ``ACCOUNTS_CLOCK_SKEW_MARGIN``
+    earlier, so a holder whose clock is behind ours by less than that can no longer act on
+    it (its own guards require ``expires >= now`` by its clock)."""
+    return now - int(app_settings.CLOCK_SKEW_MARGIN.total_seconds())
+
+
+def raw_number(value):
+    """The number a raw DynamoDB attribute value (``{"N": "12.5"}``) holds, or ``None`` when
+    it is absent or of another type (an operator's ``{"S": "soon"}``): read, never trusted."""
+    if not isinstance(value, dict) or not isinstance(value.get("N"), str):
+        return None
+    try:
+        number = float(value["N"])
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def raw_text(value):
+    """The string a raw DynamoDB attribute value (``{"S": "..."}``) holds, or ``None``."""
+    text = value.get("S") if isinstance(value, dict) else None
+    return text if isinstance(text, str) else None
+
+
+def raw_expires(raw):
+    """The ``expires`` of a raw item as a number, or ``None`` when it has none or one of
+    another type (DynamoDB's TTL ignores such a value too: the item does not expire)."""
+    return raw_number(raw.get(TTL_ATTRIBUTE))
 
 
 class TableModel(Model):

@@ -35,9 +35,11 @@ def scan_everything():
 
 
 def is_live(raw, now=None):
-    """Exists (it was scanned) and has not expired."""
+    """Exists (it was scanned) and has not expired: it lives through the second its
+    ``expires`` names (DynamoDB's TTL boundary). An ``expires`` that is not a number is
+    ignored, as TTL ignores it."""
     expires = raw.get("expires", {}).get("N")
-    return expires is None or float(expires) > (now if now is not None else time.time())
+    return expires is None or float(expires) >= (now if now is not None else time.time())
 
 
 def holds(item, constraint):

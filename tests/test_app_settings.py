@@ -3,10 +3,12 @@
 import json
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django import forms
+from django.core.exceptions import ImproperlyConfigured
 from django.test import Client, override_settings
 
 from accounts import store
@@ -245,8 +247,6 @@ def test_email_verification_modes(settings, value):
 
 
 def test_unknown_email_verification_mode_is_a_clear_configuration_error(settings):
-    from django.core.exceptions import ImproperlyConfigured
-
     settings.ACCOUNTS_EMAIL_VERIFICATION = "sometimes"
 
     with pytest.raises(ImproperlyConfigured, match="'mandatory', 'optional' or 'none'"):
@@ -254,8 +254,6 @@ def test_unknown_email_verification_mode_is_a_clear_configuration_error(settings
 
 
 def test_verification_defaults(settings):
-    from datetime import timedelta
-
     del settings.ACCOUNTS_EMAIL_VERIFICATION
 
     assert app_settings.EMAIL_VERIFICATION == "mandatory"
@@ -263,3 +261,17 @@ def test_verification_defaults(settings):
     assert app_settings.PREVENT_ENUMERATION is False
     settings.ACCOUNTS_UNVERIFIED_EXPIRY = 3600
     assert app_settings.UNVERIFIED_EXPIRY == timedelta(hours=1)
+
+
+def test_clock_skew_margin_defaults_to_five_minutes_and_takes_seconds(settings):
+    assert app_settings.CLOCK_SKEW_MARGIN == timedelta(minutes=5)
+
+    settings.ACCOUNTS_CLOCK_SKEW_MARGIN = 30
+    assert app_settings.CLOCK_SKEW_MARGIN == timedelta(seconds=30)
+
+
+def test_negative_clock_skew_margin_is_a_clear_configuration_error(settings):
+    settings.ACCOUNTS_CLOCK_SKEW_MARGIN = -1
+
+    with pytest.raises(ImproperlyConfigured, match="ACCOUNTS_CLOCK_SKEW_MARGIN"):
+        app_settings.CLOCK_SKEW_MARGIN

@@ -6,7 +6,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from .. import transactions
-from ..tables import TTL_ATTRIBUTE, epoch_now
+from ..tables import TTL_ATTRIBUTE, epoch_now, has_expired, raw_expires
 from ..uniqueness import LOCK_SORT_KEY, constraints_of
 from .findings import KINDS, Report, find_problems
 from .scope import audited_models
@@ -94,7 +94,7 @@ def scan_table(model_class=None, *, segments=1, progress=None):
     for page in pages:
         for raw in page:
             pk = raw.get("PK", {}).get("S", "")
-            if TTL_ATTRIBUTE in raw and int(raw[TTL_ATTRIBUTE]["N"]) < now:
+            if has_expired(raw_expires(raw), now):
                 # Expired: absent, though TTL has not deleted it yet. Nothing to find or repair.
                 continue
             model = _model_of(raw, models)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import reduce
 
 from ..exceptions import InvalidTransaction
-from ..tables import TTL_ATTRIBUTE, epoch_now
+from ..tables import TTL_ATTRIBUTE, epoch_now, takeover_cutoff
 from ..uniqueness import LOCK_SORT_KEY
 
 MAX_ACTIONS = 100
@@ -45,11 +45,28 @@ class Action:
 
 @dataclass
 class Transaction:
-    """A TransactWriteItems request, ready to send (or to show, see :func:`explain`)."""
+    """A TransactWriteItems request, ready to send (or to show, see :func:`explain`).
+
+    ``now`` is this server's clock when the request was planned: every condition comparing
+    ``expires`` uses it. A resend with the same token sends the very same request (DynamoDB
+    applies a token once only for identical parameters); a new attempt (:meth:`replan`)
+    reads the clock again.
+    """
 
     operation: str
     actions: list
     token: str = field(default_factory=lambda: uuid.uuid4().hex)
+    now: int = None
+    # Builds the actions at a given ``now`` (None: the actions hold no clock reading).
+    build: object = field(default=None, repr=False, compare=False)
+
+    def replan(self):
+        """Make this the request of a new attempt after a cancelled one (which did not
+        commit): a new token, and the actions planned again with the clock read again."""
+        self.token = uuid.uuid4().hex
+        if self.build is not None:
+            self.now = epoch_now()
+            self.actions = self.build(self.now)
 
     def request(self):
         """The exact parameters of the TransactWriteItems call, as the AWS CLI takes them."""
@@ -116,9 +133,11 @@ def _guarded_put(item):
 
 @functools.lru_cache(maxsize=64)
 def _free_guard(lock_model):
-    """``attribute_not_exists(PK) OR expires < :now`` as PynamoDB serializes it: the lock is
-    free when it is absent or expired. Returns the expression, its names and the
-    placeholder of ``:now``, serialized once per model (the value changes, not the text)."""
+    """``attribute_not_exists(PK) OR expires < :cutoff`` as PynamoDB serializes it: the lock
+    is free when it is absent, or expired longer ago than the clock-skew margin
+    (``:cutoff`` = ``:now - ACCOUNTS_CLOCK_SKEW_MARGIN``, see :func:`~accounts.tables.takeover_cutoff`).
+    Returns the expression, its names and the placeholder of ``:cutoff``, serialized once
+    per model (the value changes, not the text)."""
     names, values = {}, {}
     condition = lock_model._hash_key_attribute().does_not_exist() | (lock_model.expires < 0)
     expression = condition.serialize(names, values)
@@ -128,14 +147,15 @@ def _free_guard(lock_model):
 
 def _free_condition(lock_model, now):
     """The same guard as :func:`_free_guard`, as a PynamoDB condition."""
-    return lock_model._hash_key_attribute().does_not_exist() | (lock_model.expires < now)
+    return lock_model._hash_key_attribute().does_not_exist() | (lock_model.expires < takeover_cutoff(now))
 
 
-def _lock_put(lock_model, key, owner, expires=None, now=None):
+def _lock_put(lock_model, key, owner, expires, now):
     """The guarded Put of lock ``key`` held by ``owner`` (expiring at ``expires``, if set):
     the request PynamoDB builds for ``lock_model(PK=key, owner=owner, expires=expires)``
-    with condition ``attribute_not_exists(PK) OR expires < :now``, without a model instance
-    per lock (a create puts one lock per constraint, and the lock item is three strings)."""
+    with condition ``attribute_not_exists(PK) OR expires < :cutoff`` (at ``now``), without a
+    model instance per lock (a create puts one lock per constraint, and the lock item is
+    three strings)."""
     expression, names, placeholder = _free_guard(lock_model)
     item = {"PK": {"S": key}, "SK": {"S": LOCK_SORT_KEY}}
     if expires is not None:
@@ -148,7 +168,7 @@ def _lock_put(lock_model, key, owner, expires=None, now=None):
         # On a collision DynamoDB returns the lock, so we learn who holds the value.
         "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
         "ExpressionAttributeNames": dict(names),
-        "ExpressionAttributeValues": {placeholder: {"N": str(epoch_now() if now is None else now)}},
+        "ExpressionAttributeValues": {placeholder: {"N": str(takeover_cutoff(now))}},
     }
 
 
@@ -174,9 +194,9 @@ def _lock_keep(lock_model, key, owner, constraint):
     return Action("Update", body, HELD_LOCK, (lock_model.Meta.table_name, key, LOCK_SORT_KEY), constraint, key)
 
 
-def _lock_action(kind, lock_model, key, owner, role, constraint, expires=None):
+def _lock_action(kind, lock_model, key, owner, role, constraint, now, expires=None):
     if kind == "Put":
-        body = _lock_put(lock_model, key, owner, expires)
+        body = _lock_put(lock_model, key, owner, expires, now)
     else:
         # Release only our own lock; a lock already gone is fine (nothing to release).
         body = lock_model(PK=key, owner=owner).get_delete_kwargs_from_instance(
@@ -198,12 +218,12 @@ def _kept_lock_check(lock_model, key, owner, constraint):
     return Action("ConditionCheck", body, KEPT_LOCK, (lock_model.Meta.table_name, key, LOCK_SORT_KEY), constraint, key)
 
 
-def _old_lock_action(lock_model, key, owner, constraint, keep_locks):
+def _old_lock_action(lock_model, key, owner, constraint, keep_locks, now):
     """Release old lock ``key`` (only if ours or gone), or, when ``keep_locks`` says another
     item holds it, check that it still does."""
     if key in keep_locks:
         return _kept_lock_check(lock_model, key, keep_locks[key], constraint)
-    return _lock_action("Delete", lock_model, key, owner, OLD_LOCK, constraint)
+    return _lock_action("Delete", lock_model, key, owner, OLD_LOCK, constraint, now)
 
 
 def _expires(item):
@@ -211,12 +231,12 @@ def _expires(item):
     return getattr(item, TTL_ATTRIBUTE, None) if TTL_ATTRIBUTE in type(item).get_attributes() else None
 
 
-def _still_as_read(item, names):
-    """A condition that the item exists, is not expired (``expires > :now`` when it
-    expires), and ``names`` still hold the values we read.
+def _still_as_read(item, names, now):
+    """A condition that the item exists, is not expired at ``now`` (``expires >= :now`` when
+    it expires), and ``names`` still hold the values we read.
 
     ``attribute_exists(PK)`` is sent only when no other conjunct requires the item: in
-    DynamoDB a comparison with an attribute that is not there is false, so ``expires > :now``
+    DynamoDB a comparison with an attribute that is not there is false, so ``expires >= :now``
     or ``name = :read`` already fails on a missing item (protocol/README.md: every conjunct
     sent is one the model shows necessary).
     """
@@ -224,7 +244,7 @@ def _still_as_read(item, names):
     attributes = model.get_attributes()
     expires = _expires(item)
     read = {name: getattr(item, name, None) for name in sorted(names)}
-    conditions = [] if expires is None else [attributes[TTL_ATTRIBUTE] > epoch_now()]
+    conditions = [] if expires is None else [attributes[TTL_ATTRIBUTE] >= now]
     for name, value in read.items():
         attribute = attributes[name]
         conditions.append(attribute.does_not_exist() if value is None else attribute == value)
@@ -233,25 +253,39 @@ def _still_as_read(item, names):
     return reduce(lambda left, right: left & right, conditions)
 
 
-def _absent(model):
-    """A condition that the item does not exist, or has expired (it is then absent)."""
+def _absent(model, now):
+    """A condition that the item does not exist, or expired longer ago than the clock-skew
+    margin (it is then absent by any server's clock, and its values free)."""
     condition = model._hash_key_attribute().does_not_exist()
     if TTL_ATTRIBUTE in model.get_attributes():
-        condition = condition | (model.get_attributes()[TTL_ATTRIBUTE] < epoch_now())
+        condition = condition | (model.get_attributes()[TTL_ATTRIBUTE] < takeover_cutoff(now))
     return condition
 
 
+def _transaction(operation, build, token):
+    """The transaction of the actions ``build(now)`` returns, planned at this server's clock
+    now; ``build`` plans them again for each new attempt (:meth:`Transaction.replan`)."""
+    if token is not None and not 1 <= len(token) <= MAX_TOKEN_LENGTH:
+        raise InvalidTransaction(f"A ClientRequestToken has 1 to {MAX_TOKEN_LENGTH} characters.")
 
-def _transaction(operation, actions, token):
+    def checked(now):
+        return _checked(build(now))
+
+    now = epoch_now()
+    transaction = Transaction(operation, checked(now), now=now, build=checked)
+    if token:
+        transaction.token = token
+    return transaction
+
+
+def _checked(actions):
     if len(actions) > MAX_ACTIONS:
         raise InvalidTransaction(f"{len(actions)} actions; DynamoDB allows at most {MAX_ACTIONS}.")
     targets = [action.target for action in actions]
     if len(set(targets)) < len(targets):
         repeated = sorted({str(target) for target in targets if targets.count(target) > 1})
         raise InvalidTransaction(f"Two actions on one item are not allowed: {', '.join(repeated)}")
-    if token is not None and not 1 <= len(token) <= MAX_TOKEN_LENGTH:
-        raise InvalidTransaction(f"A ClientRequestToken has 1 to {MAX_TOKEN_LENGTH} characters.")
-    return Transaction(operation, actions, token) if token else Transaction(operation, actions)
+    return actions
 
 
 def _default_range_key(model):

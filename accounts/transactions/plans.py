@@ -6,7 +6,7 @@ is :mod:`.running`'s business. ``accounts_explain`` shows a plan without sending
 """
 
 from ..exceptions import InvalidTransaction, InvalidUniqueValue
-from ..tables import epoch_now, lock_model_for
+from ..tables import lock_model_for
 from ..uniqueness import constraints_of
 from .actions import (
     CHANGE,
@@ -55,10 +55,14 @@ def plan_create(item, *, token=None):
     """The transaction creating ``item`` and one guarded lock per unique constraint.
 
     ``Put item [attribute_not_exists(PK)]``, then per constraint, in declaration order:
-    ``Put lock [attribute_not_exists(PK) OR expires < :now]`` (carrying the item's
+    ``Put lock [attribute_not_exists(PK) OR expires < :now - margin]`` (carrying the item's
     ``expires`` when it has one), or, for a partial constraint that leaves the item out,
     ``ConditionCheck lock [attribute_not_exists(PK)]``.
     """
+    return _transaction(CREATE, lambda now: _create_actions(item, now), token)
+
+
+def _create_actions(item, now):
     model = type(item)
     lock_model = lock_model_for(model)
     owner = _owner(item)
@@ -67,12 +71,12 @@ def plan_create(item, *, token=None):
     for constraint in constraints_of(model):
         key = constraint.lock_key(item)
         if key is not None:
-            actions.append(_lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint, expires))
+            actions.append(_lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint, now, expires))
             continue
         claimed = None if constraint.applies_to(item) else constraint.claimed_key(item)
         if claimed is not None:
             actions.append(_lock_check(lock_model, claimed, constraint))
-    return _transaction(CREATE, actions, token)
+    return actions
 
 
 def changed_copy(item, changes):
@@ -90,9 +94,9 @@ def changed_copy(item, changes):
 def plan_change(item, changes, *, token=None, keep_locks=None, unheld=()):
     """The transaction applying ``changes`` (attribute -> new value) to ``item`` as read.
 
-    ``Update item [(expires > :now, if it expires) AND every changed or lock-deciding
+    ``Update item [(expires >= :now, if it expires) AND every changed or lock-deciding
     attribute = as read]``, then per constraint whose lock key really changes
-    after normalization: ``Put new lock [attribute_not_exists(PK) OR expires < :now]`` (I1;
+    after normalization: ``Put new lock [attribute_not_exists(PK) OR expires < :now - margin]`` (I1;
     carrying the item's new ``expires``) and ``Delete old lock [owner = me OR
     attribute_not_exists(PK)]``. Every attribute of each moved key is guarded as read (scope
     included), so two concurrent changes of one item cannot orphan a lock (I2, I3).
@@ -110,6 +114,10 @@ def plan_change(item, changes, *, token=None, keep_locks=None, unheld=()):
     (an email change request: the new address must not be held, though no lock moves yet).
     """
     keep_locks = keep_locks or {}
+    return _transaction(CHANGE, lambda now: _change_actions(item, changes, keep_locks, unheld, now), token)
+
+
+def _change_actions(item, changes, keep_locks, unheld, now):
     model = type(item)
     changed = changed_copy(item, changes)
     lock_model = lock_model_for(model)
@@ -139,9 +147,9 @@ def plan_change(item, changes, *, token=None, keep_locks=None, unheld=()):
         # number), or the lock would move inside a team the item has left.
         guarded.update(constraint.guarded_attributes)
         if new_key is not None:
-            lock_actions.append(_lock_action("Put", lock_model, new_key, owner, NEW_LOCK, constraint, expires))
+            lock_actions.append(_lock_action("Put", lock_model, new_key, owner, NEW_LOCK, constraint, now, expires))
         if old_key is not None:
-            lock_actions.append(_old_lock_action(lock_model, old_key, owner, constraint, keep_locks))
+            lock_actions.append(_old_lock_action(lock_model, old_key, owner, constraint, keep_locks, now))
     for constraint, key in unheld:
         lock_actions.append(_lock_check(lock_model, key, constraint))
     attributes = model.get_attributes()
@@ -151,11 +159,11 @@ def plan_change(item, changes, *, token=None, keep_locks=None, unheld=()):
     ]
     update = Action(
         "Update",
-        item.get_update_kwargs_from_instance(actions=updates, condition=_still_as_read(item, guarded)),
+        item.get_update_kwargs_from_instance(actions=updates, condition=_still_as_read(item, guarded, now)),
         ITEM,
         _key_target(item),
     )
-    return _transaction(CHANGE, [update, *lock_actions], token)
+    return [update, *lock_actions]
 
 
 def plan_delete(item, *, token=None, keep_locks=None):
@@ -166,6 +174,10 @@ def plan_delete(item, *, token=None, keep_locks=None):
     a lock held by another item is not deleted but checked to still be held by it.
     """
     keep_locks = keep_locks or {}
+    return _transaction(DELETE, lambda now: _delete_actions(item, keep_locks, now), token)
+
+
+def _delete_actions(item, keep_locks, now):
     model = type(item)
     lock_model = lock_model_for(model)
     owner = _owner(item)
@@ -175,7 +187,7 @@ def plan_delete(item, *, token=None, keep_locks=None):
     actions = [
         Action(
             "Delete",
-            item.get_delete_kwargs_from_instance(condition=_still_as_read(item, guarded)),
+            item.get_delete_kwargs_from_instance(condition=_still_as_read(item, guarded, now)),
             ITEM,
             _key_target(item),
         )
@@ -183,23 +195,24 @@ def plan_delete(item, *, token=None, keep_locks=None):
     for constraint in constraints:
         key = _current_lock_key(constraint, item)
         if key is not None:
-            actions.append(_old_lock_action(lock_model, key, owner, constraint, keep_locks))
-    return _transaction(DELETE, actions, token)
+            actions.append(_old_lock_action(lock_model, key, owner, constraint, keep_locks, now))
+    return actions
 
 
-def _holder_checks(model, constraint, item, owner, owner_item):
+def _holder_checks(model, constraint, item, owner, owner_item, now):
     """ConditionChecks that ``item`` (if any) still holds its value as read, and that the
     lock's current ``owner`` still does not: gone when ``owner_item`` is ``None``, else with
     the values read (which did not map to the lock)."""
     checks = []
+    guarded = constraint.guarded_attributes
     if item is not None:
-        checks.append(_condition_check(model, _owner(item), _still_as_read(item, constraint.guarded_attributes)))
+        checks.append(_condition_check(model, _owner(item), _still_as_read(item, guarded, now)))
     # A lock naming nobody (or an empty owner, which no item can have as key) needs no check.
     if owner:
         if owner_item is None:
-            checks.append(_condition_check(model, owner, _absent(model)))
+            checks.append(_condition_check(model, owner, _absent(model, now)))
         else:
-            checks.append(_condition_check(model, owner, _still_as_read(owner_item, constraint.guarded_attributes)))
+            checks.append(_condition_check(model, owner, _still_as_read(owner_item, guarded, now)))
     return checks
 
 
@@ -222,8 +235,12 @@ def plan_claim_lock(item, constraint, *, token=None):
     as read, so a concurrent signup or change of that value wins and this repair is cancelled.
     An item a partial constraint leaves out (an unverified email) holds no lock: refused.
     """
-    put = _give_lock(item, constraint, lambda lock_model: _free_condition(lock_model, epoch_now()))
-    return _transaction(REPAIR, [put, *_holder_checks(type(item), constraint, item, None, None)], token)
+
+    def actions(now):
+        put = _give_lock(item, constraint, lambda lock_model: _free_condition(lock_model, now))
+        return [put, *_holder_checks(type(item), constraint, item, None, None, now)]
+
+    return _transaction(REPAIR, actions, token)
 
 
 def plan_transfer_lock(item, constraint, owner, owner_item=None, *, token=None):
@@ -234,7 +251,9 @@ def plan_transfer_lock(item, constraint, owner, owner_item=None, *, token=None):
     ``owner``, ``item`` still holds the value, and the owner is still gone or unchanged.
     """
     put = _give_lock(item, constraint, lambda lock_model: _held_by(lock_model, owner))
-    return _transaction(REPAIR, [put, *_holder_checks(type(item), constraint, item, owner, owner_item)], token)
+    return _transaction(
+        REPAIR, lambda now: [put, *_holder_checks(type(item), constraint, item, owner, owner_item, now)], token
+    )
 
 
 def plan_release_lock(model_class, constraint, key, owner, owner_item=None, *, token=None):
@@ -255,7 +274,9 @@ def plan_release_lock(model_class, constraint, key, owner, owner_item=None, *, t
         constraint,
         key,
     )
-    return _transaction(REPAIR, [delete, *_holder_checks(model_class, constraint, None, owner, owner_item)], token)
+    return _transaction(
+        REPAIR, lambda now: [delete, *_holder_checks(model_class, constraint, None, owner, owner_item, now)], token
+    )
 
 
 def plan_updates(updates, *, token=None):
@@ -265,4 +286,4 @@ def plan_updates(updates, *, token=None):
         Action("Update", update, ITEM, (update["TableName"], update["Key"]["PK"]["S"], update["Key"]["SK"]["S"]))
         for update in updates
     ]
-    return _transaction(COUNT, actions, token)
+    return _transaction(COUNT, lambda now: actions, token)

@@ -4,8 +4,10 @@ Retries:
 
 - transport failures (timeouts, resets) resend the SAME ``ClientRequestToken``, so a
   transaction that committed but whose answer was lost is not applied twice;
-- ``TransactionConflict`` cancellations are retried a few times with jittered backoff and a
-  new token (a cancelled transaction did not commit), then raise :class:`Busy`;
+- ``TransactionConflict`` cancellations are retried a few times with jittered backoff, each
+  a new request planned again (a new token, the clock read again: a cancelled transaction
+  did not commit), then raise :class:`Busy`; a resend with the same token is the very same
+  request (DynamoDB applies a token once only for identical parameters);
 - a failed condition is never retried: it is an answer;
 - when a request may have been applied and no answer says whether it was (the connection
   broke after sending, or DynamoDB kept answering ``TransactionInProgress``), the outcome is
@@ -19,7 +21,6 @@ A cancelled transaction's answer is read by position (:func:`cancellation_error`
 
 import random
 import time
-import uuid
 
 import botocore.exceptions
 
@@ -188,11 +189,12 @@ def run(transaction):
                 if conflicts >= CONFLICT_ATTEMPTS:
                     raise failure from error
                 # The cancelled attempt did not commit (with its token, a committed request
-                # is answered with success): the retry is a new request, not yet sent.
-                transaction.token = uuid.uuid4().hex
+                # is answered with success): after the pause, the retry is a new request,
+                # planned again at this server's clock then (never an old :now).
+                _backoff(conflicts)
+                transaction.replan()
                 request = transaction.request()
                 maybe_applied = False
-                _backoff(conflicts)
                 continue
             if code in RESEND_CODES:
                 maybe_applied = maybe_applied or code in AMBIGUOUS_CODES
