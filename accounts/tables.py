@@ -96,14 +96,79 @@ def raw_expires(raw):
     return raw_number(raw.get(TTL_ATTRIBUTE))
 
 
+def read_text(value):
+    """The text a raw DynamoDB attribute value spells: a string's own, a number's digits
+    (``{"N": "18"}`` -> ``"18"``), else ``None``."""
+    if not isinstance(value, dict):
+        return None
+    if isinstance(value.get("S"), str):
+        return value["S"]
+    return value["N"] if raw_number(value) is not None else None
+
+
 class TableModel(Model):
-    """Base of every model stored in the accounts table; :func:`configure` binds it."""
+    """Base of every model stored in the accounts table; :func:`configure` binds it.
+
+    An item is read even when an attribute has the wrong type (damage: an operator's raw
+    write), never raising: such an attribute reads as what it spells (a number's digits for
+    a string, a string of digits for a number), as false for a flag, and as absent
+    otherwise, ``expires`` included (DynamoDB's TTL ignores one that is not a number).
+    :func:`malformed_attributes` keeps what was stored, for the audit and for the guards
+    that compare it "as read".
+    """
 
     class Meta:
         table_name = "accounts"
         region = "us-east-1"
         host = None
         max_pool_connections = MAX_POOL_CONNECTIONS
+
+    @classmethod
+    def _instantiate(cls, attribute_values):
+        try:
+            return super()._instantiate(attribute_values)
+        except (TypeError, ValueError, KeyError):
+            readable, malformed = dict(attribute_values), {}
+            for name, attribute in cls.get_attributes().items():
+                stored = attribute_values.get(attribute.attr_name)
+                if stored is None or _is_readable(attribute, stored):
+                    continue
+                malformed[name] = stored
+                readable.pop(attribute.attr_name)
+                spelled = _spelled(attribute, stored)
+                if spelled is not None:
+                    readable[attribute.attr_name] = spelled
+            instance = super()._instantiate(readable)
+            instance._malformed = malformed
+            return instance
+
+
+def _is_readable(attribute, stored):
+    if "NULL" in stored:
+        return True
+    try:
+        attribute.deserialize(attribute.get_value(stored))
+    except (TypeError, ValueError, KeyError):
+        return False
+    return True
+
+
+def _spelled(attribute, stored):
+    """What a wrong-typed value reads as (see :class:`TableModel`), raw, or ``None``."""
+    if isinstance(attribute, BooleanAttribute):
+        return {"BOOL": False}
+    if type(attribute) is UnicodeAttribute and read_text(stored) is not None:
+        return {"S": read_text(stored)}
+    if type(attribute) is NumberAttribute and attribute.attr_name != TTL_ATTRIBUTE:
+        number = raw_number({"N": stored.get("S")}) if isinstance(stored.get("S"), str) else None
+        return None if number is None else {"N": stored["S"].strip()}
+    return None
+
+
+def malformed_attributes(item):
+    """``{attribute: the raw value stored}`` of ``item``'s attributes of the wrong type, as
+    read (empty for a sound item)."""
+    return getattr(item, "_malformed", {})
 
 
 class Account(TableModel):

@@ -16,6 +16,12 @@ A finding is one of, by the invariant it breaks:
 - ``orphaned`` (I3, no lock is left without a live owner holding its value): a lock whose
   value nobody holds (it names no owner, its owner is gone, or its owner's value no longer
   normalizes to the key);
+- ``malformed``: an item read with an attribute of the wrong type (damage: an operator's
+  raw write, such as ``expires`` as a string or ``owner`` as a number), a lock item (its
+  ``owner`` or ``expires``) or an audited item (its ``expires`` or the values its locks are
+  keyed on). Reads never fail on one (see :class:`accounts.tables.TableModel`); the repair
+  writes it again as it is read: a lock for its one holder, or released when nobody holds
+  its value; an item's values as read;
 - ``invalid``: an item's value cannot become a lock key (empty or too long).
 """
 
@@ -25,12 +31,12 @@ from django.utils.translation import gettext as _
 
 from ..app_settings import app_settings
 from ..exceptions import InvalidUniqueValue
-from ..tables import TTL_ATTRIBUTE, epoch_now
+from ..tables import TTL_ATTRIBUTE, epoch_now, malformed_attributes, raw_expires, raw_text
 
 ORPHANED, MISSING, WRONG_OWNER, DUPLICATE, INVALID = "orphaned", "missing", "wrong_owner", "duplicate", "invalid"
-TRANSIENT = "transient"
-KINDS = (ORPHANED, MISSING, WRONG_OWNER, DUPLICATE, TRANSIENT, INVALID)
-REPAIRABLE = frozenset({ORPHANED, MISSING, WRONG_OWNER})
+TRANSIENT, MALFORMED = "transient", "malformed"
+KINDS = (ORPHANED, MISSING, WRONG_OWNER, DUPLICATE, TRANSIENT, MALFORMED, INVALID)
+REPAIRABLE = frozenset({ORPHANED, MISSING, WRONG_OWNER, MALFORMED})
 # The invariant each kind of finding breaks (see the module docstring); ``invalid`` breaks
 # none: such a value holds no lock, and the engine refuses to write one.
 INVARIANT_OF = {DUPLICATE: "I1", MISSING: "I2", WRONG_OWNER: "I2", ORPHANED: "I3"}
@@ -40,12 +46,36 @@ NO_OWNER, OWNER_GONE, OWNER_CHANGED = "no_owner", "owner_gone", "owner_changed"
 
 
 @dataclass(frozen=True)
+class DamagedLock:
+    """A lock item read with its ``owner`` or ``expires`` of the wrong type: ``owner`` is its
+    owner when that is a string (else ``None``), ``stored`` the raw values of the damaged
+    attributes, as the repair's guard compares them."""
+
+    owner: str
+    stored: dict
+
+
+def lock_as_read(raw):
+    """What the audit keeps of a raw lock item: its owner (``None``: it names nobody), or a
+    :class:`DamagedLock` when its owner or ``expires`` has the wrong type."""
+    stored = {}
+    if "owner" in raw and raw_text(raw["owner"]) is None:
+        stored["owner"] = raw["owner"]
+    if TTL_ATTRIBUTE in raw and raw_expires(raw) is None:
+        stored[TTL_ATTRIBUTE] = raw[TTL_ATTRIBUTE]
+    owner = raw_text(raw.get("owner"))
+    return DamagedLock(owner, stored) if stored else owner
+
+
+@dataclass(frozen=True)
 class Finding:
-    """One lock key (or, for ``invalid``, one account value) out of step.
+    """One lock key (or, for ``invalid`` and a ``malformed`` item, one account) out of step.
 
     ``owner`` is the lock's owner as read (``None`` when the lock is absent or names nobody),
     ``owner_status`` says why that owner does not hold the value, and ``holders`` lists the
-    PKs of the accounts whose value normalizes to ``key``.
+    PKs of the accounts whose value normalizes to ``key``. For ``malformed``, ``malformed``
+    names the attributes of the wrong type and ``stored`` keeps them as stored; ``key`` is
+    the lock's, or the item's own PK when the damage is on the item.
     """
 
     kind: str
@@ -58,6 +88,8 @@ class Finding:
     detail: str = ""
     # The model declaring ``constraint`` (the account model when not given).
     model: object = field(default=None, compare=False, repr=False)
+    malformed: tuple = ()
+    stored: dict = field(default=None, compare=False, repr=False)
 
     @property
     def namespace(self):
@@ -73,6 +105,11 @@ class Finding:
     def invariant(self):
         """The invariant this finding breaks (``I1``, ``I2``, ``I3``), or ``None``."""
         return INVARIANT_OF.get(self.kind)
+
+    @property
+    def on_item(self):
+        """Whether this is a ``malformed`` item (its ``key`` is the item's), not a lock."""
+        return self.kind == MALFORMED and self.key in self.holders
 
     @property
     def repairable(self):
@@ -92,6 +129,7 @@ class Finding:
             "holder": self.holder,
             "holders": ", ".join(self.holders),
             "detail": self.detail,
+            "attributes": _(" and ").join(self.malformed),
         }
         return _describe_templates(self)[self.kind] % params
 
@@ -107,6 +145,7 @@ class Finding:
             "owner": self.owner,
             "owner_status": self.owner_status,
             "holders": list(self.holders),
+            "malformed": list(self.malformed),
             "description": self.describe(),
         }
 
@@ -143,6 +182,11 @@ def _describe_templates(finding):
             "Accounts %(holders)s hold this %(fields)s, but one of them expires within the clock-skew "
             "margin: by another server's clock it may have expired already. This resolves itself when it "
             "expires; nothing to choose."
+        ),
+        MALFORMED: (
+            _("Account %(holder)s's %(attributes)s is stored with the wrong type: the repair writes it again as it is read.")
+            if finding.on_item
+            else _("The lock's %(attributes)s is stored with the wrong type: the repair writes the lock again as it should be.")
         ),
         INVALID: _("Account %(holder)s's %(fields)s cannot be locked: %(detail)s"),
     }
@@ -205,6 +249,8 @@ def _examine(constraint, key, lock_exists, owner, holders, accounts, model=None,
     ``accounts`` holds every item read (PK -> item), so an owner missing from it is gone.
     """
     now = epoch_now() if now is None else now
+    damaged = owner if isinstance(owner, DamagedLock) else None
+    owner = damaged.owner if damaged else owner
     holders = tuple(sorted(holders))
     base = {
         "constraint": constraint,
@@ -217,6 +263,8 @@ def _examine(constraint, key, lock_exists, owner, holders, accounts, model=None,
     if len(holders) > 1:
         transient = any(_expires_soon(accounts[pk], now) for pk in holders if pk in accounts)
         return Finding(TRANSIENT if transient else DUPLICATE, **base)
+    if damaged:
+        return Finding(MALFORMED, malformed=tuple(sorted(damaged.stored)), stored=damaged.stored, **base)
     if lock_exists and owner in holders:
         return None
     if not lock_exists:
@@ -239,6 +287,13 @@ def find_problems(accounts, locks, constraints, model=None):
     findings = []
     now = epoch_now()
     holding = {pk: item for pk, item in accounts.items() if model is None or type(item) is model}
+    for pk, item in holding.items():
+        stored = malformed_attributes(item)
+        if stored and constraints:
+            malformed = tuple(sorted(stored))
+            findings.append(
+                Finding(MALFORMED, constraints[0], pk, True, holders=(pk,), model=model, malformed=malformed, stored=stored)
+            )
     for constraint in constraints:
         holders = {}
         for pk, account in holding.items():

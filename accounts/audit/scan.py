@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from .. import transactions
 from ..tables import TTL_ATTRIBUTE, epoch_now, has_expired, raw_expires
 from ..uniqueness import LOCK_SORT_KEY, constraints_of
-from .findings import KINDS, Report, find_problems
+from .findings import KINDS, Report, find_problems, lock_as_read
 from .scope import audited_models
 
 
@@ -61,7 +61,8 @@ def scan_table(model_class=None, *, segments=1, progress=None):
 
     Covers ``model_class`` alone when given, else every model of :func:`audited_models`.
     Returns ``(items, locks, scanned)``: PK -> item (key and unique values only), lock key
-    -> owner (``None`` when the lock names nobody), and the number of items scanned.
+    -> owner (``None`` when the lock names nobody; a ``DamagedLock`` when its owner or
+    ``expires`` has the wrong type), and the number of items scanned.
     ``progress(scanned)`` is called after each page, from the scanning threads.
 
     One pass reads every kind of item through the table connection, which is what
@@ -101,7 +102,7 @@ def scan_table(model_class=None, *, segments=1, progress=None):
             if model is not None:
                 items[pk] = model.from_raw_data(raw)
             elif raw.get("SK", {}).get("S") == LOCK_SORT_KEY and any(c.owns_key(pk) for c in constraints):
-                locks[pk] = raw.get("owner", {}).get("S")
+                locks[pk] = lock_as_read(raw)
     return items, locks, tally.scanned
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import reduce
 
 from ..exceptions import InvalidTransaction
-from ..tables import TTL_ATTRIBUTE, epoch_now, takeover_cutoff
+from ..tables import TTL_ATTRIBUTE, epoch_now, malformed_attributes, takeover_cutoff
 from ..uniqueness import LOCK_SORT_KEY
 
 MAX_ACTIONS = 100
@@ -243,7 +243,9 @@ def _still_as_read(item, names, now):
     model = type(item)
     attributes = model.get_attributes()
     expires = _expires(item)
-    read = {name: getattr(item, name, None) for name in sorted(names)}
+    # A value of the wrong type (damage) is compared as it is stored, raw: as read.
+    stored = malformed_attributes(item)
+    read = {name: stored.get(name, getattr(item, name, None)) for name in sorted(names)}
     conditions = [] if expires is None else [attributes[TTL_ATTRIBUTE] >= now]
     for name, value in read.items():
         attribute = attributes[name]
@@ -300,7 +302,9 @@ def _condition_check(model, hash_key, condition):
 
 
 def _held_by(lock_model, owner):
-    """A condition that the lock exists and still names ``owner`` (``None``: names nobody)."""
+    """A condition that the lock exists and still names ``owner``: an owner PK, ``None``
+    (names nobody), or the raw value of an owner of the wrong type (``{"N": "5"}``: damage,
+    compared as stored)."""
     if owner is None:
         return lock_model.PK.exists() & lock_model.owner.does_not_exist()
     return lock_model.owner == owner

@@ -207,8 +207,9 @@ def _holder_checks(model, constraint, item, owner, owner_item, now):
     guarded = constraint.guarded_attributes
     if item is not None:
         checks.append(_condition_check(model, _owner(item), _still_as_read(item, guarded, now)))
-    # A lock naming nobody (or an empty owner, which no item can have as key) needs no check.
-    if owner:
+    # A lock naming nobody, or an owner no item can have as key (empty, or of the wrong type:
+    # damage), needs no check; nor one naming the holder itself (a damaged lock rewritten).
+    if isinstance(owner, str) and owner and (item is None or owner != _owner(item)):
         if owner_item is None:
             checks.append(_condition_check(model, owner, _absent(model, now)))
         else:

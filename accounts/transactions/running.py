@@ -90,7 +90,11 @@ def _backoff(attempt):
 
 
 def _lock_owner(reason):
-    return reason.get("Item", {}).get("owner", {}).get("S")
+    """The owner of the lock ``reason`` returned (ALL_OLD): its PK, ``None`` when it names
+    nobody, or the raw value of an owner of the wrong type (damage), which a kept lock's
+    check then compares as stored."""
+    owner = reason.get("Item", {}).get("owner")
+    return owner if owner is None or "S" not in owner else owner["S"]
 
 
 def cancellation_error(transaction, reasons):
