@@ -14,7 +14,15 @@ from django.views.decorators.debug import sensitive_variables
 from . import lookups, ratelimit, store, verification
 from .adapter import get_adapter
 from .backends import UNVERIFIED_ATTRIBUTE
-from .exceptions import Busy, InvalidUniqueValue, ItemAlreadyExists, StaleItem, TokenReused, UniqueViolation
+from .exceptions import (
+    Busy,
+    InvalidUniqueValue,
+    ItemAlreadyExists,
+    ItemDeleted,
+    StaleItem,
+    TokenReused,
+    UniqueViolation,
+)
 from .models import User
 from .uniqueness import normalize_text
 
@@ -90,6 +98,8 @@ class StoreErrorsMixin:
                 self.add_error(field if field in self.fields else None, ValidationError(message, code=error.code))
         elif isinstance(error, Busy):
             self.add_error(None, adapter.validation_error("busy"))
+        elif isinstance(error, ItemDeleted):
+            self.add_error(None, adapter.validation_error("signup_stale"))
         elif isinstance(error, StaleItem):
             self.add_error(None, adapter.validation_error("stale"))
         else:
@@ -143,7 +153,8 @@ class SignupForm(NewUsernameMixin, StoreErrorsMixin, auth_forms.SetPasswordMixin
         """Create the account, or find the one an earlier post of this same form created.
 
         Returns the account. Raises :class:`~accounts.exceptions.UniqueViolation` (every
-        field in use) or :class:`~accounts.exceptions.Busy`.
+        field in use), :class:`~accounts.exceptions.ItemDeleted` (this form's account was
+        deleted since: a stale form) or :class:`~accounts.exceptions.Busy`.
         """
         adapter = get_adapter(request)
         token = self.cleaned_data["token"]

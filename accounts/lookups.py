@@ -10,7 +10,7 @@ import contextlib
 import contextvars
 
 from . import dynamo
-from .tables import has_expired, lock_model_for, raw_expires, raw_text
+from .tables import is_gone, is_tombstone, lock_model_for, raw_text
 from .uniqueness import LOCK_SORT_KEY, MAX_KEY_BYTES
 
 
@@ -49,30 +49,38 @@ def lock_owner(model_class, key):
         items = dynamo.batch_get([lock_key, *keys])
         lock = next((raw for raw in items if raw["PK"] == lock_key["PK"] and raw["SK"] == lock_key["SK"]), None)
         receive([raw for raw in items if raw is not lock])
-        lock = None if lock is None or _expired(lock) else lock
+        lock = None if lock is None or is_gone(lock) else lock
     else:
         lock = _get_raw(lock_model, key, LOCK_SORT_KEY)
     # An owner of another type than a string (damage) names no item: nobody holds the value.
     return raw_text(lock.get("owner")) if lock is not None else None
 
 
-def _expired(raw):
-    # An item past its TTL is absent, even before DynamoDB deletes it (days late at times).
-    return has_expired(raw_expires(raw))
 
 
 def get_item(model_class, hash_key):
     """The item with this partition key (sort key: the model's default), or ``None``."""
     if not can_be_a_key(hash_key):
         return None
-    range_attribute = model_class._range_key_attribute()
-    range_key = range_attribute.default if range_attribute is not None else None
-    raw = _get_raw(model_class, hash_key, range_key)
+    raw = _get_raw(model_class, hash_key, _default_range_key(model_class))
     return None if raw is None else model_class.from_raw_data(raw)
 
 
-def _get_raw(model_class, hash_key, range_key=None):
-    """The raw item at this key (a consistent GetItem), or ``None``; an expired item is absent."""
+def was_deleted(model_class, hash_key):
+    """Whether the item at this partition key was deleted and left its tombstone there
+    (consistent read): its key is never used again."""
+    raw = _get_raw(model_class, hash_key, _default_range_key(model_class), gone_too=True)
+    return raw is not None and is_tombstone(raw)
+
+
+def _default_range_key(model_class):
+    range_attribute = model_class._range_key_attribute()
+    return range_attribute.default if range_attribute is not None else None
+
+
+def _get_raw(model_class, hash_key, range_key=None, gone_too=False):
+    """The raw item at this key (a consistent GetItem), or ``None``; an expired item or a
+    tombstone is absent (unless ``gone_too``): TTL deletes expired items days late."""
     key = {}
     attributes = (model_class._hash_key_attribute(), hash_key), (model_class._range_key_attribute(), range_key)
     for attribute, value in attributes:
@@ -80,7 +88,7 @@ def _get_raw(model_class, hash_key, range_key=None):
             key[attribute.attr_name] = {attribute.attr_type: attribute.serialize(value)}
     answer = dynamo.call("get_item", TableName=model_class.Meta.table_name, Key=key, ConsistentRead=True)
     raw = answer.get("Item")
-    return None if raw is None or _expired(raw) else raw
+    return None if raw is None or (is_gone(raw) and not gone_too) else raw
 
 
 def get_by_unique(model_class, constraint, *values):

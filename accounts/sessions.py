@@ -33,7 +33,7 @@ from django.utils.crypto import get_random_string
 
 from . import dynamo
 from .app_settings import app_settings
-from .tables import PROFILE_SORT_KEY, account_pk, get_account_model, has_expired, raw_expires
+from .tables import PROFILE_SORT_KEY, account_pk, get_account_model, has_expired, is_gone, raw_expires
 
 SESSION_SORT_PREFIX = "SESSION#"
 ANONYMOUS_PREFIX = "SESSION#"
@@ -165,7 +165,8 @@ class SessionStore(SessionBase):
             return {}
         if account_id:
             profile = next((raw for raw in items if raw["SK"]["S"] == PROFILE_SORT_KEY), None)
-            account = get_account_model().from_raw_data(profile) if profile else None
+            # An expired account, or the tombstone of a deleted one, is no account.
+            account = get_account_model().from_raw_data(profile) if profile and not is_gone(profile, now) else None
             _prefetched_account.set((account_id, account))
             if self._load_all:
                 self._account_sessions = _live_sessions(items, now)

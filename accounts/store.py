@@ -10,7 +10,7 @@ from django.utils.crypto import salted_hmac
 
 from . import lookups, sessions, signals, transactions
 from .app_settings import NONE, app_settings
-from .exceptions import ItemAlreadyExists, OutcomeUnknown, StaleItem, TokenReused, Unavailable
+from .exceptions import ItemAlreadyExists, ItemDeleted, OutcomeUnknown, StaleItem, TokenReused, Unavailable
 from .tables import account_constraints, account_pk, epoch_now, get_account_model, utcnow
 from .uniqueness import normalize_text
 
@@ -64,7 +64,9 @@ def signup(email, username, password_hash, *, token=None, email_verified=None, *
 
     ``created`` is False when this exact signup (same ``token``, email and username) was
     already committed by an earlier post, such as a double click or a browser resend.
-    Raises :class:`~accounts.exceptions.UniqueViolation` naming every field in use, or
+    Raises :class:`~accounts.exceptions.ItemDeleted` when the account ``token`` names was
+    deleted since (a form posted again: an account id never comes back, whatever the
+    token's age), :class:`~accounts.exceptions.UniqueViolation` naming every field in use, or
     :class:`~accounts.exceptions.OutcomeUnknown` when neither resending with the same token
     nor reading the account back could tell whether it was written (``account_created`` is
     sent whenever it is known to be).
@@ -72,8 +74,10 @@ def signup(email, username, password_hash, *, token=None, email_verified=None, *
     account = build_signup_account(email, username, password_hash, token=token, email_verified=email_verified, **extra)
     try:
         transactions.create(account, token=token)
-    except (ItemAlreadyExists, TokenReused):
+    except (ItemAlreadyExists, TokenReused) as error:
         earlier = get_account(account.id)
+        if earlier is None and lookups.was_deleted(type(account), account.PK):
+            raise ItemDeleted("This sign-up's account was deleted since; its id is never used again.") from error
         if earlier is None or not _holds_same_values(earlier, account):
             raise
         return earlier, False

@@ -18,7 +18,7 @@ import math
 import os
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import botocore.config
 import botocore.session
@@ -37,6 +37,14 @@ PROFILE_SORT_KEY = "PROFILE"
 MAX_POOL_CONNECTIONS = 64
 # The table's one TTL attribute (DynamoDB allows one per table), on every item that expires.
 TTL_ATTRIBUTE = "expires"
+# A deleted account leaves a tombstone at its key: PK, SK, this attribute (when it was
+# deleted) and an `expires` far off. Its id is never used again: a sign-up form posted again
+# (its token derives the id) is refused by the create's attribute_not_exists(PK), whatever
+# the form's age, while every read treats the tombstone as absent. A form's token is
+# accepted for 9 minutes by a server's clock and DynamoDB remembers a token for 10: 30 days
+# outlive both by far.
+TOMBSTONE_ATTRIBUTE = "deleted"
+TOMBSTONE_LIFETIME = timedelta(days=30)
 
 
 def utcnow():
@@ -96,6 +104,17 @@ def raw_expires(raw):
     return raw_number(raw.get(TTL_ATTRIBUTE))
 
 
+def is_tombstone(raw):
+    """Whether raw item ``raw`` is the tombstone a deleted item left at its key."""
+    return TOMBSTONE_ATTRIBUTE in raw
+
+
+def is_gone(raw, now=None):
+    """Whether raw item ``raw`` counts as absent to every read: it expired, or it is a
+    tombstone."""
+    return is_tombstone(raw) or has_expired(raw_expires(raw), now)
+
+
 def read_text(value):
     """The text a raw DynamoDB attribute value spells: a string's own, a number's digits
     (``{"N": "18"}`` -> ``"18"``), else ``None``."""
@@ -122,6 +141,10 @@ class TableModel(Model):
         region = "us-east-1"
         host = None
         max_pool_connections = MAX_POOL_CONNECTIONS
+
+    # How long the tombstone a deleted item leaves at its key lasts; None: it leaves none (its
+    # key may be used again, as a player's chosen PK may).
+    tombstone_lifetime = None
 
     @classmethod
     def _instantiate(cls, attribute_values):
@@ -176,6 +199,8 @@ class Account(TableModel):
 
     # How the audit tells an account from other items of the table: PK starts with this.
     key_prefix = ACCOUNT_PREFIX
+    # A deleted account leaves a tombstone (see TOMBSTONE_ATTRIBUTE): its id never returns.
+    tombstone_lifetime = TOMBSTONE_LIFETIME
 
     PK = UnicodeAttribute(hash_key=True)
     SK = UnicodeAttribute(range_key=True, default=PROFILE_SORT_KEY)

@@ -75,7 +75,8 @@ def violations(models=None, *, quiescent=True, items=None):
                 locks[raw["PK"]["S"]] = raw.get("owner", {}).get("S")
             continue
         model = _model_of(raw, models)
-        if model is not None and is_live(raw, now):
+        # A deleted item's tombstone holds nothing and owns nothing.
+        if model is not None and is_live(raw, now) and "deleted" not in raw:
             live[raw["PK"]["S"]] = model.from_raw_data(raw)
     found = []
     constrained = [(model, constraint) for model in models for constraint in constraints_of(model)]

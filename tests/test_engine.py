@@ -134,12 +134,14 @@ def test_a_change_of_a_deleted_item_is_stale_and_does_not_bring_it_back(ddb):
     # Every value this change guards was absent when read (attribute_not_exists), and such a
     # condition holds on a missing item too: without attribute_exists(PK) the Update would
     # re-create the deleted account as a fragment holding only the new attribute.
+    # Nor may it change the tombstone the account left (which holds none of those values).
     account = signup("ada@example.org", "ada")
     earlier_copy = store.get_account(account.id)
     store.delete_account(account)
     with pytest.raises(StaleItem):
         transactions.change(earlier_copy, {"pending_email": "new@example.org"})
-    assert table_items() == {}
+    assert set(table_items()) == {account.PK}
+    assert set(table_items()[account.PK]) == {"PK", "SK", "deleted", "expires"}
 
 
 def test_a_change_guarded_by_a_value_refuses_a_deleted_item_without_attribute_exists(ddb):
@@ -152,7 +154,8 @@ def test_a_change_guarded_by_a_value_refuses_a_deleted_item_without_attribute_ex
     store.delete_account(account)
     with pytest.raises(StaleItem):
         store.change_username(earlier_copy, "ada2")
-    assert table_items() == {}
+    assert set(table_items()) == {account.PK}
+    assert set(table_items()[account.PK]) == {"PK", "SK", "deleted", "expires"}
 
 
 def test_delete_releases_every_lock(ddb):
@@ -160,7 +163,8 @@ def test_delete_releases_every_lock(ddb):
     signup("bob@example.org", "bob")
     store.delete_account(account)
     bob = store.get_by_username("bob").PK
-    assert set(table_items()) == {bob, "UNIQ#EMAIL#bob@example.org", "UNIQ#HANDLE#bob", "UNIQ#HANDLE_SKEL#bob"}
+    # ada's item is now her tombstone (her id never comes back).
+    assert set(table_items()) == {account.PK, bob, "UNIQ#EMAIL#bob@example.org", "UNIQ#HANDLE#bob", "UNIQ#HANDLE_SKEL#bob"}
     assert signup("ada@example.org", "ada")
 
 
@@ -188,7 +192,7 @@ def test_a_lock_missing_behind_the_engines_back_does_not_block_delete(ddb):
     account = signup("ada@example.org", "ada")
     Lock(PK="UNIQ#HANDLE#ada").delete()
     store.delete_account(account)
-    assert table_items() == {}
+    assert set(table_items()) == {account.PK}  # its tombstone
 
 
 def test_delete_of_an_item_changed_since_it_was_read_is_stale(ddb):

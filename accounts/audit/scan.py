@@ -6,7 +6,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from .. import transactions
-from ..tables import TTL_ATTRIBUTE, epoch_now, has_expired, raw_expires
+from ..tables import TOMBSTONE_ATTRIBUTE, TTL_ATTRIBUTE, epoch_now, is_gone
 from ..uniqueness import LOCK_SORT_KEY, constraints_of
 from .findings import KINDS, Report, find_problems, lock_as_read
 from .scope import audited_models
@@ -84,7 +84,7 @@ def scan_table(model_class=None, *, segments=1, progress=None):
         unique_names.update(
             declared[name].attr_name for constraint in constraints_of(model) for name in constraint.guarded_attributes
         )
-    attributes = sorted({"PK", "SK", "owner", TTL_ATTRIBUTE, *unique_names})
+    attributes = sorted({"PK", "SK", "owner", TTL_ATTRIBUTE, TOMBSTONE_ATTRIBUTE, *unique_names})
     tally = _ScanTally(progress)
     with ThreadPoolExecutor(max_workers=segments) as pool:
         pages = list(
@@ -95,8 +95,9 @@ def scan_table(model_class=None, *, segments=1, progress=None):
     for page in pages:
         for raw in page:
             pk = raw.get("PK", {}).get("S", "")
-            if has_expired(raw_expires(raw), now):
-                # Expired: absent, though TTL has not deleted it yet. Nothing to find or repair.
+            if is_gone(raw, now):
+                # Expired (TTL has not deleted it yet), or a deleted item's tombstone: absent.
+                # Nothing to find or repair.
                 continue
             model = _model_of(raw, models)
             if model is not None:

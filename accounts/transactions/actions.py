@@ -12,8 +12,10 @@ import uuid
 from dataclasses import dataclass, field
 from functools import reduce
 
+from pynamodb.expressions.operand import Path
+
 from ..exceptions import InvalidTransaction
-from ..tables import TTL_ATTRIBUTE, epoch_now, malformed_attributes, takeover_cutoff
+from ..tables import TOMBSTONE_ATTRIBUTE, TTL_ATTRIBUTE, epoch_now, malformed_attributes, takeover_cutoff
 from ..uniqueness import LOCK_SORT_KEY
 
 MAX_ACTIONS = 100
@@ -238,7 +240,9 @@ def _still_as_read(item, names, now):
     ``attribute_exists(PK)`` is sent only when no other conjunct requires the item: in
     DynamoDB a comparison with an attribute that is not there is false, so ``expires >= :now``
     or ``name = :read`` already fails on a missing item (protocol/README.md: every conjunct
-    sent is one the model shows necessary).
+    sent is one the model shows necessary). Likewise ``attribute_not_exists(deleted)``, only
+    when no ``name = :read`` rules out a tombstone (which holds nothing but its key, when it
+    was deleted and a far-off ``expires``).
     """
     model = type(item)
     attributes = model.get_attributes()
@@ -250,18 +254,37 @@ def _still_as_read(item, names, now):
     for name, value in read.items():
         attribute = attributes[name]
         conditions.append(attribute.does_not_exist() if value is None else attribute == value)
+    values_read = [value for name, value in read.items() if name != TTL_ATTRIBUTE and value is not None]
+    if model.tombstone_lifetime is not None and not values_read:
+        conditions.insert(0, Path(TOMBSTONE_ATTRIBUTE).does_not_exist())
     if expires is None and all(value is None for value in read.values()):
         conditions.insert(0, model._hash_key_attribute().exists())
     return reduce(lambda left, right: left & right, conditions)
 
 
 def _absent(model, now):
-    """A condition that the item does not exist, or expired longer ago than the clock-skew
-    margin (it is then absent by any server's clock, and its values free)."""
+    """A condition that the item does not exist, expired longer ago than the clock-skew
+    margin (it is then absent by any server's clock, and its values free), or is a
+    tombstone."""
     condition = model._hash_key_attribute().does_not_exist()
     if TTL_ATTRIBUTE in model.get_attributes():
         condition = condition | (model.get_attributes()[TTL_ATTRIBUTE] < takeover_cutoff(now))
+    if model.tombstone_lifetime is not None:
+        condition = condition | Path(TOMBSTONE_ATTRIBUTE).exists()
     return condition
+
+
+def _item_removal(item, condition, now):
+    """The action removing ``item`` if ``condition`` holds: its Delete, or, for a model that
+    leaves a tombstone, the Put of its tombstone (``PK``, ``SK``, ``deleted``, ``expires``)
+    in its place, which keeps its key from ever being created again."""
+    model = type(item)
+    body = item.get_delete_kwargs_from_instance(condition=condition)
+    if model.tombstone_lifetime is None:
+        return Action("Delete", body, ITEM, _key_target(item))
+    ends = now + int(model.tombstone_lifetime.total_seconds())
+    tombstone = {**body.pop("Key"), TOMBSTONE_ATTRIBUTE: {"N": str(now)}, TTL_ATTRIBUTE: {"N": str(ends)}}
+    return Action("Put", {"TableName": body.pop("TableName"), "Item": tombstone, **body}, ITEM, _key_target(item))
 
 
 def _transaction(operation, build, token):

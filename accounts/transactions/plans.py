@@ -24,6 +24,7 @@ from .actions import (
     _free_condition,
     _guarded_put,
     _held_by,
+    _item_removal,
     _key_target,
     _lock_action,
     _lock_check,
@@ -169,7 +170,8 @@ def _change_actions(item, changes, keep_locks, unheld, now):
 def plan_delete(item, *, token=None, keep_locks=None):
     """The transaction deleting ``item`` and releasing every lock it holds.
 
-    The item's Delete is guarded by its unique values as read; each lock's Delete by
+    The item's Delete (for an account, the Put of its tombstone in its place) is guarded by
+    its unique values as read; each lock's Delete by
     ``owner = me OR attribute_not_exists(PK)``. ``keep_locks`` is as in :func:`plan_change`:
     a lock held by another item is not deleted but checked to still be held by it.
     """
@@ -184,14 +186,7 @@ def _delete_actions(item, keep_locks, now):
     constraints = constraints_of(model)
     # Partial constraints' conditions too: a verification landing first takes the email lock.
     guarded = {name for constraint in constraints for name in constraint.guarded_attributes}
-    actions = [
-        Action(
-            "Delete",
-            item.get_delete_kwargs_from_instance(condition=_still_as_read(item, guarded, now)),
-            ITEM,
-            _key_target(item),
-        )
-    ]
+    actions = [_item_removal(item, _still_as_read(item, guarded, now), now)]
     for constraint in constraints:
         key = _current_lock_key(constraint, item)
         if key is not None:
