@@ -12,6 +12,9 @@
   ``key_prefix`` (the audit could not tell its items apart).
 - ``accounts.W001``: the table cannot be reached or does not exist.
 - ``accounts.W002``: the table is not keyed ``PK`` (string, hash) + ``SK`` (string, range).
+- ``accounts.E014``: the table's locks are keyed with another version of the Unicode data
+  and folding rules (:data:`accounts.identifiers.KEY_VERSION`) than this server's, or with
+  an unknown one: run ``accounts_backfill`` first.
 - ``accounts.E009``: ``AUTHENTICATION_BACKENDS`` also has Django's ``ModelBackend`` (SQL users).
 - ``accounts.W003``: ``django.contrib.admin`` is installed (use the staff pages).
 - ``accounts.W004``: a SQL model has a relation to ``AUTH_USER_MODEL`` (keep an ``AccountIdField``).
@@ -36,6 +39,9 @@ SQL_SESSION_ENGINES = {
 }
 EXPECTED_KEYS = {("PK", "HASH", "S"), ("SK", "RANGE", "S")}
 CREATE_TABLE_COMMAND = "python manage.py accounts_createtable"
+# The tag of the key version check (E014), which the backfill and the audit skip.
+KEYS_TAG = "accounts_keys"
+BACKFILL_COMMAND = "python manage.py accounts_backfill"
 
 
 @checks.register(checks.Tags.compatibility)
@@ -260,21 +266,25 @@ def check_account_model(app_configs, **kwargs):
     ]
 
 
-def describe_table():
-    """DescribeTable with short timeouts and no retries: a check must not hang start-up."""
+def _check_client():
+    """A DynamoDB client with short timeouts and no retries: a check must not hang start-up."""
     session = botocore.session.get_session()
     from .tables import _credentials
 
     access_key, secret_key = _credentials()
     if access_key:
         session.set_credentials(access_key, secret_key)
-    client = session.create_client(
+    return session.create_client(
         "dynamodb",
         region_name=app_settings.REGION,
         endpoint_url=app_settings.ENDPOINT_URL,
         config=botocore.config.Config(connect_timeout=1, read_timeout=2, retries={"total_max_attempts": 1}),
     )
-    return client.describe_table(TableName=app_settings.TABLE_NAME)["Table"]
+
+
+def describe_table():
+    """DescribeTable with short timeouts and no retries."""
+    return _check_client().describe_table(TableName=app_settings.TABLE_NAME)["Table"]
 
 
 def key_schema(table):
@@ -315,3 +325,31 @@ def check_table(app_configs, **kwargs):
             )
         ]
     return []
+
+
+@checks.register(KEYS_TAG)
+def check_key_version(app_configs, **kwargs):
+    """E014: the table's locks are keyed with this server's key version. Tagged apart, so
+    ``accounts_backfill`` and ``accounts_audit``, which are how a table gets there, run
+    without it."""
+    from .identifiers import KEY_VERSION
+    from .tables import recorded_key_version
+
+    name = app_settings.TABLE_NAME
+    where = app_settings.ENDPOINT_URL or f"AWS {app_settings.REGION}"
+    try:
+        recorded = recorded_key_version(_check_client())
+    except (botocore.exceptions.BotoCoreError, botocore.exceptions.ClientError, OSError):
+        return []  # W001 says what is wrong with the table, when anything is
+    if recorded == KEY_VERSION:
+        return []
+    keyed = f"with {recorded!r}" if recorded else "before lock keys were versioned"
+    return [
+        checks.Error(
+            f"The locks of DynamoDB table {name!r} at {where} are keyed {keyed}; this server computes keys "
+            f"with {KEY_VERSION!r} (Unicode data or folding rules changed): look-alikes could slip past "
+            "their owners' locks, and renames release the wrong keys.",
+            hint=f"Run: {BACKFILL_COMMAND} (it re-keys the locks, then records the new version).",
+            id="accounts.E014",
+        )
+    ]

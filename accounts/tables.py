@@ -22,12 +22,12 @@ from datetime import datetime, timedelta, timezone
 
 import botocore.config
 import botocore.session
-from pynamodb.attributes import BooleanAttribute, NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute
+from pynamodb.attributes import BooleanAttribute, MapAttribute, NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute
 from pynamodb.models import Model
 
-from . import deadline
+from . import deadline, identifiers
 from .app_settings import app_settings
-from .identifiers import skeleton_normalizer
+from .identifiers import key_version_of, skeleton_normalizer
 from .uniqueness import LOCK_SORT_KEY, UniqueConstraint, normalize_text
 
 ACCOUNT_PREFIX = "ACCT#"
@@ -45,6 +45,9 @@ TTL_ATTRIBUTE = "expires"
 # outlive both by far.
 TOMBSTONE_ATTRIBUTE = "deleted"
 TOMBSTONE_LIFETIME = timedelta(days=30)
+# The item recording the key version (identifiers.KEY_VERSION) the table's locks are keyed
+# with: the system check accounts.E014 compares it with the running one.
+KEY_VERSION_ITEM = {"PK": {"S": "META#KEYS"}, "SK": {"S": "META"}}
 
 
 def utcnow():
@@ -219,6 +222,11 @@ class Account(TableModel):
     # A requested email change waiting for its link: the new address and the link's nonce.
     pending_email = UnicodeAttribute(null=True)
     pending_nonce = UnicodeAttribute(null=True)
+    # The lock keys the account holds, by namespace, written in the same transaction as each
+    # lock: a change or deletion releases the key stored here, never one computed again
+    # (after a Unicode upgrade it may differ). Absent on accounts written before it existed
+    # (accounts_backfill records it); a namespace missing from it is computed.
+    lock_keys = MapAttribute(null=True)
 
     @classmethod
     def get_unique_constraints(cls):
@@ -239,6 +247,10 @@ class Lock(TableModel):
     owner = UnicodeAttribute()
     # Set while the owner is an unverified account: the lock expires with it.
     expires = NumberAttribute(null=True)
+    # The version of the data its key was computed with (identifiers.KEY_VERSION), for a
+    # constraint whose normalizer depends on Unicode: during a rolling deploy, which of two
+    # key functions wrote it.
+    key_version = UnicodeAttribute(null=True)
 
 
 @functools.cache
@@ -276,16 +288,19 @@ def account_constraints():
                 allow_empty=allow_empty,
                 # The email is held only by an account that proved it reads the mailbox.
                 partial_on=options.get("partial_on", "email_verified" if field == "email" else None),
+                key_version=key_version_of(normalizer),
             )
         )
         if options.get("skeleton_namespace"):
+            skeleton = skeleton_normalizer(normalizer)
             skeletons.append(
                 UniqueConstraint(
                     field,
                     namespace=options["skeleton_namespace"],
-                    normalizer=skeleton_normalizer(normalizer),
+                    normalizer=skeleton,
                     allow_empty=allow_empty,
                     lookalike=True,
+                    key_version=key_version_of(skeleton),
                 )
             )
     return (*constraints, *skeletons)
@@ -404,13 +419,32 @@ def plain_client():
 
 def create_table(wait=True):
     """Create the accounts table (PK/SK strings, on-demand) if missing, with TTL on
-    ``expires`` (``UpdateTimeToLive``; an existing table gets TTL too). True if created."""
+    ``expires`` (``UpdateTimeToLive``; an existing table gets TTL too), recording the key
+    version its locks will be keyed with. True if created."""
     if Account.exists():
         enable_ttl()
         return False
     Account.create_table(billing_mode="PAY_PER_REQUEST", wait=wait)
     enable_ttl()
+    record_key_version()
     return True
+
+
+def record_key_version():
+    """Record in the table (item ``PK=META#KEYS``, ``SK=META``) that its locks are keyed
+    with this server's :data:`~accounts.identifiers.KEY_VERSION`: a new table's, or after
+    ``accounts_backfill`` re-keyed them all."""
+    version = {"S": identifiers.KEY_VERSION}
+    dynamodb_client().put_item(TableName=TableModel.Meta.table_name, Item={**KEY_VERSION_ITEM, "key_version": version})
+
+
+def recorded_key_version(client=None):
+    """The key version the table records (see :func:`record_key_version`), or ``None`` for
+    a table whose locks were written before keys were versioned. ``client``: the botocore
+    client to read with (default: the transactions')."""
+    client = client or dynamodb_client()
+    answer = client.get_item(TableName=TableModel.Meta.table_name, Key=KEY_VERSION_ITEM, ConsistentRead=True)
+    return raw_text(answer.get("Item", {}).get("key_version"))
 
 
 def enable_ttl():

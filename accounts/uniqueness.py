@@ -79,6 +79,9 @@ class UniqueConstraint:
     ``allow_empty=True`` an empty value takes no lock, like SQL's NULL in a UNIQUE column;
     otherwise an empty value is an error. ``lookalike=True`` marks a constraint keyed on a
     confusable skeleton: values sharing its key look alike rather than being equal.
+    ``key_version`` names the data the normalizer depends on (Unicode's, see
+    :data:`accounts.identifiers.KEY_VERSION`), which each of its locks records; ``None``
+    for a normalizer that depends on none.
     """
 
     def __init__(
@@ -90,6 +93,7 @@ class UniqueConstraint:
         allow_empty=False,
         lookalike=False,
         partial_on=None,
+        key_version=None,
     ):
         if not fields:
             raise ValueError("A unique constraint needs at least one field.")
@@ -102,6 +106,7 @@ class UniqueConstraint:
         self.allow_empty = allow_empty
         self.lookalike = lookalike
         self.partial_on = partial_on
+        self.key_version = key_version
 
     def __repr__(self):
         scope = f" scope={self.scope}" if self.scope else ""

@@ -11,7 +11,7 @@ import pytest
 from django.contrib.auth import authenticate
 from django.urls import reverse
 
-from accounts import audit, lookups, sessions, store
+from accounts import audit, identifiers, lookups, sessions, store
 from accounts.exceptions import UniqueViolation
 from accounts.tables import Account, TableModel, malformed_attributes
 from tests.invariants import violations
@@ -81,7 +81,12 @@ def test_a_lock_whose_expires_is_a_string_is_read_found_and_rewritten(table, sta
     [result] = audit.repair_all(audit.run_audit())
 
     assert (result.outcome, result.action) == (audit.REPAIRED, audit.TRANSFERRED)
-    assert table_items()["UNIQ#HANDLE#bob"] == {"PK": "UNIQ#HANDLE#bob", "SK": "LOCK", "owner": bob.PK}
+    assert table_items()["UNIQ#HANDLE#bob"] == {
+        "PK": "UNIQ#HANDLE#bob",
+        "SK": "LOCK",
+        "owner": bob.PK,
+        "key_version": identifiers.KEY_VERSION,
+    }
     assert audit.run_audit().consistent
 
 

@@ -6,7 +6,7 @@ import uuid
 import pytest
 from pynamodb.attributes import UnicodeAttribute
 
-from accounts import lookups, store, transactions
+from accounts import identifiers, lookups, store, transactions
 from accounts.examples import Player
 from accounts.exceptions import (
     InvalidTransaction,
@@ -16,7 +16,7 @@ from accounts.exceptions import (
     TokenReused,
     UniqueViolation,
 )
-from accounts.tables import Account, Lock, TableModel, dynamodb_client
+from accounts.tables import KEY_VERSION_ITEM, Account, Lock, TableModel, dynamodb_client
 from accounts.uniqueness import UniqueConstraint, normalize_exact
 
 pytestmark = pytest.mark.dynamodb_local
@@ -27,10 +27,15 @@ def signup(email, username):
 
 
 def table_items():
-    """Every item in the table, as {PK: attributes} (one consistent scan, test only)."""
+    """Every item in the table but the one recording its key version, as {PK: attributes}
+    (one consistent scan, test only)."""
     client = dynamodb_client()
     items = client.scan(TableName=TableModel.Meta.table_name, ConsistentRead=True)["Items"]
-    return {item["PK"]["S"]: {name: list(value.values())[0] for name, value in item.items()} for item in items}
+    return {
+        item["PK"]["S"]: {name: list(value.values())[0] for name, value in item.items()}
+        for item in items
+        if item["PK"] != KEY_VERSION_ITEM["PK"]
+    }
 
 
 def locks():
@@ -43,7 +48,17 @@ def test_signup_writes_the_account_and_one_lock_per_unique_field(ddb):
     assert set(items) == {account.PK, "UNIQ#EMAIL#ada@example.org", "UNIQ#HANDLE#ada", "UNIQ#HANDLE_SKEL#ada"}
     assert items[account.PK]["SK"] == "PROFILE"
     assert items[account.PK]["email"] == "Ada@Example.org"
-    assert items["UNIQ#EMAIL#ada@example.org"] == {"PK": "UNIQ#EMAIL#ada@example.org", "SK": "LOCK", "owner": account.PK}
+    assert items["UNIQ#EMAIL#ada@example.org"] == {
+        "PK": "UNIQ#EMAIL#ada@example.org",
+        "SK": "LOCK",
+        "owner": account.PK,
+        "key_version": identifiers.KEY_VERSION,
+    }
+    assert items[account.PK]["lock_keys"] == {
+        "EMAIL": {"S": "UNIQ#EMAIL#ada@example.org"},
+        "HANDLE": {"S": "UNIQ#HANDLE#ada"},
+        "HANDLE_SKEL": {"S": "UNIQ#HANDLE_SKEL#ada"},
+    }
 
 
 def test_second_signup_with_same_email_is_refused_naming_email_and_its_owner(ddb):

@@ -83,7 +83,8 @@ def action_label(operation, kind, key, condition, role=None):
     request ``accounts_explain`` printed, it is read from the kind (and, for a lock's
     ConditionCheck, from its condition)."""
     if key.startswith(ACCOUNT_PREFIX):
-        return "item" if kind != "ConditionCheck" else None  # holder/owner: decided by the caller
+        # A repair's holder (an Update recording the lock it is given) or owner: the caller's.
+        return "item" if kind != "ConditionCheck" and operation != "repair" else None
     namespace = key.split("#")[1]
     if role is not None:
         label = ROLE_LABELS[role]

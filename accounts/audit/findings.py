@@ -22,6 +22,9 @@ A finding is one of, by the invariant it breaks:
   keyed on). Reads never fail on one (see :class:`accounts.tables.TableModel`); the repair
   writes it again as it is read: a lock for its one holder, or released when nobody holds
   its value; an item's values as read;
+- ``unrecorded``: an item holds its locks (they name it) but does not record their keys in
+  ``lock_keys`` (an item written before items recorded them): a change would compute the
+  keys to release instead of reading them; ``accounts_backfill`` records them;
 - ``invalid``: an item's value cannot become a lock key (empty or too long).
 """
 
@@ -32,11 +35,12 @@ from django.utils.translation import gettext as _
 from ..app_settings import app_settings
 from ..exceptions import InvalidUniqueValue
 from ..tables import TTL_ATTRIBUTE, epoch_now, malformed_attributes, raw_expires, raw_text
+from ..transactions import LOCK_KEYS, recorded_keys
 
 ORPHANED, MISSING, WRONG_OWNER, DUPLICATE, INVALID = "orphaned", "missing", "wrong_owner", "duplicate", "invalid"
-TRANSIENT, MALFORMED = "transient", "malformed"
-KINDS = (ORPHANED, MISSING, WRONG_OWNER, DUPLICATE, TRANSIENT, MALFORMED, INVALID)
-REPAIRABLE = frozenset({ORPHANED, MISSING, WRONG_OWNER, MALFORMED})
+TRANSIENT, MALFORMED, UNRECORDED = "transient", "malformed", "unrecorded"
+KINDS = (ORPHANED, MISSING, WRONG_OWNER, DUPLICATE, TRANSIENT, MALFORMED, UNRECORDED, INVALID)
+REPAIRABLE = frozenset({ORPHANED, MISSING, WRONG_OWNER, MALFORMED, UNRECORDED})
 # The invariant each kind of finding breaks (see the module docstring); ``invalid`` breaks
 # none: such a value holds no lock, and the engine refuses to write one.
 INVARIANT_OF = {DUPLICATE: "I1", MISSING: "I2", WRONG_OWNER: "I2", ORPHANED: "I3"}
@@ -108,8 +112,9 @@ class Finding:
 
     @property
     def on_item(self):
-        """Whether this is a ``malformed`` item (its ``key`` is the item's), not a lock."""
-        return self.kind == MALFORMED and self.key in self.holders
+        """Whether this finding is on an item (its ``key`` is the item's), not on a lock: a
+        ``malformed`` item, or an ``unrecorded`` one."""
+        return self.kind in (MALFORMED, UNRECORDED) and self.key in self.holders
 
     @property
     def repairable(self):
@@ -184,9 +189,19 @@ def _describe_templates(finding):
             "expires; nothing to choose."
         ),
         MALFORMED: (
-            _("Account %(holder)s's %(attributes)s is stored with the wrong type: the repair writes it again as it is read.")
+            _(
+                "Account %(holder)s's %(attributes)s is stored with the wrong type: "
+                "the repair writes it again as it is read."
+            )
             if finding.on_item
-            else _("The lock's %(attributes)s is stored with the wrong type: the repair writes the lock again as it should be.")
+            else _(
+                "The lock's %(attributes)s is stored with the wrong type: "
+                "the repair writes the lock again as it should be."
+            )
+        ),
+        UNRECORDED: _(
+            "Account %(holder)s holds its locks but does not record their keys (it was written before "
+            "accounts recorded them): the repair records them."
         ),
         INVALID: _("Account %(holder)s's %(fields)s cannot be locked: %(detail)s"),
     }
@@ -278,6 +293,18 @@ def _examine(constraint, key, lock_exists, owner, holders, accounts, model=None,
     return Finding(WRONG_OWNER if holders else ORPHANED, owner_status=owner_status, **base)
 
 
+def _is_unrecorded(constraint, key, holder):
+    """Whether ``holder``, which holds lock ``key`` (it names it), records its keys and not
+    this one."""
+    return LOCK_KEYS in type(holder).get_attributes() and recorded_keys(holder).get(constraint.namespace) != key
+
+
+def unrecorded_finding(pk, keys, constraints, model=None):
+    """The ``unrecorded`` finding of item ``pk``: it holds ``keys`` (namespace -> key) but
+    does not record them; ``stored`` keeps them for the repair."""
+    return Finding(UNRECORDED, constraints[0], pk, True, holders=(pk,), model=model, stored=keys)
+
+
 def find_problems(accounts, locks, constraints, model=None):
     """Every finding for these items (PK -> item) and locks (key -> owner or ``None``).
 
@@ -291,9 +318,9 @@ def find_problems(accounts, locks, constraints, model=None):
         stored = malformed_attributes(item)
         if stored and constraints:
             malformed = tuple(sorted(stored))
-            findings.append(
-                Finding(MALFORMED, constraints[0], pk, True, holders=(pk,), model=model, malformed=malformed, stored=stored)
-            )
+            item_finding = {"holders": (pk,), "model": model, "malformed": malformed, "stored": stored}
+            findings.append(Finding(MALFORMED, constraints[0], pk, True, **item_finding))
+    unrecorded = {}
     for constraint in constraints:
         holders = {}
         for pk, account in holding.items():
@@ -313,5 +340,9 @@ def find_problems(accounts, locks, constraints, model=None):
             )
             if finding is not None:
                 findings.append(finding)
+            elif key in holders and _is_unrecorded(constraint, key, holding[holders[key][0]]):
+                unrecorded.setdefault(holders[key][0], {})[constraint.namespace] = key
+    for pk, keys in unrecorded.items():
+        findings.append(unrecorded_finding(pk, keys, constraints, model))
     findings.sort(key=lambda finding: (KINDS.index(finding.kind), finding.key or "", finding.holders))
     return findings

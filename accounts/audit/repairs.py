@@ -15,9 +15,20 @@ from dataclasses import dataclass
 
 from .. import lookups, transactions
 from ..exceptions import InvalidUniqueValue, StaleItem, UniquenessError
-from ..tables import account_pk, get_account_model
-from ..tables import malformed_attributes
-from .findings import MALFORMED, MISSING, ORPHANED, REPAIRABLE, WRONG_OWNER, Finding, _examine
+from ..tables import account_pk, get_account_model, malformed_attributes
+from ..uniqueness import constraints_of
+from .findings import (
+    MALFORMED,
+    MISSING,
+    ORPHANED,
+    REPAIRABLE,
+    UNRECORDED,
+    WRONG_OWNER,
+    Finding,
+    _examine,
+    _is_unrecorded,
+    unrecorded_finding,
+)
 from .locks import _read_lock
 from .scope import constraint_for_namespace, model_and_constraint
 
@@ -29,8 +40,8 @@ REPAIRED, CHANGED, FAILED, NOT_REPAIRABLE, NOTHING_TO_DO = (
     "not_repairable",
     "nothing_to_do",
 )
-RELEASED, CLAIMED, TRANSFERRED, REWRITTEN = "released", "claimed", "transferred", "rewritten"
-ACTION_OF = {ORPHANED: RELEASED, MISSING: CLAIMED, WRONG_OWNER: TRANSFERRED}
+RELEASED, CLAIMED, TRANSFERRED, REWRITTEN, RECORDED = "released", "claimed", "transferred", "rewritten", "recorded"
+ACTION_OF = {ORPHANED: RELEASED, MISSING: CLAIMED, WRONG_OWNER: TRANSFERRED, UNRECORDED: RECORDED}
 
 # Transactions on different locks never conflict, so repairs run side by side.
 REPAIR_WORKERS = 8
@@ -40,8 +51,9 @@ REPAIR_WORKERS = 8
 class Repair:
     """How the repair of one finding ended: ``outcome`` is ``repaired``, ``changed`` (the
     table moved since it was read; nothing written), ``failed``, ``not_repairable`` or
-    ``nothing_to_do``; ``action`` is ``released``, ``claimed``, ``transferred`` or
-    ``rewritten`` (a damaged item's values)."""
+    ``nothing_to_do``; ``action`` is ``released``, ``claimed``, ``transferred``,
+    ``rewritten`` (a damaged item's values) or ``recorded`` (the key of a lock the item
+    holds, in its ``lock_keys``)."""
 
     finding: Finding
     outcome: str
@@ -74,9 +86,11 @@ def plan_repair(finding, accounts, model_class=None):
         return transactions.plan_transfer_lock(accounts[finding.holder], constraint, finding.owner, owner_item)
     if finding.kind == ORPHANED:
         return transactions.plan_release_lock(model, constraint, finding.key, finding.owner, owner_item)
+    if finding.kind == UNRECORDED:
+        return transactions.plan_record_locks(accounts[finding.holder], finding.stored)
     if finding.kind == MALFORMED and finding.on_item:
         item = accounts[finding.holder]
-        return transactions.plan_change(item, {name: getattr(item, name) for name in malformed_attributes(item)})
+        return transactions.plan_rewrite(item, malformed_attributes(item))
     if finding.kind == MALFORMED:
         # The lock as stored: its owner of the wrong type is compared raw, as read.
         owner = finding.stored.get("owner", finding.owner)
@@ -88,7 +102,7 @@ def plan_repair(finding, accounts, model_class=None):
 
 def action_of(finding):
     """What repairing ``finding`` does to its lock (or item): ``released``, ``claimed``,
-    ``transferred`` or ``rewritten``."""
+    ``transferred``, ``rewritten`` or ``recorded``."""
     if finding.kind != MALFORMED:
         return ACTION_OF[finding.kind]
     if finding.on_item:
@@ -170,13 +184,28 @@ def examine_key(namespace, key, holder_ids=(), model_class=None):
     return _examine(constraint, key, lock_exists, owner, holders, accounts, model), accounts
 
 
-def examine_item(namespace, pk, model_class=None):
-    """Re-read item ``pk`` (a consistent GetItem): ``(a malformed finding or None, items read)``."""
+def examine_item(kind, namespace, pk, model_class=None):
+    """Re-read item ``pk`` (and, for ``unrecorded``, each lock it should hold; consistent
+    GetItems): ``(its finding of ``kind`` (``malformed`` or ``unrecorded``) or None, items
+    read)``."""
     model, constraint = model_and_constraint(namespace, model_class)
     item = lookups.get_item(model, pk)
-    if item is None or not malformed_attributes(item):
+    if item is None:
         return None, {}
+    constraints = constraints_of(model)
+    if kind == UNRECORDED:
+        keys = {}
+        for each in constraints:
+            try:
+                key = each.lock_key(item)
+            except InvalidUniqueValue:
+                continue
+            if key is not None and _read_lock(model, key) == (True, pk) and _is_unrecorded(each, key, item):
+                keys[each.namespace] = key
+        return (unrecorded_finding(pk, keys, constraints, model) if keys else None), {pk: item}
     stored = malformed_attributes(item)
+    if not stored:
+        return None, {}
     finding = Finding(
         MALFORMED, constraint, pk, True, holders=(pk,), model=model, malformed=tuple(sorted(stored)), stored=stored
     )
@@ -185,14 +214,14 @@ def examine_item(namespace, pk, model_class=None):
 
 def repair_key(kind, namespace, key, holder_ids=(), model_class=None):
     """Repair lock ``key`` as staff saw it (a finding of ``kind``), after reading it again;
-    for a ``malformed`` item, ``key`` is the item's PK.
+    for a ``malformed`` or ``unrecorded`` item, ``key`` is the item's PK.
 
     Nothing is written when the lock is now fine (``nothing_to_do``) or is now out of step
     in another way than ``kind`` (``changed``): staff should look again before acting.
     """
     model, _ = model_and_constraint(namespace, model_class)
-    if kind == MALFORMED and key.startswith(model.key_prefix):
-        finding, accounts = examine_item(namespace, key, model_class)
+    if kind in (MALFORMED, UNRECORDED) and key.startswith(model.key_prefix):
+        finding, accounts = examine_item(kind, namespace, key, model_class)
     else:
         finding, accounts = examine_key(namespace, key, holder_ids, model_class)
     if finding is None:

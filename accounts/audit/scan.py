@@ -84,7 +84,8 @@ def scan_table(model_class=None, *, segments=1, progress=None):
         unique_names.update(
             declared[name].attr_name for constraint in constraints_of(model) for name in constraint.guarded_attributes
         )
-    attributes = sorted({"PK", "SK", "owner", TTL_ATTRIBUTE, TOMBSTONE_ATTRIBUTE, *unique_names})
+    kept = {"PK", "SK", "owner", TTL_ATTRIBUTE, TOMBSTONE_ATTRIBUTE, transactions.LOCK_KEYS}
+    attributes = sorted(kept | unique_names)
     tally = _ScanTally(progress)
     with ThreadPoolExecutor(max_workers=segments) as pool:
         pages = list(

@@ -51,6 +51,7 @@ REPAIR_ACTIONS = {
     audit.CLAIMED: gettext_lazy("claimed"),
     audit.TRANSFERRED: gettext_lazy("transferred"),
     audit.REWRITTEN: gettext_lazy("written again"),
+    audit.RECORDED: gettext_lazy("recorded in its account"),
 }
 
 

@@ -45,6 +45,7 @@ from .actions import (
     HOLDER_CHECK,
     ITEM,
     KEPT_LOCK,
+    LOCK_KEYS,
     MAX_ACTIONS,
     MAX_TOKEN_LENGTH,
     NEW_LOCK,
@@ -54,14 +55,18 @@ from .actions import (
     Action,
     Transaction,
     explain,
+    recorded_keys,
 )
 from .plans import (
     changed_copy,
+    keys_after_change,
     plan_change,
     plan_claim_lock,
     plan_create,
     plan_delete,
+    plan_record_locks,
     plan_release_lock,
+    plan_rewrite,
     plan_transfer_lock,
     plan_updates,
 )

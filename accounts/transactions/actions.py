@@ -12,6 +12,7 @@ import uuid
 from dataclasses import dataclass, field
 from functools import reduce
 
+from pynamodb.attributes import MapAttribute
 from pynamodb.expressions.operand import Path
 
 from ..exceptions import InvalidTransaction
@@ -28,6 +29,8 @@ CREATE, CHANGE, DELETE, REPAIR, COUNT = "create", "change", "delete", "repair", 
 ITEM, NEW_LOCK, OLD_LOCK, HELD_LOCK = "item", "new_lock", "old_lock", "held_lock"
 # A ConditionCheck that an old lock we do not release still names the other item.
 KEPT_LOCK = "kept_lock"
+# The item attribute recording, by namespace, the lock keys it holds (see tables.Account).
+LOCK_KEYS = "lock_keys"
 # Roles in a repair: the lock being fixed, and ConditionChecks on the accounts involved.
 # Any failed condition of a repair means the table moved since it was read: StaleItem.
 REPAIRED_LOCK, HOLDER_CHECK = "repaired_lock", "holder_check"
@@ -152,16 +155,20 @@ def _free_condition(lock_model, now):
     return lock_model._hash_key_attribute().does_not_exist() | (lock_model.expires < takeover_cutoff(now))
 
 
-def _lock_put(lock_model, key, owner, expires, now):
-    """The guarded Put of lock ``key`` held by ``owner`` (expiring at ``expires``, if set):
-    the request PynamoDB builds for ``lock_model(PK=key, owner=owner, expires=expires)``
-    with condition ``attribute_not_exists(PK) OR expires < :cutoff`` (at ``now``), without a
+def _lock_put(lock_model, key, owner, expires, now, key_version=None):
+    """The guarded Put of lock ``key`` held by ``owner`` (expiring at ``expires``, if set;
+    recording ``key_version``, if set): the request PynamoDB builds for
+    ``lock_model(PK=key, owner=owner, expires=expires, key_version=key_version)`` with
+    condition ``attribute_not_exists(PK) OR expires < :cutoff`` (at ``now``), without a
     model instance per lock (a create puts one lock per constraint, and the lock item is
-    three strings)."""
+    a few strings)."""
     expression, names, placeholder = _free_guard(lock_model)
     item = {"PK": {"S": key}, "SK": {"S": LOCK_SORT_KEY}}
+    # In the order PynamoDB writes them (by name).
     if expires is not None:
-        item[TTL_ATTRIBUTE] = {"N": str(expires)}  # before owner, as PynamoDB orders them
+        item[TTL_ATTRIBUTE] = {"N": str(expires)}
+    if key_version is not None:
+        item["key_version"] = {"S": key_version}
     item["owner"] = {"S": owner}
     return {
         "TableName": lock_model.Meta.table_name,
@@ -198,7 +205,7 @@ def _lock_keep(lock_model, key, owner, constraint):
 
 def _lock_action(kind, lock_model, key, owner, role, constraint, now, expires=None):
     if kind == "Put":
-        body = _lock_put(lock_model, key, owner, expires, now)
+        body = _lock_put(lock_model, key, owner, expires, now, constraint.key_version if constraint else None)
     else:
         # Release only our own lock; a lock already gone is fine (nothing to release).
         body = lock_model(PK=key, owner=owner).get_delete_kwargs_from_instance(
@@ -226,6 +233,34 @@ def _old_lock_action(lock_model, key, owner, constraint, keep_locks, now):
     if key in keep_locks:
         return _kept_lock_check(lock_model, key, keep_locks[key], constraint)
     return _lock_action("Delete", lock_model, key, owner, OLD_LOCK, constraint, now)
+
+
+def recorded_keys(item):
+    """The lock keys ``item`` records it holds, by namespace (``{}`` when it records none:
+    its model keeps no ``lock_keys``, or it was written before they were recorded)."""
+    stored = getattr(item, LOCK_KEYS, None) if LOCK_KEYS in type(item).get_attributes() else None
+    if stored is None:
+        return {}
+    return dict(stored.as_dict() if isinstance(stored, MapAttribute) else stored)
+
+
+def _recording(item, keys, *, start=True):
+    """The update actions recording ``keys`` (namespace -> the key it now holds, or ``None``:
+    it holds none there) in ``item``'s ``lock_keys``, path by path, or, when it has none yet
+    and ``start``, the whole map (a namespace it does not name is computed when needed)."""
+    attributes = type(item).get_attributes()
+    if LOCK_KEYS not in attributes or not keys:
+        return []
+    lock_keys = attributes[LOCK_KEYS]
+    if getattr(item, LOCK_KEYS, None) is None:
+        if not start:
+            return []
+        held = {namespace: key for namespace, key in keys.items() if key is not None}
+        return [lock_keys.set(held)] if held else []
+    return [
+        lock_keys[namespace].remove() if key is None else lock_keys[namespace].set(key)
+        for namespace, key in sorted(keys.items())
+    ]
 
 
 def _expires(item):

@@ -7,13 +7,15 @@ is :mod:`.running`'s business. ``accounts_explain`` shows a plan without sending
 
 from ..exceptions import InvalidTransaction, InvalidUniqueValue
 from ..tables import lock_model_for
-from ..uniqueness import constraints_of
+from ..uniqueness import LOCK_SORT_KEY, constraints_of
 from .actions import (
     CHANGE,
     COUNT,
     CREATE,
     DELETE,
+    HOLDER_CHECK,
     ITEM,
+    LOCK_KEYS,
     NEW_LOCK,
     REPAIR,
     REPAIRED_LOCK,
@@ -31,7 +33,9 @@ from .actions import (
     _lock_keep,
     _old_lock_action,
     _owner,
+    _recording,
     _still_as_read,
+    recorded_keys,
     _transaction,
 )
 
@@ -51,6 +55,40 @@ def _current_claimed_key(constraint, item):
         return None
 
 
+def _held_key(constraint, item):
+    """The lock key ``item`` holds under ``constraint``: the one it records (what a change
+    or deletion releases: after a Unicode upgrade a key computed again may be another), or,
+    when it records none there (written before keys were recorded), its key computed now."""
+    return recorded_keys(item).get(constraint.namespace, _current_lock_key(constraint, item))
+
+
+def _touches(constraint, changes, stops_expiring):
+    # A change touches a constraint when it changes what decides its key, or when the item
+    # stops expiring (its locks stop expiring too).
+    return stops_expiring or set(changes).intersection(constraint.guarded_attributes)
+
+
+def keys_after_change(item, changes):
+    """``{namespace: new key or None}`` of each lock ``changes`` moves: what ``item``
+    records it holds once the change committed (see :func:`plan_change`)."""
+    changed = changed_copy(item, changes)
+    stops_expiring = _expires(item) is not None and _expires(changed) is None
+    moved = {}
+    for constraint in constraints_of(type(item)):
+        if _touches(constraint, changes, stops_expiring):
+            new_key = constraint.lock_key(changed)
+            if new_key != _held_key(constraint, item):
+                moved[constraint.namespace] = new_key
+    return moved
+
+
+def remember_keys(item, moved):
+    """Set ``item``'s ``lock_keys`` as a committed transaction recording ``moved``
+    (``{namespace: key or None}``) left it in the table."""
+    if LOCK_KEYS in type(item).get_attributes() and moved:
+        held = {**recorded_keys(item), **moved}
+        setattr(item, LOCK_KEYS, {namespace: key for namespace, key in held.items() if key is not None})
+
 
 def plan_create(item, *, token=None):
     """The transaction creating ``item`` and one guarded lock per unique constraint.
@@ -58,7 +96,8 @@ def plan_create(item, *, token=None):
     ``Put item [attribute_not_exists(PK)]``, then per constraint, in declaration order:
     ``Put lock [attribute_not_exists(PK) OR expires < :now - margin]`` (carrying the item's
     ``expires`` when it has one), or, for a partial constraint that leaves the item out,
-    ``ConditionCheck lock [attribute_not_exists(PK)]``.
+    ``ConditionCheck lock [attribute_not_exists(PK)]``. The item records the keys it takes
+    (``lock_keys``, when its model has it).
     """
     return _transaction(CREATE, lambda now: _create_actions(item, now), token)
 
@@ -68,16 +107,19 @@ def _create_actions(item, now):
     lock_model = lock_model_for(model)
     owner = _owner(item)
     expires = _expires(item)
-    actions = [Action("Put", _guarded_put(item), ITEM, _key_target(item))]
+    lock_actions, taken = [], {}
     for constraint in constraints_of(model):
         key = constraint.lock_key(item)
         if key is not None:
-            actions.append(_lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint, now, expires))
+            lock_actions.append(_lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint, now, expires))
+            taken[constraint.namespace] = key
             continue
         claimed = None if constraint.applies_to(item) else constraint.claimed_key(item)
         if claimed is not None:
-            actions.append(_lock_check(lock_model, claimed, constraint))
-    return actions
+            lock_actions.append(_lock_check(lock_model, claimed, constraint))
+    if LOCK_KEYS in model.get_attributes():
+        setattr(item, LOCK_KEYS, taken)
+    return [Action("Put", _guarded_put(item), ITEM, _key_target(item)), *lock_actions]
 
 
 def changed_copy(item, changes):
@@ -99,7 +141,9 @@ def plan_change(item, changes, *, token=None, keep_locks=None, unheld=()):
     attribute = as read]``, then per constraint whose lock key really changes
     after normalization: ``Put new lock [attribute_not_exists(PK) OR expires < :now - margin]`` (I1;
     carrying the item's new ``expires``) and ``Delete old lock [owner = me OR
-    attribute_not_exists(PK)]``. Every attribute of each moved key is guarded as read (scope
+    attribute_not_exists(PK)]``, the old lock being the one the item records it holds (never
+    a key computed again), and the Update records the new one. Every attribute of each
+    moved key is guarded as read (scope
     included), so two concurrent changes of one item cannot orphan a lock (I2, I3).
     Constraints whose attributes ``changes`` does not touch are left alone, even when their
     stored value cannot be locked (legacy data). A value a partial constraint leaves out gets
@@ -128,11 +172,11 @@ def _change_actions(item, changes, keep_locks, unheld, now):
     guarded = set(changes)
     lock_actions = []
     for constraint in constraints_of(model):
-        if not stops_expiring and not set(changes).intersection(constraint.guarded_attributes):
+        if not _touches(constraint, changes, stops_expiring):
             # Untouched: its lock stays as it is, even when the stored value could not be
             # locked (legacy data), so a password change never fails on an old blank name.
             continue
-        old_key = _current_lock_key(constraint, item)
+        old_key = _held_key(constraint, item)
         new_key = constraint.lock_key(changed)
         if old_key == new_key:
             if old_key is not None and stops_expiring:
@@ -158,6 +202,7 @@ def _change_actions(item, changes, keep_locks, unheld, now):
         attributes[name].remove() if value is None else attributes[name].set(value)
         for name, value in changes.items()
     ]
+    updates += _recording(item, keys_after_change(item, changes))
     update = Action(
         "Update",
         item.get_update_kwargs_from_instance(actions=updates, condition=_still_as_read(item, guarded, now)),
@@ -188,20 +233,28 @@ def _delete_actions(item, keep_locks, now):
     guarded = {name for constraint in constraints for name in constraint.guarded_attributes}
     actions = [_item_removal(item, _still_as_read(item, guarded, now), now)]
     for constraint in constraints:
-        key = _current_lock_key(constraint, item)
+        key = _held_key(constraint, item)
         if key is not None:
             actions.append(_old_lock_action(lock_model, key, owner, constraint, keep_locks, now))
     return actions
 
 
 def _holder_checks(model, constraint, item, owner, owner_item, now):
-    """ConditionChecks that ``item`` (if any) still holds its value as read, and that the
-    lock's current ``owner`` still does not: gone when ``owner_item`` is ``None``, else with
-    the values read (which did not map to the lock)."""
+    """Conditions that ``item`` (if any) still holds its value as read, and that the lock's
+    current ``owner`` still does not: gone when ``owner_item`` is ``None``, else with the
+    values read (which did not map to the lock). The holder's is an Update recording the
+    lock it is given, when it records its keys already (an item written before it recorded
+    them gets all of them at once, :func:`plan_record_locks`); the rest are ConditionChecks."""
     checks = []
     guarded = constraint.guarded_attributes
     if item is not None:
-        checks.append(_condition_check(model, _owner(item), _still_as_read(item, guarded, now)))
+        condition = _still_as_read(item, guarded, now)
+        recording = _recording(item, {constraint.namespace: constraint.lock_key(item)}, start=False)
+        if recording:
+            body = item.get_update_kwargs_from_instance(actions=recording, condition=condition)
+            checks.append(Action("Update", body, HOLDER_CHECK, _key_target(item)))
+        else:
+            checks.append(_condition_check(model, _owner(item), condition))
     # A lock naming nobody, or an owner no item can have as key (empty, or of the wrong type:
     # damage), needs no check; nor one naming the holder itself (a damaged lock rewritten).
     if isinstance(owner, str) and owner and (item is None or owner != _owner(item)):
@@ -219,7 +272,7 @@ def _give_lock(item, constraint, condition):
     key = constraint.lock_key(item)
     if key is None:
         raise InvalidTransaction(f"{_owner(item)} holds no value under {constraint!r}: no lock to give it.")
-    lock = lock_model(PK=key, owner=_owner(item), expires=_expires(item))
+    lock = lock_model(PK=key, owner=_owner(item), expires=_expires(item), key_version=constraint.key_version)
     body = lock.get_save_kwargs_from_instance(condition=condition(lock_model))
     return Action("Put", body, REPAIRED_LOCK, _key_target(lock), constraint, key)
 
@@ -273,6 +326,49 @@ def plan_release_lock(model_class, constraint, key, owner, owner_item=None, *, t
     return _transaction(
         REPAIR, lambda now: [delete, *_holder_checks(model_class, constraint, None, owner, owner_item, now)], token
     )
+
+
+def plan_rewrite(item, names, *, token=None):
+    """The transaction writing ``item``'s attributes ``names`` again as they are read (a
+    value of the wrong type stored as the engine reads it: damage repaired), guarded by each
+    as stored. Nothing a read sees changes, so no lock moves."""
+    model = type(item)
+    attributes = model.get_attributes()
+
+    def actions(now):
+        values = {name: getattr(item, name, None) for name in sorted(names)}
+        updates = [
+            attributes[name].remove() if value is None else attributes[name].set(value) for name, value in values.items()
+        ]
+        body = item.get_update_kwargs_from_instance(actions=updates, condition=_still_as_read(item, names, now))
+        return [Action("Update", body, ITEM, _key_target(item))]
+
+    return _transaction(REPAIR, actions, token)
+
+
+def plan_record_locks(item, keys, *, token=None):
+    """The transaction recording in ``item``'s ``lock_keys`` the locks it holds but does not
+    record (``keys``: namespace -> key; an item written before items recorded them), all at
+    once: ``Update item SET lock_keys [its values and lock_keys as read]`` and per lock
+    ``ConditionCheck lock [owner = item]``. No lock changes."""
+    model = type(item)
+    lock_model = lock_model_for(model)
+    owner = _owner(item)
+    constraints = {constraint.namespace: constraint for constraint in constraints_of(model)}
+    guarded = {name for namespace in keys for name in constraints[namespace].guarded_attributes}
+
+    def actions(now):
+        condition = _still_as_read(item, guarded | {LOCK_KEYS}, now)
+        body = item.get_update_kwargs_from_instance(actions=_recording(item, keys), condition=condition)
+        checks = [Action("Update", body, HOLDER_CHECK, _key_target(item))]
+        for namespace, key in sorted(keys.items()):
+            held = _held_by(lock_model, owner)
+            check = lock_model.get_operation_kwargs_from_class(key, LOCK_SORT_KEY, condition=held)
+            target = (lock_model.Meta.table_name, key, LOCK_SORT_KEY)
+            checks.append(Action("ConditionCheck", check, REPAIRED_LOCK, target, constraints[namespace], key))
+        return checks
+
+    return _transaction(REPAIR, actions, token)
 
 
 def plan_updates(updates, *, token=None):

@@ -38,7 +38,7 @@ from ..exceptions import (
 )
 from ..tables import dynamodb_client
 from .actions import CREATE, KEPT_LOCK, NEW_LOCK, OLD_LOCK
-from .plans import plan_change, plan_create, plan_delete
+from .plans import keys_after_change, plan_change, plan_create, plan_delete, remember_keys
 
 CONFLICT_ATTEMPTS = 4
 TRANSPORT_ATTEMPTS = 3
@@ -297,11 +297,13 @@ def change(item, changes, *, token=None, unheld=()):
     another item is not released but checked, in the same transaction, to still be that
     item's (see :func:`plan_change`); if it moved meanwhile, the change is planned again.
     """
+    moved = keys_after_change(item, changes)
     _run_releasing_old_locks(
         lambda keep, token: plan_change(item, changes, token=token, keep_locks=keep, unheld=unheld), token
     )
     for name, value in changes.items():
         setattr(item, name, value)
+    remember_keys(item, moved)
     return item
 
 
