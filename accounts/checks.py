@@ -12,6 +12,9 @@
   ``key_prefix`` (the audit could not tell its items apart).
 - ``accounts.W001``: the table cannot be reached or does not exist.
 - ``accounts.W002``: the table is not keyed ``PK`` (string, hash) + ``SK`` (string, range).
+- ``accounts.E015``: the unique fields of a model take more locks than one transaction can
+  hold (DynamoDB allows 100 actions): its sign-up or deletion would always fail.
+- ``accounts.W005``: changing every unique field of a model at once would exceed 100 actions.
 - ``accounts.E014``: the table's locks are keyed with another version of the Unicode data
   and folding rules (:data:`accounts.identifiers.KEY_VERSION`) than this server's, or with
   an unknown one: run ``accounts_backfill`` first.
@@ -211,6 +214,47 @@ def check_unique_fields(app_configs, **kwargs):
         if error:
             errors.append(checks.Error(f"ACCOUNTS_UNIQUE_FIELDS[{field!r}] normalizer {error}", id="accounts.E006"))
     return errors
+
+
+@checks.register(checks.Tags.compatibility)
+def check_transaction_sizes(app_configs, **kwargs):
+    """E015, W005: the transactions the unique fields make fit DynamoDB's 100 actions: a
+    create or deletion is the item and one action per constraint, a change of every field
+    at once the item and two per constraint (the new lock, the old)."""
+    from .transactions import MAX_ACTIONS
+    from .uniqueness import constraints_of
+
+    try:
+        models = [_model(app_settings.ACCOUNT_MODEL)] + [_model(path) for path in app_settings.UNIQUE_MODELS]
+        sizes = [(model, len(constraints_of(model))) for model in models]
+    except (ImportError, AttributeError, KeyError, TypeError, ValueError):
+        return []  # E004-E008 and E013 say what is wrong with the declarations
+    issues = []
+    for model, constraints in sizes:
+        name = getattr(model, "__name__", model)
+        if 1 + constraints > MAX_ACTIONS:
+            issues.append(
+                checks.Error(
+                    f"{name} has {constraints} unique constraints: creating or deleting one sends {1 + constraints} "
+                    f"actions in one transaction, and DynamoDB allows {MAX_ACTIONS}.",
+                    hint=f"Declare at most {MAX_ACTIONS - 1} unique constraints (skeleton namespaces count too).",
+                    id="accounts.E015",
+                )
+            )
+        elif 1 + 2 * constraints > MAX_ACTIONS:
+            issues.append(
+                checks.Warning(
+                    f"{name} has {constraints} unique constraints: changing all of them at once sends "
+                    f"{1 + 2 * constraints} actions in one transaction, and DynamoDB allows {MAX_ACTIONS}.",
+                    hint="Change them in several steps, or declare fewer.",
+                    id="accounts.W005",
+                )
+            )
+    return issues
+
+
+def _model(path):
+    return import_string(path) if isinstance(path, str) else path
 
 
 def _is_own_namespace(namespace, namespaces):
