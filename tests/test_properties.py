@@ -38,6 +38,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_stat
 from accounts import audit, store
 from accounts.exceptions import Busy, StaleItem, UniqueViolation
 from accounts.tables import TableModel, create_table
+from tests import operations
 from tests.invariants import violations
 from tests.seeding import delete_lock, lock_keys, write_locks, write_ownerless_lock
 
@@ -86,16 +87,7 @@ def verify(machine, index):
 
 
 def change_email_by_link(machine, index, email):
-    """The verified email change: the request, then the link opened (its own read and
-    transaction), with other operations free to land in between."""
-    account = _account(machine, index)
-    if account is None or not store.is_verified(account) or store.is_same_address(account, email):
-        return
-    old_email = account.email
-    nonce = store.request_email_change(account, email)
-    account = store.get_account(account.id)
-    if account is not None:
-        store.apply_email_change(account, old_email, email, nonce)
+    operations.change_email_by_link(_account(machine, index), email)
 
 
 def change_email(machine, index, email):

@@ -6,8 +6,10 @@ path, never on a person's request) and compares, key by key, the lock items with
 values the items hold: the accounts and every model listed in ``ACCOUNTS_UNIQUE_MODELS``
 (each declared constraint of each).
 
-Expired items (an unverified sign-up past its ``expires``, and its locks) are absent to the
-audit as to every read, though TTL may not have deleted them yet. An unverified account
+Expired items (an unverified sign-up past its ``expires``, and its locks) and the
+tombstones deleted accounts leave are absent to the audit as to every read, though TTL may
+not have deleted them yet; an item with an attribute of the wrong type is read anyway and
+reported ``malformed``. An unverified account
 holds no email lock (the email is a partial constraint), so it is never ``missing`` one,
 and no repair gives an address to an account that has not verified it.
 

@@ -290,7 +290,7 @@ def _still_as_read(item, names, now):
         attribute = attributes[name]
         conditions.append(attribute.does_not_exist() if value is None else attribute == value)
     values_read = [value for name, value in read.items() if name != TTL_ATTRIBUTE and value is not None]
-    if model.tombstone_lifetime is not None and not values_read:
+    if _tombstone_lifetime(model) is not None and not values_read:
         conditions.insert(0, Path(TOMBSTONE_ATTRIBUTE).does_not_exist())
     if expires is None and all(value is None for value in read.values()):
         conditions.insert(0, model._hash_key_attribute().exists())
@@ -304,20 +304,25 @@ def _absent(model, now):
     condition = model._hash_key_attribute().does_not_exist()
     if TTL_ATTRIBUTE in model.get_attributes():
         condition = condition | (model.get_attributes()[TTL_ATTRIBUTE] < takeover_cutoff(now))
-    if model.tombstone_lifetime is not None:
+    if _tombstone_lifetime(model) is not None:
         condition = condition | Path(TOMBSTONE_ATTRIBUTE).exists()
     return condition
+
+
+def _tombstone_lifetime(model):
+    # Models outside the accounts table's (any PynamoDB model) leave none.
+    return getattr(model, "tombstone_lifetime", None)
 
 
 def _item_removal(item, condition, now):
     """The action removing ``item`` if ``condition`` holds: its Delete, or, for a model that
     leaves a tombstone, the Put of its tombstone (``PK``, ``SK``, ``deleted``, ``expires``)
     in its place, which keeps its key from ever being created again."""
-    model = type(item)
+    lifetime = _tombstone_lifetime(type(item))
     body = item.get_delete_kwargs_from_instance(condition=condition)
-    if model.tombstone_lifetime is None:
+    if lifetime is None:
         return Action("Delete", body, ITEM, _key_target(item))
-    ends = now + int(model.tombstone_lifetime.total_seconds())
+    ends = now + int(lifetime.total_seconds())
     tombstone = {**body.pop("Key"), TOMBSTONE_ATTRIBUTE: {"N": str(now)}, TTL_ATTRIBUTE: {"N": str(ends)}}
     return Action("Put", {"TableName": body.pop("TableName"), "Item": tombstone, **body}, ITEM, _key_target(item))
 
