@@ -38,7 +38,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_stat
 from accounts import audit, store
 from accounts.exceptions import Busy, StaleItem, UniqueViolation
 from accounts.tables import TableModel, create_table
-from tests import operations
+from tests import flows
 from tests.invariants import violations
 from tests.seeding import delete_lock, lock_keys, write_locks, write_ownerless_lock
 
@@ -87,7 +87,7 @@ def verify(machine, index):
 
 
 def change_email_by_link(machine, index, email):
-    operations.change_email_by_link(_account(machine, index), email)
+    flows.change_email_by_link(_account(machine, index), email)
 
 
 def change_email(machine, index, email):

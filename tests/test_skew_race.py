@@ -22,7 +22,7 @@ import pytest
 
 from accounts import audit, store
 from accounts.exceptions import Busy, InvalidTransaction, ItemAlreadyExists, StaleItem, TokenReused, UniqueViolation
-from tests import operations
+from tests import flows
 from tests.invariants import violations
 
 pytestmark = pytest.mark.dynamodb_local
@@ -93,7 +93,7 @@ def change_email(race, rng, tokens):
 
 
 def change_email_by_link(race, rng, tokens):
-    operations.change_email_by_link(_read(race, rng), rng.choice(EMAILS))
+    flows.change_email_by_link(_read(race, rng), rng.choice(EMAILS))
 
 
 def change_username(race, rng, tokens):
