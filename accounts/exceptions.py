@@ -59,6 +59,11 @@ class StaleItem(TransactionCancelled):
     """The item changed or vanished since it was read; read it again and retry."""
 
 
+class ItemDeleted(StaleItem):
+    """The create's key belonged to an item deleted since (its tombstone is there): a key
+    is never used again, so a form posted again long after is refused, not re-created."""
+
+
 class Busy(TransactionCancelled):
     """Other transactions kept conflicting with this one; nothing was written. Try again."""
 

@@ -104,3 +104,12 @@ def proxy(ddb, settings):
         settings.ACCOUNTS_ENDPOINT_URL = counting_proxy.endpoint_url
         yield counting_proxy
         settings.ACCOUNTS_ENDPOINT_URL = ddb.endpoint_url
+
+
+@pytest.fixture
+def clocks(monkeypatch):
+    """App servers whose clocks differ (tests/clocks.py): ``with clocks.server(120):`` runs
+    a block on a server two minutes fast."""
+    from tests.clocks import Clocks
+
+    return Clocks(monkeypatch)

@@ -14,6 +14,7 @@ from accounts.checks import (
     check_default_fields_kept,
     check_site_url,
     check_table,
+    check_transaction_sizes,
     check_unique_fields,
     check_unique_models,
 )
@@ -354,3 +355,38 @@ def test_e014_not_raised_for_a_scheme_and_a_host(settings, value):
     settings.ACCOUNTS_SITE_URL = value
 
     assert check_site_url(None) == []
+
+
+def many_fields(extra):
+    """The default unique fields and ``extra`` more (three locks: email, username, its skeleton)."""
+    fields = {
+        "email": {"namespace": "EMAIL"},
+        "username": {"namespace": "HANDLE", "skeleton_namespace": "HANDLE_SKEL"},
+    }
+    fields.update({f"field{n}": {"namespace": f"F{n}", "allow_empty": True} for n in range(extra)})
+    return fields
+
+
+def test_e015_unique_fields_whose_sign_up_exceeds_100_actions(settings):
+    # 97 more fields: 100 locks and the account, 101 actions in the first sign-up.
+    settings.ACCOUNTS_UNIQUE_FIELDS = many_fields(97)
+
+    [issue] = check_transaction_sizes(None)
+
+    assert issue.id == "accounts.E015"
+    assert "101 actions" in issue.msg
+
+
+def test_w005_unique_fields_whose_change_of_all_at_once_exceeds_100_actions(settings):
+    settings.ACCOUNTS_UNIQUE_FIELDS = many_fields(47)
+
+    [issue] = check_transaction_sizes(None)
+
+    assert issue.id == "accounts.W005"
+    assert "101 actions" in issue.msg
+
+
+def test_unique_fields_that_fit_a_transaction_pass(settings):
+    settings.ACCOUNTS_UNIQUE_FIELDS = many_fields(46)
+
+    assert check_transaction_sizes(None) == []

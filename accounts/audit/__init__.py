@@ -6,8 +6,10 @@ path, never on a person's request) and compares, key by key, the lock items with
 values the items hold: the accounts and every model listed in ``ACCOUNTS_UNIQUE_MODELS``
 (each declared constraint of each).
 
-Expired items (an unverified sign-up past its ``expires``, and its locks) are absent to the
-audit as to every read, though TTL may not have deleted them yet. An unverified account
+Expired items (an unverified sign-up past its ``expires``, and its locks) and the
+tombstones deleted accounts leave are absent to the audit as to every read, though TTL may
+not have deleted them yet; an item with an attribute of the wrong type is read anyway and
+reported ``malformed``. An unverified account
 holds no email lock (the email is a partial constraint), so it is never ``missing`` one,
 and no repair gives an address to an account that has not verified it.
 
@@ -29,16 +31,21 @@ from .findings import (
     INVALID,
     INVARIANT_OF,
     KINDS,
+    MALFORMED,
     MISSING,
     NO_OWNER,
     ORPHANED,
     OWNER_CHANGED,
     OWNER_GONE,
     REPAIRABLE,
+    TRANSIENT,
+    UNRECORDED,
     WRONG_OWNER,
+    DamagedLock,
     Finding,
     Report,
     find_problems,
+    lock_as_read,
 )
 from .locks import LockState, lock_states
 from .repairs import (
@@ -48,11 +55,15 @@ from .repairs import (
     FAILED,
     NOT_REPAIRABLE,
     NOTHING_TO_DO,
+    RECORDED,
     RELEASED,
     REPAIR_WORKERS,
     REPAIRED,
+    REWRITTEN,
     TRANSFERRED,
     Repair,
+    action_of,
+    examine_item,
     examine_key,
     plan_repair,
     remaining,
@@ -72,10 +83,12 @@ __all__ = [
     "INVALID",
     "INVARIANT_OF",
     "KINDS",
+    "MALFORMED",
     "MISSING",
     "NOT_REPAIRABLE",
     "NOTHING_TO_DO",
     "NO_OWNER",
+    "RECORDED",
     "ORPHANED",
     "OWNER_CHANGED",
     "OWNER_GONE",
@@ -83,18 +96,25 @@ __all__ = [
     "REPAIRABLE",
     "REPAIRED",
     "REPAIR_WORKERS",
+    "REWRITTEN",
     "TRANSFERRED",
+    "TRANSIENT",
+    "UNRECORDED",
     "WRONG_OWNER",
+    "DamagedLock",
     "Finding",
     "LockState",
     "Repair",
     "Report",
+    "action_of",
     "audited_models",
     "backfill",
     "constraint_for_namespace",
+    "examine_item",
     "examine_key",
     "find_problems",
     "is_backfilled",
+    "lock_as_read",
     "lock_states",
     "model_and_constraint",
     "plan_repair",

@@ -6,9 +6,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from .. import transactions
-from ..tables import TTL_ATTRIBUTE, epoch_now
+from ..tables import TOMBSTONE_ATTRIBUTE, TTL_ATTRIBUTE, epoch_now, is_gone
 from ..uniqueness import LOCK_SORT_KEY, constraints_of
-from .findings import KINDS, Report, find_problems
+from .findings import KINDS, Report, find_problems, lock_as_read
 from .scope import audited_models
 from .undeclared import UndeclaredLocks
 
@@ -62,7 +62,8 @@ def scan_table(model_class=None, *, segments=1, progress=None, undeclared=None):
 
     Covers ``model_class`` alone when given, else every model of :func:`audited_models`.
     Returns ``(items, locks, scanned)``: PK -> item (key and unique values only), lock key
-    -> owner (``None`` when the lock names nobody), and the number of items scanned.
+    -> owner (``None`` when the lock names nobody; a ``DamagedLock`` when its owner or
+    ``expires`` has the wrong type), and the number of items scanned.
     ``progress(scanned)`` is called after each page, from the scanning threads;
     ``undeclared`` (an :class:`~accounts.audit.undeclared.UndeclaredLocks`) counts the
     other locks.
@@ -86,7 +87,8 @@ def scan_table(model_class=None, *, segments=1, progress=None, undeclared=None):
         unique_names.update(
             declared[name].attr_name for constraint in constraints_of(model) for name in constraint.guarded_attributes
         )
-    attributes = sorted({"PK", "SK", "owner", TTL_ATTRIBUTE, *unique_names})
+    kept = {"PK", "SK", "owner", TTL_ATTRIBUTE, TOMBSTONE_ATTRIBUTE, transactions.LOCK_KEYS}
+    attributes = sorted(kept | unique_names)
     tally = _ScanTally(progress)
     with ThreadPoolExecutor(max_workers=segments) as pool:
         pages = list(
@@ -97,14 +99,15 @@ def scan_table(model_class=None, *, segments=1, progress=None, undeclared=None):
     for page in pages:
         for raw in page:
             pk = raw.get("PK", {}).get("S", "")
-            if TTL_ATTRIBUTE in raw and int(raw[TTL_ATTRIBUTE]["N"]) < now:
-                # Expired: absent, though TTL has not deleted it yet. Nothing to find or repair.
+            if is_gone(raw, now):
+                # Expired (TTL has not deleted it yet), or a deleted item's tombstone: absent.
+                # Nothing to find or repair.
                 continue
             model = _model_of(raw, models)
             if model is not None:
                 items[pk] = model.from_raw_data(raw)
             elif raw.get("SK", {}).get("S") == LOCK_SORT_KEY and any(c.owns_key(pk) for c in constraints):
-                locks[pk] = raw.get("owner", {}).get("S")
+                locks[pk] = lock_as_read(raw)
             elif undeclared is not None and raw.get("SK", {}).get("S") == LOCK_SORT_KEY:
                 undeclared.add(pk)
     return items, locks, tally.scanned
