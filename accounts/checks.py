@@ -214,39 +214,56 @@ def check_unique_fields(app_configs, **kwargs):
 
 @checks.register(checks.Tags.compatibility)
 def check_transaction_sizes(app_configs, **kwargs):
-    """E015, W005: the transactions the unique fields make fit DynamoDB's 100 actions: a
-    create or deletion is the item and one action per constraint, a change of every field
-    at once the item and two per constraint (the new lock, the old)."""
+    """E015, W005: the transactions the unique fields make fit DynamoDB's 100 actions.
+
+    A deletion (no create is larger) is the item, one action per lock (each value of a
+    set-valued constraint, up to its ``max_values``, has its own) and one per item it owns
+    (an account's passkeys' credential items). A change of every single-valued field at
+    once, as the item stops expiring (a verification), is the item, two actions per such
+    field (the new lock, the old) and one per other lock and owned item (each kept).
+    """
     from .transactions import MAX_ACTIONS
-    from .uniqueness import constraints_of
 
     try:
         models = [_model(app_settings.ACCOUNT_MODEL)] + [_model(path) for path in app_settings.UNIQUE_MODELS]
-        sizes = [(model, len(constraints_of(model))) for model in models]
+        sizes = [(model, *_lock_counts(model)) for model in models]
     except (ImportError, AttributeError, KeyError, TypeError, ValueError):
         return []  # E005-E008 and E013 say what is wrong with the declarations
     issues = []
-    for model, constraints in sizes:
+    for model, single, others in sizes:
         name = getattr(model, "__name__", model)
-        if 1 + constraints > MAX_ACTIONS:
+        deletion, change = 1 + single + others, 1 + 2 * single + others
+        if deletion > MAX_ACTIONS:
             issues.append(
                 checks.Error(
-                    f"{name} has {constraints} unique constraints: creating or deleting one sends {1 + constraints} "
-                    f"actions in one transaction, and DynamoDB allows {MAX_ACTIONS}.",
-                    hint=f"Declare at most {MAX_ACTIONS - 1} unique constraints (skeleton namespaces count too).",
+                    f"{name} holds up to {single + others} locks and owned items: creating or deleting one "
+                    f"sends up to {deletion} actions in one transaction, and DynamoDB allows {MAX_ACTIONS}.",
+                    hint=f"Declare fewer unique constraints (skeleton namespaces and each value of a set-valued "
+                    f"one count too): at most {MAX_ACTIONS - 1} locks and owned items together.",
                     id="accounts.E015",
                 )
             )
-        elif 1 + 2 * constraints > MAX_ACTIONS:
+        elif change > MAX_ACTIONS:
             issues.append(
                 checks.Warning(
-                    f"{name} has {constraints} unique constraints: changing all of them at once sends "
-                    f"{1 + 2 * constraints} actions in one transaction, and DynamoDB allows {MAX_ACTIONS}.",
+                    f"{name} has {single} single-valued unique constraints: changing all of them at once sends "
+                    f"up to {change} actions in one transaction, and DynamoDB allows {MAX_ACTIONS}.",
                     hint="Change them in several steps, or declare fewer.",
                     id="accounts.W005",
                 )
             )
     return issues
+
+
+def _lock_counts(model):
+    """``(single, others)``: how many single-valued constraints ``model`` declares, and the
+    most other locks (values of set-valued constraints) and owned items one of its items has."""
+    from .uniqueness import constraints_of
+
+    constraints = constraints_of(model)
+    single = sum(1 for constraint in constraints if not constraint.many)
+    set_values = sum(constraint.max_values for constraint in constraints if constraint.many)
+    return single, set_values + getattr(model, "max_owned_items", 0)
 
 
 def _model(path):

@@ -52,6 +52,11 @@ TTL_ATTRIBUTE = "expires"
 # each has a credential item in the account's partition (accounts.mfa), deleted with it.
 PASSKEY_NAMESPACE = "WEBAUTHN"
 PASSKEY_SORT_PREFIX = "WEBAUTHN#"
+# How many passkeys an account may register. Deleting an account deletes them all with it
+# in one transaction: 2 actions each (the credential item and its lock), beside the account,
+# its other locks and whatever a project declares, under DynamoDB's 100 actions (system
+# check accounts.E015 counts them).
+MAX_PASSKEYS = 20
 # A deleted account leaves a tombstone at its key: PK, SK, this attribute (when it was
 # deleted) and an `expires` far off. Its id is never used again: a sign-up form posted again
 # (its token derives the id) is refused by the create's attribute_not_exists(PK), whatever
@@ -219,6 +224,8 @@ class Account(TableModel):
     key_prefix = ACCOUNT_PREFIX
     # A deleted account leaves a tombstone (see TOMBSTONE_ATTRIBUTE): its id never returns.
     tombstone_lifetime = TOMBSTONE_LIFETIME
+    # The most items owned_sort_keys() names (one per passkey), for system check accounts.E015.
+    max_owned_items = MAX_PASSKEYS
 
     PK = UnicodeAttribute(hash_key=True)
     SK = UnicodeAttribute(range_key=True, default=PROFILE_SORT_KEY)
@@ -341,7 +348,9 @@ def account_constraints():
                     key_version=key_version_of(skeleton),
                 )
             )
-    passkeys = UniqueConstraint("passkeys", namespace=PASSKEY_NAMESPACE, normalizer=normalize_exact, many=True)
+    passkeys = UniqueConstraint(
+        "passkeys", namespace=PASSKEY_NAMESPACE, normalizer=normalize_exact, many=True, max_values=MAX_PASSKEYS
+    )
     return (*constraints, *skeletons, passkeys)
 
 
