@@ -18,19 +18,19 @@ pytestmark = pytest.mark.dynamodb_local
 
 HASH = "argon2$not-a-real-hash"
 NEW_VERSION = "rules-2+test"
-# b0b's skeleton lock before the upgrade (ICU's skeleton of "b0b" is "bOb"); after it, "bob".
-B0B_BEFORE = f"UNIQ#HANDLE_SKEL#{identifiers.skeleton('b0b')}"
+# lily's skeleton lock before the upgrade ("lily"); after it, l1ly's ("llly").
+LILY_BEFORE = f"UNIQ#HANDLE_SKEL#{identifiers.lookalike_key('lily')}"
 
 
 @pytest.fixture
 def upgrade(monkeypatch):
     """``upgrade()`` switches this server to new key data: skeletons that also fold the
-    digit zero into the letter o (ICU's skeleton of ``b0b`` is ``bOb``; now it is ``bob``),
-    and a new KEY_VERSION."""
+    letter i into l (ICU's skeleton of ``l1ly`` is ``llly``, of ``lily`` ``lily``; now both
+    are ``llly``), and a new KEY_VERSION."""
 
     def switch():
         folded = identifiers.skeleton
-        monkeypatch.setattr(identifiers, "skeleton", lambda text: folded(text).replace("O", "o"))
+        monkeypatch.setattr(identifiers, "skeleton", lambda text: folded(text).replace("i", "l"))
         monkeypatch.setattr(identifiers, "KEY_VERSION", NEW_VERSION)
         account_constraints.cache_clear()
 
@@ -57,7 +57,7 @@ def test_each_lock_records_the_key_version_that_wrote_it(ddb, upgrade):
 
 
 def test_the_check_refuses_a_server_whose_keys_the_table_was_not_keyed_with_until_the_backfill(ddb, upgrade):
-    store.signup("b0b@example.org", "b0b", HASH)
+    store.signup("lily@example.org", "lily", HASH)
     assert check_key_version(None) == []
     upgrade()
 
@@ -66,7 +66,7 @@ def test_the_check_refuses_a_server_whose_keys_the_table_was_not_keyed_with_unti
     assert NEW_VERSION in error.msg and "accounts_backfill" in error.hint
     # The audit shows the re-key to do: the new key missing, the old lock orphaned.
     findings = {(finding.kind, finding.key) for finding in audit.run_audit().findings}
-    assert findings == {(audit.MISSING, skeleton_lock("bob")), (audit.ORPHANED, B0B_BEFORE)}
+    assert findings == {(audit.MISSING, skeleton_lock("llly")), (audit.ORPHANED, LILY_BEFORE)}
 
     status, out, _ = run_command("accounts_backfill")
 
@@ -87,19 +87,19 @@ def test_a_table_written_before_keys_were_versioned_needs_the_backfill(ddb):
 
 
 def test_a_rename_after_an_upgrade_releases_the_key_the_account_recorded(ddb, upgrade):
-    account, _ = store.signup("b0b@example.org", "b0b", HASH)
+    account, _ = store.signup("lily@example.org", "lily", HASH)
     upgrade()
 
     store.change_username(store.get_account(account.id), "carol")
 
-    assert read_lock(B0B_BEFORE) == (False, None)
+    assert read_lock(LILY_BEFORE) == (False, None)
     assert read_lock(skeleton_lock("carol")) == (True, account.PK)
     assert audit.run_audit().consistent
     assert violations() == []
 
 
 def test_a_deletion_after_an_upgrade_releases_the_keys_the_account_recorded(ddb, upgrade):
-    account, _ = store.signup("b0b@example.org", "b0b", HASH)
+    account, _ = store.signup("lily@example.org", "lily", HASH)
     upgrade()
 
     store.delete_account(store.get_account(account.id))
@@ -108,9 +108,9 @@ def test_a_deletion_after_an_upgrade_releases_the_keys_the_account_recorded(ddb,
 
 
 def test_accounts_written_before_keys_were_recorded_get_them_from_the_backfill(ddb, upgrade):
-    legacy = new_account("b0b@example.org", "b0b")
+    legacy = new_account("lily@example.org", "lily")
     write_accounts([legacy], with_locks=False)
-    write_locks({key: legacy.PK for key in ("UNIQ#EMAIL#b0b@example.org", "UNIQ#HANDLE#b0b", B0B_BEFORE)})
+    write_locks({key: legacy.PK for key in ("UNIQ#EMAIL#lily@example.org", "UNIQ#HANDLE#lily", LILY_BEFORE)})
     [finding] = audit.run_audit().findings
     assert (finding.kind, finding.key) == (audit.UNRECORDED, legacy.PK)
 
@@ -118,17 +118,17 @@ def test_accounts_written_before_keys_were_recorded_get_them_from_the_backfill(d
     upgrade()
     store.change_username(store.get_account(legacy.id), "carol")
 
-    assert read_lock(B0B_BEFORE) == (False, None)
+    assert read_lock(LILY_BEFORE) == (False, None)
     assert audit.run_audit().consistent
 
 
 def test_a_look_alike_made_by_the_upgrade_is_listed_by_the_backfill_and_neither_holds_the_lock(ddb, upgrade):
-    bob, _ = store.signup("bob@example.org", "bob", HASH)
-    b0b, _ = store.signup("b0b@example.org", "b0b", HASH)
+    l1ly, _ = store.signup("l1ly@example.org", "l1ly", HASH)
+    lily, _ = store.signup("lily@example.org", "lily", HASH)
     upgrade()
 
     report, _ = audit.backfill()
 
     [duplicate] = report.of_kind(audit.DUPLICATE)
-    assert duplicate.key == skeleton_lock("bob") and set(duplicate.holders) == {bob.PK, b0b.PK}
-    assert read_lock(B0B_BEFORE) == (False, None)
+    assert duplicate.key == skeleton_lock("llly") and set(duplicate.holders) == {l1ly.PK, lily.PK}
+    assert read_lock(LILY_BEFORE) == (False, None)
