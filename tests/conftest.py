@@ -8,7 +8,6 @@ DynamoDB Local is the app's own fixture (accounts.testing, the plugin host proje
 started from the copy `make` keeps in var/dynamodb-local (see tests/__init__.py).
 """
 
-import os
 import uuid
 
 import pytest
@@ -71,6 +70,18 @@ def fresh_ddb(dynamodb_local, settings):
     _fresh_table(settings, dynamodb_local.endpoint_url, f"test-{uuid.uuid4().hex[:12]}")
     yield dynamodb_local
     TableModel.delete_table()
+
+
+@pytest.fixture
+def lagging_ttl(fresh_ddb):
+    """TTL off on the test's own table, so expired items stay, as on AWS where TTL deletes
+    them up to days late. (DynamoDB Local with TTL on deletes them within about 10 s.)"""
+    from accounts.tables import TableModel, dynamodb_client
+
+    dynamodb_client().update_time_to_live(
+        TableName=TableModel.Meta.table_name, TimeToLiveSpecification={"Enabled": False, "AttributeName": "expires"}
+    )
+    return fresh_ddb
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import pytest
 
 from accounts import audit, lookups, store, transactions
 from accounts.exceptions import StaleItem, UniqueViolation
-from accounts.tables import TableModel, dynamodb_client
+from accounts.tables import dynamodb_client
 from tests.invariants import violations
 from tests.support import answer_before_call, cancellation
 from tests.test_engine import locks
@@ -27,15 +27,6 @@ IN_PROGRESS = {
 @pytest.fixture(autouse=True)
 def mandatory(settings):
     settings.ACCOUNTS_EMAIL_VERIFICATION = "mandatory"
-
-
-@pytest.fixture
-def lagging_ttl(ddb):
-    """TTL off, so expired items stay, as on AWS where TTL deletes them days late."""
-    dynamodb_client().update_time_to_live(
-        TableName=TableModel.Meta.table_name, TimeToLiveSpecification={"Enabled": False, "AttributeName": "expires"}
-    )
-    return ddb
 
 
 @pytest.fixture

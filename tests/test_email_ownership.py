@@ -22,16 +22,6 @@ def mandatory(settings):
     settings.ACCOUNTS_EMAIL_VERIFICATION = "mandatory"
 
 
-@pytest.fixture
-def lagging_ttl(fresh_ddb):
-    """TTL off on the test table, so expired items stay, as on AWS where TTL deletes them
-    up to days late. (DynamoDB Local with TTL on deletes them within about 10 s.)"""
-    dynamodb_client().update_time_to_live(
-        TableName=TableModel.Meta.table_name, TimeToLiveSpecification={"Enabled": False, "AttributeName": "expires"}
-    )
-    return fresh_ddb
-
-
 def unverified(email, username):
     return store.signup(email, username, HASH)[0]
 
