@@ -54,6 +54,10 @@ class DefaultAccountAdapter:
         "email_local_too_long": _("The part of this address before “@” is too long: at most 64 characters."),
         "busy": _("The site is busy and nothing was saved. Please try again."),
         "stale": _("Your account changed while this page was open, so nothing was saved. Please try again."),
+        "signup_stale": _(
+            "This sign-up form was already used for an account that has been deleted since. "
+            "Nothing was saved: please send this new form."
+        ),
         "outcome_unknown": _(
             "We cannot tell whether this was saved: our account storage did not answer in time. "
             "Check the form, enter any password again and send it: sending it again is safe, "

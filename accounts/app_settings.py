@@ -178,6 +178,19 @@ class AppSettings:
         return value if isinstance(value, timedelta) else timedelta(seconds=value)
 
     @property
+    def CLOCK_SKEW_MARGIN(self):
+        """How far apart two servers' clocks may be, plus the seconds a request may take from
+        its planning to its last resend: a ``timedelta`` or seconds. A value held by an
+        expired claim (an unverified sign-up) is taken only once ``expires`` is older than
+        this by the taking server's clock, so a holder whose clock is behind can never act
+        on a value already given to someone else. Default 5 minutes."""
+        value = self._setting("CLOCK_SKEW_MARGIN", timedelta(minutes=5))
+        value = value if isinstance(value, timedelta) else timedelta(seconds=value)
+        if value < timedelta(0):
+            raise ImproperlyConfigured(f"ACCOUNTS_CLOCK_SKEW_MARGIN is {value}; it cannot be negative.")
+        return value
+
+    @property
     def PREVENT_ENUMERATION(self):
         """Whether the sign-up and email-change forms hide which addresses are registered.
 

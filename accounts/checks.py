@@ -16,6 +16,12 @@
 - ``accounts.E018``: the table is a multi-Region strongly consistent (MRSC) global table.
 - ``accounts.E019``: the table is a global table and ``ACCOUNTS_WRITE_REGION`` is not set.
 - ``accounts.W006``: this process runs outside ``ACCOUNTS_WRITE_REGION``: reads only.
+- ``accounts.E015``: the unique fields of a model take more locks than one transaction can
+  hold (DynamoDB allows 100 actions): its sign-up or deletion would always fail.
+- ``accounts.W005``: changing every unique field of a model at once would exceed 100 actions.
+- ``accounts.E016``: the table's locks are keyed with another version of the Unicode data
+  and folding rules (:data:`accounts.identifiers.KEY_VERSION`) than this server's, or with
+  an unknown one: run ``accounts_backfill`` first.
 - ``accounts.E009``: ``AUTHENTICATION_BACKENDS`` also has Django's ``ModelBackend`` (SQL users).
 - ``accounts.W003``: ``django.contrib.admin`` is installed (use the staff pages).
 - ``accounts.W004``: a SQL model has a relation to ``AUTH_USER_MODEL`` (keep an ``AccountIdField``).
@@ -44,6 +50,9 @@ SQL_SESSION_ENGINES = {
 }
 EXPECTED_KEYS = {("PK", "HASH", "S"), ("SK", "RANGE", "S")}
 CREATE_TABLE_COMMAND = "python manage.py accounts_createtable"
+# The tag of the key version check (E016), which the backfill and the audit skip.
+KEYS_TAG = "accounts_keys"
+BACKFILL_COMMAND = "python manage.py accounts_backfill"
 
 
 @checks.register(checks.Tags.compatibility)
@@ -207,6 +216,64 @@ def check_unique_fields(app_configs, **kwargs):
     return errors
 
 
+@checks.register(checks.Tags.compatibility)
+def check_transaction_sizes(app_configs, **kwargs):
+    """E015, W005: the transactions the unique fields make fit DynamoDB's 100 actions.
+
+    A deletion (no create is larger) is the item, one action per lock (each value of a
+    set-valued constraint, up to its ``max_values``, has its own) and one per item it owns
+    (an account's passkeys' credential items). A change of every single-valued field at
+    once, as the item stops expiring (a verification), is the item, two actions per such
+    field (the new lock, the old) and one per other lock and owned item (each kept).
+    """
+    from .transactions import MAX_ACTIONS
+
+    try:
+        models = [_model(app_settings.ACCOUNT_MODEL)] + [_model(path) for path in app_settings.UNIQUE_MODELS]
+        sizes = [(model, *_lock_counts(model)) for model in models]
+    except (ImportError, AttributeError, KeyError, TypeError, ValueError):
+        return []  # E005-E008 and E013 say what is wrong with the declarations
+    issues = []
+    for model, single, others in sizes:
+        name = getattr(model, "__name__", model)
+        deletion, change = 1 + single + others, 1 + 2 * single + others
+        if deletion > MAX_ACTIONS:
+            issues.append(
+                checks.Error(
+                    f"{name} holds up to {single + others} locks and owned items: creating or deleting one "
+                    f"sends up to {deletion} actions in one transaction, and DynamoDB allows {MAX_ACTIONS}.",
+                    hint=f"Declare fewer unique constraints (skeleton namespaces and each value of a set-valued "
+                    f"one count too): at most {MAX_ACTIONS - 1} locks and owned items together.",
+                    id="accounts.E015",
+                )
+            )
+        elif change > MAX_ACTIONS:
+            issues.append(
+                checks.Warning(
+                    f"{name} has {single} single-valued unique constraints: changing all of them at once sends "
+                    f"up to {change} actions in one transaction, and DynamoDB allows {MAX_ACTIONS}.",
+                    hint="Change them in several steps, or declare fewer.",
+                    id="accounts.W005",
+                )
+            )
+    return issues
+
+
+def _lock_counts(model):
+    """``(single, others)``: how many single-valued constraints ``model`` declares, and the
+    most other locks (values of set-valued constraints) and owned items one of its items has."""
+    from .uniqueness import constraints_of
+
+    constraints = constraints_of(model)
+    single = sum(1 for constraint in constraints if not constraint.many)
+    set_values = sum(constraint.max_values for constraint in constraints if constraint.many)
+    return single, set_values + getattr(model, "max_owned_items", 0)
+
+
+def _model(path):
+    return import_string(path) if isinstance(path, str) else path
+
+
 def _is_own_namespace(namespace, namespaces):
     """Whether ``namespace`` is usable: a non-empty string without '#', declared once."""
     return isinstance(namespace, str) and bool(namespace) and "#" not in namespace and namespaces.count(namespace) == 1
@@ -277,21 +344,25 @@ def check_account_model(app_configs, **kwargs):
     ]
 
 
-def describe_table():
-    """DescribeTable with short timeouts and no retries: a check must not hang start-up."""
+def _check_client():
+    """A DynamoDB client with short timeouts and no retries: a check must not hang start-up."""
     session = botocore.session.get_session()
     from .tables import _credentials
 
     access_key, secret_key = _credentials()
     if access_key:
         session.set_credentials(access_key, secret_key)
-    client = session.create_client(
+    return session.create_client(
         "dynamodb",
         region_name=app_settings.REGION,
         endpoint_url=app_settings.ENDPOINT_URL,
         config=botocore.config.Config(connect_timeout=1, read_timeout=2, retries={"total_max_attempts": 1}),
     )
-    return client.describe_table(TableName=app_settings.TABLE_NAME)["Table"]
+
+
+def describe_table():
+    """DescribeTable with short timeouts and no retries."""
+    return _check_client().describe_table(TableName=app_settings.TABLE_NAME)["Table"]
 
 
 def key_schema(table):
@@ -413,3 +484,31 @@ def _same_option(value, default):
         return value is not None and not isinstance(value, str) and value is import_string(default)
     except ImportError:
         return False
+
+
+@checks.register(KEYS_TAG)
+def check_key_version(app_configs, **kwargs):
+    """E016: the table's locks are keyed with this server's key version. Tagged apart, so
+    ``accounts_backfill`` and ``accounts_audit``, which are how a table gets there, run
+    without it."""
+    from .identifiers import KEY_VERSION
+    from .tables import recorded_key_version
+
+    name = app_settings.TABLE_NAME
+    where = app_settings.ENDPOINT_URL or f"AWS {app_settings.REGION}"
+    try:
+        recorded = recorded_key_version(_check_client())
+    except (botocore.exceptions.BotoCoreError, botocore.exceptions.ClientError, OSError):
+        return []  # W001 says what is wrong with the table, when anything is
+    if recorded == KEY_VERSION:
+        return []
+    keyed = f"with {recorded!r}" if recorded else "before lock keys were versioned"
+    return [
+        checks.Error(
+            f"The locks of DynamoDB table {name!r} at {where} are keyed {keyed}; this server computes keys "
+            f"with {KEY_VERSION!r} (Unicode data or folding rules changed): look-alikes could slip past "
+            "their owners' locks, and renames release the wrong keys.",
+            hint=f"Run: {BACKFILL_COMMAND} (it re-keys the locks, then records the new version).",
+            id="accounts.E016",
+        )
+    ]

@@ -69,6 +69,11 @@ class OverLimit(TransactionCancelled):
         super().__init__(message, reasons)
 
 
+class ItemDeleted(StaleItem):
+    """The create's key belonged to an item deleted since (its tombstone is there): a key
+    is never used again, so a form posted again long after is refused, not re-created."""
+
+
 class Busy(TransactionCancelled):
     """Other transactions kept conflicting with this one; nothing was written. Try again."""
 

@@ -67,7 +67,8 @@ class SignupForm(AccountValuesForm, StoreErrorsMixin, auth_forms.SetPasswordMixi
         """Create the account, or find the one an earlier post of this same form created.
 
         Returns the account. Raises :class:`~accounts.exceptions.UniqueViolation` (every
-        field in use) or :class:`~accounts.exceptions.Busy`.
+        field in use), :class:`~accounts.exceptions.ItemDeleted` (this form's account was
+        deleted since: a stale form) or :class:`~accounts.exceptions.Busy`.
         """
         adapter = get_adapter(request)
         token = self.cleaned_data["token"]

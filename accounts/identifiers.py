@@ -12,6 +12,8 @@ identifier profile) and character properties, the ``idna`` package for UTS #46.
   address into the text its lock key is built from.
 - :func:`invisible_characters`, :func:`unusual_characters` and :func:`mixed_scripts` say
   what a username or a domain label may not hold.
+- :data:`KEY_VERSION` names everything those keys are computed from: a lock records it,
+  and the table records the version its locks are keyed with (``accounts_backfill``).
 """
 
 import unicodedata
@@ -25,6 +27,18 @@ from .uniqueness import normalize_text
 UNICODE_VERSION = icu.UNICODE_VERSION
 #: The ICU version PyICU is built against.
 ICU_VERSION = icu.ICU_VERSION
+#: The version of our own folding rules (:func:`normalize_username_key`, the skeleton of a
+#: key, :func:`normalize_email_key`): bump it whenever they change what a key is.
+FOLDING_RULES_VERSION = 1
+#: What every Unicode-dependent lock key is computed from: our rules, ICU and its Unicode
+#: data (skeletons, soft-dotted letters), Python's Unicode data (NFKC, case folding) and the
+#: ``idna`` package's tables. Two servers computing keys differently differ here; each lock
+#: records the version that wrote it, and the system check ``accounts.E016`` refuses to
+#: start a server whose version is not the one the table's locks are keyed with.
+KEY_VERSION = (
+    f"rules-{FOLDING_RULES_VERSION}+icu-{ICU_VERSION}+unicode-{UNICODE_VERSION}"
+    f"+python-unicode-{unicodedata.unidata_version}+idna-{idna.__version__}"
+)
 
 COMBINING_DOT_ABOVE = "\u0307"
 
@@ -138,7 +152,17 @@ def skeleton_normalizer(normalizer):
         return lookalike_key(normalizer(value))
 
     normalize_skeleton.__doc__ = f"The look-alike key of {getattr(normalizer, '__name__', normalizer)}(value)."
+    normalize_skeleton.key_version = KEY_VERSION
     return normalize_skeleton
+
+
+def key_version_of(normalizer):
+    """The :data:`KEY_VERSION` when ``normalizer`` depends on Unicode data (ours, the
+    default :func:`~accounts.uniqueness.normalize_text`, or one that declares
+    ``key_version`` itself), else its own ``key_version`` or ``None`` (a number, a phone)."""
+    if normalizer in (normalize_text, normalize_username_key, normalize_email_key):
+        return KEY_VERSION
+    return getattr(normalizer, "key_version", None)
 
 
 def username_skeleton_key(value):

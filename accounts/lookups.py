@@ -8,10 +8,9 @@ through :mod:`accounts.dynamo`'s client, under the request deadline. An item who
 
 import contextlib
 import contextvars
-import time
 
 from . import dynamo
-from .tables import lock_model_for
+from .tables import is_gone, is_tombstone, lock_model_for, raw_text
 from .uniqueness import LOCK_SORT_KEY, MAX_KEY_BYTES
 
 
@@ -40,7 +39,7 @@ class _Along:
         if self.found is None or key not in self.keys:
             return False, None
         raw = self.found.get((key["PK"]["S"], key["SK"]["S"]))
-        return True, None if raw is None or is_expired_raw(raw) else raw
+        return True, None if raw is None or is_gone(raw) else raw
 
 
 @contextlib.contextmanager
@@ -85,16 +84,11 @@ def lock_owner(model_class, key):
         items = dynamo.batch_get([lock_key, *along.keys])
         along.found = {(raw["PK"]["S"], raw["SK"]["S"]): raw for raw in items}
         lock = along.found.get((key, LOCK_SORT_KEY))
-        lock = None if lock is None or is_expired_raw(lock) else lock
+        lock = None if lock is None or is_gone(lock) else lock
     else:
         lock = _get_raw(lock_model, key, LOCK_SORT_KEY)
-    return lock["owner"]["S"] if lock is not None and "owner" in lock else None
-
-
-def is_expired_raw(raw):
-    """Whether a raw item's ``expires`` has passed: it is absent, even before DynamoDB's TTL
-    deletes it (days late at times)."""
-    return "expires" in raw and int(raw["expires"]["N"]) <= time.time()
+    # An owner of another type than a string (damage) names no item: nobody holds the value.
+    return raw_text(lock.get("owner")) if lock is not None else None
 
 
 def _default_range_key(model_class):
@@ -114,6 +108,13 @@ def get_item(model_class, hash_key):
     return None if raw is None else model_class.from_raw_data(raw)
 
 
+def was_deleted(model_class, hash_key):
+    """Whether the item at this partition key was deleted and left its tombstone there
+    (consistent read): its key is never used again."""
+    raw = _get_raw(model_class, hash_key, _default_range_key(model_class), gone_too=True)
+    return raw is not None and is_tombstone(raw)
+
+
 def _raw_key(model_class, hash_key, range_key=None):
     key = {}
     attributes = (model_class._hash_key_attribute(), hash_key), (model_class._range_key_attribute(), range_key)
@@ -123,12 +124,13 @@ def _raw_key(model_class, hash_key, range_key=None):
     return key
 
 
-def _get_raw(model_class, hash_key, range_key=None):
-    """The raw item at this key (a consistent GetItem), or ``None``; an expired item is absent."""
+def _get_raw(model_class, hash_key, range_key=None, gone_too=False):
+    """The raw item at this key (a consistent GetItem), or ``None``; an expired item or a
+    tombstone is absent (unless ``gone_too``): TTL deletes expired items days late."""
     key = _raw_key(model_class, hash_key, range_key)
     answer = dynamo.call("get_item", TableName=model_class.Meta.table_name, Key=key, ConsistentRead=True)
     raw = answer.get("Item")
-    return None if raw is None or is_expired_raw(raw) else raw
+    return None if raw is None or (is_gone(raw) and not gone_too) else raw
 
 
 def _get_with_partition(model_class, hash_key, receive):
@@ -138,7 +140,7 @@ def _get_with_partition(model_class, hash_key, receive):
     items = dynamo.query_partition(hash_key)
     raw = next((item for item in items if item["SK"]["S"] == sort_key), None)
     receive([item for item in items if item is not raw])
-    return None if raw is None or is_expired_raw(raw) else model_class.from_raw_data(raw)
+    return None if raw is None or is_gone(raw) else model_class.from_raw_data(raw)
 
 
 def get_by_unique(model_class, constraint, *values):

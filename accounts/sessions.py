@@ -39,7 +39,7 @@ from django.utils.translation import gettext
 
 from . import dynamo, lookups, regions
 from .app_settings import app_settings
-from .tables import ACCOUNT_PREFIX, PROFILE_SORT_KEY, account_pk, get_account_model
+from .tables import ACCOUNT_PREFIX, PROFILE_SORT_KEY, account_pk, get_account_model, has_expired, is_gone, raw_expires
 
 SESSION_SORT_PREFIX = "SESSION#"
 ANONYMOUS_PREFIX = "SESSION#"
@@ -63,9 +63,10 @@ def in_use():
 # The condition of each session write (protocol/sessions.h models them): a new session's
 # random key must be free, never another session's; a save applies only to a session that
 # still lives, so one ended elsewhere (a logout, a password change) or expired stays ended. A
-# comparison with a missing attribute is false, so `expires > :now` also requires the item.
+# comparison with a missing attribute is false, so `expires >= :now` also requires the item
+# (an item lives through the second its `expires` names: accounts.tables.has_expired).
 NEW_SESSION_CONDITION = "attribute_not_exists(PK)"
-SAVE_CONDITION = "expires > :now"
+SAVE_CONDITION = "expires >= :now"
 
 
 def _epoch(moment=None):
@@ -91,7 +92,9 @@ def _item_key(session_key):
 
 
 def _is_live(raw, now):
-    return "expires" in raw and int(raw["expires"]["N"]) > now
+    # A session without a readable ``expires`` (damage) is not live: it gets nobody in.
+    expires = raw_expires(raw)
+    return expires is not None and not has_expired(expires, now)
 
 
 def _pair(raw_key):
@@ -202,7 +205,8 @@ class SessionStore(SessionBase):
             return {}
         if account_id:
             profile = next((raw for raw in items if raw["SK"]["S"] == PROFILE_SORT_KEY), None)
-            account = get_account_model().from_raw_data(profile) if profile else None
+            # An expired account, or the tombstone of a deleted one, is no account.
+            account = get_account_model().from_raw_data(profile) if profile and not is_gone(profile, now) else None
             _prefetched_account.set((account_id, account))
             if self._load_all:
                 self._account_sessions = _live_sessions(items, now)

@@ -10,7 +10,15 @@ from django.utils.crypto import salted_hmac
 
 from . import lookups, sessions, signals, transactions
 from .app_settings import MANDATORY, NONE, app_settings
-from .exceptions import InvalidUniqueValue, ItemAlreadyExists, OutcomeUnknown, StaleItem, TokenReused, Unavailable
+from .exceptions import (
+    InvalidUniqueValue,
+    ItemAlreadyExists,
+    ItemDeleted,
+    OutcomeUnknown,
+    StaleItem,
+    TokenReused,
+    Unavailable,
+)
 from .tables import account_constraints, account_pk, epoch_now, get_account_model, utcnow
 from .uniqueness import normalize_text
 
@@ -91,7 +99,9 @@ def signup(email, username, password_hash, *, token=None, email_verified=None, a
 
     ``created`` is False when this exact signup (same ``token``, email and username) was
     already committed by an earlier post, such as a double click or a browser resend.
-    Raises :class:`~accounts.exceptions.UniqueViolation` naming every field in use, or
+    Raises :class:`~accounts.exceptions.ItemDeleted` when the account ``token`` names was
+    deleted since (a form posted again: an account id never comes back, whatever the
+    token's age), :class:`~accounts.exceptions.UniqueViolation` naming every field in use, or
     :class:`~accounts.exceptions.OutcomeUnknown` when neither resending with the same token
     nor reading the account back could tell whether it was written (``account_created`` is
     sent whenever it is known to be). ``also``: actions on items the account owns, created
@@ -100,8 +110,10 @@ def signup(email, username, password_hash, *, token=None, email_verified=None, a
     account = build_signup_account(email, username, password_hash, token=token, email_verified=email_verified, **extra)
     try:
         transactions.create(account, token=token, check_unheld=refuses_registered_addresses(), also=also)
-    except (ItemAlreadyExists, TokenReused):
+    except (ItemAlreadyExists, TokenReused) as error:
         earlier = get_account(account.id)
+        if earlier is None and lookups.was_deleted(type(account), account.PK):
+            raise ItemDeleted("This sign-up's account was deleted since; its id is never used again.") from error
         if earlier is None or not _holds_same_values(earlier, account):
             raise
         return earlier, False
@@ -148,7 +160,7 @@ def verify_email(account):
     """Mark the address verified and give the account its email lock, in one transaction.
 
     ``Update account SET email_verified REMOVE expires [as read: email, not verified, not
-    expired]``, ``Put email lock [attribute_not_exists(PK) OR expires < :now]``, and
+    expired]``, ``Put email lock [attribute_not_exists(PK) OR expires < :now - margin]``, and
     ``Update lock REMOVE expires [owner = me]`` for each lock it already holds. Raises
     :class:`~accounts.exceptions.UniqueViolation` (``email``) when another account verified
     the address first, :class:`~accounts.exceptions.StaleItem` when the account changed or
@@ -214,7 +226,7 @@ def apply_email_change(account, old_email, new_email, nonce):
     ``account`` as read; the link named ``old_email``, ``new_email`` and ``nonce``. Sends
     ``Update account SET email=new REMOVE pending_email, pending_nonce [email = old AND
     pending_nonce = nonce (as read)]``, ``Put new email lock [attribute_not_exists(PK) OR
-    expires < :now]``, ``Delete old email lock [owner = me OR attribute_not_exists(PK)]``.
+    expires < :now - margin]``, ``Delete old email lock [owner = me OR attribute_not_exists(PK)]``.
     Raises :class:`~accounts.exceptions.StaleItem` when the account no longer waits for this
     link (used, replaced, or the address changed), before sending anything when the read
     already says so; :class:`~accounts.exceptions.UniqueViolation` when the new address was
@@ -334,7 +346,7 @@ def delete_account(account):
 def discard_signup(account):
     """Delete an unverified sign-up, ``account`` as read, and release its locks: the reader
     of its address says they did not sign up. The one transaction :func:`delete_account`
-    sends, whose guards (``email_verified`` as read, false, and ``expires > :now``) cancel it
+    sends, whose guards (``email_verified`` as read, false, and ``expires >= :now``) cancel it
     with :class:`~accounts.exceptions.StaleItem` if the address was verified meanwhile; a
     verified account is refused so before anything is sent."""
     if is_verified(account):

@@ -18,18 +18,20 @@ Endpoint, region and table name come from the ``ACCOUNTS_*`` settings and are ap
 import base64
 import functools
 import hashlib
+import math
 import os
 import threading
 import time
 import typing
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import botocore.config
 import botocore.handlers
 import botocore.session
 from pynamodb.attributes import (
     BooleanAttribute,
+    MapAttribute,
     NumberAttribute,
     UnicodeAttribute,
     UnicodeSetAttribute,
@@ -37,9 +39,9 @@ from pynamodb.attributes import (
 )
 from pynamodb.models import Model
 
-from . import deadline, regions
+from . import deadline, identifiers, regions
 from .app_settings import app_settings
-from .identifiers import skeleton_normalizer
+from .identifiers import key_version_of, skeleton_normalizer
 from .uniqueness import LOCK_SORT_KEY, UniqueConstraint, normalize_exact, normalize_text
 
 ACCOUNT_PREFIX = "ACCT#"
@@ -53,6 +55,22 @@ TTL_ATTRIBUTE = "expires"
 # each has a credential item in the account's partition (accounts.mfa), deleted with it.
 PASSKEY_NAMESPACE = "WEBAUTHN"
 PASSKEY_SORT_PREFIX = "WEBAUTHN#"
+# How many passkeys an account may register. Deleting an account deletes them all with it
+# in one transaction: 2 actions each (the credential item and its lock), beside the account,
+# its other locks and whatever a project declares, under DynamoDB's 100 actions (system
+# check accounts.E015 counts them).
+MAX_PASSKEYS = 20
+# A deleted account leaves a tombstone at its key: PK, SK, this attribute (when it was
+# deleted) and an `expires` far off. Its id is never used again: a sign-up form posted again
+# (its token derives the id) is refused by the create's attribute_not_exists(PK), whatever
+# the form's age, while every read treats the tombstone as absent. A form's token is
+# accepted for 9 minutes by a server's clock and DynamoDB remembers a token for 10: 30 days
+# outlive both by far.
+TOMBSTONE_ATTRIBUTE = "deleted"
+TOMBSTONE_LIFETIME = timedelta(days=30)
+# The item recording the key version (identifiers.KEY_VERSION) the table's locks are keyed
+# with: the system check accounts.E016 compares it with the running one.
+KEY_VERSION_ITEM = {"PK": {"S": "META#KEYS"}, "SK": {"S": "META"}}
 
 
 def utcnow():
@@ -60,24 +78,146 @@ def utcnow():
 
 
 def epoch_now():
-    """Now, in the whole epoch seconds ``expires`` is written in."""
+    """Now by this server's clock, in the whole epoch seconds ``expires`` is written in.
+
+    Servers' clocks differ: a value an expired item held is taken only past
+    ``ACCOUNTS_CLOCK_SKEW_MARGIN`` (:func:`takeover_cutoff`).
+    """
     return int(time.time())
+
+
+def has_expired(expires, now=None):
+    """Whether an item whose ``expires`` is ``expires`` (``None``: it does not expire) has
+    expired at ``now``: the one boundary every read and guard uses, DynamoDB's own TTL's.
+    An item lives through the second ``expires`` names and is gone once ``expires < now``."""
+    return expires is not None and expires < (epoch_now() if now is None else now)
 
 
 def is_expired(item, now=None):
     """Whether ``item``'s ``expires`` has passed: it is then absent, deleted or not."""
-    expires = getattr(item, TTL_ATTRIBUTE, None)
-    return expires is not None and expires < (epoch_now() if now is None else now)
+    return has_expired(getattr(item, TTL_ATTRIBUTE, None), now)
+
+
+def takeover_cutoff(now):
+    """The ``expires`` a claim must be older than (``expires < cutoff``) before another item
+    may take its value, at ``now`` by this server's clock: ``ACCOUNTS_CLOCK_SKEW_MARGIN``
+    earlier, so a holder whose clock is behind ours by less than that can no longer act on
+    it (its own guards require ``expires >= now`` by its clock)."""
+    return now - int(app_settings.CLOCK_SKEW_MARGIN.total_seconds())
+
+
+def raw_number(value):
+    """The number a raw DynamoDB attribute value (``{"N": "12.5"}``) holds, or ``None`` when
+    it is absent or of another type (an operator's ``{"S": "soon"}``): read, never trusted."""
+    if not isinstance(value, dict) or not isinstance(value.get("N"), str):
+        return None
+    try:
+        number = float(value["N"])
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def raw_text(value):
+    """The string a raw DynamoDB attribute value (``{"S": "..."}``) holds, or ``None``."""
+    text = value.get("S") if isinstance(value, dict) else None
+    return text if isinstance(text, str) else None
+
+
+def raw_expires(raw):
+    """The ``expires`` of a raw item as a number, or ``None`` when it has none or one of
+    another type (DynamoDB's TTL ignores such a value too: the item does not expire)."""
+    return raw_number(raw.get(TTL_ATTRIBUTE))
+
+
+def is_tombstone(raw):
+    """Whether raw item ``raw`` is the tombstone a deleted item left at its key."""
+    return TOMBSTONE_ATTRIBUTE in raw
+
+
+def is_gone(raw, now=None):
+    """Whether raw item ``raw`` counts as absent to every read: it expired, or it is a
+    tombstone."""
+    return is_tombstone(raw) or has_expired(raw_expires(raw), now)
+
+
+def read_text(value):
+    """The text a raw DynamoDB attribute value spells: a string's own, a number's digits
+    (``{"N": "18"}`` -> ``"18"``), else ``None``."""
+    if not isinstance(value, dict):
+        return None
+    if isinstance(value.get("S"), str):
+        return value["S"]
+    return value["N"] if raw_number(value) is not None else None
 
 
 class TableModel(Model):
-    """Base of every model stored in the accounts table; :func:`configure` binds it."""
+    """Base of every model stored in the accounts table; :func:`configure` binds it.
+
+    An item is read even when an attribute has the wrong type (damage: an operator's raw
+    write), never raising: such an attribute reads as what it spells (a number's digits for
+    a string, a string of digits for a number), as false for a flag, and as absent
+    otherwise, ``expires`` included (DynamoDB's TTL ignores one that is not a number).
+    :func:`malformed_attributes` keeps what was stored, for the audit and for the guards
+    that compare it "as read".
+    """
 
     class Meta:
         table_name = "accounts"
         region = "us-east-1"
         host = None
         max_pool_connections = MAX_POOL_CONNECTIONS
+
+    # How long the tombstone a deleted item leaves at its key lasts; None: it leaves none (its
+    # key may be used again, as a player's chosen PK may).
+    tombstone_lifetime = None
+
+    @classmethod
+    def _instantiate(cls, attribute_values):
+        try:
+            return super()._instantiate(attribute_values)
+        except (TypeError, ValueError, KeyError):
+            readable, malformed = dict(attribute_values), {}
+            for name, attribute in cls.get_attributes().items():
+                stored = attribute_values.get(attribute.attr_name)
+                if stored is None or _is_readable(attribute, stored):
+                    continue
+                malformed[name] = stored
+                readable.pop(attribute.attr_name)
+                spelled = _spelled(attribute, stored)
+                if spelled is not None:
+                    readable[attribute.attr_name] = spelled
+            instance = super()._instantiate(readable)
+            instance._malformed = malformed
+            return instance
+
+
+def _is_readable(attribute, stored):
+    if "NULL" in stored:
+        return True
+    try:
+        attribute.deserialize(attribute.get_value(stored))
+    except (TypeError, ValueError, KeyError):
+        return False
+    return True
+
+
+def _spelled(attribute, stored):
+    """What a wrong-typed value reads as (see :class:`TableModel`), raw, or ``None``."""
+    if isinstance(attribute, BooleanAttribute):
+        return {"BOOL": False}
+    if type(attribute) is UnicodeAttribute and read_text(stored) is not None:
+        return {"S": read_text(stored)}
+    if type(attribute) is NumberAttribute and attribute.attr_name != TTL_ATTRIBUTE:
+        number = raw_number({"N": stored.get("S")}) if isinstance(stored.get("S"), str) else None
+        return None if number is None else {"N": stored["S"].strip()}
+    return None
+
+
+def malformed_attributes(item):
+    """``{attribute: the raw value stored}`` of ``item``'s attributes of the wrong type, as
+    read (empty for a sound item)."""
+    return getattr(item, "_malformed", {})
 
 
 @dataclass(frozen=True)
@@ -116,6 +256,10 @@ class Account(TableModel):
     key_prefix = ACCOUNT_PREFIX
     # The registries an account's transactions keep (see Registry).
     registries = (STAFF_REGISTRY,)
+    # A deleted account leaves a tombstone (see TOMBSTONE_ATTRIBUTE): its id never returns.
+    tombstone_lifetime = TOMBSTONE_LIFETIME
+    # The most items owned_sort_keys() names (one per passkey), for system check accounts.E015.
+    max_owned_items = MAX_PASSKEYS
 
     PK = UnicodeAttribute(hash_key=True)
     SK = UnicodeAttribute(range_key=True, default=PROFILE_SORT_KEY)
@@ -143,6 +287,11 @@ class Account(TableModel):
     totp_secret = UnicodeAttribute(null=True)
     totp_created = UTCDateTimeAttribute(null=True)
     recovery_codes = UnicodeSetAttribute(null=True)
+    # The lock keys the account holds, by namespace, written in the same transaction as each
+    # lock: a change or deletion releases the key stored here, never one computed again
+    # (after a Unicode upgrade it may differ). Absent on accounts written before it existed
+    # (accounts_backfill records it); a namespace missing from it is computed.
+    lock_keys = MapAttribute(null=True)
 
     @classmethod
     def get_unique_constraints(cls):
@@ -169,6 +318,10 @@ class Lock(TableModel):
     owner = UnicodeAttribute()
     # Set while the owner is an unverified account: the lock expires with it.
     expires = NumberAttribute(null=True)
+    # The version of the data its key was computed with (identifiers.KEY_VERSION), for a
+    # constraint whose normalizer depends on Unicode: during a rolling deploy, which of two
+    # key functions wrote it.
+    key_version = UnicodeAttribute(null=True)
 
 
 @functools.cache
@@ -214,19 +367,24 @@ def account_constraints():
                 allow_empty=allow_empty,
                 # The email is held only by an account that proved it reads the mailbox.
                 partial_on=options.get("partial_on", "email_verified" if field == "email" else None),
+                key_version=key_version_of(normalizer),
             )
         )
         if options.get("skeleton_namespace"):
+            skeleton = skeleton_normalizer(normalizer)
             skeletons.append(
                 UniqueConstraint(
                     field,
                     namespace=options["skeleton_namespace"],
-                    normalizer=skeleton_normalizer(normalizer),
+                    normalizer=skeleton,
                     allow_empty=allow_empty,
                     lookalike=True,
+                    key_version=key_version_of(skeleton),
                 )
             )
-    passkeys = UniqueConstraint("passkeys", namespace=PASSKEY_NAMESPACE, normalizer=normalize_exact, many=True)
+    passkeys = UniqueConstraint(
+        "passkeys", namespace=PASSKEY_NAMESPACE, normalizer=normalize_exact, many=True, max_values=MAX_PASSKEYS
+    )
     return (*constraints, *skeletons, passkeys)
 
 
@@ -400,7 +558,8 @@ def plain_client():
 
 def create_table(wait=True):
     """Create the accounts table (PK/SK strings, on-demand) if missing, with TTL on
-    ``expires`` (``UpdateTimeToLive``; an existing table gets TTL too). True if created.
+    ``expires`` (``UpdateTimeToLive``; an existing table gets TTL too), recording the key
+    version its locks will be keyed with. True if created.
 
     Sent with :func:`dynamodb_client`, whose botocore session every client shares
     (PynamoDB's own connection would load AWS's service model once more)."""
@@ -421,12 +580,31 @@ def create_table(wait=True):
     if wait:
         client.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 120})
     enable_ttl()
+    if created:
+        record_key_version()
     return created
 
 
 def delete_table():
     """Delete the accounts table (tests; nothing else deletes it)."""
     dynamodb_client().delete_table(TableName=TableModel.Meta.table_name)
+
+
+def record_key_version():
+    """Record in the table (item ``PK=META#KEYS``, ``SK=META``) that its locks are keyed
+    with this server's :data:`~accounts.identifiers.KEY_VERSION`: a new table's, or after
+    ``accounts_backfill`` re-keyed them all."""
+    version = {"S": identifiers.KEY_VERSION}
+    dynamodb_client().put_item(TableName=TableModel.Meta.table_name, Item={**KEY_VERSION_ITEM, "key_version": version})
+
+
+def recorded_key_version(client=None):
+    """The key version the table records (see :func:`record_key_version`), or ``None`` for
+    a table whose locks were written before keys were versioned. ``client``: the botocore
+    client to read with (default: the transactions')."""
+    client = client or dynamodb_client()
+    answer = client.get_item(TableName=TableModel.Meta.table_name, Key=KEY_VERSION_ITEM, ConsistentRead=True)
+    return raw_text(answer.get("Item", {}).get("key_version"))
 
 
 def enable_ttl():

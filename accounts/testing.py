@@ -288,9 +288,10 @@ def _create(table):
 
 
 def _empty(table):
-    """Delete every item of ``table`` (one consistent Scan, then batches of deletes).
-    Returns False when the table is gone."""
-    from .tables import plain_client
+    """Delete every item of ``table`` (one consistent Scan, then batches of deletes), then
+    record the key version its locks are keyed with, as a new table does. Returns False
+    when the table is gone."""
+    from .tables import plain_client, record_key_version
 
     with _pointed_at(table):
         client = plain_client()
@@ -308,6 +309,7 @@ def _empty(table):
             requests = {table.name: [{"DeleteRequest": {"Key": key}} for key in keys[start : start + BATCH_SIZE]]}
             while requests:
                 requests = client.batch_write_item(RequestItems=requests)["UnprocessedItems"]
+        record_key_version()
     return True
 
 

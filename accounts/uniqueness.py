@@ -74,14 +74,22 @@ class UniqueConstraint:
       like SQL's ``UNIQUE (email) WHERE email_verified``, an item holds the lock only while
       that attribute is not ``False`` (absent counts as true, so items written before the
       attribute existed keep their locks).
-    - set-valued: ``UniqueConstraint("passkeys", namespace="WEBAUTHN", many=True)``: each
-      element of the set attribute is a value of its own, with its own lock (an account's
-      passkey credential ids). Use :meth:`lock_keys`; :meth:`lock_key` is for single values.
+    - set-valued: ``UniqueConstraint("passkeys", namespace="WEBAUTHN",
+      normalizer=normalize_exact, many=True, max_values=20)``: each element of the set
+      attribute is a value of its own, with its own lock (an account's passkey credential
+      ids). Use :meth:`lock_keys`; :meth:`lock_key` is for single values. Its normalizer
+      depends on no Unicode data: its keys are computed again when released, never recorded.
+      ``max_values`` is the most elements an item may hold (the application keeps to it):
+      its deletion releases them all in one transaction, which system check
+      ``accounts.E015`` counts.
 
     ``normalizer`` applies to the constrained fields (scope values are kept exact). With
     ``allow_empty=True`` an empty value takes no lock, like SQL's NULL in a UNIQUE column;
     otherwise an empty value is an error. ``lookalike=True`` marks a constraint keyed on a
     confusable skeleton: values sharing its key look alike rather than being equal.
+    ``key_version`` names the data the normalizer depends on (Unicode's, see
+    :data:`accounts.identifiers.KEY_VERSION`), which each of its locks records; ``None``
+    for a normalizer that depends on none.
     """
 
     def __init__(
@@ -94,6 +102,8 @@ class UniqueConstraint:
         lookalike=False,
         partial_on=None,
         many=False,
+        max_values=None,
+        key_version=None,
     ):
         if not fields:
             raise ValueError("A unique constraint needs at least one field.")
@@ -108,7 +118,16 @@ class UniqueConstraint:
         self.partial_on = partial_on
         if many and (len(fields) != 1 or scope or partial_on):
             raise ValueError("A set-valued (many) constraint has one field, no scope and no partial condition.")
+        if many and not max_values:
+            raise ValueError("A set-valued (many) constraint needs max_values: its locks share one transaction.")
+        if many and (key_version is not None or normalizer is normalize_text):
+            # An item records the one key it holds per namespace (lock_keys); a set-valued
+            # constraint's keys are computed again instead, which is sound only when no
+            # Unicode upgrade can change them.
+            raise ValueError("A set-valued (many) constraint's normalizer must not depend on Unicode data.")
         self.many = many
+        self.max_values = max_values
+        self.key_version = key_version
 
     def __repr__(self):
         scope = f" scope={self.scope}" if self.scope else ""

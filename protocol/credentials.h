@@ -8,27 +8,33 @@
  * (a lock naming the account) and has a credential item in the account's partition.
  * Registering, removing and deleting the account are each ONE transaction:
  *   register c   Update account SET passkeys = read + {c} [passkeys = read AND updated = read],
- *                Put lock c [attribute_not_exists(PK) OR expires < :now],
+ *                Put lock c [attribute_not_exists(PK) OR expires < :now - margin],
  *                Put credential item [attribute_not_exists(PK)]     (accounts.mfa.store.add_passkey)
  *   remove c     Update account SET passkeys = read - {c} [passkeys = read AND updated = read],
  *                Delete lock c [owner = me OR attribute_not_exists(PK)], Delete credential item
- *   delete       Delete account [its values AND passkeys = read], Delete every lock it holds
- *                [owner = me OR ...], Delete every credential item   (transactions.plan_delete)
- * Invariants, on the credential locks:
- *   P1  each credential id is held by at most one live account;
- *   P2  every credential id a live account holds has a lock naming it and a credential item;
- *   P3  once every client is done, every credential lock names a live account holding its id,
- *       and every credential item is of a live account holding its id.
+ *   delete       Put the account's tombstone [its values AND passkeys = read], Delete every
+ *                lock it holds [owner = me OR ...], Delete every credential item
+ *                (transactions.plan_delete)
+ * The accounts here are verified: their credential locks never expire, so a lock Put's
+ * `expires < :now - margin` never frees one (accounts.pml and clocks.pml model that disjunct).
+ * Invariants, on the credential locks: I1, I2 and I3 of model.h for the WEBAUTHN keys (each
+ * tagged as that invariant, so the mutation proof counts them as such):
+ *   P1  (I1) each credential id is held by at most one live account;
+ *   P2  (I2) every credential id a live account holds has a lock naming it and a credential item;
+ *   P3  (I3) once every client is done, every credential lock names a live account holding
+ *       its id, and every credential item is of a live account holding its id.
  * P1 and P2 are asserted after every step, P3 at quiescence.
  *
  * SIGN_IN: the single-use writes of a sign-in (accounts.transactions.plan_sign_in), ONE
  * transaction each: the new session's Put, the Delete of the session that held the
- * half-login or the passkey challenge [expires > :now], and the factor's write: a TOTP time
- * step's record [attribute_not_exists(PK) OR expires < :now], a recovery code's removal
- * [contains(recovery_codes, :code)], a passkey's signature counter [sign_count = :read].
- * Asserted at each commit: a half-login (or challenge) logs in once, a TOTP step and a
- * recovery code are accepted once, and an accepted signature counter is greater than every
- * one accepted before it (a cloned authenticator's older count never lands last).
+ * half-login or the passkey challenge [expires >= :now], and the factor's write: a TOTP time
+ * step's record [attribute_not_exists(PK) OR expires < :now - margin], a recovery code's
+ * removal [contains(recovery_codes, :code)], a passkey's signature counter [sign_count =
+ * :read]. Asserted at each commit, as what each guard is for (purpose(), counted by the
+ * mutation proof; each is said of ghost counters, not of the guarded attribute): a
+ * half-login (or challenge) logs in once, a TOTP step and a recovery code are accepted once,
+ * and an accepted signature counter is greater than every one accepted before it (a cloned
+ * authenticator's older count never lands last).
  */
 
 #ifndef CREDENTIALS
@@ -60,9 +66,10 @@ byte pk_finished;       /* passkey clients done */
 #define G_PASSKEY_LOCK_FREE(c)  (!p_ex[c])
 #define G_DELETE_PASSKEYS_AS_READ passkeys_as_read(a)
 
-#define P1_of(c)  (!(holds_pk(0, c) && holds_pk(1, c)))
-#define P2_at(x, c) (!holds_pk(x, c) || (p_ex[c] && p_own[c] == (x) && item_of(x, c)))
-#define P3_of(c)  ((!p_ex[c] || holds_pk(p_own[c], c)) && (!item_of(0, c) || holds_pk(0, c)) && (!item_of(1, c) || holds_pk(1, c)))
+#define P1_of(c)  (inv_I1 && !(holds_pk(0, c) && holds_pk(1, c)))
+#define P2_at(x, c) (inv_I2 && (!holds_pk(x, c) || (p_ex[c] && p_own[c] == (x) && item_of(x, c))))
+#define P3_of(c)  (inv_I3 && (!p_ex[c] || holds_pk(p_own[c], c)) && (!item_of(0, c) || holds_pk(0, c)) && \
+                   (!item_of(1, c) || holds_pk(1, c)))
 
 #if CREDENTIALS
 
@@ -128,7 +135,8 @@ proctype PasskeyClient(byte i) {
 				/* and its email and username locks, as accounts.pml's delete */
 				if :: l_own[EK(a_em[a])] == a -> drop_lock(EK(a_em[a])) :: else fi;
 				if :: l_own[UK(a_un[a])] == a -> drop_lock(UK(a_un[a])) :: else fi;
-				a_pk[a] = 0; drop_account(a)
+				a_pk[a] = 0; drop_account(a);
+				if :: TOMBSTONES -> a_tomb[a] = 1 :: else fi   /* the account item is now its tombstone */
 			:: else -> skip
 			fi
 		:: else -> skip
@@ -206,11 +214,11 @@ proctype SignIn(byte s; byte factor; byte count) {
 		   (factor != BY_RECOVERY || G_RECOVERY_CODE_UNUSED) &&
 		   (factor != BY_PASSKEY || G_SIGN_COUNT_AS_READ) ->
 			st_live[s] = 0; st_in[s]++;
-			assert(st_in[s] == 1);     /* a half-login (a challenge) logs in once */
+			purpose(st_in[s] == 1);     /* a half-login (a challenge) logs in once */
 			if
-			:: factor == BY_TOTP -> step_used = 1; step_in++; assert(step_in == 1)
-			:: factor == BY_RECOVERY -> code_left = 0; code_in++; assert(code_in == 1)
-			:: factor == BY_PASSKEY -> assert(count > best); best = count; counter = count
+			:: factor == BY_TOTP -> step_used = 1; step_in++; purpose(step_in == 1)
+			:: factor == BY_RECOVERY -> code_left = 0; code_in++; purpose(code_in == 1)
+			:: factor == BY_PASSKEY -> purpose(count > best); best = count; counter = count
 			fi
 		:: else -> skip   /* cancelled (StaleItem: used already), or refused before sending */
 		fi;

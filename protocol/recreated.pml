@@ -1,6 +1,6 @@
 /*
  * An account deleted and signed up again under the same id (a sign-up form's token posted
- * again after a delete), unverified or verified, while another client acts on what it read
+ * again after a delete, had its tombstone not refused it), unverified or verified, while another client acts on what it read
  * before, and the audit repairs the account's email lock: verified and locked, its lock
  * missing, or its lock naming an account that is gone. Stamps prove nothing (STAMPS 0), so
  * only the guards on the values as read tell the new account from the old. Every
@@ -14,6 +14,7 @@
 #define MAY(c, op)     ((c) == 0 -> (op != OP_SIGNUP && op != OP_SIGNUP_UNVERIFIED && op != OP_TOUCH) : \
                         (op == OP_DELETE || op == OP_SIGNUP || op == OP_SIGNUP_UNVERIFIED))
 #define STAMPS  0   /* `updated = :read` proves nothing */
+#define TOMBSTONES 0   /* the id comes back: tombstones (which refuse it) are not trusted either */
 #define LOSSES  0
 #define TTL     0   /* no time passing */
 #define REPAIRS 1   /* the audit repairs EMAIL#0 */

@@ -38,7 +38,7 @@ byte s_done;        /* browsers, the password change and time that are done */
 #define S1_of(i)          (!authenticates(i) || (s_login[cookie[i]] == i && !s_ended[i]))
 
 inline check_sessions() {
-	assert(S1_of(0) && S1_of(1))
+	assert(inv_S1 && S1_of(0) && S1_of(1))
 }
 
 /* A session's item is gone (DeleteItem, BatchWriteItem) or its time is up: it ended. */

@@ -8,7 +8,6 @@ DynamoDB Local is the app's own fixture (accounts.testing, the plugin host proje
 started from the copy `make` keeps in var/dynamodb-local (see tests/__init__.py).
 """
 
-import os
 import uuid
 
 import pytest
@@ -74,6 +73,18 @@ def fresh_ddb(dynamodb_local, settings):
 
 
 @pytest.fixture
+def lagging_ttl(fresh_ddb):
+    """TTL off on the test's own table, so expired items stay, as on AWS where TTL deletes
+    them up to days late. (DynamoDB Local with TTL on deletes them within about 10 s.)"""
+    from accounts.tables import TableModel, dynamodb_client
+
+    dynamodb_client().update_time_to_live(
+        TableName=TableModel.Meta.table_name, TimeToLiveSpecification={"Enabled": False, "AttributeName": "expires"}
+    )
+    return fresh_ddb
+
+
+@pytest.fixture
 def moto_ddb(settings, monkeypatch):
     """A fresh accounts table in moto's in-process mock of DynamoDB."""
     from moto import mock_aws
@@ -104,3 +115,12 @@ def proxy(ddb, settings):
         settings.ACCOUNTS_ENDPOINT_URL = counting_proxy.endpoint_url
         yield counting_proxy
         settings.ACCOUNTS_ENDPOINT_URL = ddb.endpoint_url
+
+
+@pytest.fixture
+def clocks(monkeypatch):
+    """App servers whose clocks differ (tests/clocks.py): ``with clocks.server(120):`` runs
+    a block on a server two minutes fast."""
+    from tests.clocks import Clocks
+
+    return Clocks(monkeypatch)

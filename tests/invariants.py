@@ -35,9 +35,11 @@ def scan_everything():
 
 
 def is_live(raw, now=None):
-    """Exists (it was scanned) and has not expired."""
+    """Exists (it was scanned) and has not expired: it lives through the second its
+    ``expires`` names (DynamoDB's TTL boundary). An ``expires`` that is not a number is
+    ignored, as TTL ignores it."""
     expires = raw.get("expires", {}).get("N")
-    return expires is None or float(expires) > (now if now is not None else time.time())
+    return expires is None or float(expires) >= (now if now is not None else time.time())
 
 
 def holds(item, constraint):
@@ -73,7 +75,8 @@ def violations(models=None, *, quiescent=True, items=None):
                 locks[raw["PK"]["S"]] = raw.get("owner", {}).get("S")
             continue
         model = _model_of(raw, models)
-        if model is not None and is_live(raw, now):
+        # A deleted item's tombstone holds nothing and owns nothing.
+        if model is not None and is_live(raw, now) and "deleted" not in raw:
             live[raw["PK"]["S"]] = model.from_raw_data(raw)
     found = []
     constrained = [(model, constraint) for model in models for constraint in constraints_of(model)]

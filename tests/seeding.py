@@ -22,8 +22,17 @@ def new_account(email, username, **values):
 
 
 def write_accounts(accounts, *, with_locks=True):
-    """Batch-write ``accounts`` (and, with ``with_locks``, the lock of each unique value)."""
+    """Batch-write ``accounts`` (and, with ``with_locks``, the lock of each unique value,
+    recorded in the account as the engine records it, a set-valued constraint's not; without,
+    accounts as written before either existed)."""
     model = get_account_model()
+    if with_locks:
+        for account in accounts:
+            account.lock_keys = {
+                constraint.namespace: key
+                for constraint in model.get_unique_constraints()
+                if not constraint.many and (key := constraint.lock_key(account)) is not None
+            }
     with model.batch_write() as batch:
         for account in accounts:
             batch.save(account)

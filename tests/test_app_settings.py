@@ -3,10 +3,12 @@
 import json
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django import forms
+from django.core.exceptions import ImproperlyConfigured
 from django.test import Client, override_settings
 
 from accounts import store
@@ -278,8 +280,6 @@ def test_email_verification_modes(settings, value):
 
 
 def test_unknown_email_verification_mode_is_a_clear_configuration_error(settings):
-    from django.core.exceptions import ImproperlyConfigured
-
     settings.ACCOUNTS_EMAIL_VERIFICATION = "sometimes"
 
     with pytest.raises(ImproperlyConfigured, match="'mandatory', 'optional' or 'none'"):
@@ -287,8 +287,6 @@ def test_unknown_email_verification_mode_is_a_clear_configuration_error(settings
 
 
 def test_verification_defaults(settings):
-    from datetime import timedelta
-
     del settings.ACCOUNTS_EMAIL_VERIFICATION
 
     assert app_settings.EMAIL_VERIFICATION == "mandatory"
@@ -325,3 +323,17 @@ def test_site_url_is_the_setting_or_none(settings):
     assert app_settings.SITE_URL is None
     del settings.ACCOUNTS_SITE_URL
     assert app_settings.SITE_URL is None
+
+
+def test_clock_skew_margin_defaults_to_five_minutes_and_takes_seconds(settings):
+    assert app_settings.CLOCK_SKEW_MARGIN == timedelta(minutes=5)
+
+    settings.ACCOUNTS_CLOCK_SKEW_MARGIN = 30
+    assert app_settings.CLOCK_SKEW_MARGIN == timedelta(seconds=30)
+
+
+def test_negative_clock_skew_margin_is_a_clear_configuration_error(settings):
+    settings.ACCOUNTS_CLOCK_SKEW_MARGIN = -1
+
+    with pytest.raises(ImproperlyConfigured, match="ACCOUNTS_CLOCK_SKEW_MARGIN"):
+        app_settings.CLOCK_SKEW_MARGIN

@@ -32,7 +32,7 @@ def test_consistent_table_exits_zero(ddb):
 
     assert status == 0
     assert "Consistent" in out
-    assert "Scanned 12 items" in err
+    assert "Scanned 13 items" in err  # with the item recording the table's key version
 
 
 def test_planted_damage_is_listed_and_exits_one(damaged):
@@ -81,7 +81,8 @@ def test_repair_fixes_everything_and_a_second_run_is_clean(damaged):
 
 def test_duplicates_remain_after_repair_and_exit_one(ddb):
     store.signup("ada@example.com", "ada", "!hash")
-    twin = write_accounts([new_account("twin@example.com", "ADA")], with_locks=False)[0]
+    twin = new_account("twin@example.com", "ADA", lock_keys={"EMAIL": "UNIQ#EMAIL#twin@example.com"})
+    write_accounts([twin], with_locks=False)
     write_locks({"UNIQ#EMAIL#twin@example.com": twin.PK})
 
     status, out, _ = run_audit_command("--json", "--repair")

@@ -30,8 +30,12 @@ def test_backfill_creates_every_lock_but_the_duplicates(legacy_table):
     report, repairs = audit.backfill()
 
     # Email, username and username skeleton of 23 accounts; the two "ada"s share only their email.
-    assert len(repairs) == 23 * 3 + 4
-    assert all(result.action == audit.CLAIMED for result in repairs)
+    claimed = [result for result in repairs if result.action == audit.CLAIMED]
+    assert len(claimed) == 23 * 3 + 4
+    # Then every account records the keys of the locks it now holds.
+    recorded = [result for result in repairs if result.action == audit.RECORDED]
+    assert {result.finding.key for result in recorded} == {account.PK for account in [*accounts, first, second]}
+    assert all(result.repaired for result in repairs)
     for account in accounts:
         for key in lock_keys(account):
             assert read_lock(key) == (True, account.PK)
@@ -67,7 +71,7 @@ def test_backfill_command_lists_duplicates_and_exits_one(legacy_table):
     assert status == 1
     assert "Created 73 lock(s)." in out
     assert "cannot lock UNIQ#EMAIL#ada@example.com" in out
-    assert "Scanned 25 items" in err
+    assert "Scanned 26 items" in err  # with the item recording the table's key version
     assert "Repairs: 73/73" in err
 
 

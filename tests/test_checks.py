@@ -14,6 +14,7 @@ from accounts.checks import (
     check_default_fields_kept,
     check_site_url,
     check_table,
+    check_transaction_sizes,
     check_unique_fields,
     check_unique_models,
 )
@@ -354,3 +355,40 @@ def test_e014_not_raised_for_a_scheme_and_a_host(settings, value):
     settings.ACCOUNTS_SITE_URL = value
 
     assert check_site_url(None) == []
+
+
+def many_fields(extra):
+    """The default unique fields and ``extra`` more (three locks: email, username, its skeleton)."""
+    fields = {
+        "email": {"namespace": "EMAIL"},
+        "username": {"namespace": "HANDLE", "skeleton_namespace": "HANDLE_SKEL"},
+    }
+    fields.update({f"field{n}": {"namespace": f"F{n}", "allow_empty": True} for n in range(extra)})
+    return fields
+
+
+def test_e015_unique_fields_whose_deletion_with_the_most_passkeys_exceeds_100_actions(settings):
+    # 57 more fields: 60 locks, 20 passkey locks and 20 credential items, and the account:
+    # an account with the most passkeys is deleted in 101 actions (61 without its passkeys).
+    settings.ACCOUNTS_UNIQUE_FIELDS = many_fields(57)
+
+    [issue] = check_transaction_sizes(None)
+
+    assert issue.id == "accounts.E015"
+    assert "101 actions" in issue.msg
+
+
+def test_w005_unique_fields_whose_change_of_all_at_once_exceeds_100_actions(settings):
+    # 27 more fields: 30 moved locks (60 actions), 40 kept passkey locks and items, the account.
+    settings.ACCOUNTS_UNIQUE_FIELDS = many_fields(27)
+
+    [issue] = check_transaction_sizes(None)
+
+    assert issue.id == "accounts.W005"
+    assert "101 actions" in issue.msg
+
+
+def test_unique_fields_that_fit_a_transaction_pass(settings):
+    settings.ACCOUNTS_UNIQUE_FIELDS = many_fields(26)
+
+    assert check_transaction_sizes(None) == []

@@ -12,7 +12,7 @@ import botocore.validate
 import pytest
 from django.core.management import CommandError, call_command
 
-from accounts import store
+from accounts import identifiers, store
 from accounts.tables import Account, account_pk, dynamodb_client
 from tests.support import RequestCounter
 
@@ -26,8 +26,9 @@ def explain(*args):
 
 
 def table_items():
+    """The table's items by key, but the one recording its key version."""
     items = dynamodb_client().scan(TableName=Account.Meta.table_name, ConsistentRead=True)["Items"]
-    return {(item["PK"]["S"], item["SK"]["S"]): item for item in items}
+    return {(item["PK"]["S"], item["SK"]["S"]): item for item in items if item["SK"]["S"] != "META"}
 
 
 def lock_owner(key):
@@ -65,9 +66,11 @@ def test_signup_prints_four_guarded_puts_and_sends_nothing(ddb):
     assert account["ConditionExpression"] == "attribute_not_exists (#0)"
     assert account["ExpressionAttributeNames"] == {"#0": "PK"}
     for put in puts[1:]:
-        # A lock is free when absent or expired (TTL deletes lazily).
+        # A lock is free when absent, or expired longer ago than the clock-skew margin (TTL
+        # deletes lazily).
         assert put["ConditionExpression"] == "(attribute_not_exists (#0) OR #1 < :0)"
         assert put["ExpressionAttributeNames"] == {"#0": "PK", "#1": "expires"}
+        assert put["Item"]["key_version"] == {"S": identifiers.KEY_VERSION}
 
 
 def test_printed_signup_sent_as_is_creates_the_account_and_its_locks(ddb):
@@ -163,28 +166,34 @@ def test_change_username_of_a_missing_account_is_an_error(ddb):
         explain("change-username", "--username", "nobody", "--to", "somebody")
 
 
-def test_delete_prints_four_guarded_deletes_and_the_staff_registry_entry_and_writes_nothing(ada):
+def test_delete_prints_a_guarded_tombstone_put_three_guarded_deletes_and_the_staff_registry_entry(ada):
     before = table_items()
     with RequestCounter() as counter:
         output = explain("delete", "--email", "ADA@x.io")
     assert set(counter.counts) == {"GetItem"}
     assert table_items() == before
-    deletes = [entry["Delete"] for entry in json.loads(output)["TransactItems"]]
+    tombstone, *deletes = json.loads(output)["TransactItems"]
+    assert tombstone["Put"]["Item"]["PK"]["S"] == ada.PK
+    assert set(tombstone["Put"]["Item"]) == {"PK", "SK", "deleted", "expires"}
+    deletes = [entry["Delete"] for entry in deletes]
     assert [(delete["Key"]["PK"]["S"], delete["Key"]["SK"]["S"]) for delete in deletes] == [
-        (ada.PK, "PROFILE"),
         ("UNIQ#EMAIL#ada@x.io", "LOCK"),
         ("UNIQ#HANDLE#ada", "LOCK"),
         ("UNIQ#HANDLE_SKEL#ada", "LOCK"),
         ("STAFF", ada.PK),
     ]
     # The registry entry's delete rides on the account's guards: it may have joined since.
-    assert all("ConditionExpression" in delete for delete in deletes[:4])
-    assert "ConditionExpression" not in deletes[4]
+    assert "ConditionExpression" in tombstone["Put"]
+    assert all("ConditionExpression" in delete for delete in deletes[:3])
+    assert "ConditionExpression" not in deletes[3]
 
 
 def test_printed_delete_sent_as_is_removes_the_account_and_its_locks(ada):
     send(explain("delete", "--username", "ada"))
-    assert table_items() == {}
+    # Only the account's tombstone is left: its id never comes back.
+    [(pk, sort_key)] = table_items()
+    assert (pk, sort_key) == (ada.PK, "PROFILE")
+    assert store.get_account(ada.id) is None
 
 
 def test_delete_of_a_missing_account_is_an_error(ddb):

@@ -225,6 +225,7 @@ def test_backfill_re_keys_a_lock_written_under_older_unicode_data(ddb):
         ("UNIQ#HANDLE#i\u0307stanbul", audit.RELEASED),
         ("UNIQ#HANDLE#istanbul", audit.CLAIMED),
         ("UNIQ#HANDLE_SKEL#istanbul", audit.CLAIMED),
+        (account.PK, audit.RECORDED),
     }
     assert audit.run_audit().consistent
 

@@ -4,8 +4,10 @@ Random sequences of sign-ups (verified, and unverified: holding no email lock un
 verified), verifications, email/username changes (alone and both at once, and the verified
 email change: its request, then its link), password changes, deletions and audit repairs, on a small pool of values so they collide, run one
 at a time and in concurrent bursts on a thread pool; planted damage is repaired while
-other operations race the repair. After every step a consistent Scan checks I1, I2 and I3
-(:mod:`tests.invariants`).
+other operations race the repair. Each operation runs on one of three app servers whose
+clocks differ (2 s slow, on time, 2 s fast), unverified sign-ups expire after 3 s, and a
+claim is taken past a 5 s margin. After every step a consistent Scan checks I1, I2 and I3
+(:mod:`tests.invariants`) on the true clock.
 
 Bounded to about a minute by default. Longer runs::
 
@@ -36,6 +38,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_stat
 from accounts import audit, store
 from accounts.exceptions import Busy, StaleItem, UniqueViolation
 from accounts.tables import ACCOUNT_PREFIX, PROFILE_SORT_KEY, TableModel, create_table
+from tests import flows
 from tests.invariants import is_live, scan_everything, violations
 from tests.seeding import delete_lock, lock_keys, write_locks, write_ownerless_lock
 
@@ -49,6 +52,11 @@ PROFILES = {
 # No deadline (DynamoDB Local's latency varies), no example database (a seed says it all).
 COMMON = {"deadline": None, "database": None, "print_blob": True, "suppress_health_check": list(HealthCheck)}
 
+# The servers' clocks (seconds off the true clock), the unverified sign-ups' lifetime, and
+# the margin past which a claim is taken (above the 4 s between the clocks).
+SKEWS = (-2.0, 0.0, 2.0)
+UNVERIFIED_SECONDS = 3
+MARGIN_SECONDS = 5
 EMAILS = [f"p{n}@example.com" for n in range(4)]
 USERNAMES = [f"p{n}" for n in range(4)]
 HASH = "!property-tests"
@@ -79,16 +87,7 @@ def verify(machine, index):
 
 
 def change_email_by_link(machine, index, email):
-    """The verified email change: the request, then the link opened (its own read and
-    transaction), with other operations free to land in between."""
-    account = _account(machine, index)
-    if account is None or not store.is_verified(account) or store.is_same_address(account, email):
-        return
-    old_email = account.email
-    nonce = store.request_email_change(account, email)
-    account = store.get_account(account.id)
-    if account is not None:
-        store.apply_email_change(account, old_email, email, nonce)
+    flows.change_email_by_link(_account(machine, index), email)
 
 
 def change_email(machine, index, email):
@@ -150,7 +149,9 @@ ARGUMENTS = {
     "delete": st.tuples(index),
     "repair": st.tuples(),
 }
-operations = st.one_of([st.tuples(st.just(name), arguments) for name, arguments in ARGUMENTS.items()])
+operations = st.one_of(
+    [st.tuples(st.just(name), arguments, st.sampled_from(SKEWS)) for name, arguments in ARGUMENTS.items()]
+)
 DAMAGE = ("delete_lock", "orphan_lock", "ownerless_lock", "wrong_owner")
 
 
@@ -185,10 +186,11 @@ class Tally:
 class LockProtocol(RuleBasedStateMachine):
     """One example: a fresh table, then random steps; I1-I3 after each."""
 
-    def __init__(self, django_settings, tally):
+    def __init__(self, django_settings, tally, clocks):
         super().__init__()
         self.django_settings = django_settings
         self.tally = tally
+        self.clocks = clocks
         tally.examples += 1
         django_settings.ACCOUNTS_TABLE_NAME = f"prop-{uuid.uuid4().hex[:12]}"
         create_table(wait=True)
@@ -198,9 +200,10 @@ class LockProtocol(RuleBasedStateMachine):
         TableModel.delete_table()
 
     def perform(self, operation):
-        name, arguments = operation
+        name, arguments, skew = operation
         try:
-            OPERATIONS[name](self, *arguments)
+            with self.clocks.server(skew):
+                OPERATIONS[name](self, *arguments)
         except REFUSALS as error:
             self.tally.add(name, type(error).__name__)
         else:
@@ -238,7 +241,7 @@ class LockProtocol(RuleBasedStateMachine):
         else:
             others = [pk for pk in self.known if pk != account.id]
             write_locks({lock_keys(account)[-1]: f"ACCT#{others[0] if others else 'gone'}"})
-        self.burst([("repair", ()), *batch])
+        self.burst([("repair", (), 0.0), *batch])
         self.tally.add("repair", "ok")
         repair(self)
         report = audit.run_audit()
@@ -251,11 +254,13 @@ class LockProtocol(RuleBasedStateMachine):
         self.known = sorted(
             raw["PK"]["S"][len(ACCOUNT_PREFIX) :]
             for raw in scan_everything()
-            if raw["SK"]["S"] == PROFILE_SORT_KEY and is_live(raw)
+            if raw["SK"]["S"] == PROFILE_SORT_KEY and is_live(raw) and "deleted" not in raw
         )
 
 
-def test_random_operations_and_bursts_keep_i1_i2_i3(ddb, settings, capsys):
+def test_random_operations_and_bursts_keep_i1_i2_i3(ddb, settings, clocks, capsys):
+    settings.ACCOUNTS_UNVERIFIED_EXPIRY = UNVERIFIED_SECONDS
+    settings.ACCOUNTS_CLOCK_SKEW_MARGIN = MARGIN_SECONDS
     profile = os.environ.get("ACCOUNTS_PROPERTY_PROFILE", "bounded")
     chosen = settings_for(profile)
     run_seed = int(os.environ.get("ACCOUNTS_PROPERTY_SEED") or random.randrange(2**32))
@@ -263,7 +268,7 @@ def test_random_operations_and_bursts_keep_i1_i2_i3(ddb, settings, capsys):
     fixture_table = settings.ACCOUNTS_TABLE_NAME
     with capsys.disabled():
         print(f"\nproperty test: profile {profile}, seed {run_seed} (rerun: ACCOUNTS_PROPERTY_SEED={run_seed})")
-    factory = seed(run_seed)(lambda: LockProtocol(settings, tally))
+    factory = seed(run_seed)(lambda: LockProtocol(settings, tally, clocks))
     blob = os.environ.get("ACCOUNTS_PROPERTY_BLOB")
     if blob:
         # The shrunk example exactly, from the b'...' Hypothesis printed for it.

@@ -3,16 +3,18 @@
 ``protocol/conditions.tsv`` lists, per transaction, each action (kind, role) and each conjunct
 of its ConditionExpression, with the guard macro of ``protocol/model.h`` that models it. These
 tests build every transaction the code sends (through ``accounts_explain`` for those it
-prints, through the ``plan_*`` functions for the others), normalize each condition into the
-table's shape (placeholders resolved to attribute names, values replaced by their role:
-``read``, ``me``, ``other``, ``now``) and compare with the rows the code sends today (``since`` =
-``code``), in both directions; and check that the model defines and uses exactly the table's
-guards.
+prints, through the ``plan_*`` functions for the others), with the clock stopped, normalize
+each condition into the table's shape (placeholders resolved to attribute names, values
+replaced by their role: ``read``, ``me``, ``other``, and a time compared with ``expires`` by
+its value: ``now``, ``now - margin`` or the offset it really has, such as ``now + 3600``) and
+compare with the rows the code sends today (``since`` = ``code``), in both directions; and
+check that the model defines and uses exactly the table's guards.
 """
 
 import io
 import json
 import re
+import time
 
 import pytest
 from django.core.management import call_command
@@ -24,10 +26,13 @@ from accounts import dynamo, sessions, store, transactions
 from accounts.management.commands.accounts_explain import Command as ExplainCommand
 from accounts.mfa import store as mfa_store
 from accounts.mfa.tables import Passkey
-from accounts.tables import ACCOUNT_PREFIX, Account, passkey_sort_key, utcnow
+from accounts.tables import ACCOUNT_PREFIX, STAFF_REGISTRY, Account, passkey_sort_key, utcnow
 from tests.protocol_table import guards_defined, model_text, rows
 
 GONE = f"{ACCOUNT_PREFIX}gone"
+# ACCOUNTS_CLOCK_SKEW_MARGIN while the transactions are built: a takeover compares expires
+# with this many seconds before now.
+MARGIN = 300
 
 
 def explain(*args):
@@ -94,7 +99,8 @@ def action_label(operation, kind, key, condition, role=None):
     if role in OTHER_ROLES:
         return OTHER_ROLES[role]
     if key.startswith(ACCOUNT_PREFIX):
-        return "item" if kind != "ConditionCheck" else None  # holder/owner: decided by the caller
+        # A repair's holder (an Update recording the lock it is given) or owner: the caller's.
+        return "item" if kind != "ConditionCheck" and operation != "repair" else None
     namespace = key.split("#")[1]
     if role is not None:
         label = ROLE_LABELS[role]
@@ -109,16 +115,29 @@ def action_label(operation, kind, key, condition, role=None):
     return f"{label} {namespace}"
 
 
-def normalized(body, is_lock, me):
+def clock_value(value, now):
+    """A time a condition compares ``expires`` with, by its offset from ``now``: ``now``,
+    ``now - margin`` (the takeover's cutoff), or the offset it has (``now + 3600``)."""
+    offset = int(value["N"]) - now
+    if offset == 0:
+        return "now"
+    if offset == -MARGIN:
+        return "now - margin"
+    return f"now {'+' if offset > 0 else '-'} {abs(offset)}"
+
+
+def normalized(body, is_lock, me, now):
     """The ConditionExpression of ``body``: names resolved, values replaced by their role
-    (``now`` for a deadline compared with ``expires``; ``read`` on an account; ``me`` or
-    ``other`` on a lock); ``-`` when there is none."""
+    (a time compared with ``expires`` by its offset from ``now``; ``read`` on an account;
+    ``me`` or ``other`` on a lock); ``-`` when there is none."""
     if "ConditionExpression" not in body:
         return NO_CONDITION
     names = body.get("ExpressionAttributeNames", {})
     values = body.get("ExpressionAttributeValues", {})
     text = re.sub(r"#\w+", lambda match: names[match.group()], body["ConditionExpression"])
-    text = re.sub(r"\b(expires [<>]) :\w+", r"\1 now", text)
+    text = re.sub(
+        r"\b(expires (?:<|>|<=|>=)) (:\w+)", lambda match: f"{match[1]} {clock_value(values[match[2]], now)}", text
+    )
 
     def role(placeholder):
         if not is_lock:
@@ -129,16 +148,17 @@ def normalized(body, is_lock, me):
     return re.sub(r"(\w+) \(", r"\1(", text)
 
 
-def shapes(name, request, operation, me=None, holder=None, roles=None):
-    """``{(transaction, action, kind, conjunct)}`` of a TransactWriteItems request."""
+def shapes(name, request, operation, now, me=None, holder=None, roles=None):
+    """``{(transaction, action, kind, conjunct)}`` of a TransactWriteItems request planned
+    at ``now``."""
     found = set()
     for position, entry in enumerate(request["TransactItems"]):
         ((kind, body),) = entry.items()
-        if "ConditionExpression" not in body:
-            continue  # a registry entry (the staff registry): no condition of its own
         key = (body.get("Key") or body.get("Item"))["PK"]["S"]
+        if key == STAFF_REGISTRY.partition:
+            continue  # a registry entry: no condition of its own, it rides on the item's guards
         is_lock = not key.startswith(ACCOUNT_PREFIX)
-        condition = normalized(body, is_lock, me)
+        condition = normalized(body, is_lock, me, now)
         label = action_label(operation, kind, key, condition, roles[position] if roles else None)
         if label is None:
             label = "holder" if key == holder else "owner"
@@ -325,7 +345,17 @@ def explained_operations():
 
 
 @pytest.fixture
-def accounts_read(ddb):
+def stopped_clock(monkeypatch, settings):
+    """The clock stopped at a whole second, and the margin at :data:`MARGIN`: every
+    transaction is planned at that second. Returns it."""
+    settings.ACCOUNTS_CLOCK_SKEW_MARGIN = MARGIN
+    now = int(time.time())
+    monkeypatch.setattr(time, "time", lambda: float(now))
+    return now
+
+
+@pytest.fixture
+def accounts_read(ddb, stopped_clock):
     store.signup("ada@x.io", "ada", "hash")
     store.signup("bob@x.io", "bob", "hash")
     store.signup("carol@x.io", "carol", "hash", email_verified=False)
@@ -333,7 +363,7 @@ def accounts_read(ddb):
 
 
 @pytest.fixture
-def session_writes(ddb, monkeypatch):
+def session_writes(ddb, monkeypatch, stopped_clock):
     """The conditions of the session writes the code sends (not transactions: one PutItem
     each), recorded on their way to DynamoDB Local: a new session, then a save of it."""
     sent = []
@@ -341,7 +371,7 @@ def session_writes(ddb, monkeypatch):
 
     def recording(operation, **params):
         if operation == "put_item":
-            sent.append(params["ConditionExpression"].replace(":now", "now"))
+            sent.append(normalized(params, False, None, stopped_clock))
         return send(operation, **params)
 
     monkeypatch.setattr(dynamo, "call", recording)
@@ -357,10 +387,10 @@ def session_writes(ddb, monkeypatch):
     }
 
 
-def test_conditions_the_code_sends_are_the_table_rows_of_today(accounts_read, session_writes):
+def test_conditions_the_code_sends_are_the_table_rows_of_today(accounts_read, session_writes, stopped_clock):
     sent = set(session_writes)
     for name, request, operation, me, holder, roles in code_transactions(*accounts_read):
-        sent |= shapes(name, request, operation, me, holder, roles)
+        sent |= shapes(name, request, operation, stopped_clock, me, holder, roles)
     table = {(row.transaction, row.action, row.kind, row.condition) for row in rows() if row.since == "code"}
     assert sorted(sent - table) == [], "sent by the code, missing from protocol/conditions.tsv"
     assert sorted(table - sent) == [], "in protocol/conditions.tsv, not sent by the code"

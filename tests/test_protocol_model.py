@@ -3,8 +3,13 @@
 Every committed ``protocol/*.pml`` must explore its whole state space with ``spin -run`` and
 no other flag, and report ``errors: 0``. A model that cannot fail proves nothing: for every
 guard, the model the table names (``caught_by``) with that guard removed (its macro made
-always true) must report a counter-example. Spin (Debian package ``spin``) and a
-C compiler are required: a missing one fails these tests, never skips them.
+always true) must report a counter-example, and the proof says which kind of assertion it
+trips (see :func:`kind_of`): an invariant (I1, I2, I3, S1), a purpose (what a guard is for,
+stated otherwise than the guard), or only an assertion that restates the guard, which proves
+nothing and is not counted. Every guard that protects a lock or a session must trip an
+invariant; a guard only a restatement trips must name the behaviour test that shows it
+(:data:`SHOWN_BY_BEHAVIOUR_TESTS`). Spin (Debian package ``spin``) and a C compiler are
+required: a missing one fails these tests, never skips them.
 """
 
 import os
@@ -17,6 +22,24 @@ import pytest
 from tests.protocol_table import GUARD_DEFINITION, PROTOCOL_DIR, guards_defined, model_files, model_headers, rows
 
 SPIN_TIMEOUT = 600
+TESTS_DIR = PROTOCOL_DIR.parent / "tests"
+INVARIANTS = ("I1", "I2", "I3", "S1")
+PURPOSE, RESTATES = "purpose", "restates"
+# The assertions switched on, from the strongest kind of proof to the weakest (model.h's
+# `asserts`): the invariants alone, then what guards are for, then their restatements.
+ASSERT_LEVELS = (0, 1, 2)
+# Rows whose action is a lock (or a session) item's: their guards protect it, and must be
+# shown necessary by an invariant. An `email_check` refuses an address, it protects no lock.
+LOCK_ACTIONS = frozenset({"new_lock", "old_lock", "held_lock", "kept_lock", "repaired_lock", "session"})
+# Guards only an assertion restating them trips in any model (the lock invariants hold
+# without them: stamps.pml trusts no stamp), each with the behaviour test showing what it is for.
+SHOWN_BY_BEHAVIOUR_TESTS = {
+    "G_CHANGE_UPDATED_AS_READ": "tests/test_engine.py::test_a_change_from_a_form_read_before_another_write_is_stale",
+    "G_VERIFY_UPDATED_AS_READ": "tests/test_engine.py::test_a_change_from_a_form_read_before_another_write_is_stale",
+    "G_APPLY_UPDATED_AS_READ": "tests/test_engine.py::test_a_change_from_a_form_read_before_another_write_is_stale",
+    "G_REQUEST_AS_READ": "tests/test_engine.py::test_a_change_from_a_form_read_before_another_write_is_stale",
+    "G_VERIFY_NOT_EXPIRED": "tests/test_clock_skew.py::test_a_verification_one_second_after_expires_is_refused",
+}
 
 
 def require(program):
@@ -40,16 +63,20 @@ def errors_reported(output):
     return int(found.group(1))
 
 
+def spin_run(directory, model):
+    result = subprocess.run(
+        ["spin", "-run", model], cwd=directory, capture_output=True, text=True, timeout=SPIN_TIMEOUT
+    )
+    return result.returncode, result.stdout + result.stderr
+
+
 @pytest.mark.parametrize("model", [path.name for path in model_files()])
 def test_committed_model_explores_every_interleaving_without_error(model, tmp_path):
     require("spin")
     require("gcc")
     directory = copy_protocol(tmp_path)
-    result = subprocess.run(
-        ["spin", "-run", model], cwd=directory, capture_output=True, text=True, timeout=SPIN_TIMEOUT
-    )
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, output[-3000:]
+    returncode, output = spin_run(directory, model)
+    assert returncode == 0, output[-3000:]
     assert "Full statespace search" in output
     assert "Search not completed" not in output
     assert "max search depth too small" not in output
@@ -69,13 +96,14 @@ def switchable(text, ids):
 
 
 def mutable(text, ids):
-    """``model.h`` with its guards switchable and ``mutant`` read from the environment
-    variable MUTANT when the model starts."""
+    """``model.h`` with its guards switchable, ``mutant`` and the assertions switched on
+    (``asserts``) read from the environment variables MUTANT and ASSERTS when it starts."""
     text = switchable(text, ids)
     text = text.replace("/* ---- bounds ---- */", "byte mutant;\n/* ---- bounds ---- */", 1)
     start = "init {\n\tbyte i;\n"
     assert start in text
-    return text.replace(start, start + '\tc_code { now.mutant = atoi(getenv("MUTANT")); };\n', 1)
+    read = '\tc_code { now.mutant = atoi(getenv("MUTANT")); now.asserts = atoi(getenv("ASSERTS")); };\n'
+    return text.replace(start, start + read, 1)
 
 
 @pytest.fixture(scope="module")
@@ -104,13 +132,13 @@ def mutants(tmp_path_factory):
     return compiled, ids
 
 
-def run_mutant(directory, number):
+def run_mutant(directory, number, asserts=max(ASSERT_LEVELS)):
     for trail in directory.glob("*.trail"):
         trail.unlink()
     result = subprocess.run(
         ["./pan"],
         cwd=directory,
-        env={**os.environ, "MUTANT": str(number)},
+        env={**os.environ, "MUTANT": str(number), "ASSERTS": str(asserts)},
         capture_output=True,
         text=True,
         timeout=SPIN_TIMEOUT,
@@ -118,15 +146,71 @@ def run_mutant(directory, number):
     return result.stdout, list(directory.glob("*.trail"))
 
 
+def kind_of(output):
+    """The kind of assertion a counter-example trips, from its text as pan prints it: each
+    invariant's carries its tag (``inv_I1``...), a purpose's ``asserts<1``, a restatement's
+    ``asserts<2`` (model.h)."""
+    # pan may cut a long assertion short: the tag comes first.
+    found = re.search(r"assertion violated (.*)", output)
+    assert found, f"not an assertion's counter-example:\n{output[-3000:]}"
+    text = found.group(1)
+    for invariant in INVARIANTS:
+        if f"inv_{invariant}" in text:
+            return invariant
+    return PURPOSE if "asserts<1" in text else RESTATES
+
+
+def strongest_counter_example(directory, number):
+    """The kind of the strongest assertion some counter-example trips once the guard is
+    removed (an invariant before a purpose before a restatement), or ``None``."""
+    for asserts in ASSERT_LEVELS:
+        output, trails = run_mutant(directory, number, asserts)
+        if errors_reported(output):
+            assert trails, "a counter-example without a trail"
+            return kind_of(output)
+    return None
+
+
+def protects_a_lock_or_session(guard):
+    return any(row.action.split()[0] in LOCK_ACTIONS for row in rows() if row.guard == guard)
+
+
 CAUGHT = sorted({(row.guard, row.caught_by) for row in rows() if row.caught_by != "-"})
+PROOF = {}
 
 
 @pytest.mark.parametrize("guard,model", CAUGHT)
-def test_model_without_the_guard_has_a_counter_example(mutants, guard, model):
+def test_model_without_the_guard_has_a_counter_example_of_a_counted_kind(mutants, guard, model):
     compiled, ids = mutants
-    output, trails = run_mutant(compiled[model], ids[guard])
-    assert errors_reported(output) >= 1, f"{model} without {guard} still passes"
-    assert trails, f"{model} without {guard}: no trail written"
+    kind = strongest_counter_example(compiled[model], ids[guard])
+    PROOF[guard] = (kind, model)
+    assert kind is not None, f"{model} without {guard} still passes"
+    if protects_a_lock_or_session(guard):
+        assert kind in INVARIANTS, f"{guard} protects a lock, but its counter-example in {model} trips only a {kind}"
+    elif kind == RESTATES:
+        assert guard in SHOWN_BY_BEHAVIOUR_TESTS, f"only an assertion restating {guard} fails in {model}"
+
+
+def test_guards_shown_by_a_behaviour_test_name_existing_tests():
+    for test in set(SHOWN_BY_BEHAVIOUR_TESTS.values()):
+        path, name = test.split("::")
+        assert f"def {name}(" in (PROTOCOL_DIR.parent / path).read_text(encoding="utf-8"), test
+
+
+def test_the_proof_table_of_protocol_readme_is_the_proof(mutants):
+    # protocol/README.md, "Mutation proof": one row per guard, | `G_X` | kind | model |.
+    documented = {
+        guard: (kind, model)
+        for guard, kind, model in re.findall(
+            r"^\| `(G_\w+)` \| (\S+) \| `(\w+\.pml)` \|", (PROTOCOL_DIR / "README.md").read_text(encoding="utf-8"), re.M
+        )
+    }
+    compiled, ids = mutants
+    proved = {
+        guard: PROOF.get(guard) or (strongest_counter_example(compiled[model], ids[guard]), model)
+        for guard, model in CAUGHT
+    }
+    assert documented == proved
 
 
 def test_switchable_model_with_no_guard_removed_passes(mutants):
@@ -137,24 +221,69 @@ def test_switchable_model_with_no_guard_removed_passes(mutants):
     assert not trails
 
 
+def model_variant(tmp_path, model, defines):
+    """``model`` with ``defines`` (``{name: value}``) set before its own, as ``variant.pml``."""
+    directory = copy_protocol(tmp_path)
+    text = (directory / model).read_text(encoding="utf-8")
+    for name in defines:
+        text = re.sub(rf"^#define {name}\b.*$", "", text, flags=re.M)
+    prelude = "".join(f"#define {name} {value}\n" for name, value in defines.items())
+    (directory / "variant.pml").write_text(prelude + text, encoding="utf-8")
+    return directory
+
+
 def test_a_verification_without_its_lock_actions_has_a_counter_example(tmp_path):
     # What plan_change once sent for a verification: only the account's Update, no Put of
     # the email lock, no REMOVE expires on the username locks. The model of exactly that
     # finds an account verified without its email lock (I2).
     require("spin")
     require("gcc")
-    directory = copy_protocol(tmp_path)
-    text = (directory / "accounts.pml").read_text(encoding="utf-8")
-    assert '#include "model.h"' in text
-    (directory / "as_merged.pml").write_text(
-        text.replace('#include "model.h"', '#define VERIFY_SENDS_LOCKS 0\n#include "model.h"'), encoding="utf-8"
-    )
-    result = subprocess.run(
-        ["spin", "-run", "as_merged.pml"], cwd=directory, capture_output=True, text=True, timeout=SPIN_TIMEOUT
-    )
-    output = result.stdout + result.stderr
+    directory = model_variant(tmp_path, "accounts.pml", {"VERIFY_SENDS_LOCKS": 0})
+    _, output = spin_run(directory, "variant.pml")
     assert errors_reported(output) >= 1, output[-3000:]
-    assert list(directory.glob("as_merged.pml.trail"))
+    assert kind_of(output) == "I2"
+
+
+@pytest.mark.parametrize("margin", [0])
+def test_a_margin_below_the_clock_skew_lets_a_fast_server_take_a_live_claim(tmp_path, margin):
+    # clocks.pml with MARGIN = SKEW passes; one step less and a server whose clock is ahead
+    # takes a username (or its skeleton) from a sign-up that still lives: two live holders.
+    require("spin")
+    require("gcc")
+    directory = model_variant(tmp_path, "clocks.pml", {"MARGIN": margin})
+    _, output = spin_run(directory, "variant.pml")
+    assert errors_reported(output) >= 1, output[-3000:]
+    assert kind_of(output) in ("I1", "I2")
+
+
+def test_beyond_the_margin_live_claims_are_taken_but_never_for_good(tmp_path):
+    # skew.pml checks that no breach lasts; counting every live holder, as every other model
+    # does, shows the breach itself: the margin assumption is what keeps I1 and I2.
+    require("spin")
+    require("gcc")
+    directory = model_variant(tmp_path, "skew.pml", {"LASTING": 0})
+    _, output = spin_run(directory, "variant.pml")
+    assert errors_reported(output) >= 1, output[-3000:]
+    assert kind_of(output) in ("I1", "I2")
+
+
+def reach_markers():
+    """``{line number of model.h: what it does}`` of the statements a model must reach."""
+    lines = (PROTOCOL_DIR / "model.h").read_text(encoding="utf-8").splitlines()
+    found = {number: re.search(r"/\* reach: (.*?) \*/", line) for number, line in enumerate(lines, start=1)}
+    return {number: match.group(1) for number, match in found.items() if match}
+
+
+def test_skew_beyond_the_margin_reaches_lock_not_owned_and_the_keep_locks_retry(tmp_path):
+    # Spin lists the statements no interleaving reaches: none of the marked ones may be.
+    require("spin")
+    require("gcc")
+    directory = copy_protocol(tmp_path)
+    _, output = spin_run(directory, "skew.pml")
+    unreached = {int(number) for number in re.findall(r"^\s+model\.h:(\d+), state", output, re.M)}
+    markers = reach_markers()
+    assert len(markers) == 4
+    assert {what for number, what in markers.items() if number in unreached} == set()
 
 
 def test_every_guard_has_a_model_that_fails_without_it():

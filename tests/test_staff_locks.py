@@ -132,7 +132,8 @@ def test_repair_all_without_a_report_says_to_run_the_audit(staff_client):
 
 
 def test_duplicates_have_no_button_and_survive_repair_all(staff_client, damage):
-    twin = write_accounts([new_account("twin@example.com", "ADA")], with_locks=False)[0]
+    twin = new_account("twin@example.com", "ADA", lock_keys={"EMAIL": "UNIQ#EMAIL#twin@example.com"})
+    write_accounts([twin], with_locks=False)
     write_locks({"UNIQ#EMAIL#twin@example.com": twin.PK})
     audit_now()
 

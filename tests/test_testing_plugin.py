@@ -17,7 +17,7 @@ from django.conf import settings as django_settings
 from accounts import store
 from accounts.app_settings import app_settings
 from accounts.models import User
-from accounts.tables import TableModel, create_table, dynamodb_client
+from accounts.tables import KEY_VERSION_ITEM, TableModel, create_table, dynamodb_client
 from accounts.testing import is_aws_endpoint, unique_fields
 from tests.web import PASSWORD
 
@@ -113,7 +113,9 @@ def test_accounts_table_is_a_fresh_table_the_settings_point_at(accounts_table, d
     assert accounts_table.name.startswith("test-")
     assert accounts_table.endpoint_url == dynamodb_local.endpoint_url
     assert settings.ACCOUNTS_TABLE_NAME == accounts_table.name
-    assert dynamodb_client().scan(TableName=accounts_table.name)["Items"] == []
+    # Nothing but the item recording the key version its locks will be keyed with.
+    [item] = dynamodb_client().scan(TableName=accounts_table.name)["Items"]
+    assert item["PK"] == {"S": "META#KEYS"}
     User.objects.create_user("ada", "ada@example.com", PASSWORD)
     assert store.get_by_email("ada@example.com").username == "ada"
 
@@ -161,7 +163,8 @@ def test_a_test_without_accounts_table_fails_naming_it_and_sends_nothing(tmp_pat
             f"{operation} on the accounts table 'members' from a test without the accounts_table fixture; "
             "nothing was sent. Add accounts_table to the test's arguments" in output
         ), output
-    assert stored == []
+    # Nothing but the key version create_table recorded.
+    assert [item for item in stored if item["PK"] != KEY_VERSION_ITEM["PK"]] == []
 
 
 def test_a_test_without_accounts_table_reaches_no_moto_table_either(tmp_path):

@@ -71,15 +71,16 @@ def test_guarded_put_is_pynamodbs_request_key_for_key(item):
 
 @pytest.mark.parametrize("expires", [None, 1700000000], ids=["lasting", "expiring"])
 @pytest.mark.parametrize("model", [Account, Elsewhere], ids=["accounts-table", "own-table"])
-def test_lock_put_is_pynamodbs_request_for_the_lock_model(model, expires):
+def test_lock_put_is_pynamodbs_request_for_the_lock_model(model, expires, settings):
+    settings.ACCOUNTS_CLOCK_SKEW_MARGIN = 300
     lock_model = lock_model_for(model)
     assert lock_model.Meta.table_name == model.Meta.table_name
     now = 1690000000
-    built = actions._lock_put(lock_model, "UNIQ#EMAIL#ada@x.io", "ACCT#1", expires, now=now)
+    built = actions._lock_put(lock_model, "UNIQ#EMAIL#ada@x.io", "ACCT#1", expires, now)
     lock = lock_model(PK="UNIQ#EMAIL#ada@x.io", owner="ACCT#1", expires=expires)
     expected = lock.get_save_kwargs_from_instance(
-        # Free: absent, or expired (TTL deletes lazily).
-        condition=lock_model.PK.does_not_exist() | (lock_model.expires < now),
+        # Free: absent, or expired longer ago than the clock-skew margin (TTL deletes lazily).
+        condition=lock_model.PK.does_not_exist() | (lock_model.expires < now - 300),
         return_values_on_condition_failure="ALL_OLD",
     )
     assert same_json(built, expected)
@@ -87,7 +88,7 @@ def test_lock_put_is_pynamodbs_request_for_the_lock_model(model, expires):
 
 def test_lock_action_targets_the_lock_item():
     lock = Lock(PK="UNIQ#EMAIL#ada@x.io", owner="ACCT#1")
-    action = actions._lock_action("Put", Lock, lock.PK, lock.owner, actions.NEW_LOCK, None)
+    action = actions._lock_action("Put", Lock, lock.PK, lock.owner, actions.NEW_LOCK, None, 1690000000)
     assert action.target == actions._key_target(lock)
 
 
@@ -111,7 +112,7 @@ def test_missing_required_value_fails_as_pynamodb_does():
 def test_requests_never_share_the_cached_attribute_names():
     first = actions._guarded_put(store.build_account("a@x.io", "a", "hash"))
     first["ExpressionAttributeNames"]["#0"] = "changed"
-    lock_put = actions._lock_put(Lock, "UNIQ#EMAIL#b", "ACCT#1")
+    lock_put = actions._lock_put(Lock, "UNIQ#EMAIL#b", "ACCT#1", None, 1690000000)
     second = actions._guarded_put(store.build_account("b@x.io", "b", "hash"))
     assert second["ExpressionAttributeNames"] == {"#0": "PK"}
     assert lock_put["ExpressionAttributeNames"] == {"#0": "PK", "#1": "expires"}
@@ -121,4 +122,4 @@ def test_puts_follow_the_configured_table_name(settings):
     for name in ("first-table", "second-table"):
         settings.ACCOUNTS_TABLE_NAME = name
         assert actions._guarded_put(store.build_account("a@x.io", "a", "hash"))["TableName"] == name
-        assert actions._lock_put(Lock, "UNIQ#EMAIL#a", "ACCT#1")["TableName"] == name
+        assert actions._lock_put(Lock, "UNIQ#EMAIL#a", "ACCT#1", None, 1690000000)["TableName"] == name

@@ -57,10 +57,13 @@ def messages_of(response):
 
 
 def stored_accounts():
-    """Every account item in the table (a test-only scan)."""
-    from accounts.tables import PROFILE_SORT_KEY, Account
+    """Every account in the table, not the tombstones of deleted ones (a test-only scan)."""
+    from pynamodb.expressions.operand import Path
 
-    return list(Account.scan(Account.SK == PROFILE_SORT_KEY, consistent_read=True))
+    from accounts.tables import PROFILE_SORT_KEY, TOMBSTONE_ATTRIBUTE, Account
+
+    accounts = (Account.SK == PROFILE_SORT_KEY) & Path(TOMBSTONE_ATTRIBUTE).does_not_exist()
+    return list(Account.scan(accounts, consistent_read=True))
 
 
 def email_of_length(length):

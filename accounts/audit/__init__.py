@@ -6,8 +6,10 @@ never a person's request) page by page and checks, key by key, the lock items ag
 values the items hold: the accounts and every model listed in ``ACCOUNTS_UNIQUE_MODELS``
 (each declared constraint of each). Memory is bounded by a page per thread, not the table.
 
-Expired items (an unverified sign-up past its ``expires``, and its locks) are absent to the
-audit as to every read, though TTL may not have deleted them yet. An unverified account
+Expired items (an unverified sign-up past its ``expires``, and its locks) and the
+tombstones deleted accounts leave are absent to the audit as to every read, though TTL may
+not have deleted them yet; an item with an attribute of the wrong type is read anyway and
+reported ``malformed``. An unverified account
 holds no email lock (the email is a partial constraint), so it is never ``missing`` one,
 and no repair gives an address to an account that has not verified it.
 
@@ -36,17 +38,22 @@ from .findings import (
     INVALID,
     INVARIANT_OF,
     KINDS,
+    MALFORMED,
     MISSING,
     NO_OWNER,
     ORPHANED,
     OWNER_CHANGED,
     OWNER_GONE,
     REPAIRABLE,
+    TRANSIENT,
     UNDECLARED,
+    UNRECORDED,
     WRONG_OWNER,
+    DamagedLock,
     Finding,
     Findings,
     Report,
+    lock_as_read,
 )
 from .locks import LockState, lock_states
 from .repairs import (
@@ -56,11 +63,15 @@ from .repairs import (
     FAILED,
     NOT_REPAIRABLE,
     NOTHING_TO_DO,
+    RECORDED,
     RELEASED,
     REPAIR_WORKERS,
     REPAIRED,
+    REWRITTEN,
     TRANSFERRED,
     Repair,
+    action_of,
+    examine_item,
     examine_key,
     plan_repair,
     remaining,
@@ -84,10 +95,12 @@ __all__ = [
     "INVALID",
     "INVARIANT_OF",
     "KINDS",
+    "MALFORMED",
     "MISSING",
     "NOT_REPAIRABLE",
     "NOTHING_TO_DO",
     "NO_OWNER",
+    "RECORDED",
     "ORPHANED",
     "OWNER_CHANGED",
     "OWNER_GONE",
@@ -95,9 +108,13 @@ __all__ = [
     "REPAIRABLE",
     "REPAIRED",
     "REPAIR_WORKERS",
+    "REWRITTEN",
     "TRANSFERRED",
+    "TRANSIENT",
     "UNDECLARED",
+    "UNRECORDED",
     "WRONG_OWNER",
+    "DamagedLock",
     "Finding",
     "Findings",
     "InvalidReport",
@@ -105,12 +122,15 @@ __all__ = [
     "ReadBudget",
     "Repair",
     "Report",
+    "action_of",
     "audited_models",
     "backfill",
     "constraint_for_namespace",
     "estimated_items",
+    "examine_item",
     "examine_key",
     "is_backfilled",
+    "lock_as_read",
     "lock_states",
     "merge_reports",
     "model_and_constraint",

@@ -8,7 +8,9 @@ locks its values map to are read, and for each lock of the page its owner: one c
   and when it names another item that holds the value too, the value is held twice (I1);
 - :func:`check_lock`: a lock must name a live owner that holds its value (I3);
 - :func:`check_item_values`: a value that cannot become a lock key is ``invalid``;
-- a lock of a namespace no audited model declares is ``undeclared``.
+- a lock of a namespace no audited model declares is ``undeclared``;
+- an item or lock read with an attribute of the wrong type is ``malformed``, and an item
+  that holds its locks without recording their keys is ``unrecorded``.
 
 A lock naming another item is resolved with a second read of that item (rare: only damage
 needs it). Each check yields a finding of what this page saw; :class:`.findings.Findings`
@@ -21,9 +23,20 @@ from types import SimpleNamespace
 from pynamodb.constants import NULL
 
 from ..exceptions import InvalidUniqueValue
-from ..tables import TTL_ATTRIBUTE
+from ..tables import TOMBSTONE_ATTRIBUTE, TTL_ATTRIBUTE, is_gone, malformed_attributes, raw_expires
+from ..transactions import LOCK_KEYS
 from ..uniqueness import LOCK_PREFIX, LOCK_SORT_KEY, constraints_of
-from .findings import INVALID, UNDECLARED, Finding, UndeclaredNamespace, _examine
+from .findings import (
+    INVALID,
+    MALFORMED,
+    UNDECLARED,
+    Finding,
+    UndeclaredNamespace,
+    _examine,
+    lock_as_read,
+    owner_named,
+    unrecorded_finding,
+)
 
 
 def default_sort_key(model):
@@ -59,7 +72,7 @@ class Scope:
         self._by_namespace = {
             constraint.namespace: (model, constraint) for model in self.models for constraint in self.constraints[model]
         }
-        names = {"PK", "SK", "owner", TTL_ATTRIBUTE}
+        names = {"PK", "SK", "owner", TTL_ATTRIBUTE, TOMBSTONE_ATTRIBUTE, LOCK_KEYS}
         self._values = {}
         for model in self.models:
             declared = model.get_attributes()
@@ -103,39 +116,56 @@ class Scope:
 
 
 def is_live(raw, now):
-    """Whether a raw item has not expired (past its ``expires`` it is absent, though TTL
-    may not have deleted it yet)."""
-    expires = raw.get(TTL_ATTRIBUTE)
-    return expires is None or int(expires["N"]) >= now
+    """Whether a raw item counts as present: not expired (past its ``expires`` it is
+    absent, though TTL may not have deleted it yet) and not a deleted item's tombstone."""
+    return not is_gone(raw, now)
 
 
 class ItemRead:
     """An audited item as a page read it: ``values`` holds the attributes its lock keys are
     built from, as ``model.from_raw_data`` would (a missing one takes the attribute's
     default), without building a PynamoDB model instance, which only a finding needs
-    (:meth:`instance`): the audit reads every item of the table."""
+    (:meth:`instance`): the audit reads every item of the table. An item with an attribute
+    of the wrong type (damage) is read as its model reads it; ``malformed`` holds those
+    attributes as stored (see :func:`accounts.tables.malformed_attributes`)."""
 
-    __slots__ = ("model", "raw", "values", "_instance")
+    __slots__ = ("model", "raw", "values", "malformed", "_instance")
 
     def __init__(self, model, raw, attributes):
         self.model = model
         self.raw = raw
         self._instance = None
-        values = {}
-        for name, attribute in attributes:
-            value = raw.get(attribute.attr_name)
-            if value and NULL not in value:
-                values[name] = attribute.deserialize(attribute.get_value(value))
-            else:
-                default = attribute.default
-                values[name] = default() if callable(default) else default
-        self.values = SimpleNamespace(**values)
+        self.malformed = {}
+        try:
+            self.values = SimpleNamespace(**_values_of(raw, attributes))
+        except (TypeError, ValueError, KeyError):
+            self._read_damaged(attributes)
+            return
+        if TTL_ATTRIBUTE in raw and raw_expires(raw) is None:
+            self._read_damaged(attributes)
+
+    def _read_damaged(self, attributes):
+        instance = self.instance()
+        self.malformed = malformed_attributes(instance)
+        self.values = SimpleNamespace(**{name: getattr(instance, name) for name, _ in attributes})
 
     def instance(self):
         """The item as a PynamoDB model instance (what a repair's guards compare with)."""
         if self._instance is None:
             self._instance = self.model.from_raw_data(self.raw)
         return self._instance
+
+
+def _values_of(raw, attributes):
+    values = {}
+    for name, attribute in attributes:
+        value = raw.get(attribute.attr_name)
+        if value and NULL not in value:
+            values[name] = attribute.deserialize(attribute.get_value(value))
+        else:
+            default = attribute.default
+            values[name] = default() if callable(default) else default
+    return values
 
 
 @dataclass
@@ -183,30 +213,63 @@ def check_item_values(pk, item, constraints):
     return held, findings
 
 
-def check_held_value(model, constraint, key, holder, item, lock_owner, lock_exists, owner_item):
+def check_held_value(model, constraint, key, holder, item, lock_owner, lock_exists, owner_item, now):
     """The finding for ``holder`` (``item``) holding ``key``, given the lock as read
-    (``lock_exists``, ``lock_owner``) and the lock's owner item as read (``None``: gone),
-    or ``None`` when the lock names this holder. Items are :class:`ItemRead`."""
+    (``lock_exists``, ``lock_owner``: a :class:`~.findings.DamagedLock` when damaged) and
+    the lock's owner item as read (``None``: gone), or ``None`` when the lock names this
+    holder. Items are :class:`ItemRead`."""
     if lock_exists and lock_owner == holder:
         return None
+    owner = owner_named(lock_owner)
     holders, items = {holder}, {holder: item.instance()}
     if owner_item is not None:
-        items[lock_owner] = owner_item.instance()
+        items[owner] = owner_item.instance()
         if holds(owner_item, model, constraint, key):
-            holders.add(lock_owner)
-    finding = _examine(constraint, key, lock_exists, lock_owner, holders, items, model)
+            holders.add(owner)
+    finding = _examine(constraint, key, lock_exists, lock_owner, holders, items, model, now)
     return None if finding is None else replace(finding, items=items)
 
 
-def check_lock(model, constraint, key, owner, owner_item):
-    """The finding for lock ``key`` naming ``owner`` (its :class:`ItemRead`, ``None``:
-    gone), or ``None`` when the owner holds the lock's value. Holders other than the owner
-    are found from their own side (:func:`check_held_value`)."""
-    if owner_item is not None and holds(owner_item, model, constraint, key):
+def check_lock(model, constraint, key, lock_owner, owner_item, now):
+    """The finding for lock ``key`` naming ``lock_owner`` (a :class:`~.findings.DamagedLock`
+    when damaged; ``owner_item`` its :class:`ItemRead`, ``None``: gone), or ``None`` when
+    the owner holds the lock's value. Holders other than the owner are found from their own
+    side (:func:`check_held_value`)."""
+    owner = owner_named(lock_owner)
+    holders = (owner,) if owner_item is not None and holds(owner_item, model, constraint, key) else ()
+    if holders and owner == lock_owner:
         return None
     items = {owner: owner_item.instance()} if owner_item is not None else {}
-    finding = _examine(constraint, key, True, owner, (), items, model)
+    finding = _examine(constraint, key, True, lock_owner, holders, items, model, now)
     return replace(finding, items=items)
+
+
+def records(item, constraint, key):
+    """Whether ``item`` (an :class:`ItemRead`, which holds lock ``key``) records that key in
+    its ``lock_keys``, or need not (see :func:`.findings._is_unrecorded`): read from the raw
+    item, without building the model instance."""
+    if constraint.many or LOCK_KEYS not in item.model.get_attributes():
+        return True
+    recorded = item.raw.get(LOCK_KEYS, {}).get("M", {}).get(constraint.namespace, {})
+    return recorded.get("S") == key
+
+
+def check_item(pk, item, constraints):
+    """The ``malformed`` finding of an item read with attributes of the wrong type, or ``None``."""
+    if not item.malformed or not constraints:
+        return None
+    malformed = tuple(sorted(item.malformed))
+    return Finding(
+        MALFORMED,
+        constraints[0],
+        pk,
+        True,
+        holders=(pk,),
+        model=item.model,
+        malformed=malformed,
+        stored=item.malformed,
+        items={pk: item.instance()},
+    )
 
 
 def check_page(raw_items, scope, read, now):
@@ -234,21 +297,24 @@ def check_page(raw_items, scope, read, now):
                 count, example = undeclared.get(namespace, (0, pk))
                 undeclared[namespace] = (count + 1, example)
             else:
-                locks[pk] = (*declared, raw.get("owner", {}).get("S"))
+                locks[pk] = (*declared, lock_as_read(raw))
     counts.accounts, counts.locks = len(items), len(locks)
     held = []
     for pk, item in items.items():
         values, invalid = check_item_values(pk, item, scope.constraints[item.model])
         findings.extend(invalid)
+        damaged = check_item(pk, item, scope.constraints[item.model])
+        if damaged is not None:
+            findings.append(damaged)
         held.extend((item.model, constraint, key, pk, item) for constraint, key in values)
 
     # First read: the lock of every value held here, the owner of every lock read here.
     read_items = _Items(scope, items)
     lock_keys = {key for _, _, key, _, _ in held if key not in locks}
-    owners = {owner for _, _, owner in locks.values() if owner}
+    owners = {owner_named(owner) for _, _, owner in locks.values()} - {None}
     read_items.read(read, lock_keys, owners)
 
-    def lock_as_read(key):
+    def lock_seen(key):
         if key in locks:
             return True, locks[key][2]
         return read_items.lock(key)
@@ -256,17 +322,25 @@ def check_page(raw_items, scope, read, now):
     # Second read: the items named by locks that another item's value maps to.
     named = set()
     for _, _, key, holder, _ in held:
-        _, owner = lock_as_read(key)
+        owner = owner_named(lock_seen(key)[1])
         if owner and owner != holder:
             named.add(owner)
     read_items.read(read, (), named)
+    unrecorded = {}
     for model, constraint, key, holder, item in held:
-        exists, owner = lock_as_read(key)
-        finding = check_held_value(model, constraint, key, holder, item, owner, exists, read_items.item(owner))
+        exists, owner = lock_seen(key)
+        owner_item = read_items.item(owner_named(owner))
+        finding = check_held_value(model, constraint, key, holder, item, owner, exists, owner_item, now)
         if finding is not None:
             findings.append(finding)
+        elif not records(item, constraint, key):
+            unrecorded.setdefault(holder, {})[constraint.namespace] = key
+    for holder, keys in unrecorded.items():
+        item = items[holder]
+        finding = unrecorded_finding(holder, keys, scope.constraints[item.model], item.model)
+        findings.append(replace(finding, items={holder: item.instance()}))
     for key, (model, constraint, owner) in locks.items():
-        finding = check_lock(model, constraint, key, owner, read_items.item(owner))
+        finding = check_lock(model, constraint, key, owner, read_items.item(owner_named(owner)), now)
         if finding is not None:
             findings.append(finding)
     for namespace, (count, example) in undeclared.items():
@@ -305,11 +379,12 @@ class _Items:
                 self.items[pk] = self.scope.item(wanted[pk], raw)
 
     def lock(self, key):
-        """``(exists, owner)`` of a lock read by :meth:`read`."""
+        """``(exists, owner)`` of a lock read by :meth:`read` (``owner``: a
+        :class:`~.findings.DamagedLock` when damaged)."""
         raw = self.locks.get(key)
         if raw is None:
             return False, None
-        return True, raw.get("owner", {}).get("S")
+        return True, lock_as_read(raw)
 
     def item(self, pk):
         """The audited item ``pk`` as read (an :class:`ItemRead`), or ``None`` (absent, or

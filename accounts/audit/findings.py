@@ -5,12 +5,26 @@ A finding is one of, by the invariant it breaks:
 
 - ``duplicate`` (I1, each lock key has at most one live owner): several items hold one
   value; only a person can choose who keeps it;
+- ``transient``: a duplicate one of whose holders expires within the clock-skew margin
+  (``ACCOUNTS_CLOCK_SKEW_MARGIN``) of now: by another server's clock that holder may have
+  expired already and its value been taken legitimately. It resolves itself when that
+  holder expires: nothing for a person to choose (deleting the other holder would delete
+  the rightful one);
 - ``missing`` (I2, every value a live item holds is locked by that item): an item holds a
   value that has no lock;
 - ``wrong_owner`` (I2): one item holds the value, but the lock names another item (or none);
 - ``orphaned`` (I3, no lock is left without a live owner holding its value): a lock whose
   value nobody holds (it names no owner, its owner is gone, or its owner's value no longer
   normalizes to the key);
+- ``malformed``: an item read with an attribute of the wrong type (damage: an operator's
+  raw write, such as ``expires`` as a string or ``owner`` as a number), a lock item (its
+  ``owner`` or ``expires``) or an audited item (its ``expires`` or the values its locks are
+  keyed on). Reads never fail on one (see :class:`accounts.tables.TableModel`); the repair
+  writes it again as it is read: a lock for its one holder, or released when nobody holds
+  its value; an item's values as read;
+- ``unrecorded``: an item holds its locks (they name it) but does not record their keys in
+  ``lock_keys`` (an item written before items recorded them): a change would compute the
+  keys to release instead of reading them; ``accounts_backfill`` records them;
 - ``invalid``: an item's value cannot become a lock key (empty or too long);
 - ``undeclared``: locks in a namespace no audited model declares, so nothing can check
   them (one finding per namespace, with how many locks it holds).
@@ -25,11 +39,16 @@ from datetime import datetime
 
 from django.utils.translation import gettext as _
 
+from ..app_settings import app_settings
+from ..exceptions import InvalidUniqueValue
+from ..tables import TTL_ATTRIBUTE, epoch_now, malformed_attributes, raw_expires, raw_text
+from ..transactions import LOCK_KEYS, recorded_keys
 
 ORPHANED, MISSING, WRONG_OWNER, DUPLICATE, INVALID = "orphaned", "missing", "wrong_owner", "duplicate", "invalid"
+TRANSIENT, MALFORMED, UNRECORDED = "transient", "malformed", "unrecorded"
 UNDECLARED = "undeclared"
-KINDS = (ORPHANED, MISSING, WRONG_OWNER, DUPLICATE, INVALID, UNDECLARED)
-REPAIRABLE = frozenset({ORPHANED, MISSING, WRONG_OWNER})
+KINDS = (ORPHANED, MISSING, WRONG_OWNER, DUPLICATE, TRANSIENT, MALFORMED, UNRECORDED, INVALID, UNDECLARED)
+REPAIRABLE = frozenset({ORPHANED, MISSING, WRONG_OWNER, MALFORMED, UNRECORDED})
 # The invariant each kind of finding breaks (see the module docstring); ``invalid`` breaks
 # none: such a value holds no lock, and the engine refuses to write one.
 INVARIANT_OF = {DUPLICATE: "I1", MISSING: "I2", WRONG_OWNER: "I2", ORPHANED: "I3"}
@@ -48,12 +67,36 @@ class UndeclaredNamespace:
 
 
 @dataclass(frozen=True)
+class DamagedLock:
+    """A lock item read with its ``owner`` or ``expires`` of the wrong type: ``owner`` is its
+    owner when that is a string (else ``None``), ``stored`` the raw values of the damaged
+    attributes, as the repair's guard compares them."""
+
+    owner: str
+    stored: dict
+
+
+def lock_as_read(raw):
+    """What the audit keeps of a raw lock item: its owner (``None``: it names nobody), or a
+    :class:`DamagedLock` when its owner or ``expires`` has the wrong type."""
+    stored = {}
+    if "owner" in raw and raw_text(raw["owner"]) is None:
+        stored["owner"] = raw["owner"]
+    if TTL_ATTRIBUTE in raw and raw_expires(raw) is None:
+        stored[TTL_ATTRIBUTE] = raw[TTL_ATTRIBUTE]
+    owner = raw_text(raw.get("owner"))
+    return DamagedLock(owner, stored) if stored else owner
+
+
+@dataclass(frozen=True)
 class Finding:
-    """One lock key (or, for ``invalid``, one account value) out of step.
+    """One lock key (or, for ``invalid`` and a ``malformed`` item, one account) out of step.
 
     ``owner`` is the lock's owner as read (``None`` when the lock is absent or names nobody),
     ``owner_status`` says why that owner does not hold the value, and ``holders`` lists the
-    PKs of the accounts whose value normalizes to ``key``.
+    PKs of the accounts whose value normalizes to ``key``. For ``malformed``, ``malformed``
+    names the attributes of the wrong type and ``stored`` keeps them as stored; ``key`` is
+    the lock's, or the item's own PK when the damage is on the item.
     """
 
     kind: str
@@ -71,6 +114,8 @@ class Finding:
     items: dict = field(default_factory=dict, compare=False, repr=False)
     # How many locks an ``undeclared`` finding stands for.
     count: int = 1
+    malformed: tuple = ()
+    stored: dict = field(default=None, compare=False, repr=False)
 
     @property
     def namespace(self):
@@ -86,6 +131,12 @@ class Finding:
     def invariant(self):
         """The invariant this finding breaks (``I1``, ``I2``, ``I3``), or ``None``."""
         return INVARIANT_OF.get(self.kind)
+
+    @property
+    def on_item(self):
+        """Whether this finding is on an item (its ``key`` is the item's), not on a lock: a
+        ``malformed`` item, or an ``unrecorded`` one."""
+        return self.kind in (MALFORMED, UNRECORDED) and self.key in self.holders
 
     @property
     def repairable(self):
@@ -108,6 +159,7 @@ class Finding:
             "namespace": self.namespace,
             "key": self.key,
             "count": self.count,
+            "attributes": _(" and ").join(self.malformed),
         }
         return _describe_templates(self)[self.kind] % params
 
@@ -123,6 +175,7 @@ class Finding:
             "owner": self.owner,
             "owner_status": self.owner_status,
             "holders": list(self.holders),
+            "malformed": list(self.malformed),
             "description": self.describe(),
             **({"count": self.count} if self.kind == UNDECLARED else {}),
         }
@@ -156,6 +209,26 @@ def _describe_templates(finding):
         MISSING: _("Account %(holder)s holds this %(fields)s but has no lock."),
         WRONG_OWNER: wrong_owner.get(finding.owner_status),
         DUPLICATE: duplicate,
+        TRANSIENT: _(
+            "Accounts %(holders)s hold this %(fields)s, but one of them expires within the clock-skew "
+            "margin: by another server's clock it may have expired already. This resolves itself when it "
+            "expires; nothing to choose."
+        ),
+        MALFORMED: (
+            _(
+                "Account %(holder)s's %(attributes)s is stored with the wrong type: "
+                "the repair writes it again as it is read."
+            )
+            if finding.on_item
+            else _(
+                "The lock's %(attributes)s is stored with the wrong type: "
+                "the repair writes the lock again as it should be."
+            )
+        ),
+        UNRECORDED: _(
+            "Account %(holder)s holds its locks but does not record their keys (it was written before "
+            "accounts recorded them): the repair records them."
+        ),
         INVALID: _("Account %(holder)s's %(fields)s cannot be locked: %(detail)s"),
         UNDECLARED: _(
             "%(count)d lock(s) in namespace %(namespace)s (such as %(key)s), which no audited model declares, "
@@ -232,11 +305,21 @@ def sort_findings(findings):
     return sorted(findings, key=lambda finding: (KINDS.index(finding.kind), finding.key or "", finding.holders))
 
 
-def _examine(constraint, key, lock_exists, owner, holders, accounts, model=None):
+def _expires_soon(item, now):
+    """Whether ``item`` expires within the clock-skew margin of ``now`` (another server's
+    clock may say it has expired)."""
+    expires = getattr(item, TTL_ATTRIBUTE, None)
+    return expires is not None and expires - now <= app_settings.CLOCK_SKEW_MARGIN.total_seconds()
+
+
+def _examine(constraint, key, lock_exists, owner, holders, accounts, model=None, now=None):
     """The finding for one lock key, or ``None`` when it is as it should be.
 
     ``accounts`` holds every item read (PK -> item), so an owner missing from it is gone.
     """
+    now = epoch_now() if now is None else now
+    damaged = owner if isinstance(owner, DamagedLock) else None
+    owner = damaged.owner if damaged else owner
     holders = tuple(sorted(holders))
     base = {
         "constraint": constraint,
@@ -247,7 +330,10 @@ def _examine(constraint, key, lock_exists, owner, holders, accounts, model=None)
         "model": model,
     }
     if len(holders) > 1:
-        return Finding(DUPLICATE, **base)
+        transient = any(_expires_soon(accounts[pk], now) for pk in holders if pk in accounts)
+        return Finding(TRANSIENT if transient else DUPLICATE, **base)
+    if damaged:
+        return Finding(MALFORMED, malformed=tuple(sorted(damaged.stored)), stored=damaged.stored, **base)
     if lock_exists and owner in holders:
         return None
     if not lock_exists:
@@ -263,7 +349,10 @@ def _examine(constraint, key, lock_exists, owner, holders, accounts, model=None)
 
 def merge_key(finding):
     """What two findings must share to be about one thing: the lock key; for an invalid
-    value, its item and namespace; for an undeclared namespace, the namespace."""
+    value, its item and namespace; for a finding on an item, its kind and item; for an
+    undeclared namespace, the namespace."""
+    if finding.on_item:
+        return (finding.kind, finding.key)
     if finding.kind == INVALID:
         return (INVALID, finding.namespace, finding.holders)
     if finding.kind == UNDECLARED:
@@ -274,15 +363,22 @@ def merge_key(finding):
 def merged(first, second):
     """One finding from two of one :func:`merge_key`, or ``None`` when together they say
     the lock is as it should be: the holders of both, the lock as either saw it."""
-    if first.kind == INVALID:
+    if first.kind == INVALID or first.on_item:
         return first
     if first.kind == UNDECLARED:
         return replace(first, count=first.count + second.count)
     items = {**first.items, **second.items}
-    saw_lock = first if first.lock_exists else second
+    damaged = next((seen for seen in (first, second) if seen.kind == MALFORMED), None)
+    saw_lock = damaged or (first if first.lock_exists else second)
+    owner = DamagedLock(damaged.owner, damaged.stored) if damaged else saw_lock.owner
     holders = set(first.holders) | set(second.holders)
-    finding = _examine(first.constraint, first.key, saw_lock.lock_exists, saw_lock.owner, holders, items, first.model)
+    finding = _examine(first.constraint, first.key, saw_lock.lock_exists, owner, holders, items, first.model)
     return None if finding is None else replace(finding, items=items)
+
+
+def owner_named(lock_owner):
+    """The owner a lock as read names (a :class:`DamagedLock`'s when its owner is a string)."""
+    return lock_owner.owner if isinstance(lock_owner, DamagedLock) else lock_owner
 
 
 class Findings:
@@ -317,3 +413,18 @@ class Findings:
         """Every finding, in report order."""
         with self._lock:
             return sort_findings(self._by_key.values())
+
+
+def _is_unrecorded(constraint, key, holder):
+    """Whether ``holder``, which holds lock ``key`` (it names it), records its keys and not
+    this one (a set-valued constraint's keys are never recorded: computed again, they are the
+    same)."""
+    if constraint.many or LOCK_KEYS not in type(holder).get_attributes():
+        return False
+    return recorded_keys(holder).get(constraint.namespace) != key
+
+
+def unrecorded_finding(pk, keys, constraints, model=None):
+    """The ``unrecorded`` finding of item ``pk``: it holds ``keys`` (namespace -> key) but
+    does not record them; ``stored`` keeps them for the repair."""
+    return Finding(UNRECORDED, constraints[0], pk, True, holders=(pk,), model=model, stored=keys)

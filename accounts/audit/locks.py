@@ -6,27 +6,31 @@ from dataclasses import dataclass
 from pynamodb.exceptions import DoesNotExist
 
 from ..exceptions import InvalidUniqueValue
-from ..tables import is_expired, lock_model_for
+from ..tables import is_expired, lock_model_for, malformed_attributes
 from ..uniqueness import LOCK_SORT_KEY, constraints_of
-from .findings import MISSING, WRONG_OWNER
+from .findings import MALFORMED, MISSING, WRONG_OWNER, DamagedLock
 
 
 def _read_lock(model, key):
-    """``(exists, owner)`` of lock ``key``, read consistently."""
+    """``(exists, owner)`` of lock ``key``, read consistently; ``owner`` is a
+    :class:`~.findings.DamagedLock` when the lock's owner or ``expires`` has the wrong type."""
     try:
         lock = lock_model_for(model).get(key, LOCK_SORT_KEY, consistent_read=True)
     except DoesNotExist:
         return False, None
     if is_expired(lock):
         return False, None
+    stored = malformed_attributes(lock)
+    if stored:
+        return True, DamagedLock(None if "owner" in stored else lock.owner, stored)
     return True, lock.owner
 
 
 @dataclass(frozen=True)
 class LockState:
     """One lock an account should hold, as it stands: ``status`` is ``ok``, ``missing``,
-    ``other_owner`` (held by another item), ``no_owner`` or ``invalid`` (the value cannot
-    be a lock key)."""
+    ``other_owner`` (held by another item), ``no_owner``, ``malformed`` (its owner or
+    ``expires`` has the wrong type) or ``invalid`` (the value cannot be a lock key)."""
 
     constraint: object
     key: str
@@ -43,7 +47,9 @@ class LockState:
     @property
     def repair_kind(self):
         """The finding kind a repair of this lock addresses, or ``None``."""
-        return {"missing": MISSING, "other_owner": WRONG_OWNER, "no_owner": WRONG_OWNER}.get(self.status)
+        return {"missing": MISSING, "other_owner": WRONG_OWNER, "no_owner": WRONG_OWNER, "malformed": MALFORMED}.get(
+            self.status
+        )
 
 
 def lock_states(account):
@@ -60,6 +66,8 @@ def lock_states(account):
             exists, owner = _read_lock(model, key)
             if not exists:
                 status = "missing"
+            elif isinstance(owner, DamagedLock):
+                owner, status = owner.owner, "malformed"
             elif owner is None:
                 status = "no_owner"
             else:

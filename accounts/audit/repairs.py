@@ -1,10 +1,12 @@
 """The repair of findings: a report's, or one lock key's as staff saw it.
 
-Findings of kind ``orphaned``, ``missing`` and ``wrong_owner`` are repaired one guarded
-transaction each (built by :mod:`accounts.transactions`): the lock must still be as read
-and every account involved must still hold what was read, so a repair never clobbers a
-concurrent legitimate change. When anything moved, DynamoDB cancels the repair and it is
-reported as ``changed``.
+Findings of kind ``orphaned``, ``missing``, ``wrong_owner`` and ``malformed`` are repaired
+one guarded transaction each (built by :mod:`accounts.transactions`): the lock must still
+be as read and every account involved must still hold what was read, so a repair never
+clobbers a concurrent legitimate change. When anything moved, DynamoDB cancels the repair
+and it is reported as ``changed``. A damaged lock is written again for its one holder (or
+released when nobody holds its value), compared with its damaged values as stored; a
+damaged item's values are written again as they are read.
 """
 
 import threading
@@ -13,8 +15,20 @@ from dataclasses import dataclass
 
 from .. import lookups, transactions
 from ..exceptions import InvalidUniqueValue, StaleItem, UniquenessError
-from ..tables import account_pk, get_account_model
-from .findings import MISSING, ORPHANED, REPAIRABLE, WRONG_OWNER, Finding, _examine
+from ..tables import account_pk, get_account_model, malformed_attributes
+from ..uniqueness import constraints_of
+from .findings import (
+    MALFORMED,
+    MISSING,
+    ORPHANED,
+    REPAIRABLE,
+    UNRECORDED,
+    WRONG_OWNER,
+    Finding,
+    _examine,
+    _is_unrecorded,
+    unrecorded_finding,
+)
 from .locks import _read_lock
 from .scope import constraint_for_namespace, model_and_constraint
 
@@ -26,8 +40,8 @@ REPAIRED, CHANGED, FAILED, NOT_REPAIRABLE, NOTHING_TO_DO = (
     "not_repairable",
     "nothing_to_do",
 )
-RELEASED, CLAIMED, TRANSFERRED = "released", "claimed", "transferred"
-ACTION_OF = {ORPHANED: RELEASED, MISSING: CLAIMED, WRONG_OWNER: TRANSFERRED}
+RELEASED, CLAIMED, TRANSFERRED, REWRITTEN, RECORDED = "released", "claimed", "transferred", "rewritten", "recorded"
+ACTION_OF = {ORPHANED: RELEASED, MISSING: CLAIMED, WRONG_OWNER: TRANSFERRED, UNRECORDED: RECORDED}
 
 # Transactions on different locks never conflict, so repairs run side by side.
 REPAIR_WORKERS = 8
@@ -37,7 +51,9 @@ REPAIR_WORKERS = 8
 class Repair:
     """How the repair of one finding ended: ``outcome`` is ``repaired``, ``changed`` (the
     table moved since it was read; nothing written), ``failed``, ``not_repairable`` or
-    ``nothing_to_do``; ``action`` is ``released``, ``claimed`` or ``transferred``."""
+    ``nothing_to_do``; ``action`` is ``released``, ``claimed``, ``transferred``,
+    ``rewritten`` (a damaged item's values) or ``recorded`` (the key of a lock the item
+    holds, in its ``lock_keys``)."""
 
     finding: Finding
     outcome: str
@@ -72,7 +88,30 @@ def plan_repair(finding, accounts, model_class=None):
         )
     if finding.kind == ORPHANED:
         return transactions.plan_release_lock(model, constraint, finding.key, finding.owner, owner_item)
+    if finding.kind == UNRECORDED:
+        return transactions.plan_record_locks(accounts[finding.holder], finding.stored)
+    if finding.kind == MALFORMED and finding.on_item:
+        item = accounts[finding.holder]
+        return transactions.plan_rewrite(item, malformed_attributes(item))
+    if finding.kind == MALFORMED:
+        # The lock as stored: its owner of the wrong type is compared raw, as read.
+        owner = finding.stored.get("owner", finding.owner)
+        if finding.holder is not None:
+            return transactions.plan_transfer_lock(
+                accounts[finding.holder], constraint, owner, owner_item, key=finding.key
+            )
+        return transactions.plan_release_lock(model, constraint, finding.key, owner, owner_item)
     raise ValueError(f"A {finding.kind} finding has no automatic repair.")
+
+
+def action_of(finding):
+    """What repairing ``finding`` does to its lock (or item): ``released``, ``claimed``,
+    ``transferred``, ``rewritten`` or ``recorded``."""
+    if finding.kind != MALFORMED:
+        return ACTION_OF[finding.kind]
+    if finding.on_item:
+        return REWRITTEN
+    return TRANSFERRED if finding.holder is not None else RELEASED
 
 
 def repair(finding, accounts=None, model_class=None):
@@ -90,7 +129,7 @@ def repair(finding, accounts=None, model_class=None):
         return Repair(finding, CHANGED, detail="The lock or an account changed since it was read; nothing was written.")
     except UniquenessError as error:
         return Repair(finding, FAILED, detail=str(error))
-    return Repair(finding, REPAIRED, ACTION_OF[finding.kind])
+    return Repair(finding, REPAIRED, action_of(finding))
 
 
 def repair_all(report, *, kinds=REPAIRABLE, workers=REPAIR_WORKERS, progress=None, model_class=None):
@@ -150,13 +189,48 @@ def examine_key(namespace, key, holder_ids=(), model_class=None):
     return _examine(constraint, key, lock_exists, owner, holders, accounts, model), accounts
 
 
+def examine_item(kind, namespace, pk, model_class=None):
+    """Re-read item ``pk`` (and, for ``unrecorded``, each lock it should hold; consistent
+    GetItems): ``(its finding of ``kind`` (``malformed`` or ``unrecorded``) or None, items
+    read)``."""
+    model, constraint = model_and_constraint(namespace, model_class)
+    item = lookups.get_item(model, pk)
+    if item is None:
+        return None, {}
+    constraints = constraints_of(model)
+    if kind == UNRECORDED:
+        keys = {}
+        for each in constraints:
+            if each.many:
+                continue  # its keys are not recorded (see findings._is_unrecorded)
+            try:
+                key = each.lock_key(item)
+            except InvalidUniqueValue:
+                continue
+            if key is not None and _read_lock(model, key) == (True, pk) and _is_unrecorded(each, key, item):
+                keys[each.namespace] = key
+        return (unrecorded_finding(pk, keys, constraints, model) if keys else None), {pk: item}
+    stored = malformed_attributes(item)
+    if not stored:
+        return None, {}
+    finding = Finding(
+        MALFORMED, constraint, pk, True, holders=(pk,), model=model, malformed=tuple(sorted(stored)), stored=stored
+    )
+    return finding, {pk: item}
+
+
 def repair_key(kind, namespace, key, holder_ids=(), model_class=None):
-    """Repair lock ``key`` as staff saw it (a finding of ``kind``), after reading it again.
+    """Repair lock ``key`` as staff saw it (a finding of ``kind``), after reading it again;
+    for a ``malformed`` or ``unrecorded`` item, ``key`` is the item's PK.
 
     Nothing is written when the lock is now fine (``nothing_to_do``) or is now out of step
     in another way than ``kind`` (``changed``): staff should look again before acting.
     """
-    finding, accounts = examine_key(namespace, key, holder_ids, model_class)
+    model, _ = model_and_constraint(namespace, model_class)
+    if kind in (MALFORMED, UNRECORDED) and key.startswith(model.key_prefix):
+        finding, accounts = examine_item(kind, namespace, key, model_class)
+    else:
+        finding, accounts = examine_key(namespace, key, holder_ids, model_class)
     if finding is None:
         seen = Finding(kind, constraint_for_namespace(namespace, model_class), key=key)
         return Repair(seen, NOTHING_TO_DO, detail="The lock is already as it should be.")

@@ -41,14 +41,11 @@ from webauthn.helpers.structs import (
 
 from ..app_settings import app_settings
 from ..links import site_url_problem
+from ..tables import MAX_PASSKEYS  # noqa: F401  (how many an account may register: the engine's bound)
 
 CHALLENGE_SESSION_KEY = "accounts_webauthn_challenge"
 CHALLENGE_SECONDS = 300
 CHALLENGE_BYTES = 32
-# How many passkeys an account may register. Deleting an account deletes them all with it
-# in one transaction: 2 actions each (the credential item and its lock), beside the account,
-# its other locks and whatever a project declares, under DynamoDB's 100 actions.
-MAX_PASSKEYS = 20
 # A credential id is at most 1,023 bytes (WebAuthn §4); its lock key must fit in 2,048.
 MAX_CREDENTIAL_ID_BYTES = 1023
 # Ceremonies, each with its own challenge.

@@ -4,7 +4,7 @@ app (TOTP) and recovery codes. Flows call these; every write goes through
 """
 
 from .. import dynamo, lookups, store, transactions
-from ..tables import PASSKEY_SORT_PREFIX, PROFILE_SORT_KEY, account_pk, get_account_model, utcnow
+from ..tables import PASSKEY_SORT_PREFIX, PROFILE_SORT_KEY, account_pk, get_account_model, is_gone, raw_text, utcnow
 from ..uniqueness import LOCK_SORT_KEY
 from . import passkeys, recovery_codes, totp
 from .tables import Passkey, UsedTotpStep
@@ -26,7 +26,7 @@ def passkey_lock_key(credential_id):
 
 
 def _live(raw):
-    return raw is not None and not lookups.is_expired_raw(raw)
+    return raw is not None and not is_gone(raw)
 
 
 def passkeys_of(account):
@@ -63,7 +63,7 @@ def read_for_passkey(account_id, credential_id, *, with_lock=False):
     by_key = {(raw["PK"]["S"], raw["SK"]["S"]): raw for raw in items if _live(raw)}
     passkey = by_key.get((pk, sk))
     lock = by_key.get((passkey_lock_key(credential_id), LOCK_SORT_KEY)) if with_lock else None
-    owner = lock.get("owner", {}).get("S") if lock else None
+    owner = raw_text(lock.get("owner")) if lock else None
     return account, (Passkey.from_raw_data(passkey) if passkey else None), owner
 
 
@@ -94,7 +94,7 @@ def new_passkey(account, credential, name):
 
 def add_passkey(account, credential, name):
     """Register a passkey: ONE transaction adds its credential id to the account (as read),
-    Puts the id's lock ``[attribute_not_exists(PK) OR expires < :now]`` and the credential
+    Puts the id's lock ``[attribute_not_exists(PK) OR expires < :now - margin]`` and the credential
     item ``[attribute_not_exists(PK)]``. Returns the item.
 
     Raises :class:`~accounts.exceptions.UniqueViolation` (``passkeys``) when any account,
@@ -143,10 +143,10 @@ def limit_checks(conditions):
     return [transactions.limit_check(params) for params in conditions]
 
 
-def spend(*actions):
+def spend(*spends):
     """Send single-use writes alone (one transaction); raises
     :class:`~accounts.exceptions.StaleItem` when one was spent already."""
-    transactions.run_once(transactions.plan_spend(actions))
+    transactions.run_once(transactions.plan_spend(spends))
 
 
 def sign_in(session_put, deletes, spent_session, spends):

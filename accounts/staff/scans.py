@@ -9,8 +9,9 @@ from dataclasses import dataclass
 
 from django.core import signing
 from django.utils.translation import gettext as _
+from pynamodb.expressions.operand import Path
 
-from ..tables import ACCOUNT_PREFIX, PROFILE_SORT_KEY, get_account_model
+from ..tables import ACCOUNT_PREFIX, PROFILE_SORT_KEY, TOMBSTONE_ATTRIBUTE, get_account_model
 
 ACCOUNTS_PER_PAGE = 50
 CURSOR_SALT = "accounts.staff.cursor"
@@ -53,7 +54,9 @@ class AccountPage:
 
 
 def _accounts_filter(model):
-    return (model.SK == PROFILE_SORT_KEY) & model.PK.startswith(ACCOUNT_PREFIX)
+    # Deleted accounts' tombstones are no accounts.
+    is_account = (model.SK == PROFILE_SORT_KEY) & model.PK.startswith(ACCOUNT_PREFIX)
+    return is_account & Path(TOMBSTONE_ATTRIBUTE).does_not_exist()
 
 
 def account_page(cursor=None, per_page=ACCOUNTS_PER_PAGE):

@@ -44,6 +44,7 @@ LOCK_STATUS_LABELS = {
     "missing": gettext_lazy("missing"),
     "other_owner": gettext_lazy("owned by another account"),
     "no_owner": gettext_lazy("names no owner"),
+    "malformed": gettext_lazy("stored with the wrong type"),
     "invalid": gettext_lazy("cannot be locked"),
 }
 LAST_STAFF_MESSAGE = gettext_lazy(
@@ -60,6 +61,8 @@ REPAIR_ACTIONS = {
     audit.RELEASED: gettext_lazy("released"),
     audit.CLAIMED: gettext_lazy("claimed"),
     audit.TRANSFERRED: gettext_lazy("transferred"),
+    audit.REWRITTEN: gettext_lazy("written again"),
+    audit.RECORDED: gettext_lazy("recorded in its account"),
 }
 
 

@@ -5,11 +5,14 @@ the item's own action plus a guarded action per lock item. The request is built 
 the order it is sent, so position ``i`` of DynamoDB's ``CancellationReasons`` is action
 ``i`` of :attr:`Transaction.actions`, and each failure maps back to the fields it concerns.
 
-Expiry: an item whose ``expires`` (the table's TTL attribute) has passed is ABSENT, though
-DynamoDB may keep it for days. So every lock Put is guarded by ``attribute_not_exists(PK)
-OR expires < :now`` (an expired lock may be taken over), a lock Put for an item that expires
-carries the item's ``expires``, and every guard on an item as read adds ``expires > :now``
-when the item expires (an expired item cannot be changed, verified or deleted).
+Expiry: an item whose ``expires`` (the table's TTL attribute) has passed (``expires <
+now``) is ABSENT, though DynamoDB may keep it for days. So every lock Put is guarded by
+``attribute_not_exists(PK) OR expires < :now - margin`` (a lock expired longer ago than
+``ACCOUNTS_CLOCK_SKEW_MARGIN`` may be taken over: no server's clock still sees it live), a
+lock Put for an item that expires carries the item's ``expires``, and every guard on an item
+as read adds ``expires >= :now`` when the item expires (an expired item cannot be changed,
+verified or deleted). ``:now`` is read when a request is planned and again for each new
+attempt, never for a resend of the same token.
 
 Partial constraints (the email): an item the constraint leaves out (an unverified account)
 holds no lock; its create or change sends a ``ConditionCheck attribute_not_exists(PK)`` on
@@ -46,6 +49,7 @@ from .actions import (
     ITEM,
     KEPT_LOCK,
     LIMIT,
+    LOCK_KEYS,
     MAX_ACTIONS,
     MAX_TOKEN_LENGTH,
     NEW_LOCK,
@@ -57,6 +61,7 @@ from .actions import (
     Action,
     Transaction,
     explain,
+    recorded_keys,
 )
 from .authenticators import (
     CLEARED,
@@ -76,12 +81,15 @@ from .authenticators import (
 )
 from .plans import (
     changed_copy,
+    keys_after_change,
     plan_change,
     plan_claim_lock,
     plan_create,
     plan_delete,
     plan_registry_entry,
+    plan_record_locks,
     plan_release_lock,
+    plan_rewrite,
     plan_transfer_lock,
 )
 from .running import (

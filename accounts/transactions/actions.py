@@ -13,8 +13,11 @@ import uuid
 from dataclasses import dataclass, field
 from functools import reduce
 
+from pynamodb.attributes import MapAttribute
+from pynamodb.expressions.operand import Path
+
 from ..exceptions import InvalidTransaction
-from ..tables import TTL_ATTRIBUTE, epoch_now
+from ..tables import TOMBSTONE_ATTRIBUTE, TTL_ATTRIBUTE, epoch_now, malformed_attributes, takeover_cutoff
 from ..uniqueness import LOCK_SORT_KEY
 
 MAX_ACTIONS = 100
@@ -27,6 +30,8 @@ CREATE, CHANGE, DELETE, REPAIR = "create", "change", "delete", "repair"
 ITEM, NEW_LOCK, OLD_LOCK, HELD_LOCK = "item", "new_lock", "old_lock", "held_lock"
 # A ConditionCheck that an old lock we do not release still names the other item.
 KEPT_LOCK = "kept_lock"
+# The item attribute recording, by namespace, the lock keys it holds (see tables.Account).
+LOCK_KEYS = "lock_keys"
 # Roles in a repair: the lock being fixed, and ConditionChecks on the accounts involved.
 # Any failed condition of a repair means the table moved since it was read: StaleItem.
 REPAIRED_LOCK, HOLDER_CHECK = "repaired_lock", "holder_check"
@@ -53,11 +58,28 @@ class Action:
 
 @dataclass
 class Transaction:
-    """A TransactWriteItems request, ready to send (or to show, see :func:`explain`)."""
+    """A TransactWriteItems request, ready to send (or to show, see :func:`explain`).
+
+    ``now`` is this server's clock when the request was planned: every condition comparing
+    ``expires`` uses it. A resend with the same token sends the very same request (DynamoDB
+    applies a token once only for identical parameters); a new attempt (:meth:`replan`)
+    reads the clock again.
+    """
 
     operation: str
     actions: list
     token: str = field(default_factory=lambda: uuid.uuid4().hex)
+    now: int = None
+    # Builds the actions at a given ``now`` (None: the actions hold no clock reading).
+    build: object = field(default=None, repr=False, compare=False)
+
+    def replan(self):
+        """Make this the request of a new attempt after a cancelled one (which did not
+        commit): a new token, and the actions planned again with the clock read again."""
+        self.token = uuid.uuid4().hex
+        if self.build is not None:
+            self.now = epoch_now()
+            self.actions = self.build(self.now)
 
     def request(self):
         """The exact parameters of the TransactWriteItems call, as the AWS CLI takes them."""
@@ -130,9 +152,11 @@ def _guarded_put(item):
 
 @functools.lru_cache(maxsize=64)
 def _free_guard(lock_model):
-    """``attribute_not_exists(PK) OR expires < :now`` as PynamoDB serializes it: the lock is
-    free when it is absent or expired. Returns the expression, its names and the
-    placeholder of ``:now``, serialized once per model (the value changes, not the text)."""
+    """``attribute_not_exists(PK) OR expires < :cutoff`` as PynamoDB serializes it: the lock
+    is free when it is absent, or expired longer ago than the clock-skew margin
+    (``:cutoff`` = ``:now - ACCOUNTS_CLOCK_SKEW_MARGIN``, see :func:`~accounts.tables.takeover_cutoff`).
+    Returns the expression, its names and the placeholder of ``:cutoff``, serialized once
+    per model (the value changes, not the text)."""
     names, values = {}, {}
     condition = lock_model._hash_key_attribute().does_not_exist() | (lock_model.expires < 0)
     expression = condition.serialize(names, values)
@@ -142,18 +166,23 @@ def _free_guard(lock_model):
 
 def _free_condition(lock_model, now):
     """The same guard as :func:`_free_guard`, as a PynamoDB condition."""
-    return lock_model._hash_key_attribute().does_not_exist() | (lock_model.expires < now)
+    return lock_model._hash_key_attribute().does_not_exist() | (lock_model.expires < takeover_cutoff(now))
 
 
-def _lock_put(lock_model, key, owner, expires=None, now=None):
-    """The guarded Put of lock ``key`` held by ``owner`` (expiring at ``expires``, if set):
-    the request PynamoDB builds for ``lock_model(PK=key, owner=owner, expires=expires)``
-    with condition ``attribute_not_exists(PK) OR expires < :now``, without a model instance
-    per lock (a create puts one lock per constraint, and the lock item is three strings)."""
+def _lock_put(lock_model, key, owner, expires, now, key_version=None):
+    """The guarded Put of lock ``key`` held by ``owner`` (expiring at ``expires``, if set;
+    recording ``key_version``, if set): the request PynamoDB builds for
+    ``lock_model(PK=key, owner=owner, expires=expires, key_version=key_version)`` with
+    condition ``attribute_not_exists(PK) OR expires < :cutoff`` (at ``now``), without a
+    model instance per lock (a create puts one lock per constraint, and the lock item is
+    a few strings)."""
     expression, names, placeholder = _free_guard(lock_model)
     item = {"PK": {"S": key}, "SK": {"S": LOCK_SORT_KEY}}
+    # In the order PynamoDB writes them (by name).
     if expires is not None:
-        item[TTL_ATTRIBUTE] = {"N": str(expires)}  # before owner, as PynamoDB orders them
+        item[TTL_ATTRIBUTE] = {"N": str(expires)}
+    if key_version is not None:
+        item["key_version"] = {"S": key_version}
     item["owner"] = {"S": owner}
     return {
         "TableName": lock_model.Meta.table_name,
@@ -162,7 +191,7 @@ def _lock_put(lock_model, key, owner, expires=None, now=None):
         # On a collision DynamoDB returns the lock, so we learn who holds the value.
         "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
         "ExpressionAttributeNames": dict(names),
-        "ExpressionAttributeValues": {placeholder: {"N": str(epoch_now() if now is None else now)}},
+        "ExpressionAttributeValues": {placeholder: {"N": str(takeover_cutoff(now))}},
     }
 
 
@@ -188,9 +217,9 @@ def _lock_keep(lock_model, key, owner, constraint):
     return Action("Update", body, HELD_LOCK, (lock_model.Meta.table_name, key, LOCK_SORT_KEY), constraint, key)
 
 
-def _lock_action(kind, lock_model, key, owner, role, constraint, expires=None):
+def _lock_action(kind, lock_model, key, owner, role, constraint, now, expires=None):
     if kind == "Put":
-        body = _lock_put(lock_model, key, owner, expires)
+        body = _lock_put(lock_model, key, owner, expires, now, constraint.key_version if constraint else None)
     else:
         # Release only our own lock; a lock already gone is fine (nothing to release).
         body = lock_model(PK=key, owner=owner).get_delete_kwargs_from_instance(
@@ -212,12 +241,40 @@ def _kept_lock_check(lock_model, key, owner, constraint):
     return Action("ConditionCheck", body, KEPT_LOCK, (lock_model.Meta.table_name, key, LOCK_SORT_KEY), constraint, key)
 
 
-def _old_lock_action(lock_model, key, owner, constraint, keep_locks):
+def _old_lock_action(lock_model, key, owner, constraint, keep_locks, now):
     """Release old lock ``key`` (only if ours or gone), or, when ``keep_locks`` says another
     item holds it, check that it still does."""
     if key in keep_locks:
         return _kept_lock_check(lock_model, key, keep_locks[key], constraint)
-    return _lock_action("Delete", lock_model, key, owner, OLD_LOCK, constraint)
+    return _lock_action("Delete", lock_model, key, owner, OLD_LOCK, constraint, now)
+
+
+def recorded_keys(item):
+    """The lock keys ``item`` records it holds, by namespace (``{}`` when it records none:
+    its model keeps no ``lock_keys``, or it was written before they were recorded)."""
+    stored = getattr(item, LOCK_KEYS, None) if LOCK_KEYS in type(item).get_attributes() else None
+    if stored is None:
+        return {}
+    return dict(stored.as_dict() if isinstance(stored, MapAttribute) else stored)
+
+
+def _recording(item, keys, *, start=True):
+    """The update actions recording ``keys`` (namespace -> the key it now holds, or ``None``:
+    it holds none there) in ``item``'s ``lock_keys``, path by path, or, when it has none yet
+    and ``start``, the whole map (a namespace it does not name is computed when needed)."""
+    attributes = type(item).get_attributes()
+    if LOCK_KEYS not in attributes or not keys:
+        return []
+    lock_keys = attributes[LOCK_KEYS]
+    if getattr(item, LOCK_KEYS, None) is None:
+        if not start:
+            return []
+        held = {namespace: key for namespace, key in keys.items() if key is not None}
+        return [lock_keys.set(held)] if held else []
+    return [
+        lock_keys[namespace].remove() if key is None else lock_keys[namespace].set(key)
+        for namespace, key in sorted(keys.items())
+    ]
 
 
 def _expires(item):
@@ -225,35 +282,79 @@ def _expires(item):
     return getattr(item, TTL_ATTRIBUTE, None) if TTL_ATTRIBUTE in type(item).get_attributes() else None
 
 
-def _still_as_read(item, names):
-    """A condition that the item exists, is not expired (``expires > :now`` when it
-    expires), and ``names`` still hold the values we read.
+def _still_as_read(item, names, now):
+    """A condition that the item exists, is not expired at ``now`` (``expires >= :now`` when
+    it expires), and ``names`` still hold the values we read.
 
     ``attribute_exists(PK)`` is sent only when no other conjunct requires the item: in
-    DynamoDB a comparison with an attribute that is not there is false, so ``expires > :now``
+    DynamoDB a comparison with an attribute that is not there is false, so ``expires >= :now``
     or ``name = :read`` already fails on a missing item (protocol/README.md: every conjunct
-    sent is one the model shows necessary).
+    sent is one the model shows necessary). Likewise ``attribute_not_exists(deleted)``, only
+    when no ``name = :read`` rules out a tombstone (which holds nothing but its key, when it
+    was deleted and a far-off ``expires``).
     """
     model = type(item)
     attributes = model.get_attributes()
     expires = _expires(item)
-    read = {name: getattr(item, name, None) for name in sorted(names)}
-    conditions = [] if expires is None else [attributes[TTL_ATTRIBUTE] > epoch_now()]
+    # A value of the wrong type (damage) is compared as it is stored, raw: as read.
+    stored = malformed_attributes(item)
+    read = {name: stored.get(name, getattr(item, name, None)) for name in sorted(names)}
+    conditions = [] if expires is None else [attributes[TTL_ATTRIBUTE] >= now]
     for name, value in read.items():
         attribute = attributes[name]
         conditions.append(attribute.does_not_exist() if value is None else attribute == value)
+    values_read = [value for name, value in read.items() if name != TTL_ATTRIBUTE and value is not None]
+    if _tombstone_lifetime(model) is not None and not values_read:
+        conditions.insert(0, Path(TOMBSTONE_ATTRIBUTE).does_not_exist())
     if expires is None and all(value is None for value in read.values()):
         conditions.insert(0, model._hash_key_attribute().exists())
     return reduce(lambda left, right: left & right, conditions)
 
 
-def _absent(model):
-    """A condition that the item does not exist, or has expired (it is then absent)."""
+def _absent(model, now):
+    """A condition that the item does not exist, expired longer ago than the clock-skew
+    margin (it is then absent by any server's clock, and its values free), or is a
+    tombstone."""
     condition = model._hash_key_attribute().does_not_exist()
     if TTL_ATTRIBUTE in model.get_attributes():
-        condition = condition | (model.get_attributes()[TTL_ATTRIBUTE] < epoch_now())
+        condition = condition | (model.get_attributes()[TTL_ATTRIBUTE] < takeover_cutoff(now))
+    if _tombstone_lifetime(model) is not None:
+        condition = condition | Path(TOMBSTONE_ATTRIBUTE).exists()
     return condition
 
+
+def _tombstone_lifetime(model):
+    # Models outside the accounts table's (any PynamoDB model) leave none.
+    return getattr(model, "tombstone_lifetime", None)
+
+
+def _item_removal(item, condition, now):
+    """The action removing ``item`` if ``condition`` holds: its Delete, or, for a model that
+    leaves a tombstone, the Put of its tombstone (``PK``, ``SK``, ``deleted``, ``expires``)
+    in its place, which keeps its key from ever being created again."""
+    lifetime = _tombstone_lifetime(type(item))
+    body = item.get_delete_kwargs_from_instance(condition=condition)
+    if lifetime is None:
+        return Action("Delete", body, ITEM, _key_target(item))
+    ends = now + int(lifetime.total_seconds())
+    tombstone = {**body.pop("Key"), TOMBSTONE_ATTRIBUTE: {"N": str(now)}, TTL_ATTRIBUTE: {"N": str(ends)}}
+    return Action("Put", {"TableName": body.pop("TableName"), "Item": tombstone, **body}, ITEM, _key_target(item))
+
+
+def _transaction(operation, build, token):
+    """The transaction of the actions ``build(now)`` returns, planned at this server's clock
+    now; ``build`` plans them again for each new attempt (:meth:`Transaction.replan`)."""
+    if token is not None and not 1 <= len(token) <= MAX_TOKEN_LENGTH:
+        raise InvalidTransaction(f"A ClientRequestToken has 1 to {MAX_TOKEN_LENGTH} characters.")
+
+    def checked(now):
+        return _checked(build(now))
+
+    now = epoch_now()
+    transaction = Transaction(operation, checked(now), now=now, build=checked)
+    if token:
+        transaction.token = token
+    return transaction
 
 
 def _owned_key(item, sort_key):
@@ -309,16 +410,14 @@ def _registry_actions(before, after):
     return actions
 
 
-def _transaction(operation, actions, token):
+def _checked(actions):
     if len(actions) > MAX_ACTIONS:
         raise InvalidTransaction(f"{len(actions)} actions; DynamoDB allows at most {MAX_ACTIONS}.")
     targets = [action.target for action in actions]
     if len(set(targets)) < len(targets):
         repeated = sorted({str(target) for target in targets if targets.count(target) > 1})
         raise InvalidTransaction(f"Two actions on one item are not allowed: {', '.join(repeated)}")
-    if token is not None and not 1 <= len(token) <= MAX_TOKEN_LENGTH:
-        raise InvalidTransaction(f"A ClientRequestToken has 1 to {MAX_TOKEN_LENGTH} characters.")
-    return Transaction(operation, actions, token) if token else Transaction(operation, actions)
+    return actions
 
 
 def _default_range_key(model):
@@ -333,7 +432,9 @@ def _condition_check(model, hash_key, condition):
 
 
 def _held_by(lock_model, owner):
-    """A condition that the lock exists and still names ``owner`` (``None``: names nobody)."""
+    """A condition that the lock exists and still names ``owner``: an owner PK, ``None``
+    (names nobody), or the raw value of an owner of the wrong type (``{"N": "5"}``: damage,
+    compared as stored)."""
     if owner is None:
         return lock_model.PK.exists() & lock_model.owner.does_not_exist()
     return lock_model.owner == owner

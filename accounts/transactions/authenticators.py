@@ -8,16 +8,18 @@ and deleting are each ONE transaction, guarded by the account's ``passkeys`` as 
 
 A sign-in with a second factor is ONE transaction too (:func:`plan_sign_in`): the new
 session's Put, the Delete of the session that held the half-login or the passkey challenge,
-guarded ``expires > :now`` (so it is used once, and not after it expired), and the factor's
-single-use write: the record of a TOTP time step [absent or expired], the removal of a
-recovery code [still there], or a passkey's signature counter [as read]. A sign-in with a
+guarded ``expires >= :now`` (so it is used once, and not after it expired), and the factor's
+single-use write: the record of a TOTP time step [absent or expired longer ago than the
+clock-skew margin], the removal of a recovery code [still there], or a passkey's signature
+counter [as read]. Like every planner's, these transactions are built by a function of
+``:now`` (:func:`~.actions._transaction`), so each new attempt reads the clock again: a
+single-use write is given as its builder, ``spend(now)`` -> the action. A sign-in with a
 code also checks that each counter of its limit (``mfa_attempt``) is still under it
 (:func:`limit_check`; :mod:`accounts.ratelimit` writes the condition, as only it knows its
 counters).
 """
 
 from ..exceptions import OutcomeUnknown
-from ..tables import epoch_now
 from .actions import (
     LIMIT,
     OWNED_ITEM,
@@ -37,7 +39,7 @@ SIGN_IN, SPEND = "sign_in", "spend"
 SESSION, SPENT, CLEARED = "session", "spent", "cleared"
 # The condition the session store saves a session with (accounts.sessions.SAVE_CONDITION):
 # the session still lives. Spelled here because the session store imports this package.
-SESSION_LIVE = "expires > :now"
+SESSION_LIVE = "expires >= :now"
 
 
 def owned_put(item):
@@ -53,30 +55,42 @@ def owned_delete(account, sort_key):
     return _owned_delete(account, sort_key)
 
 
-def totp_step_spend(record, now=None):
-    """``Put`` the record that an account used a TOTP time step, guarded ``attribute_not_exists(PK)
-    OR expires < :now``: a code of that step is accepted once. The record expires when no
-    code of its step can be accepted any more."""
-    condition = _free_condition(type(record), epoch_now() if now is None else now)
-    return Action("Put", record.get_save_kwargs_from_instance(condition=condition), SPENT, _key_target(record))
+def totp_step_spend(record):
+    """The builder of the ``Put`` of the record that an account used a TOTP time step,
+    guarded ``attribute_not_exists(PK) OR expires < :now - margin``: a code of that step is
+    accepted once. The record expires when no code of its step can be accepted any more (by
+    a clock behind ours by less than the margin, either)."""
+
+    def spend(now):
+        condition = _free_condition(type(record), now)
+        return Action("Put", record.get_save_kwargs_from_instance(condition=condition), SPENT, _key_target(record))
+
+    return spend
 
 
 def recovery_code_spend(account, digest):
-    """``Update account DELETE recovery_codes :digest``, guarded ``contains(recovery_codes,
-    :digest)``: a recovery code is accepted once."""
+    """The builder of ``Update account DELETE recovery_codes :digest``, guarded
+    ``contains(recovery_codes, :digest)``: a recovery code is accepted once."""
     codes = type(account).recovery_codes
     body = account.get_update_kwargs_from_instance(actions=[codes.delete({digest})], condition=codes.contains(digest))
-    return Action("Update", body, SPENT, _key_target(account))
+    action = Action("Update", body, SPENT, _key_target(account))
+    return lambda now: action
 
 
 def passkey_use(passkey, changes):
-    """``Update`` a passkey's credential item after a use (``changes``: signature counter,
-    backup state, last used), guarded by its ``sign_count`` as read: of two uses that read
-    one counter only one stores its own, so an older count never overwrites a newer one."""
+    """The builder of the ``Update`` of a passkey's credential item after a use (``changes``:
+    signature counter, backup state, last used), guarded by its ``sign_count`` as read (and
+    ``expires >= :now`` while its account is unverified): of two uses that read one counter
+    only one stores its own, so an older count never overwrites a newer one."""
     attributes = type(passkey).get_attributes()
     actions = [attributes[name].set(value) for name, value in changes.items()]
-    body = passkey.get_update_kwargs_from_instance(actions=actions, condition=_still_as_read(passkey, {"sign_count"}))
-    return Action("Update", body, SPENT, _key_target(passkey))
+
+    def spend(now):
+        condition = _still_as_read(passkey, {"sign_count"}, now)
+        body = passkey.get_update_kwargs_from_instance(actions=actions, condition=condition)
+        return Action("Update", body, SPENT, _key_target(passkey))
+
+    return spend
 
 
 def _raw_target(table, key):
@@ -84,42 +98,48 @@ def _raw_target(table, key):
 
 
 def limit_check(params):
-    """``ConditionCheck`` that a rate counter is still under its limit, sent with a sign-in
-    (``params`` from :meth:`accounts.ratelimit.Counter.under_limit`). When it fails the
-    transaction raises :class:`~accounts.exceptions.OverLimit`, before any other refusal."""
-    return Action("ConditionCheck", params, LIMIT, _raw_target(params["TableName"], params["Key"]))
+    """The builder of the ``ConditionCheck`` that a rate counter is still under its limit,
+    sent with a sign-in (``params`` from :meth:`accounts.ratelimit.Counter.under_limit`).
+    When it fails the transaction raises :class:`~accounts.exceptions.OverLimit`, before any
+    other refusal."""
+    action = Action("ConditionCheck", params, LIMIT, _raw_target(params["TableName"], params["Key"]))
+    return lambda now: action
 
 
-def plan_sign_in(session_put, deletes, spent_session, spends, *, now=None):
+def plan_sign_in(session_put, deletes, spent_session, spends):
     """The transaction of a sign-in with a second factor.
 
     ``session_put``: the PutItem of the new session (``attribute_not_exists(PK)``, from
     :meth:`accounts.sessions.SessionStore.write_with`); ``deletes``: the raw keys it deletes,
     among them ``spent_session``, the session that held the half-login or the challenge,
-    deleted ``[expires > :now]``; the others (cleared rate counters) unconditionally.
-    ``spends``: the factor's single-use actions (:func:`totp_step_spend`,
+    deleted ``[expires >= :now]``; the others (cleared rate counters) unconditionally.
+    ``spends``: the builders of the factor's single-use actions (:func:`totp_step_spend`,
     :func:`recovery_code_spend`, :func:`passkey_use`), and the :func:`limit_check` of each
     counter of the limit a code's sign-in is under.
     """
     if spent_session not in deletes:
         raise ValueError("The session that held the sign-in is not among the session's deletes.")
     table = session_put["TableName"]
-    now = epoch_now() if now is None else now
-    actions = [Action("Put", session_put, SESSION, _raw_target(table, session_put["Item"]))]
-    for key in deletes:
-        body = {"TableName": table, "Key": key}
-        role = CLEARED
-        if key == spent_session:
-            body.update(ConditionExpression=SESSION_LIVE, ExpressionAttributeValues={":now": {"N": str(now)}})
-            role = SPENT
-        actions.append(Action("Delete", body, role, _raw_target(table, key)))
-    return _transaction(SIGN_IN, [*actions, *spends], None)
+
+    def actions(now):
+        planned = [Action("Put", session_put, SESSION, _raw_target(table, session_put["Item"]))]
+        for key in deletes:
+            body = {"TableName": table, "Key": key}
+            role = CLEARED
+            if key == spent_session:
+                body.update(ConditionExpression=SESSION_LIVE, ExpressionAttributeValues={":now": {"N": str(now)}})
+                role = SPENT
+            planned.append(Action("Delete", body, role, _raw_target(table, key)))
+        return [*planned, *(spend(now) for spend in spends)]
+
+    return _transaction(SIGN_IN, actions, None)
 
 
 def plan_spend(spends):
     """The transaction of single-use writes alone (a TOTP step at enrolment, a passkey's
-    counter at reauthentication)."""
-    return _transaction(SPEND, list(spends), None)
+    counter at reauthentication), given as their builders."""
+    spends = list(spends)
+    return _transaction(SPEND, lambda now: [spend(now) for spend in spends], None)
 
 
 def run_once(transaction):

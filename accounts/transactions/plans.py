@@ -6,13 +6,15 @@ is :mod:`.running`'s business. ``accounts_explain`` shows a plan without sending
 """
 
 from ..exceptions import InvalidTransaction, InvalidUniqueValue
-from ..tables import epoch_now, lock_model_for
-from ..uniqueness import constraints_of
+from ..tables import lock_model_for
+from ..uniqueness import LOCK_SORT_KEY, constraints_of
 from .actions import (
     CHANGE,
     CREATE,
     DELETE,
+    HOLDER_CHECK,
     ITEM,
+    LOCK_KEYS,
     NEW_LOCK,
     REPAIR,
     REPAIRED_LOCK,
@@ -23,6 +25,7 @@ from .actions import (
     _free_condition,
     _guarded_put,
     _held_by,
+    _item_removal,
     _key_target,
     _lock_action,
     _lock_check,
@@ -31,10 +34,12 @@ from .actions import (
     _owned_delete,
     _owned_keep,
     _owner,
+    _recording,
     _registry_actions,
     _registry_entry,
     _still_as_read,
     _transaction,
+    recorded_keys,
 )
 
 
@@ -60,36 +65,93 @@ def _current_claimed_key(constraint, item):
         return None
 
 
+def _held_key(constraint, item):
+    """The lock key ``item`` holds under single-valued ``constraint``: the one it records
+    (what a change or deletion releases: after a Unicode upgrade a key computed again may be
+    another), or, when it records none there (written before keys were recorded), its key
+    computed now."""
+    return recorded_keys(item).get(constraint.namespace, _current_lock_key(constraint, item))
+
+
+def _held_keys(constraint, item):
+    """Every lock key ``item`` holds under ``constraint``: :func:`_held_key`'s, or for a
+    set-valued constraint one per element, computed (their keys are not recorded: such a
+    constraint's normalizer depends on no Unicode data, see
+    :class:`~accounts.uniqueness.UniqueConstraint`, so a key computed again is the key)."""
+    if constraint.many:
+        return _current_lock_keys(constraint, item)
+    key = _held_key(constraint, item)
+    return () if key is None else (key,)
+
+
+def _touches(constraint, changes, stops_expiring):
+    # A change touches a constraint when it changes what decides its key, or when the item
+    # stops expiring (its locks stop expiring too).
+    return stops_expiring or set(changes).intersection(constraint.guarded_attributes)
+
+
+def keys_after_change(item, changes):
+    """``{namespace: new key or None}`` of each lock ``changes`` moves: what ``item``
+    records it holds once the change committed (see :func:`plan_change`; a set-valued
+    constraint's keys are not recorded)."""
+    changed = changed_copy(item, changes)
+    stops_expiring = _expires(item) is not None and _expires(changed) is None
+    moved = {}
+    for constraint in constraints_of(type(item)):
+        if not constraint.many and _touches(constraint, changes, stops_expiring):
+            new_key = constraint.lock_key(changed)
+            if new_key != _held_key(constraint, item):
+                moved[constraint.namespace] = new_key
+    return moved
+
+
+def remember_keys(item, moved):
+    """Set ``item``'s ``lock_keys`` as a committed transaction recording ``moved``
+    (``{namespace: key or None}``) left it in the table."""
+    if LOCK_KEYS in type(item).get_attributes() and moved:
+        held = {**recorded_keys(item), **moved}
+        setattr(item, LOCK_KEYS, {namespace: key for namespace, key in held.items() if key is not None})
+
 
 def plan_create(item, *, token=None, check_unheld=True, also=()):
     """The transaction creating ``item`` and one guarded lock per unique constraint.
 
     ``Put item [attribute_not_exists(PK)]``, then per constraint, in declaration order:
-    ``Put lock [attribute_not_exists(PK) OR expires < :now]`` (carrying the item's
+    ``Put lock [attribute_not_exists(PK) OR expires < :now - margin]`` (carrying the item's
     ``expires`` when it has one; one per value of a set-valued constraint), or, for a
     partial constraint that leaves the item out, ``ConditionCheck lock
     [attribute_not_exists(PK)]``. With ``check_unheld=False`` no such check is sent: the
     value may be one another item holds, which the item then can never lock (an unverified
-    sign-up when whether an address is registered must not show). ``also``: actions on
-    items it owns (its first passkey's credential item), built by :mod:`.authenticators`,
-    sent last.
+    sign-up when whether an address is registered must not show). The item records the
+    keys it takes (``lock_keys``, when its model has it). ``also``: actions on items it
+    owns (its first passkey's credential item), built by :mod:`.authenticators`, sent last.
     An item that belongs in a registry of its model (a staff account) gets its entry Put
     there too.
     """
+    return _transaction(CREATE, lambda now: [*_create_actions(item, now, check_unheld), *also], token)
+
+
+def _create_actions(item, now, check_unheld):
     model = type(item)
     lock_model = lock_model_for(model)
     owner = _owner(item)
     expires = _expires(item)
-    actions = [Action("Put", _guarded_put(item), ITEM, _key_target(item))]
+    lock_actions, taken = [], {}
     for constraint in constraints_of(model):
         keys = constraint.lock_keys(item)
         if keys:
-            actions.extend(_lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint, expires) for key in keys)
+            lock_actions.extend(
+                _lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint, now, expires) for key in keys
+            )
+            if not constraint.many:
+                taken[constraint.namespace] = keys[0]
             continue
         claimed = None if constraint.applies_to(item) or not check_unheld else constraint.claimed_key(item)
         if claimed is not None:
-            actions.append(_lock_check(lock_model, claimed, constraint))
-    return _transaction(CREATE, [*actions, *_registry_actions(None, item), *also], token)
+            lock_actions.append(_lock_check(lock_model, claimed, constraint))
+    if LOCK_KEYS in model.get_attributes():
+        setattr(item, LOCK_KEYS, taken)
+    return [Action("Put", _guarded_put(item), ITEM, _key_target(item)), *lock_actions, *_registry_actions(None, item)]
 
 
 def changed_copy(item, changes):
@@ -107,11 +169,13 @@ def changed_copy(item, changes):
 def plan_change(item, changes, *, token=None, keep_locks=None, unheld=(), also=()):
     """The transaction applying ``changes`` (attribute -> new value) to ``item`` as read.
 
-    ``Update item [(expires > :now, if it expires) AND every changed or lock-deciding
+    ``Update item [(expires >= :now, if it expires) AND every changed or lock-deciding
     attribute = as read]``, then per constraint whose lock key really changes
-    after normalization: ``Put new lock [attribute_not_exists(PK) OR expires < :now]`` (I1;
+    after normalization: ``Put new lock [attribute_not_exists(PK) OR expires < :now - margin]`` (I1;
     carrying the item's new ``expires``) and ``Delete old lock [owner = me OR
-    attribute_not_exists(PK)]``. Every attribute of each moved key is guarded as read (scope
+    attribute_not_exists(PK)]``, the old lock being the one the item records it holds (never
+    a key computed again), and the Update records the new one. Every attribute of each
+    moved key is guarded as read (scope
     included), so two concurrent changes of one item cannot orphan a lock (I2, I3).
     Constraints whose attributes ``changes`` does not touch are left alone, even when their
     stored value cannot be locked (legacy data). A value a partial constraint leaves out gets
@@ -136,6 +200,12 @@ def plan_change(item, changes, *, token=None, keep_locks=None, unheld=(), also=(
     stamps ``updated``, guarded as read.)
     """
     keep_locks = keep_locks or {}
+    return _transaction(
+        CHANGE, lambda now: [*_change_actions(item, changes, keep_locks, unheld, now), *also], token
+    )
+
+
+def _change_actions(item, changes, keep_locks, unheld, now):
     model = type(item)
     changed = changed_copy(item, changes)
     lock_model = lock_model_for(model)
@@ -145,14 +215,14 @@ def plan_change(item, changes, *, token=None, keep_locks=None, unheld=(), also=(
     guarded = set(changes)
     lock_actions = []
     for constraint in constraints_of(model):
-        if not stops_expiring and not set(changes).intersection(constraint.guarded_attributes):
+        if not _touches(constraint, changes, stops_expiring):
             # Untouched: its lock stays as it is, even when the stored value could not be
             # locked (legacy data), so a password change never fails on an old blank name.
             continue
         if constraint.many:
-            lock_actions.extend(_set_lock_actions(constraint, item, changed, stops_expiring, keep_locks, guarded))
+            lock_actions.extend(_set_lock_actions(constraint, item, changed, stops_expiring, keep_locks, guarded, now))
             continue
-        old_key = _current_lock_key(constraint, item)
+        old_key = _held_key(constraint, item)
         new_key = constraint.lock_key(changed)
         if old_key == new_key:
             if old_key is not None and stops_expiring:
@@ -168,9 +238,9 @@ def plan_change(item, changes, *, token=None, keep_locks=None, unheld=(), also=(
         # number), or the lock would move inside a team the item has left.
         guarded.update(constraint.guarded_attributes)
         if new_key is not None:
-            lock_actions.append(_lock_action("Put", lock_model, new_key, owner, NEW_LOCK, constraint, expires))
+            lock_actions.append(_lock_action("Put", lock_model, new_key, owner, NEW_LOCK, constraint, now, expires))
         if old_key is not None:
-            lock_actions.append(_old_lock_action(lock_model, old_key, owner, constraint, keep_locks))
+            lock_actions.append(_old_lock_action(lock_model, old_key, owner, constraint, keep_locks, now))
     for constraint, key in unheld:
         lock_actions.append(_lock_check(lock_model, key, constraint))
     if stops_expiring:
@@ -180,16 +250,17 @@ def plan_change(item, changes, *, token=None, keep_locks=None, unheld=(), also=(
         attributes[name].remove() if value is None else attributes[name].set(value)
         for name, value in changes.items()
     ]
+    updates += _recording(item, keys_after_change(item, changes))
     update = Action(
         "Update",
-        item.get_update_kwargs_from_instance(actions=updates, condition=_still_as_read(item, guarded)),
+        item.get_update_kwargs_from_instance(actions=updates, condition=_still_as_read(item, guarded, now)),
         ITEM,
         _key_target(item),
     )
-    return _transaction(CHANGE, [update, *lock_actions, *_registry_actions(item, changed), *also], token)
+    return [update, *lock_actions, *_registry_actions(item, changed)]
 
 
-def _set_lock_actions(constraint, item, changed, stops_expiring, keep_locks, guarded):
+def _set_lock_actions(constraint, item, changed, stops_expiring, keep_locks, guarded, now):
     """The lock actions of a set-valued constraint: Put each value added, release each one
     removed, and keep the others when the item stops expiring. A change of the set is
     guarded by the set as read (``guarded`` is updated)."""
@@ -200,8 +271,8 @@ def _set_lock_actions(constraint, item, changed, stops_expiring, keep_locks, gua
         guarded.update(constraint.guarded_attributes)
     expires = _expires(changed)
     added, removed = sorted(new_keys - old_keys), sorted(old_keys - new_keys)
-    actions = [_lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint, expires) for key in added]
-    actions += [_old_lock_action(lock_model, key, owner, constraint, keep_locks) for key in removed]
+    actions = [_lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint, now, expires) for key in added]
+    actions += [_old_lock_action(lock_model, key, owner, constraint, keep_locks, now) for key in removed]
     if stops_expiring:
         actions += [_lock_keep(lock_model, key, owner, constraint) for key in sorted(old_keys & new_keys)]
     return actions
@@ -215,7 +286,8 @@ def _owned_sort_keys(item):
 def plan_delete(item, *, token=None, keep_locks=None):
     """The transaction deleting ``item`` and releasing every lock it holds.
 
-    The item's Delete is guarded by its unique values as read; each lock's Delete by
+    The item's Delete (for an account, the Put of its tombstone in its place) is guarded by
+    its unique values as read; each lock's Delete by
     ``owner = me OR attribute_not_exists(PK)``; each item it owns (``owned_sort_keys()``:
     an account's passkeys) is deleted too. ``keep_locks`` is as in :func:`plan_change`:
     a lock held by another item is not deleted but checked to still be held by it.
@@ -223,40 +295,49 @@ def plan_delete(item, *, token=None, keep_locks=None):
     joined one since it was read).
     """
     keep_locks = keep_locks or {}
+    return _transaction(DELETE, lambda now: _delete_actions(item, keep_locks, now), token)
+
+
+def _delete_actions(item, keep_locks, now):
     model = type(item)
     lock_model = lock_model_for(model)
     owner = _owner(item)
     constraints = constraints_of(model)
     # Partial constraints' conditions too: a verification landing first takes the email lock.
     guarded = {name for constraint in constraints for name in constraint.guarded_attributes}
-    actions = [
-        Action(
-            "Delete",
-            item.get_delete_kwargs_from_instance(condition=_still_as_read(item, guarded)),
-            ITEM,
-            _key_target(item),
-        )
-    ]
+    actions = [_item_removal(item, _still_as_read(item, guarded, now), now)]
     for constraint in constraints:
-        for key in _current_lock_keys(constraint, item):
-            actions.append(_old_lock_action(lock_model, key, owner, constraint, keep_locks))
+        for key in _held_keys(constraint, item):
+            actions.append(_old_lock_action(lock_model, key, owner, constraint, keep_locks, now))
     actions.extend(_owned_delete(item, sort_key) for sort_key in _owned_sort_keys(item))
-    return _transaction(DELETE, [*actions, *_registry_actions(item, None)], token)
+    return [*actions, *_registry_actions(item, None)]
 
 
-def _holder_checks(model, constraint, item, owner, owner_item):
-    """ConditionChecks that ``item`` (if any) still holds its value as read, and that the
-    lock's current ``owner`` still does not: gone when ``owner_item`` is ``None``, else with
-    the values read (which did not map to the lock)."""
+def _holder_checks(model, constraint, item, owner, owner_item, now):
+    """Conditions that ``item`` (if any) still holds its value as read, and that the lock's
+    current ``owner`` still does not: gone when ``owner_item`` is ``None``, else with the
+    values read (which did not map to the lock). The holder's is an Update recording the
+    lock it is given, when it records its keys already (an item written before it recorded
+    them gets all of them at once, :func:`plan_record_locks`; a set-valued constraint's are
+    not recorded); the rest are ConditionChecks."""
     checks = []
+    guarded = constraint.guarded_attributes
     if item is not None:
-        checks.append(_condition_check(model, _owner(item), _still_as_read(item, constraint.guarded_attributes)))
-    # A lock naming nobody (or an empty owner, which no item can have as key) needs no check.
-    if owner:
-        if owner_item is None:
-            checks.append(_condition_check(model, owner, _absent(model)))
+        condition = _still_as_read(item, guarded, now)
+        held = {} if constraint.many else {constraint.namespace: constraint.lock_key(item)}
+        recording = _recording(item, held, start=False)
+        if recording:
+            body = item.get_update_kwargs_from_instance(actions=recording, condition=condition)
+            checks.append(Action("Update", body, HOLDER_CHECK, _key_target(item)))
         else:
-            checks.append(_condition_check(model, owner, _still_as_read(owner_item, constraint.guarded_attributes)))
+            checks.append(_condition_check(model, _owner(item), condition))
+    # A lock naming nobody, or an owner no item can have as key (empty, or of the wrong type:
+    # damage), needs no check; nor one naming the holder itself (a damaged lock rewritten).
+    if isinstance(owner, str) and owner and (item is None or owner != _owner(item)):
+        if owner_item is None:
+            checks.append(_condition_check(model, owner, _absent(model, now)))
+        else:
+            checks.append(_condition_check(model, owner, _still_as_read(owner_item, guarded, now)))
     return checks
 
 
@@ -268,7 +349,7 @@ def _give_lock(item, constraint, condition, key=None):
     key = key if key is not None else constraint.lock_key(item)
     if key is None or key not in constraint.lock_keys(item):
         raise InvalidTransaction(f"{_owner(item)} holds no value under {constraint!r}: no lock to give it.")
-    lock = lock_model(PK=key, owner=_owner(item), expires=_expires(item))
+    lock = lock_model(PK=key, owner=_owner(item), expires=_expires(item), key_version=constraint.key_version)
     body = lock.get_save_kwargs_from_instance(condition=condition(lock_model))
     return Action("Put", body, REPAIRED_LOCK, _key_target(lock), constraint, key)
 
@@ -281,8 +362,12 @@ def plan_claim_lock(item, constraint, *, key=None, token=None):
     as read, so a concurrent signup or change of that value wins and this repair is cancelled.
     An item a partial constraint leaves out (an unverified email) holds no lock: refused.
     """
-    put = _give_lock(item, constraint, lambda lock_model: _free_condition(lock_model, epoch_now()), key)
-    return _transaction(REPAIR, [put, *_holder_checks(type(item), constraint, item, None, None)], token)
+
+    def actions(now):
+        put = _give_lock(item, constraint, lambda lock_model: _free_condition(lock_model, now), key)
+        return [put, *_holder_checks(type(item), constraint, item, None, None, now)]
+
+    return _transaction(REPAIR, actions, token)
 
 
 def plan_transfer_lock(item, constraint, owner, owner_item=None, *, key=None, token=None):
@@ -294,7 +379,9 @@ def plan_transfer_lock(item, constraint, owner, owner_item=None, *, key=None, to
     ``owner``, ``item`` still holds the value, and the owner is still gone or unchanged.
     """
     put = _give_lock(item, constraint, lambda lock_model: _held_by(lock_model, owner), key)
-    return _transaction(REPAIR, [put, *_holder_checks(type(item), constraint, item, owner, owner_item)], token)
+    return _transaction(
+        REPAIR, lambda now: [put, *_holder_checks(type(item), constraint, item, owner, owner_item, now)], token
+    )
 
 
 def plan_release_lock(model_class, constraint, key, owner, owner_item=None, *, token=None):
@@ -315,7 +402,9 @@ def plan_release_lock(model_class, constraint, key, owner, owner_item=None, *, t
         constraint,
         key,
     )
-    return _transaction(REPAIR, [delete, *_holder_checks(model_class, constraint, None, owner, owner_item)], token)
+    return _transaction(
+        REPAIR, lambda now: [delete, *_holder_checks(model_class, constraint, None, owner, owner_item, now)], token
+    )
 
 
 def plan_registry_entry(model_class, registry, pk, item=None, *, token=None):
@@ -324,10 +413,57 @@ def plan_registry_entry(model_class, registry, pk, item=None, *, token=None):
     being still as read (its registry attributes), or still gone. For data written before
     the registry existed (``accounts_backfill --staff``).
     """
-    if item is None:
-        check = _condition_check(model_class, pk, _absent(model_class))
-    else:
-        check = _condition_check(model_class, pk, _still_as_read(item, registry.attributes))
     entry = _registry_entry(model_class, registry, pk, item is not None and registry.includes(item))
-    return _transaction(REPAIR, [check, entry], token)
+
+    def actions(now):
+        if item is None:
+            check = _condition_check(model_class, pk, _absent(model_class, now))
+        else:
+            check = _condition_check(model_class, pk, _still_as_read(item, registry.attributes, now))
+        return [check, entry]
+
+    return _transaction(REPAIR, actions, token)
+
+
+def plan_rewrite(item, names, *, token=None):
+    """The transaction writing ``item``'s attributes ``names`` again as they are read (a
+    value of the wrong type stored as the engine reads it: damage repaired), guarded by each
+    as stored. Nothing a read sees changes, so no lock moves."""
+    model = type(item)
+    attributes = model.get_attributes()
+
+    def actions(now):
+        values = {name: getattr(item, name, None) for name in sorted(names)}
+        updates = [
+            attributes[name].remove() if value is None else attributes[name].set(value) for name, value in values.items()
+        ]
+        body = item.get_update_kwargs_from_instance(actions=updates, condition=_still_as_read(item, names, now))
+        return [Action("Update", body, ITEM, _key_target(item))]
+
+    return _transaction(REPAIR, actions, token)
+
+
+def plan_record_locks(item, keys, *, token=None):
+    """The transaction recording in ``item``'s ``lock_keys`` the locks it holds but does not
+    record (``keys``: namespace -> key; an item written before items recorded them), all at
+    once: ``Update item SET lock_keys [its values and lock_keys as read]`` and per lock
+    ``ConditionCheck lock [owner = item]``. No lock changes."""
+    model = type(item)
+    lock_model = lock_model_for(model)
+    owner = _owner(item)
+    constraints = {constraint.namespace: constraint for constraint in constraints_of(model)}
+    guarded = {name for namespace in keys for name in constraints[namespace].guarded_attributes}
+
+    def actions(now):
+        condition = _still_as_read(item, guarded | {LOCK_KEYS}, now)
+        body = item.get_update_kwargs_from_instance(actions=_recording(item, keys), condition=condition)
+        checks = [Action("Update", body, HOLDER_CHECK, _key_target(item))]
+        for namespace, key in sorted(keys.items()):
+            held = _held_by(lock_model, owner)
+            check = lock_model.get_operation_kwargs_from_class(key, LOCK_SORT_KEY, condition=held)
+            target = (lock_model.Meta.table_name, key, LOCK_SORT_KEY)
+            checks.append(Action("ConditionCheck", check, REPAIRED_LOCK, target, constraints[namespace], key))
+        return checks
+
+    return _transaction(REPAIR, actions, token)
 

@@ -4,8 +4,10 @@ Retries:
 
 - transport failures (timeouts, resets) resend the SAME ``ClientRequestToken``, so a
   transaction that committed but whose answer was lost is not applied twice;
-- ``TransactionConflict`` cancellations are retried a few times with jittered backoff and a
-  new token (a cancelled transaction did not commit), then raise :class:`Busy`;
+- ``TransactionConflict`` cancellations are retried a few times with jittered backoff, each
+  a new request planned again (a new token, the clock read again: a cancelled transaction
+  did not commit), then raise :class:`Busy`; a resend with the same token is the very same
+  request (DynamoDB applies a token once only for identical parameters);
 - a failed condition is never retried: it is an answer;
 - when a request may have been applied and no answer says whether it was (the connection
   broke after sending, or DynamoDB kept answering ``TransactionInProgress``), the outcome is
@@ -19,7 +21,6 @@ A cancelled transaction's answer is read by position (:func:`cancellation_error`
 
 import random
 import time
-import uuid
 
 import botocore.exceptions
 
@@ -38,7 +39,7 @@ from ..exceptions import (
 )
 from ..tables import dynamodb_client
 from .actions import CREATE, KEPT_LOCK, LIMIT, NEW_LOCK, OLD_LOCK
-from .plans import plan_change, plan_create, plan_delete
+from .plans import keys_after_change, plan_change, plan_create, plan_delete, remember_keys
 
 CONFLICT_ATTEMPTS = 4
 TRANSPORT_ATTEMPTS = 3
@@ -90,7 +91,11 @@ def _backoff(attempt):
 
 
 def _lock_owner(reason):
-    return reason.get("Item", {}).get("owner", {}).get("S")
+    """The owner of the lock ``reason`` returned (ALL_OLD): its PK, ``None`` when it names
+    nobody, or the raw value of an owner of the wrong type (damage), which a kept lock's
+    check then compares as stored."""
+    owner = reason.get("Item", {}).get("owner")
+    return owner if owner is None or "S" not in owner else owner["S"]
 
 
 def cancellation_error(transaction, reasons):
@@ -195,11 +200,12 @@ def run(transaction):
                 if conflicts >= CONFLICT_ATTEMPTS:
                     raise failure from error
                 # The cancelled attempt did not commit (with its token, a committed request
-                # is answered with success): the retry is a new request, not yet sent.
-                transaction.token = uuid.uuid4().hex
+                # is answered with success): after the pause, the retry is a new request,
+                # planned again at this server's clock then (never an old :now).
+                _backoff(conflicts)
+                transaction.replan()
                 request = transaction.request()
                 maybe_applied = False
-                _backoff(conflicts)
                 continue
             if code in RESEND_CODES:
                 maybe_applied = maybe_applied or code in AMBIGUOUS_CODES
@@ -300,11 +306,13 @@ def change(item, changes, *, token=None, unheld=(), also=()):
     another item is not released but checked, in the same transaction, to still be that
     item's (see :func:`plan_change`); if it moved meanwhile, the change is planned again.
     """
+    moved = keys_after_change(item, changes)
     _run_releasing_old_locks(
         lambda keep, token: plan_change(item, changes, token=token, keep_locks=keep, unheld=unheld, also=also), token
     )
     for name, value in changes.items():
         setattr(item, name, value)
+    remember_keys(item, moved)
     return item
 
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from accounts import store, tables, transactions
-from accounts.identifiers import lookalike_key
+from accounts.identifiers import KEY_VERSION, lookalike_key
 from tests.benchmarks import Running, configure_django
 from tests.support import RequestCounter
 
@@ -71,6 +71,11 @@ class RawCreate:
     def request(self, email, username):
         owner = tables.account_pk(uuid.uuid4().hex)
         now = datetime.now(timezone.utc).strftime(TIMESTAMP_FORMAT)
+        keys = {
+            "EMAIL": f"UNIQ#EMAIL#{email}",
+            "HANDLE": f"UNIQ#HANDLE#{username}",
+            "HANDLE_SKEL": f"UNIQ#HANDLE_SKEL#{lookalike_key(username)}",
+        }
         account = {
             "PK": {"S": owner},
             "SK": {"S": tables.PROFILE_SORT_KEY},
@@ -78,6 +83,9 @@ class RawCreate:
             "email": {"S": email},
             "is_active": {"BOOL": True},
             "is_staff": {"BOOL": False},
+            "is_superuser": {"BOOL": False},
+            # The keys of the locks it holds, recorded with them (what a change releases).
+            "lock_keys": {"M": {namespace: {"S": key} for namespace, key in keys.items()}},
             "password": {"S": PASSWORD_HASH},
             "updated": {"S": now},
             "username": {"S": username},
@@ -85,9 +93,7 @@ class RawCreate:
         return {
             "TransactItems": [
                 {"Put": self._guarded(account)},
-                {"Put": self._lock_put(f"UNIQ#EMAIL#{email}", owner)},
-                {"Put": self._lock_put(f"UNIQ#HANDLE#{username}", owner)},
-                {"Put": self._lock_put(f"UNIQ#HANDLE_SKEL#{lookalike_key(username)}", owner)},
+                *({"Put": self._lock_put(key, owner)} for key in keys.values()),
             ],
             "ClientRequestToken": uuid.uuid4().hex,
         }
@@ -101,14 +107,16 @@ class RawCreate:
         }
 
     def _lock_put(self, key, owner):
-        # A lock is free when absent or expired (an unverified sign-up's, TTL deletes late).
+        # A lock is free when absent or expired longer ago than the clock-skew margin (an
+        # unverified sign-up's; TTL deletes late).
         return {
             "TableName": self.table_name,
-            "Item": {"PK": {"S": key}, "SK": {"S": "LOCK"}, "owner": {"S": owner}},
+            # The version of the Unicode data and folding rules the key was computed with.
+            "Item": {"PK": {"S": key}, "SK": {"S": "LOCK"}, "key_version": {"S": KEY_VERSION}, "owner": {"S": owner}},
             "ConditionExpression": "(attribute_not_exists (#0) OR #1 < :0)",
             "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
             "ExpressionAttributeNames": {"#0": "PK", "#1": "expires"},
-            "ExpressionAttributeValues": {":0": {"N": str(int(time.time()))}},
+            "ExpressionAttributeValues": {":0": {"N": str(tables.takeover_cutoff(int(time.time())))}},
         }
 
     def __call__(self):

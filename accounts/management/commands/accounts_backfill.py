@@ -1,5 +1,6 @@
 import sys
 
+from django.core import checks
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts import audit
@@ -10,13 +11,18 @@ from accounts.staff import registry
 
 class Command(BaseCommand):
     help = (
-        "Create the missing lock items of a table whose accounts predate them, and re-key the "
-        "locks whose key changed (new normalization or Unicode data), each in a guarded "
-        "transaction. Values held by several accounts, look-alike usernames included, are "
-        "listed and left alone. Exit status 1 when some value could not be locked. Progress "
-        "goes to stderr. With --staff: list every active staff account in the staff registry "
-        "(accounts that predate it) instead."
+        "Create the missing lock items of a table whose accounts predate them, re-key the "
+        "locks whose key changed (new normalization or Unicode data) and record in each account "
+        "the keys it holds, each in a guarded transaction; then record the table's key version. "
+        "Values held by several accounts, look-alike usernames included, are listed and left "
+        "alone. Exit status 1 when some value could not be locked. Progress goes to stderr. "
+        "With --staff: list every active staff account in the staff registry (accounts that "
+        "predate it) instead."
     )
+
+    # Every check but the key version's (accounts.E016): this command is how a table whose
+    # locks are keyed with another version gets re-keyed (the audit shows what to do).
+    requires_system_checks = [checks.Tags.compatibility]
 
     def add_arguments(self, parser):
         parser.add_argument("--dry-run", action="store_true", help="List the locks to create; write nothing.")
@@ -84,6 +90,9 @@ class Command(BaseCommand):
         stale = [finding for finding in report.of_kind(audit.ORPHANED) if audit.is_backfilled(finding)]
         for finding in stale:
             self.stdout.write(f"would release {finding.key}  (re-key of {finding.owner})")
+        unrecorded = report.of_kind(audit.UNRECORDED)
+        if unrecorded:
+            self.stdout.write(f"would record the lock keys of {len(unrecorded):,} account(s)")
         self.stdout.write(f"{len(missing):,} lock(s) to create (dry run: nothing written).")
 
     def _write_repairs(self, repairs):
@@ -95,6 +104,9 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS(f"Created {len(created):,} lock(s)."))
         if released:
             self.stdout.write(f"Released {len(released):,} lock(s) keyed on an old normalization (re-keyed).")
+        recorded = {result.finding.key for result in repairs if result.repaired and result.action == audit.RECORDED}
+        if recorded:
+            self.stdout.write(f"Recorded the lock keys of {len(recorded):,} account(s).")
 
     def _values(self, finding):
         """The holders' values, ``'coco' (ACCT#1), 'сосо' (ACCT#2)``."""
