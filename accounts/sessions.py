@@ -42,6 +42,9 @@ from .app_settings import app_settings
 from .tables import ACCOUNT_PREFIX, PROFILE_SORT_KEY, account_pk, get_account_model, has_expired, is_gone, raw_expires
 
 SESSION_SORT_PREFIX = "SESSION#"
+# The most sessions one login ends (the oldest beyond ACCOUNTS_MAX_SESSIONS): its write stays
+# one small transaction even after the limit was lowered; the next logins end the rest.
+MAX_ENDED_BY_A_LOGIN = 25
 ANONYMOUS_PREFIX = "SESSION#"
 ANONYMOUS_SORT_KEY = "SESSION"
 SECRET_LENGTH = 32  # 32 of 36 characters: 165 random bits, as Django's own session keys
@@ -181,6 +184,9 @@ class SessionStore(SessionBase):
         self._saved = None
         # (account id, its live session items) as a login read them (counting_sessions).
         self._login_sessions = None
+        # Items to read with the session on load (see read_along), and what that read found.
+        self._along_keys = []
+        self._along_found = None
 
     # Reading
 
@@ -189,16 +195,34 @@ class SessionStore(SessionBase):
         ``BatchGetItem``). Call it before anything touches the session or ``request.user``."""
         self._load_all = True
 
+    def read_along(self, keys):
+        """Read the items at ``keys`` (raw keys) with this session, in its load's one
+        ``BatchGetItem`` (a passkey login reads its credential's lock so); see
+        :meth:`read_along_items`. Call it before anything touches the session or
+        ``request.user``."""
+        self._along_keys = list(keys)
+
+    def read_along_items(self):
+        """``{(PK, SK): raw item}`` of the live items :meth:`read_along` asked for, as the
+        session's load read them, or ``None`` when the load did not read them (the session
+        was loaded before, or there is none): read them yourself."""
+        self._get_session()
+        return self._along_found
+
     def load(self):
         account_id, _ = _split_key(self.session_key)
         now = _epoch()
         session_key = _item_key(self.session_key)
+        along = [] if account_id and self._load_all else self._along_keys
         if account_id and self._load_all:
             items = dynamo.query_partition(account_pk(account_id))
         elif account_id:
-            items = dynamo.batch_get([session_key, dynamo.key(account_pk(account_id), PROFILE_SORT_KEY)])
+            items = dynamo.batch_get([session_key, dynamo.key(account_pk(account_id), PROFILE_SORT_KEY), *along])
         else:
-            items = dynamo.batch_get([session_key])
+            items = dynamo.batch_get([session_key, *along])
+        if along:
+            wanted = {_pair(raw_key) for raw_key in along}
+            self._along_found = {_pair(raw): raw for raw in items if _pair(raw) in wanted and not is_gone(raw, now)}
         session = next((raw for raw in items if raw["PK"] == session_key["PK"] and raw["SK"] == session_key["SK"]), None)
         if session is None or not _is_live(session, now):
             self._session_key = None
@@ -288,11 +312,23 @@ class SessionStore(SessionBase):
             return []
         leaving = {_pair(raw_key) for raw_key in self._deletes}
         kept = [raw for raw in self._login_sessions[1] if _pair(raw) not in leaving and not _ended_here(raw)]
-        excess = len(kept) + 1 - limit
+        excess = min(len(kept) + 1 - limit, MAX_ENDED_BY_A_LOGIN)
         if excess <= 0:
             return []
         kept.sort(key=lambda raw: int(raw["last_seen"]["N"]))
         return [dynamo.key(*_pair(raw)) for raw in kept[:excess]]
+
+    def beyond_limit_at_login(self, account_id):
+        """``[[PK, SK], ...]`` of the sessions of ``account_id`` a login now would end
+        (beyond ``ACCOUNTS_MAX_SESSIONS``, as this request counted them): what a login
+        staged for its second step keeps for the request that signs in."""
+        return [list(_pair(raw_key)) for raw_key in self._beyond_limit(account_id)]
+
+    def end_with_login(self, keys):
+        """Delete the sessions at ``keys`` (``[PK, SK]`` pairs, from
+        :meth:`beyond_limit_at_login`) with the login this request makes, in its write."""
+        for pk, sort_key in keys:
+            self._deletes.append(dynamo.key(pk, sort_key))
 
     def delete_with_next_save(self, raw_key):
         """Delete the item at ``raw_key`` when this session is saved: in the same request

@@ -2,8 +2,9 @@
 tests/test_web_round_trips.py counts the other flows).
 
 Goals (issue 20): a login with a passkey at most 3 requests (the session holding the
-challenge; the credential's lock, the account and its credential item together; one
-transaction spending the challenge, recording the use and writing the session); the TOTP
+challenge, read with the credential's lock; the account's partition: the account, its
+credential item and its sessions, which ACCOUNTS_MAX_SESSIONS bounds; one transaction
+spending the challenge, recording the use and writing the session); the TOTP
 step at most 3 (the half-login's session; the account with the limit's counters; one
 transaction, which also checks the counters are under the limit). A wrong code costs the
 two reads and one guarded UpdateItem per rule of ``mfa_attempt`` (two by default): 4.
@@ -31,11 +32,12 @@ def test_a_passkey_login_is_three_requests(proxy):
     response, requests = counted(proxy, lambda: client.post("/accounts/mfa/passkey/login/", {"credential": answer}))
 
     assert response["Location"] == "/accounts/profile/"
-    # The session (its challenge); the lock, account and credential item; the transaction.
-    assert requests == {"BatchGetItem": 2, "TransactWriteItems": 1}
+    # The session (its challenge) with the credential's lock; the account's partition (the
+    # account, its credential item, its sessions); the transaction.
+    assert requests == {"BatchGetItem": 1, "Query": 1, "TransactWriteItems": 1}
 
 
-def test_a_passkey_login_without_a_user_handle_reads_the_lock_first(proxy):
+def test_a_passkey_login_without_a_user_handle_finds_the_account_by_the_lock_read_with_the_session(proxy):
     credential, _ = add_passkey(signed_up_client())
     client = Client()
     answer = authenticator.get(credential, options(client, "login"), ORIGIN, user_handle=False)
@@ -43,7 +45,7 @@ def test_a_passkey_login_without_a_user_handle_reads_the_lock_first(proxy):
     response, requests = counted(proxy, lambda: client.post("/accounts/mfa/passkey/login/", {"credential": answer}))
 
     assert response["Location"] == "/accounts/profile/"
-    assert requests == {"GetItem": 1, "BatchGetItem": 2, "TransactWriteItems": 1}
+    assert requests == {"BatchGetItem": 1, "Query": 1, "TransactWriteItems": 1}
 
 
 def test_asking_for_the_options_of_a_passkey_login_is_one_write(proxy):

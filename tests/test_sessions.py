@@ -267,6 +267,21 @@ def test_a_login_beyond_the_session_limit_ends_the_least_recently_seen(ddb, sett
     assert [is_logged_in(client) for client in (first, third, fourth)] == [True, True, True]
 
 
+def test_a_login_ends_at_most_so_many_sessions_after_the_limit_was_lowered(ddb, settings, monkeypatch):
+    settings.ACCOUNTS_MAX_SESSIONS = None
+    client = signed_up_client()
+    for _ in range(4):
+        login(Client(), "ada")
+    settings.ACCOUNTS_MAX_SESSIONS = 1
+    monkeypatch.setattr(sessions, "MAX_ENDED_BY_A_LOGIN", 2)
+
+    login(Client(), "ada")
+
+    # 5 sessions and a new one: 2 ended with it (its write stays small); the next logins end
+    # the rest.
+    assert len(session_items(account_id_of(client))) == 4
+
+
 def test_without_a_session_limit_logins_add_sessions(ddb, settings):
     settings.ACCOUNTS_MAX_SESSIONS = None
     client = signed_up_client()

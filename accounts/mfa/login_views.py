@@ -141,9 +141,11 @@ class PasskeyLoginView(PasskeyAnswerView):
     """A login with a passkey alone (the login page's button, or its autofill)."""
 
     def answered(self, request, credential):
+        # Before request.user: the session's read then reads the credential's lock too.
+        assertion = login.read_passkey_answer(request, credential)
         if request.user.is_authenticated:
             return redirect(get_adapter(request).get_login_redirect_url(request))
-        outcome, user = login.login_with_passkey(request, credential)
+        outcome, user = login.login_with_passkey(request, assertion)
         return _second_step_done(request, outcome, user, request.POST.get("next"))
 
     def refused_url(self, request):

@@ -51,26 +51,42 @@ def read_account(account_id, *keys):
     return (get_account_model().from_raw_data(account) if _live(account) else None), others
 
 
-def read_for_passkey(account_id, credential_id, *, with_lock=False):
-    """The account ``account_id``, its credential item of ``credential_id`` and (``with_lock``)
-    the owner named by the credential id's lock, in one ``BatchGetItem``:
-    ``(account or None, passkey or None, lock owner or None)``."""
+def read_for_passkey(account_id, credential_id):
+    """The account ``account_id`` and its credential item of ``credential_id``, in one
+    ``BatchGetItem``: ``(account or None, passkey or None)``."""
     pk, sk = Passkey.key_for(account_id, credential_id)
-    keys = [dynamo.key(pk, sk)]
-    if with_lock:
-        keys.append(dynamo.key(passkey_lock_key(credential_id), LOCK_SORT_KEY))
-    account, items = read_account(account_id, *keys)
-    by_key = {(raw["PK"]["S"], raw["SK"]["S"]): raw for raw in items if _live(raw)}
-    passkey = by_key.get((pk, sk))
-    lock = by_key.get((passkey_lock_key(credential_id), LOCK_SORT_KEY)) if with_lock else None
-    owner = raw_text(lock.get("owner")) if lock else None
-    return account, (Passkey.from_raw_data(passkey) if passkey else None), owner
+    account, items = read_account(account_id, dynamo.key(pk, sk))
+    passkey = next((raw for raw in items if _live(raw)), None)
+    return account, (Passkey.from_raw_data(passkey) if passkey else None)
 
 
-def passkey_owner(credential_id):
-    """The account id whose lock holds ``credential_id``, or ``None`` (a consistent GetItem)."""
-    owner = lookups.lock_owner(get_account_model(), passkey_lock_key(credential_id))
-    return owner[len(account_pk("")):] if owner else None
+def read_partition_for_passkey(account_id, credential_id):
+    """The account ``account_id``, its credential item of ``credential_id`` and the other
+    items of its partition (its sessions, for a login to count), in one ``Query``:
+    ``(account or None, passkey or None, other raw items)``."""
+    if not lookups.can_be_a_key(account_pk(account_id)):
+        return None, None, []
+    pk, sk = Passkey.key_for(account_id, credential_id)
+    items = dynamo.query_partition(pk)
+    account = next((raw for raw in items if raw["SK"]["S"] == PROFILE_SORT_KEY), None)
+    passkey = next((raw for raw in items if raw["SK"]["S"] == sk), None)
+    others = [raw for raw in items if raw is not account and raw is not passkey]
+    return (
+        get_account_model().from_raw_data(account) if _live(account) else None,
+        Passkey.from_raw_data(passkey) if _live(passkey) else None,
+        others,
+    )
+
+
+def credential_lock_owner(credential_id, read_along=None):
+    """The PK the lock of ``credential_id`` names, or ``None``: from ``read_along`` (the
+    items read with the session, ``{(PK, SK): raw}``) when it holds the lock's read, else
+    with a consistent GetItem."""
+    key = (passkey_lock_key(credential_id), LOCK_SORT_KEY)
+    if read_along is None:
+        return lookups.lock_owner(get_account_model(), key[0])
+    lock = read_along.get(key)
+    return raw_text(lock.get("owner")) if lock is not None else None
 
 
 def new_passkey(account, credential, name):

@@ -11,7 +11,11 @@ Every successful second step, and every passkey login, ends in :func:`sign_in`: 
 transaction writes the new session, deletes the session that held the half-login or the
 passkey challenge (guarded: it must still live, so it is used once) and spends the factor
 (the TOTP step, the recovery code, the passkey's signature counter); a code's sign-in also
-checks that the counters of ``mfa_attempt`` are still under the limit.
+checks that the counters of ``mfa_attempt`` are still under the limit. It also deletes the
+account's least recently seen sessions beyond ``ACCOUNTS_MAX_SESSIONS``, as a password
+login's write does: the password step counted them (the staged login keeps their keys); a
+passkey login reads the account's partition (account, credential item, sessions) with one
+``Query``, having read the credential's lock with its session.
 """
 
 import time
@@ -19,10 +23,12 @@ import time
 from django.contrib.auth import login
 from django.contrib.auth.models import AnonymousUser
 
-from ... import ratelimit, sessions
+from ... import dynamo, ratelimit, sessions
 from ...backends import AccountBackend, may_log_in
 from ...exceptions import Busy, OverLimit, StaleItem, Unavailable
 from ...models import User
+from ...tables import account_pk
+from ...uniqueness import LOCK_SORT_KEY
 from .. import passkeys, recovery_codes, store, totp
 from ..notices import recovery_code_used
 
@@ -49,14 +55,21 @@ def needs_second_step(user):
 
 def stage(request, user, redirect_to):
     """Stage the login of ``user`` (password checked) for the second step: the session
-    remembers who, until when, where to go next and whether it has a passkey to offer.
-    Nothing logs in yet."""
+    remembers who, until when, where to go next, whether it has a passkey to offer, and
+    the sessions the login will end (beyond ``ACCOUNTS_MAX_SESSIONS``, as counted by the
+    password step's read of the account). Nothing logs in yet."""
+    ends = request.session.beyond_limit_at_login(user.pk) if _counts_sessions(request) else []
     request.session[STAGE_SESSION_KEY] = {
         "id": user.pk,
         "expires": int(time.time()) + STAGE_SECONDS,
         "next": redirect_to,
         "passkeys": bool(user.account.passkeys),
+        "ends": ends,
     }
+
+
+def _counts_sessions(request):
+    return isinstance(request.session, sessions.SessionStore)
 
 
 def staged(request):
@@ -77,10 +90,11 @@ def staged_account(request):
     return account if can_log_in(account) else None
 
 
-def sign_in(request, user, spends):
+def sign_in(request, user, spends, ends=()):
     """Log ``user`` in, spending ``spends`` (the factor's single-use writes) in the same
     transaction as the new session, which also deletes the session this request came with
-    (the half-login, or the passkey challenge), guarded so that it is used once.
+    (the half-login, or the passkey challenge), guarded so that it is used once, and the
+    sessions at ``ends`` (``[PK, SK]`` pairs: those beyond ``ACCOUNTS_MAX_SESSIONS``).
 
     Raises :class:`~accounts.exceptions.StaleItem` when the session or a factor was used
     meanwhile: nothing was written, and this request's session is emptied. With another
@@ -92,6 +106,7 @@ def sign_in(request, user, spends):
         login(request, user, backend=BACKEND)
         return
     spent_session = sessions.raw_key(request.session.session_key)
+    request.session.end_with_login(ends)
     login(request, user, backend=BACKEND)
     try:
         request.session.write_with(lambda put, deletes: store.sign_in(put, deletes, spent_session, spends))
@@ -133,7 +148,7 @@ def authenticate_with_code(request, code):
     user = User.from_account(account)
     half_login = request.session.session_key
     try:
-        sign_in(request, user, [*spends, *store.limit_checks(guess.conditions())])
+        sign_in(request, user, [*spends, *store.limit_checks(guess.conditions())], found.get("ends", ()))
     except OverLimit as error:
         _keep_half_login(request, half_login)
         raise guess.refused(error.counters) from error
@@ -173,37 +188,56 @@ def authenticate_with_passkey(request, credential_json):
         return EXPIRED, None
     challenge = passkeys.take_challenge(request, passkeys.SECOND_FACTOR)
     assertion = passkeys.read_assertion(credential_json)
-    account, passkey, _ = store.read_for_passkey(found["id"], assertion.credential_id)
+    account, passkey = store.read_for_passkey(found["id"], assertion.credential_id)
     if not can_log_in(account):
         return EXPIRED, None
-    return _sign_in_with_passkey(request, account, passkey, assertion, challenge, require_user_verification=False)
+    return _sign_in_with_passkey(
+        request, account, passkey, assertion, challenge, require_user_verification=False, ends=found.get("ends", ())
+    )
 
 
-def login_with_passkey(request, credential_json):
+def read_passkey_answer(request, credential_json):
+    """The passkey login's answer, parsed (nothing checked yet), and its credential's lock
+    asked to be read with the session: call it before anything touches the session or
+    ``request.user``. Raises :class:`~accounts.mfa.passkeys.PasskeyRefused` when malformed."""
+    assertion = passkeys.read_assertion(credential_json)
+    if _counts_sessions(request):
+        request.session.read_along([dynamo.key(store.passkey_lock_key(assertion.credential_id), LOCK_SORT_KEY)])
+    return assertion
+
+
+def login_with_passkey(request, assertion):
     """A login with a passkey alone (no name, no password: a discoverable credential, user
-    verification required); returns ``(outcome, user)``, the outcome ``signed_in``,
-    ``already_used`` or ``expired``. Raises :class:`~accounts.mfa.passkeys.PasskeyRefused`
-    when the passkey is not one of an account that may log in, or its answer is not valid.
+    verification required), given its answer from :func:`read_passkey_answer`; returns
+    ``(outcome, user)``, the outcome ``signed_in``, ``already_used`` or ``expired``. Raises
+    :class:`~accounts.mfa.passkeys.PasskeyRefused` when the passkey is not one of an account
+    that may log in, or its answer is not valid.
 
-    Costs the session's read (the challenge), ONE read of the credential's lock, its account
-    and its credential item together (the passkey names its account: the user handle), and
-    the sign-in's transaction.
+    Costs ONE read of the session (the challenge) with the credential's lock, ONE ``Query``
+    of the account's partition (the passkey names its account: the user handle, else the
+    lock does): the account, its credential item and its sessions, of which the login ends
+    those beyond ``ACCOUNTS_MAX_SESSIONS``; and the sign-in's transaction.
     """
     challenge = passkeys.take_challenge(request, passkeys.LOGIN)
-    assertion = passkeys.read_assertion(credential_json)
-    account_id = assertion.user_handle or store.passkey_owner(assertion.credential_id)
+    read_along = request.session.read_along_items() if _counts_sessions(request) else None
+    owner = store.credential_lock_owner(assertion.credential_id, read_along)
+    account_id = assertion.user_handle or (owner[len(account_pk("")) :] if owner else "")
     if not account_id:
         raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "no account holds this credential")
-    account, passkey, owner = store.read_for_passkey(account_id, assertion.credential_id, with_lock=True)
+    account, passkey, others = store.read_partition_for_passkey(account_id, assertion.credential_id)
     if account is None or owner != account.PK:
         # The lock is the one authority on whose credential this is (the handle is a claim).
         raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "the credential's lock names another account")
     if not can_log_in(account):
         raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "the account may not log in")
+    if _counts_sessions(request):
+        request.session.note_account_items(others)
     return _sign_in_with_passkey(request, account, passkey, assertion, challenge, require_user_verification=True)
 
 
-def _sign_in_with_passkey(request, account, passkey, assertion, challenge, *, require_user_verification):
+def _sign_in_with_passkey(request, account, passkey, assertion, challenge, *, require_user_verification, ends=()):
+    """Sign in with a verified passkey answer; ``ends``: the sessions the staged login
+    counted to end (a passkey login's were counted by its read of the partition)."""
     if passkey is None or passkey.credential_id not in (account.passkeys or ()):
         raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "not a passkey of this account")
     changes = passkeys.verify_assertion(
@@ -211,7 +245,7 @@ def _sign_in_with_passkey(request, account, passkey, assertion, challenge, *, re
     )
     user = User.from_account(account)
     try:
-        sign_in(request, user, [store.passkey_spend(passkey, changes)])
+        sign_in(request, user, [store.passkey_spend(passkey, changes)], ends)
     except (StaleItem, Busy):
         return ALREADY_USED, None
     return SIGNED_IN, user

@@ -56,7 +56,7 @@ def with_passkey(request, credential_json):
     :class:`~accounts.exceptions.StaleItem` (the passkey was used meanwhile)."""
     challenge = passkeys.take_challenge(request, passkeys.REAUTHENTICATE)
     assertion = passkeys.read_assertion(credential_json)
-    account, passkey, _ = store.read_for_passkey(request.user.pk, assertion.credential_id)
+    account, passkey = store.read_for_passkey(request.user.pk, assertion.credential_id)
     if account is None or passkey is None or passkey.credential_id not in (account.passkeys or ()):
         raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "not a passkey of this account")
     changes = passkeys.verify_assertion(request, assertion, challenge, passkey, require_user_verification=True)
