@@ -2,7 +2,8 @@
 
 :class:`Clocks` replaces ``time.time`` with a clock that answers each thread with its own
 server's time: the true time plus the offset the thread runs under (``with
-clocks.server(120):`` is a server two minutes fast). Everything the app reads the time
+clocks.server(120):`` is a server two minutes fast; ``with clocks.process(120):`` puts every
+thread there, a thread pool's too, as one server's threads share its clock). Everything the app reads the time
 through (``accounts.tables.epoch_now``, sessions, signed links) follows; DynamoDB Local
 does not (it runs in its own process, on the true clock).
 """
@@ -18,12 +19,14 @@ class Clocks:
     def __init__(self, monkeypatch):
         self._true_time = time.time
         self._local = threading.local()
+        # The offset of threads that run under no server of their own (see process).
+        self._process_offset = 0.0
         self._stopped_at = None
         monkeypatch.setattr(time, "time", self.time)
 
     def offset(self):
         """The offset of the calling thread's server."""
-        return getattr(self._local, "offset", 0.0)
+        return getattr(self._local, "offset", self._process_offset)
 
     def time(self):
         return self.true_time() + self.offset()
@@ -40,6 +43,21 @@ class Clocks:
     def advance(self, seconds):
         """Move the calling thread's server clock forward (time passing, for that server)."""
         self._local.offset = self.offset() + seconds
+
+    @contextlib.contextmanager
+    def process(self, offset):
+        """Run the block with every thread on a server ``offset`` seconds ahead (negative:
+        behind) of the true clock: the threads the code starts (an audit's Scan segments)
+        included."""
+        previous, had_own = self._process_offset, hasattr(self._local, "offset")
+        self._process_offset = offset
+        own = self._local.__dict__.pop("offset", None)
+        try:
+            yield
+        finally:
+            self._process_offset = previous
+            if had_own:
+                self._local.offset = own
 
     @contextlib.contextmanager
     def server(self, offset):
