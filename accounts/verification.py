@@ -225,7 +225,7 @@ def _refusal(apply):
 def password_stamp(account):
     """A stamp of the account's password hash (an HMAC: it reveals nothing of the hash); a
     new password, or a reset, changes it."""
-    return salted_hmac(PASSWORD_STAMP_SALT, account.password).hexdigest()[:20]
+    return salted_hmac(PASSWORD_STAMP_SALT, account.password, algorithm="sha256").hexdigest()[:20]
 
 
 @dataclass(frozen=True)
