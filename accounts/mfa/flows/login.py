@@ -27,7 +27,7 @@ from ... import dynamo, ratelimit, sessions
 from ...backends import AccountBackend, may_log_in
 from ...exceptions import Busy, OverLimit, StaleItem, Unavailable
 from ...models import User
-from ...tables import account_pk
+from ...tables import ACCOUNT_PREFIX
 from ...uniqueness import LOCK_SORT_KEY
 from .. import passkeys, recovery_codes, store, totp
 from ..notices import recovery_code_used
@@ -73,8 +73,8 @@ def _counts_sessions(request):
 
 
 def staged(request):
-    """The staged login ``{"id", "expires", "next", "passkeys"}``, or ``None`` (none, or
-    expired)."""
+    """The staged login ``{"id", "expires", "next", "passkeys", "ends"}``, or ``None``
+    (none, or expired)."""
     found = request.session.get(STAGE_SESSION_KEY)
     if not found or found["expires"] < time.time():
         return None
@@ -221,7 +221,7 @@ def login_with_passkey(request, assertion):
     challenge = passkeys.take_challenge(request, passkeys.LOGIN)
     read_along = request.session.read_along_items() if _counts_sessions(request) else None
     owner = store.credential_lock_owner(assertion.credential_id, read_along)
-    account_id = assertion.user_handle or (owner[len(account_pk("")) :] if owner else "")
+    account_id = assertion.user_handle or (owner or "").removeprefix(ACCOUNT_PREFIX)
     if not account_id:
         raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "no account holds this credential")
     account, passkey, others = store.read_partition_for_passkey(account_id, assertion.credential_id)
