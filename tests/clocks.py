@@ -49,14 +49,13 @@ class Clocks:
         """Run the block with every thread on a server ``offset`` seconds ahead (negative:
         behind) of the true clock: the threads the code starts (an audit's Scan segments)
         included."""
-        previous, had_own = self._process_offset, hasattr(self._local, "offset")
+        previous, own = self._process_offset, self._local.__dict__.pop("offset", None)
         self._process_offset = offset
-        own = self._local.__dict__.pop("offset", None)
         try:
             yield
         finally:
             self._process_offset = previous
-            if had_own:
+            if own is not None:
                 self._local.offset = own
 
     @contextlib.contextmanager

@@ -35,6 +35,7 @@ from .findings import (
     _examine,
     lock_as_read,
     owner_named,
+    records_lock,
     unrecorded_finding,
 )
 
@@ -246,12 +247,10 @@ def check_lock(model, constraint, key, lock_owner, owner_item, now):
 
 def records(item, constraint, key):
     """Whether ``item`` (an :class:`ItemRead`, which holds lock ``key``) records that key in
-    its ``lock_keys``, or need not (see :func:`.findings._is_unrecorded`): read from the raw
-    item, without building the model instance."""
-    if constraint.many or LOCK_KEYS not in item.model.get_attributes():
-        return True
+    its ``lock_keys`` as it should (:func:`.findings.records_lock`), read from the raw item
+    without building the model instance."""
     recorded = item.raw.get(LOCK_KEYS, {}).get("M", {}).get(constraint.namespace, {})
-    return recorded.get("S") == key
+    return records_lock(item.model, constraint, recorded.get("S"), key)
 
 
 def check_item(pk, item, constraints):

@@ -415,13 +415,18 @@ class Findings:
             return sort_findings(self._by_key.values())
 
 
+def records_lock(model, constraint, recorded, key):
+    """Whether an item of ``model`` holding lock ``key`` of ``constraint``, and recording
+    ``recorded`` for its namespace (``None``: nothing), records that lock as it should: a
+    model without ``lock_keys`` records none, and a set-valued constraint's keys are never
+    recorded (computed again, they are the same)."""
+    return constraint.many or LOCK_KEYS not in model.get_attributes() or recorded == key
+
+
 def _is_unrecorded(constraint, key, holder):
     """Whether ``holder``, which holds lock ``key`` (it names it), records its keys and not
-    this one (a set-valued constraint's keys are never recorded: computed again, they are the
-    same)."""
-    if constraint.many or LOCK_KEYS not in type(holder).get_attributes():
-        return False
-    return recorded_keys(holder).get(constraint.namespace) != key
+    this one."""
+    return not records_lock(type(holder), constraint, recorded_keys(holder).get(constraint.namespace), key)
 
 
 def unrecorded_finding(pk, keys, constraints, model=None):
