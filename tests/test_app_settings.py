@@ -332,6 +332,16 @@ def test_clock_skew_margin_defaults_to_five_minutes_and_takes_seconds(settings):
     assert app_settings.CLOCK_SKEW_MARGIN == timedelta(seconds=30)
 
 
+def test_the_takeover_cutoff_follows_the_clock_skew_margin_setting(settings):
+    from accounts.tables import takeover_cutoff
+
+    assert takeover_cutoff(1000) == 1000 - 300
+    settings.ACCOUNTS_CLOCK_SKEW_MARGIN = 30
+    assert takeover_cutoff(1000) == 970
+    settings.ACCOUNTS_CLOCK_SKEW_MARGIN = timedelta(minutes=1)
+    assert takeover_cutoff(1000) == 940
+
+
 def test_negative_clock_skew_margin_is_a_clear_configuration_error(settings):
     settings.ACCOUNTS_CLOCK_SKEW_MARGIN = -1
 
