@@ -54,7 +54,6 @@ class Shelf(Model):
 def recorded_account():
     """An account as a create writes it: with the lock keys it records (a raw map)."""
     account = store.build_account("Ada@X.io", "ada", "hash")
-    actions._guarded_put(account)
     account.lock_keys = {"EMAIL": "UNIQ#EMAIL#ada@x.io", "HANDLE": "UNIQ#HANDLE#ada"}
     return account
 
