@@ -1,7 +1,7 @@
 """Benchmark: the lock audit's rate and peak memory at two table sizes, beside a raw
 parallel Scan of the same table in the same run.
 
-Run ``python -m tests.benchmarks.audit`` (10^5 and 10^6 items: about 15 minutes on two
+Run ``python -m tests.benchmarks.audit`` (10^5 and 10^6 items: about 25 minutes on two
 cores) or add ``--items 100000,1000000 --segments 4 --rounds 3``. For each size it starts
 from a new table on one in-memory DynamoDB Local, loads it fast (parallel BatchWriteItem of
 the items the engine writes: each account and its three locks, four items), then alternates
