@@ -30,6 +30,10 @@ from .forms import PasskeyAddForm, PasskeyForm, PasskeySignupForm, Reauthenticat
 MESSAGES = {
     "expired": _("Your login took too long. Please log in again."),
     "already_used": _("This code or passkey was already used. Please log in again."),
+    "damaged": _(
+        "The second factor of this account is damaged, so it cannot be checked. Nothing was "
+        "changed: please ask the site's staff for help."
+    ),
 }
 
 
@@ -85,7 +89,7 @@ class SecondStepView(RateLimitMixin, FormView):
 def _second_step_done(request, outcome, user, next_url=None):
     if outcome == login.SIGNED_IN:
         return _logged_in(request, user, next_url)
-    messages.error(request, MESSAGES["already_used" if outcome == login.ALREADY_USED else "expired"])
+    messages.error(request, MESSAGES[{login.ALREADY_USED: "already_used", login.DAMAGED: "damaged"}.get(outcome, "expired")])
     return redirect("accounts:login")
 
 

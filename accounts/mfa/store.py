@@ -4,7 +4,16 @@ app (TOTP) and recovery codes. Flows call these; every write goes through
 """
 
 from .. import dynamo, lookups, store, transactions
-from ..tables import PASSKEY_SORT_PREFIX, PROFILE_SORT_KEY, account_pk, get_account_model, is_gone, raw_text, utcnow
+from ..tables import (
+    PASSKEY_SORT_PREFIX,
+    PROFILE_SORT_KEY,
+    account_pk,
+    get_account_model,
+    is_gone,
+    malformed_attributes,
+    raw_text,
+    utcnow,
+)
 from ..uniqueness import LOCK_SORT_KEY
 from . import passkeys, recovery_codes, totp
 from .tables import Passkey, UsedTotpStep
@@ -14,10 +23,23 @@ class TooManyPasskeys(Exception):
     """The account already has :data:`~accounts.mfa.passkeys.MAX_PASSKEYS` passkeys."""
 
 
-def has_second_factor(account):
+# The account's attributes that hold a second factor, or stand in for one.
+SECOND_FACTOR_ATTRIBUTES = ("totp_secret", "passkeys", "recovery_codes")
+
+
+def has_second_factor(account) -> bool:
     """Whether a login of ``account`` needs a second step: it has an authenticator app or a
-    passkey (recovery codes only stand in for them)."""
-    return bool(account.totp_secret or account.passkeys)
+    passkey (recovery codes only stand in for them), or one of those attributes is stored
+    with the wrong type. Damage fails closed: a wrong-typed attribute reads as absent, and
+    "absent" must never let a password alone in."""
+    return bool(account.totp_secret or account.passkeys or damaged_second_factor(account))
+
+
+def damaged_second_factor(account) -> list[str]:
+    """The attributes of ``account`` that hold a second factor and are stored with the wrong
+    type (an operator's raw write), sorted; empty for a sound account. The second step
+    refuses such an account until staff repair it."""
+    return sorted(name for name in malformed_attributes(account) if name in SECOND_FACTOR_ATTRIBUTES)
 
 
 def passkey_lock_key(credential_id):

@@ -18,6 +18,7 @@ passkey login reads the account's partition (account, credential item, sessions)
 ``Query``, having read the credential's lock with its session.
 """
 
+import logging
 import time
 
 from django.contrib.auth import login
@@ -27,7 +28,7 @@ from ... import dynamo, ratelimit, sessions
 from ...backends import AccountBackend, may_log_in
 from ...exceptions import Busy, OverLimit, StaleItem, Unavailable
 from ...models import User
-from ...tables import ACCOUNT_PREFIX
+from ...tables import ACCOUNT_PREFIX, malformed_attributes
 from ...uniqueness import LOCK_SORT_KEY
 from .. import passkeys, recovery_codes, store, totp
 from ..notices import recovery_code_used
@@ -37,8 +38,11 @@ STAGE_SESSION_KEY = "accounts_mfa_stage"
 STAGE_SECONDS = 300
 RATE_LIMIT_ACTION = "mfa_attempt"
 
-# How a second step ended.
-SIGNED_IN, WRONG_CODE, ALREADY_USED, EXPIRED = "signed_in", "wrong_code", "already_used", "expired"
+logger = logging.getLogger("accounts.mfa")
+
+# How a second step ended. ``damaged``: the account's second factor is stored with the wrong
+# type, and no code or passkey is judged until staff repair it.
+SIGNED_IN, WRONG_CODE, ALREADY_USED, EXPIRED, DAMAGED = "signed_in", "wrong_code", "already_used", "expired", "damaged"
 
 
 def can_log_in(account):
@@ -48,9 +52,25 @@ def can_log_in(account):
 
 def needs_second_step(user):
     """Whether the login of ``user`` (password checked) must go through the second step:
-    its address is verified and it has an authenticator app or a passkey."""
+    its address is verified and it has an authenticator app or a passkey. A damaged
+    ``email_verified`` or second factor counts as verified and present (fail closed)."""
     account = user.account
-    return account is not None and account.email_verified is not False and store.has_second_factor(account)
+    if account is None or not store.has_second_factor(account):
+        return False
+    return account.email_verified is not False or "email_verified" in malformed_attributes(account)
+
+
+def _refuses_damaged(account):
+    """Whether ``account``'s second factor is damaged, logged as an error when it is: such an
+    account is refused at the second step, whatever it sends."""
+    damaged = store.damaged_second_factor(account)
+    if damaged:
+        logger.error(
+            "Second step refused for account %s: %s stored with the wrong type (repair it with accounts_audit).",
+            account.id,
+            ", ".join(damaged),
+        )
+    return bool(damaged)
 
 
 def stage(request, user, redirect_to):
@@ -120,7 +140,8 @@ def authenticate_with_code(request, code):
 
     ``signed_in``; ``wrong_code`` (counted against ``mfa_attempt``); ``already_used`` (the
     code, or this half-login, was used meanwhile, or is being used by another request at
-    this very moment: nothing written, log in again); ``expired``.
+    this very moment: nothing written, log in again); ``expired``; ``damaged`` (a second
+    factor of the account is stored with the wrong type: nothing judged, logged).
 
     Raises :class:`~accounts.ratelimit.RateLimited` past the limit, for a wrong code and a
     right one alike: wrong codes are counted by guarded writes, and a right code signs in
@@ -140,6 +161,8 @@ def authenticate_with_code(request, code):
     guess.take(counters)
     if not can_log_in(account):
         return EXPIRED, None
+    if _refuses_damaged(account):
+        return DAMAGED, None
     guess.check()
     spends, used_recovery_code = _spends_for_code(account, totp.normalize(code))
     if not spends:
@@ -191,6 +214,8 @@ def authenticate_with_passkey(request, credential_json):
     account, passkey = store.read_for_passkey(found["id"], assertion.credential_id)
     if not can_log_in(account):
         return EXPIRED, None
+    if _refuses_damaged(account):
+        return DAMAGED, None
     return _sign_in_with_passkey(
         request, account, passkey, assertion, challenge, require_user_verification=False, ends=found.get("ends", ())
     )
