@@ -19,6 +19,7 @@ class AuthenticatorRemoveView(AccountView):
     """Confirm (GET), then remove (POST) an account's authenticator app or one passkey."""
 
     template_name = "accounts/mfa/staff_authenticator_remove.html"
+    confirms_a_change = True
 
     def get_passkey(self, account):
         for passkey in store.passkeys_of(account):

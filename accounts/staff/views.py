@@ -28,6 +28,7 @@ from ..audit.checking import Scope
 from ..exceptions import Busy, InvalidUniqueValue, StaleItem, UniqueViolation
 from ..forms import STORE_REFUSALS
 from ..mfa import store as mfa_store
+from ..mfa.flows import reauthentication
 from ..mfa.policy import SecondFactorRequiredForStaffMixin
 from ..models import User
 from ..tables import ACCOUNT_PREFIX
@@ -85,10 +86,36 @@ def _lock_row(state):
     return {"lock": state, "label": LOCK_STATUS_LABELS[state.status], "owner_id": owner_id}
 
 
+class FreshProofRequiredMixin:
+    """Staff actions are sensitive actions: every POST (each changes an account, a staff
+    member or the locks) and every confirmation page before one needs the staff member's
+    own proof of identity within ``ACCOUNTS_REAUTHENTICATION_TIMEOUT``, as the person's own
+    sensitive pages do. Without it a stolen or forgotten staff session would take over any
+    account silently. It runs after the staff check, so others still get 403."""
+
+    # A GET page that confirms a change (its form POSTs it).
+    confirms_a_change = False
+
+    def dispatch(self, request, *args, **kwargs):
+        needs_proof = request.method == "POST" or self.confirms_a_change
+        if needs_proof and not reauthentication.is_fresh(request):
+            return redirect(reauthentication.reauthenticate_url(request, back_to=self.back_after_proof(request)))
+        return super().dispatch(request, *args, **kwargs)
+
+    def back_after_proof(self, request):
+        """Where the reauthentication page sends the staff member back to: this page for a
+        GET; after a POST (which cannot be replayed), the account's page, or the lock audit."""
+        if request.method == "GET":
+            return request.get_full_path()
+        account_id = self.kwargs.get("account_id")
+        return reverse("staff:account", args=[account_id]) if account_id else reverse("staff:locks")
+
+
 @method_decorator(never_cache, name="dispatch")
-class StaffView(SecondFactorRequiredForStaffMixin, UserPassesTestMixin, View):
+class StaffView(SecondFactorRequiredForStaffMixin, UserPassesTestMixin, FreshProofRequiredMixin, View):
     """Active staff only: anonymous -> the login page, anyone else -> 403 (and with
-    ``ACCOUNTS_MFA_REQUIRED_FOR_STAFF``, staff without a second factor -> its set-up)."""
+    ``ACCOUNTS_MFA_REQUIRED_FOR_STAFF``, staff without a second factor -> its set-up); a
+    change needs a fresh proof of identity (:class:`FreshProofRequiredMixin`)."""
 
     def test_func(self):
         user = self.request.user
@@ -213,6 +240,7 @@ class FlagView(AccountView):
     """Confirm (GET), then turn (POST) an account's ``is_active`` or ``is_staff`` flag on or off."""
 
     template_name = "accounts/staff/account_flag.html"
+    confirms_a_change = True
 
     def get(self, request, account_id):
         account = self.get_account()
@@ -288,6 +316,7 @@ class AccountDeleteView(AccountView):
     """Confirm (GET), then delete (POST) an account and release its locks."""
 
     template_name = "accounts/staff/account_delete.html"
+    confirms_a_change = True
 
     def get(self, request, account_id):
         return render(request, self.template_name, {"account": self.get_account()})

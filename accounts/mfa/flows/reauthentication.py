@@ -64,10 +64,12 @@ def with_passkey(request, credential_json):
     record(request)
 
 
-def reauthenticate_url(request):
-    """The reauthentication page, coming back to this page (a GET) or to the profile."""
-    back = request.get_full_path() if request.method == "GET" else resolve_url("accounts:profile")
-    return f"{reverse('accounts:mfa:reauthenticate')}?{urlencode({'next': back})}"
+def reauthenticate_url(request, back_to: str | None = None) -> str:
+    """The reauthentication page, coming back to ``back_to``, else to this page (a GET) or
+    to the profile."""
+    if back_to is None:
+        back_to = request.get_full_path() if request.method == "GET" else resolve_url("accounts:profile")
+    return f"{reverse('accounts:mfa:reauthenticate')}?{urlencode({'next': back_to})}"
 
 
 class ReauthenticationRequiredMixin:
