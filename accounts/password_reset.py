@@ -14,7 +14,7 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext_lazy as _
 
-from . import ratelimit, store, verification
+from . import notices, ratelimit, store, verification
 from .exceptions import InvalidUniqueValue
 from .forms import EmailField, StoreErrorsMixin
 from .models import User
@@ -84,11 +84,6 @@ def request_reset(request, email):
 
 def send_password_changed_notice(request, account, *, reset):
     """Tell the account's address that its password was changed (``reset=False``) or reset,
-    with a link to reset it again if that was not its owner. Only a verified address is
-    told: an unverified one may be somebody else's."""
-    if not store.is_verified(account):
-        return None
-    context = {"account": account, "reset": reset}
-    return verification.send_mail(
-        request, "password_changed", account.email, context, path=reverse("accounts:password_reset")
-    )
+    with a link to reset it again if that was not its owner (:mod:`accounts.notices`: only
+    a verified address is told, on the notices' own budget)."""
+    return notices.password_changed(request, notices.addressee(account), account, reset=reset)

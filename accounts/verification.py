@@ -59,6 +59,8 @@ PASSWORD_CHANGED = "password_changed"
 SENT, TOO_SOON, FAILED = "sent", "too_soon", "failed"
 
 MAIL_ERRORS = (smtplib.SMTPException, OSError)
+# The rate limits a mail counts against (ACCOUNTS_RATE_LIMITS): any mail, or a security notice.
+MAIL_LIMIT, NOTICE_LIMIT = "mail", "notice"
 
 
 def mail_limit_key(address):
@@ -70,13 +72,16 @@ def mail_limit_key(address):
         return normalize_text(address)
 
 
-def send_mail(request, template, to, context, *, path=None):
+def send_mail(request, template, to, context, *, path=None, limit=MAIL_LIMIT, limit_key=None):
     """Render ``accounts/email/<template>_subject.txt`` and ``..._message.txt`` and send them
     to ``to``; ``path`` (a ``reverse()``d URL) is the mail's ``link``, on ``ACCOUNTS_SITE_URL``.
 
-    The one place the app sends mail. Each mail counts against the ``mail`` rate limit of
-    its address (default 5 a minute, whatever asks): over it, nothing is sent. Returns
-    ``sent``, ``too_soon`` (over the limit) or ``failed`` (the server refused it, or
+    The one place the app sends mail. Each mail counts against the rate limit ``limit`` of
+    its address: ``mail`` (default 5 a minute, whatever asks), or ``notice`` for a security
+    notice (:mod:`accounts.notices`: a budget of its own, so that mail others can make the
+    app send never silences one); ``limit_key`` replaces the address's key (a browser's own
+    budget, see :func:`accounts.password_reset.request_reset`). Over it, nothing is sent.
+    Returns ``sent``, ``too_soon`` (over the limit) or ``failed`` (the server refused it, or
     ``ACCOUNTS_SITE_URL`` is not set; logged).
     """
     try:
@@ -87,7 +92,7 @@ def send_mail(request, template, to, context, *, path=None):
         logger.exception("The %s mail to %s was not sent.", template, to)
         return FAILED
     try:
-        ratelimit.consume(request, "mail", key=mail_limit_key(to))
+        ratelimit.consume(request, limit, key=limit_key or mail_limit_key(to))
     except ratelimit.RateLimited:
         logger.warning("The %s mail to %s was not sent: too many mails to that address.", template, to)
         return TOO_SOON
@@ -272,7 +277,9 @@ def start_email_change(request, account, new_email):
     else:
         path = reverse("accounts:email_change_confirm", args=[email_change_token(account, new_email, nonce)])
         outcome = send_mail(request, "email_change", new_email, context, path=path)
-    send_mail(request, "email_change_requested", account.email, context)
+    # A notice to the address as it is (before the change): never silenced by the mail others
+    # can make the app send it.
+    send_mail(request, "email_change_requested", account.email, context, limit=NOTICE_LIMIT)
     return outcome
 
 
@@ -300,7 +307,7 @@ def apply_email_change(request, token):
     if refusal:
         return refusal, account
     context = {"account": account, "old_email": claim.old_email, "new_email": claim.new_email}
-    send_mail(request, "email_changed", claim.old_email, context)
+    send_mail(request, "email_changed", claim.old_email, context, limit=NOTICE_LIMIT)
     return CHANGED, account
 
 
