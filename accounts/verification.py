@@ -111,17 +111,19 @@ def _max_age():
 
 
 def verification_token(account):
-    """The token of ``account``'s verification link: its id and the address to prove."""
-    return signing.dumps({"a": account.id, "e": account.email}, salt=VERIFY_SALT, compress=True)
+    """The token of ``account``'s verification link: its id, the address to prove, and the
+    stamp of the password it was mailed under (a new password ends the link)."""
+    data = {"a": account.id, "e": account.email, "p": password_stamp(account)}
+    return signing.dumps(data, salt=VERIFY_SALT, compress=True)
 
 
 def read_verification_token(token):
-    """``(account id, email)`` of a valid, unexpired verification token, or ``None``."""
+    """``(account id, email, password stamp)`` of a valid, unexpired verification token, or ``None``."""
     try:
         data = signing.loads(token, salt=VERIFY_SALT, max_age=_max_age())
-    except signing.BadSignature:
+        return data["a"], data["e"], data["p"]
+    except (signing.BadSignature, KeyError, TypeError):
         return None
-    return data["a"], data["e"]
 
 
 def send_verification(request, account):
@@ -155,14 +157,16 @@ def resend_verification(request, account):
 
 def claimed_account(token):
     """What a verification link names: ``(email, account)``, the account as read now (one
-    GetItem), ``None`` when it is gone or now holds another address; ``None`` for a forged
-    or expired link. The link's page shows it before its buttons are pressed."""
+    GetItem), ``None`` when it is gone, now holds another address, or has had a new password
+    since the link was mailed (whoever had the old one may have asked for it); ``None`` for
+    a forged or expired link. The link's page shows it before its buttons are pressed."""
     claim = read_verification_token(token)
     if claim is None:
         return None
-    account_id, email = claim
+    account_id, email, stamp = claim
     account = store.get_account(account_id)
-    return email, (account if account is not None and account.email == email else None)
+    current = account is not None and account.email == email and constant_time_compare(password_stamp(account), stamp)
+    return email, (account if current else None)
 
 
 def _claimed_account_as_read(token):

@@ -22,6 +22,7 @@ import time
 
 from django.contrib.auth import login
 from django.contrib.auth.models import AnonymousUser
+from django.utils.crypto import constant_time_compare
 
 from ... import dynamo, ratelimit, sessions
 from ...backends import AccountBackend, may_log_in
@@ -29,6 +30,7 @@ from ...exceptions import Busy, OverLimit, StaleItem, Unavailable
 from ...models import User
 from ...tables import ACCOUNT_PREFIX
 from ...uniqueness import LOCK_SORT_KEY
+from ...verification import password_stamp
 from .. import passkeys, recovery_codes, store, totp
 from ..notices import recovery_code_used
 
@@ -55,9 +57,10 @@ def needs_second_step(user):
 
 def stage(request, user, redirect_to):
     """Stage the login of ``user`` (password checked) for the second step: the session
-    remembers who, until when, where to go next, whether it has a passkey to offer, and
-    the sessions the login will end (beyond ``ACCOUNTS_MAX_SESSIONS``, as counted by the
-    password step's read of the account). Nothing logs in yet."""
+    remembers who, until when, where to go next, whether it has a passkey to offer, the
+    sessions the login will end (beyond ``ACCOUNTS_MAX_SESSIONS``, as counted by the
+    password step's read of the account), and the stamp of the password it was staged with
+    (:func:`staged_for`). Nothing logs in yet."""
     ends = request.session.beyond_limit_at_login(user.pk) if _counts_sessions(request) else []
     request.session[STAGE_SESSION_KEY] = {
         "id": user.pk,
@@ -65,7 +68,17 @@ def stage(request, user, redirect_to):
         "next": redirect_to,
         "passkeys": bool(user.account.passkeys),
         "ends": ends,
+        "stamp": password_stamp(user.account),
     }
+
+
+def staged_for(found, account):
+    """Whether ``account`` (as read now) may finish the staged login ``found``: it may log
+    in, and its password is still the one the login was staged with. A password changed or
+    reset since ends every half-login begun with the old one, in every browser: whoever
+    typed it (an intruder, say) cannot finish with a second factor after the owner changed
+    it. Staged logins keep no item of the account's to delete, so the stamp is what dies."""
+    return can_log_in(account) and constant_time_compare(found.get("stamp", ""), password_stamp(account))
 
 
 def _counts_sessions(request):
@@ -87,7 +100,7 @@ def staged_account(request):
     if found is None:
         return None
     account, _ = store.read_account(found["id"])
-    return account if can_log_in(account) else None
+    return account if staged_for(found, account) else None
 
 
 def sign_in(request, user, spends, ends=()):
@@ -138,7 +151,7 @@ def authenticate_with_code(request, code):
     guess = ratelimit.Guess(request, RATE_LIMIT_ACTION, key=found["id"])
     account, counters = store.read_account(found["id"], *guess.keys)
     guess.take(counters)
-    if not can_log_in(account):
+    if not staged_for(found, account):
         return EXPIRED, None
     guess.check()
     spends, used_recovery_code = _spends_for_code(account, totp.normalize(code))
@@ -189,7 +202,7 @@ def authenticate_with_passkey(request, credential_json):
     challenge = passkeys.take_challenge(request, passkeys.SECOND_FACTOR)
     assertion = passkeys.read_assertion(credential_json)
     account, passkey = store.read_for_passkey(found["id"], assertion.credential_id)
-    if not can_log_in(account):
+    if not staged_for(found, account):
         return EXPIRED, None
     return _sign_in_with_passkey(
         request, account, passkey, assertion, challenge, require_user_verification=False, ends=found.get("ends", ())
