@@ -48,6 +48,13 @@ class AuthenticatorRemoveView(AccountView):
                 authenticators.deactivate_totp(request, account, by_staff=True)
             else:
                 authenticators.remove_passkey(request, account, passkey, by_staff=True)
+        except store.LastWayIn:
+            message = _(
+                "Not removed: %(what)s is the only way into the account of %(username)s, which has no "
+                "password; they must set a password first."
+            )
+            messages.error(request, message % {"what": what, "username": account.username})
+            return redirect(self.detail_url(account))
         except (Busy, StaleItem):
             messages.error(request, _("The account changed or the site was busy; nothing was saved. Try again."))
             return redirect(self.detail_url(account))
