@@ -19,7 +19,7 @@ from .exceptions import (
     TokenReused,
     Unavailable,
 )
-from .tables import account_constraints, account_pk, epoch_now, get_account_model, utcnow
+from .tables import ACCOUNT_PREFIX, account_constraints, account_pk, epoch_now, get_account_model, utcnow
 from .uniqueness import normalize_text
 
 
@@ -247,6 +247,18 @@ def get_account(account_id):
 def get_by_email(email):
     """The account holding this email (any case or width), or ``None``."""
     return lookups.get_by_unique(get_account_model(), constraint_for("email"), email)
+
+
+def email_owner_id(email):
+    """The id of the account whose lock holds ``email`` (any case or width), or ``None``:
+    one consistent GetItem of the lock, whether or not anybody holds it (the account itself
+    is not read)."""
+    try:
+        key = constraint_for("email").key_for(email)
+    except InvalidUniqueValue:
+        return None
+    owner = lookups.lock_owner(get_account_model(), key)
+    return owner.removeprefix(ACCOUNT_PREFIX) if owner and owner.startswith(ACCOUNT_PREFIX) else None
 
 
 def get_by_username(username):
