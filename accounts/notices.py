@@ -24,12 +24,13 @@ class Addressee:
     """Where a notice goes: the account's address as read before the change."""
 
     email: str
+    username: str
     verified: bool
 
 
 def addressee(account) -> Addressee:
     """The :class:`Addressee` of ``account`` as read now: take it before changing the account."""
-    return Addressee(email=account.email, verified=store.is_verified(account))
+    return Addressee(email=account.email, username=account.username, verified=store.is_verified(account))
 
 
 def notify(request: HttpRequest, before: Addressee, template: str, context: dict, *, with_reset_link: bool = True) -> str | None:
@@ -47,9 +48,9 @@ def password_changed(request: HttpRequest, before: Addressee, account, *, reset:
     return notify(request, before, "password_changed", {"account": account, "reset": reset, "by_staff": by_staff})
 
 
-def username_changed(request: HttpRequest, before: Addressee, account, old_username: str, *, by_staff: bool = False) -> str | None:
+def username_changed(request: HttpRequest, before: Addressee, account, *, by_staff: bool = False) -> str | None:
     """A new username (``account`` carries it), by its owner or by staff."""
-    context = {"account": account, "old_username": old_username, "new_username": account.username, "by_staff": by_staff}
+    context = {"account": account, "old_username": before.username, "new_username": account.username, "by_staff": by_staff}
     return notify(request, before, "username_changed", context)
 
 

@@ -332,6 +332,22 @@ def change_email(account, email):
     return account
 
 
+def set_unverified_email(account, email):
+    """Give ``account`` a new address that is not proven yet (staff set it): the account
+    holds no lock for it until its mailbox confirms it (:func:`verify_email`), and releases
+    the lock of the old one, in one transaction. A pending email change is cancelled with
+    it. The new address must not be one a verified account holds: ``ConditionCheck lock
+    [attribute_not_exists(PK)]`` (an account unverified already gets it from the change
+    itself), else :class:`~accounts.exceptions.UniqueViolation` (``email``). The account
+    does not expire for it: it is not a sign-up."""
+    old_email = account.email
+    constraint = constraint_for("email")
+    unheld = [(constraint, constraint.key_for(email))] if is_verified(account) else []
+    update_account(account, email=email, email_verified=False, unheld=unheld, **email_change_cancellation(account))
+    signals.email_changed.send(sender=type(account), account=account, old_email=old_email, new_email=email)
+    return account
+
+
 def change_username(account, username):
     """Give ``account`` a new username, moving its username lock in the same transaction."""
     old_username = account.username

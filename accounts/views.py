@@ -333,16 +333,15 @@ class UsernameChangeView(ReauthenticationRequiredMixin, RateLimitMixin, UniqueVa
     form_name = "username_change"
     field = "username"
     # The account's address and username when the form was sent (the save changes them).
-    before = old_username = None
+    before = None
 
     def form_valid(self, form):
         self.before = notices.addressee(form.user.account)
-        self.old_username = form.user.account.username
         return super().form_valid(form)
 
     def form_saved(self, form, account):
-        if account.username != self.old_username:
-            notices.username_changed(self.request, self.before, account, self.old_username)
+        if account.username != self.before.username:
+            notices.username_changed(self.request, self.before, account)
         return super().form_saved(form, account)
 
 

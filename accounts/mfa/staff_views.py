@@ -8,6 +8,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
 from ..exceptions import Busy, StaleItem
+from ..staff import records
 from ..staff.views import AccountView
 from . import store
 from .flows import authenticators
@@ -58,6 +59,6 @@ class AuthenticatorRemoveView(AccountView):
         except (Busy, StaleItem):
             messages.error(request, _("The account changed or the site was busy; nothing was saved. Try again."))
             return redirect(self.detail_url(account))
-        authenticators.staff_removed(request, account, what)
+        records.record(request, account, "authenticator_removed", f"removed {what}")
         messages.success(request, _("Removed %(what)s of %(username)s.") % {"what": what, "username": account.username})
         return redirect(self.detail_url(account))
