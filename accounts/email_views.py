@@ -159,7 +159,8 @@ class PasswordResetView(RateLimitMixin, FormView):
             ratelimit.refuse(form, error)
             return self.form_invalid(form)
         request = self.request
-        return RedirectThen(reverse("accounts:password_reset_done"), lambda: password_reset.request_reset(request, reset))
+        done = reverse("accounts:password_reset_done")
+        return RedirectThen(done, lambda: password_reset.request_reset(request, reset))
 
 
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):

@@ -33,7 +33,9 @@ def addressee(account) -> Addressee:
     return Addressee(email=account.email, username=account.username, verified=store.is_verified(account))
 
 
-def notify(request: HttpRequest, before: Addressee, template: str, context: dict, *, with_reset_link: bool = True) -> str | None:
+def notify(
+    request: HttpRequest, before: Addressee, template: str, context: dict, *, with_reset_link: bool = True
+) -> str | None:
     """Mail the notice ``template`` to ``before`` (see :func:`addressee`), its link leading to
     the password reset (whoever did not make the change should act). Returns what became of
     the mail (``sent``, ``too_soon``, ``failed``), or ``None`` for an unverified address."""
@@ -43,14 +45,21 @@ def notify(request: HttpRequest, before: Addressee, template: str, context: dict
     return send_mail(request, template, before.email, context, path=path, limit=NOTICE_LIMIT)
 
 
-def password_changed(request: HttpRequest, before: Addressee, account, *, reset: bool, by_staff: bool = False) -> str | None:
+def password_changed(
+    request: HttpRequest, before: Addressee, account, *, reset: bool, by_staff: bool = False
+) -> str | None:
     """A new password: changed by its owner, reset with a mailed link, or set by staff."""
     return notify(request, before, "password_changed", {"account": account, "reset": reset, "by_staff": by_staff})
 
 
 def username_changed(request: HttpRequest, before: Addressee, account, *, by_staff: bool = False) -> str | None:
     """A new username (``account`` carries it), by its owner or by staff."""
-    context = {"account": account, "old_username": before.username, "new_username": account.username, "by_staff": by_staff}
+    context = {
+        "account": account,
+        "old_username": before.username,
+        "new_username": account.username,
+        "by_staff": by_staff,
+    }
     return notify(request, before, "username_changed", context)
 
 

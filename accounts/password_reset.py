@@ -117,7 +117,8 @@ def request_reset(request, reset):
         return
     user = User.from_account(account)
     context = {"account": account}
-    verification.send_mail(request, "password_reset", account.email, context, path=reset_path(user), limit_key=reset.budget)
+    path = reset_path(user)
+    verification.send_mail(request, "password_reset", account.email, context, path=path, limit_key=reset.budget)
 
 
 def send_password_changed_notice(request, account, *, reset):

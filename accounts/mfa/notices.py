@@ -17,7 +17,8 @@ KINDS = {
 
 def authenticator_added(request, account, kind, name=""):
     """Tell the account's address that an authenticator of ``kind`` (named ``name``) was added."""
-    return notify(request, addressee(account), "mfa_authenticator_added", _context(account, kind, name), with_reset_link=False)
+    context = _context(account, kind, name)
+    return notify(request, addressee(account), "mfa_authenticator_added", context, with_reset_link=False)
 
 
 def authenticator_removed(request, account, kind, name="", by_staff=False):
