@@ -35,6 +35,7 @@ bench: install dynamodb-local java
 	$(BIN)/python -m tests.benchmarks.web
 	$(BIN)/python -m tests.benchmarks.stall
 	$(BIN)/python -m tests.benchmarks.host_tests
+	$(BIN)/python -m tests.benchmarks.reset_timing
 
 # Regenerate the translation catalogues from the code and templates (needs GNU gettext):
 # the app's (accounts/locale) and the demo site's (project/locale), then compile them.

@@ -64,6 +64,9 @@ DEFAULT_RATE_LIMITS = {
     "resend_verification": "1/m/user",
     # Every mail the app sends, counted per address (its email lock key), whatever sent it.
     "mail": "5/m/key",
+    # Security notices (a password, an address, a factor changed), per address: a budget of
+    # their own, which mail anyone can make the app send does not use up.
+    "notice": "10/h/key",
     # The second step of a login (a TOTP or recovery code): failures, per account.
     "mfa_attempt": "5/5m/key,20/d/key",
     # A password typed to reauthenticate, per account.

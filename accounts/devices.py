@@ -66,15 +66,27 @@ def remember(request, response, account_id):
     )
 
 
+def own_budget(request, action, account_id):
+    """``(budget key, counters)`` of this browser's own budget for ``action`` about account
+    ``account_id`` (the ``key`` rules, counted in the account's partition), when its device
+    cookie names that account; ``None`` otherwise. What others send about the account (reset
+    requests for its address, say) then never uses up what its owner's browser may ask."""
+    nonce = trusted_accounts(request).get(account_id) if account_id else None
+    if nonce is None:
+        return None
+    budget = f"device#{nonce}"
+    rules = [rule for rule in ratelimit.limits().get(action, ()) if rule.per == "key"]
+    return budget, [ratelimit.Counter(action, rule, budget, account_id=account_id) for rule in rules]
+
+
 def login_attempt(request, login, account):
     """The :class:`~accounts.ratelimit.Attempt` of logging in as ``login``, which resolved to
     ``account`` (``None``: nobody), with the counters this browser's attempt counts on."""
     rules = ratelimit.limits().get(ACTION, ())
     key_rules = [rule for rule in rules if rule.per == "key"]
-    nonce = trusted_accounts(request).get(account.id) if account is not None else None
-    if nonce is not None:
-        counters = [ratelimit.Counter(ACTION, rule, f"device#{nonce}", account_id=account.id) for rule in key_rules]
-        return ratelimit.Attempt(request, ACTION, counters=counters)
+    own = own_budget(request, ACTION, account.id) if account is not None else None
+    if own is not None:
+        return ratelimit.Attempt(request, ACTION, counters=own[1])
     if account is not None:
         counters = [ratelimit.Counter(ACTION, rule, account.id, account_id=account.id) for rule in key_rules]
     else:

@@ -11,7 +11,6 @@ import re
 
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
-from django.http import HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
 from django.utils.decorators import method_decorator
@@ -20,7 +19,8 @@ from django.views import View
 from django.views.decorators.cache import never_cache
 from django.views.generic import FormView
 
-from . import password_reset, store, verification
+from . import password_reset, ratelimit, store, verification
+from .after_response import RedirectThen
 from .adapter import get_adapter
 from .forms import STORE_REFUSALS
 from .models import User
@@ -142,24 +142,25 @@ class EmailChangeConfirmView(LinkView):
 
 @method_decorator(never_cache, name="dispatch")
 class PasswordResetView(RateLimitMixin, FormView):
-    """``/accounts/password/reset/``: the same answer whether or not the address is known.
+    """``/accounts/password/reset/``: the same answer whether or not the address is known,
+    in the same time: the link is made and mailed once the answer is sent.
 
-    Rate limited (``reset_password``) per client address and per address asked for."""
+    Rate limited (``reset_password``) per client address and per address asked for (every
+    spelling of one address on one counter: its lock key); the owner's own browser (its
+    device cookie) counts on a budget of its own (:func:`accounts.password_reset.count_reset_request`)."""
 
     template_name = "accounts/password_reset.html"
     form_class = password_reset.PasswordResetRequestForm
-    rate_limit_action = "reset_password"
-
-    def rate_limit_key(self, form):
-        # Every spelling of one address counts on one counter: its lock key.
-        return store.login_lock_key(form.cleaned_data["email"])
 
     def form_valid(self, form):
-        refusal = self.refuse_over_limit(form)
-        if refusal is not None:
-            return refusal
-        password_reset.request_reset(self.request, form.cleaned_data["email"])
-        return HttpResponseRedirect(reverse("accounts:password_reset_done"))
+        try:
+            reset = password_reset.count_reset_request(self.request, form.cleaned_data["email"])
+        except ratelimit.RateLimited as error:
+            ratelimit.refuse(form, error)
+            return self.form_invalid(form)
+        request = self.request
+        done = reverse("accounts:password_reset_done")
+        return RedirectThen(done, lambda: password_reset.request_reset(request, reset))
 
 
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):

@@ -16,6 +16,7 @@ from .adapter import get_adapter
 from .backends import RATE_LIMITED_ATTRIBUTE, UNVERIFIED_ATTRIBUTE
 from .exceptions import ItemAlreadyExists, TokenReused, UniqueViolation
 from .form_errors import STORE_REFUSALS, StoreErrorsMixin  # noqa: F401  (STORE_REFUSALS: for the views)
+from .mfa.flows.reauthentication import count_password_check
 from .models import User
 from .rules import AccountValuesForm, EmailField, NewUsernameMixin, UsernameField
 
@@ -137,17 +138,33 @@ class LoginForm(auth_forms.AuthenticationForm):
         return self.cleaned_data
 
 
+def count_current_password(form):
+    """Count the check of ``form.user``'s current password against ``reauthenticate`` (per
+    account, the reauthentication page's count): past the limit, the password is not
+    checked, ``form.rate_limited`` holds the refusal (its view answers 429) and the field
+    says how long to wait."""
+    try:
+        count_password_check(form.request, form.user)
+    except ratelimit.RateLimited as error:
+        form.rate_limited = error
+        raise error.validation_error() from error
+
+
 class CurrentPasswordMixin:
-    """A ``password`` field that must hold the user's current password. An account without
-    a usable password (signed up with a passkey) has none: the views that use these forms
-    ask for a fresh reauthentication (a passkey) instead."""
+    """A ``password`` field that must hold the user's current password; each check counts
+    against ``reauthenticate`` (:func:`count_current_password`). An account without a
+    usable password (signed up with a passkey) has none: the views that use these forms ask
+    for a fresh reauthentication (a passkey) instead. ``request`` is the view's, for the
+    count (the client's address, when a rule counts by it)."""
 
     error_messages = {
         "password_incorrect": _("Your password was entered incorrectly. Please enter it again."),
     }
+    rate_limited = None
 
-    def __init__(self, user, *args, **kwargs):
+    def __init__(self, user, *args, request=None, **kwargs):
         self.user = user
+        self.request = request
         super().__init__(*args, **kwargs)
         if not user.has_usable_password():
             self.fields.pop("password", None)
@@ -155,6 +172,7 @@ class CurrentPasswordMixin:
     @sensitive_variables("password")
     def clean_password(self):
         password = self.cleaned_data["password"]
+        count_current_password(self)
         if not self.user.check_password(password):
             raise ValidationError(self.error_messages["password_incorrect"], code="password_incorrect")
         return password
@@ -228,12 +246,21 @@ class UsernameChangeForm(NewUsernameMixin, UniqueValueChangeForm):
 
 class PasswordChangeForm(StoreErrorsMixin, auth_forms.PasswordChangeForm):
     """Django's password change form; saving stores the new hash through the store. An
-    account without a usable password (signed up with a passkey) sets one without the old."""
+    account without a usable password (signed up with a passkey) sets one without the old.
+    The old password's check counts against ``reauthenticate`` (:func:`count_current_password`)."""
 
-    def __init__(self, user, *args, **kwargs):
+    rate_limited = None
+
+    def __init__(self, user, *args, request=None, **kwargs):
+        self.request = request
         super().__init__(user, *args, **kwargs)
         if not user.has_usable_password():
             del self.fields["old_password"]
+
+    @sensitive_variables("old_password")
+    def clean_old_password(self):
+        count_current_password(self)
+        return super().clean_old_password()
 
 
 class AccountDeleteForm(StoreErrorsMixin, CurrentPasswordMixin, forms.Form):

@@ -6,6 +6,8 @@ verified account holds (two consistent GetItems, no Query or Scan). A new passwo
 changed, is told to the account's (verified) address.
 """
 
+from dataclasses import dataclass
+
 from django import forms
 from django.contrib.auth import forms as auth_forms
 from django.contrib.auth.tokens import PasswordResetTokenGenerator
@@ -14,10 +16,12 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext_lazy as _
 
-from . import ratelimit, store, verification
+from . import devices, notices, ratelimit, store, verification
 from .exceptions import InvalidUniqueValue
 from .forms import EmailField, StoreErrorsMixin
 from .models import User
+
+ACTION = "reset_password"
 
 
 class AccountTokenGenerator(PasswordResetTokenGenerator):
@@ -67,28 +71,58 @@ def reset_path(user):
     return reverse("accounts:password_reset_confirm", args=[uidb64, token_generator.make_token(user)])
 
 
-def request_reset(request, email):
-    """Mail a reset link if a verified, active account holds ``email``; else do nothing.
+@dataclass(frozen=True)
+class ResetRequest:
+    """A reset request as counted: the address asked for, and the budget of the browser
+    that asked (its device cookie's, see :func:`count_reset_request`; ``None``: the
+    address's own)."""
 
-    The caller answers the same either way. At most two GetItems.
+    email: str
+    budget: str | None = None
+
+
+def count_reset_request(request, email):
+    """Count a request to reset the password of ``email`` against ``reset_password``;
+    returns its :class:`ResetRequest`, or raises :class:`~accounts.ratelimit.RateLimited`.
+
+    From a browser whose device cookie names the account holding ``email`` (its owner's,
+    who logged in from it before), the request counts on that browser's own budget
+    (:func:`accounts.devices.own_budget`), and so does its mail: requests from anyone else
+    for the address can use up neither. From any other browser it counts per client address
+    and per address asked for. One consistent GetItem (the address's lock), whether or not
+    anybody holds it.
+    """
+    own = devices.own_budget(request, ACTION, store.email_owner_id(email))
+    if own is None:
+        ratelimit.consume(request, ACTION, key=store.login_lock_key(email))
+        return ResetRequest(email)
+    budget, counters = own
+    ratelimit.count_attempt(ACTION, counters)
+    return ResetRequest(email, budget)
+
+
+def request_reset(request, reset):
+    """Mail a reset link if a verified, active account holds the address of ``reset`` (a
+    :class:`ResetRequest`); else do nothing.
+
+    The caller answers the same either way, and calls this once the answer is sent
+    (:class:`accounts.after_response.RedirectThen`), so that the answer takes no longer for
+    a registered address. At most two GetItems.
     """
     try:
-        account = store.get_by_email(email)
+        account = store.get_by_email(reset.email)
     except InvalidUniqueValue:
         return
     if account is None or not account.is_active or not store.is_verified(account):
         return
     user = User.from_account(account)
-    verification.send_mail(request, "password_reset", account.email, {"account": account}, path=reset_path(user))
+    context = {"account": account}
+    path = reset_path(user)
+    verification.send_mail(request, "password_reset", account.email, context, path=path, limit_key=reset.budget)
 
 
 def send_password_changed_notice(request, account, *, reset):
     """Tell the account's address that its password was changed (``reset=False``) or reset,
-    with a link to reset it again if that was not its owner. Only a verified address is
-    told: an unverified one may be somebody else's."""
-    if not store.is_verified(account):
-        return None
-    context = {"account": account, "reset": reset}
-    return verification.send_mail(
-        request, "password_changed", account.email, context, path=reverse("accounts:password_reset")
-    )
+    with a link to reset it again if that was not its owner (:mod:`accounts.notices`: only
+    a verified address is told, on the notices' own budget)."""
+    return notices.password_changed(request, notices.addressee(account), account, reset=reset)

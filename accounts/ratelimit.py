@@ -307,7 +307,8 @@ class Counter:
 def _values(request, key, user):
     if user is None and getattr(request, "user", None) is not None and request.user.is_authenticated:
         user = request.user
-    return {"ip": client_ip(request), "key": key, "user": getattr(user, "pk", user)}
+    # Without a request (a form built outside a view), only the rules per key and user apply.
+    return {"ip": client_ip(request) if request is not None else None, "key": key, "user": getattr(user, "pk", user)}
 
 
 def counters_for(request, action, *, key=None, user=None):

@@ -5,6 +5,14 @@
 - ``username_changed``: ``sender``, ``account``, ``old_username``, ``new_username``
 - ``email_verified``: ``sender``, ``account`` (its address is now proven and locked)
 - ``account_deleted``: ``sender``, ``account`` (as it was before deletion)
+
+Sent by the staff pages (:mod:`accounts.staff.records`), after the change committed:
+
+- ``staff_changed_account``: ``sender`` = the account model class, ``staff`` (the
+  :class:`~accounts.models.User` who made the change), ``account`` (as it is after it),
+  ``action`` (``email``, ``email_verified``, ``username``, ``password``, ``is_active``,
+  ``is_staff``, ``sessions_ended``, ``authenticator_removed``, ``deleted``) and
+  ``description`` (what was done, in words, as logged): for a host to record who did what.
 """
 
 from django.dispatch import Signal
@@ -14,3 +22,4 @@ email_changed = Signal()
 username_changed = Signal()
 account_deleted = Signal()
 email_verified = Signal()
+staff_changed_account = Signal()

@@ -19,7 +19,7 @@ from .exceptions import (
     TokenReused,
     Unavailable,
 )
-from .tables import account_constraints, account_pk, epoch_now, get_account_model, utcnow
+from .tables import ACCOUNT_PREFIX, account_constraints, account_pk, epoch_now, get_account_model, utcnow
 from .uniqueness import normalize_text
 
 
@@ -249,6 +249,18 @@ def get_by_email(email):
     return lookups.get_by_unique(get_account_model(), constraint_for("email"), email)
 
 
+def email_owner_id(email):
+    """The id of the account whose lock holds ``email`` (any case or width), or ``None``:
+    one consistent GetItem of the lock, whether or not anybody holds it (the account itself
+    is not read)."""
+    try:
+        key = constraint_for("email").key_for(email)
+    except InvalidUniqueValue:
+        return None
+    owner = lookups.lock_owner(get_account_model(), key)
+    return owner.removeprefix(ACCOUNT_PREFIX) if owner and owner.startswith(ACCOUNT_PREFIX) else None
+
+
 def get_by_username(username):
     """The account holding this username (any case or width), or ``None``."""
     return lookups.get_by_unique(get_account_model(), constraint_for("username"), username)
@@ -316,6 +328,22 @@ def change_email(account, email):
     pending email change (asked from the old address) is cancelled with it."""
     old_email = account.email
     update_account(account, email=email, **email_change_cancellation(account))
+    signals.email_changed.send(sender=type(account), account=account, old_email=old_email, new_email=email)
+    return account
+
+
+def set_unverified_email(account, email):
+    """Give ``account`` a new address that is not proven yet (staff set it): the account
+    holds no lock for it until its mailbox confirms it (:func:`verify_email`), and releases
+    the lock of the old one, in one transaction. A pending email change is cancelled with
+    it. The new address must not be one a verified account holds: ``ConditionCheck lock
+    [attribute_not_exists(PK)]`` (an account unverified already gets it from the change
+    itself), else :class:`~accounts.exceptions.UniqueViolation` (``email``). The account
+    does not expire for it: it is not a sign-up."""
+    old_email = account.email
+    constraint = constraint_for("email")
+    unheld = [(constraint, constraint.key_for(email))] if is_verified(account) else []
+    update_account(account, email=email, email_verified=False, unheld=unheld, **email_change_cancellation(account))
     signals.email_changed.send(sender=type(account), account=account, old_email=old_email, new_email=email)
     return account
 

@@ -59,6 +59,8 @@ PASSWORD_CHANGED = "password_changed"
 SENT, TOO_SOON, FAILED = "sent", "too_soon", "failed"
 
 MAIL_ERRORS = (smtplib.SMTPException, OSError)
+# The rate limits a mail counts against (ACCOUNTS_RATE_LIMITS): any mail, or a security notice.
+MAIL_LIMIT, NOTICE_LIMIT = "mail", "notice"
 
 
 def mail_limit_key(address):
@@ -70,13 +72,16 @@ def mail_limit_key(address):
         return normalize_text(address)
 
 
-def send_mail(request, template, to, context, *, path=None):
+def send_mail(request, template, to, context, *, path=None, limit=MAIL_LIMIT, limit_key=None):
     """Render ``accounts/email/<template>_subject.txt`` and ``..._message.txt`` and send them
     to ``to``; ``path`` (a ``reverse()``d URL) is the mail's ``link``, on ``ACCOUNTS_SITE_URL``.
 
-    The one place the app sends mail. Each mail counts against the ``mail`` rate limit of
-    its address (default 5 a minute, whatever asks): over it, nothing is sent. Returns
-    ``sent``, ``too_soon`` (over the limit) or ``failed`` (the server refused it, or
+    The one place the app sends mail. Each mail counts against the rate limit ``limit`` of
+    its address: ``mail`` (default 5 a minute, whatever asks), or ``notice`` for a security
+    notice (:mod:`accounts.notices`: a budget of its own, so that mail others can make the
+    app send never silences one); ``limit_key`` replaces the address's key (a browser's own
+    budget, see :func:`accounts.password_reset.request_reset`). Over it, nothing is sent.
+    Returns ``sent``, ``too_soon`` (over the limit) or ``failed`` (the server refused it, or
     ``ACCOUNTS_SITE_URL`` is not set; logged).
     """
     try:
@@ -87,7 +92,7 @@ def send_mail(request, template, to, context, *, path=None):
         logger.exception("The %s mail to %s was not sent.", template, to)
         return FAILED
     try:
-        ratelimit.consume(request, "mail", key=mail_limit_key(to))
+        ratelimit.consume(request, limit, key=limit_key or mail_limit_key(to))
     except ratelimit.RateLimited:
         logger.warning("The %s mail to %s was not sent: too many mails to that address.", template, to)
         return TOO_SOON
@@ -106,17 +111,19 @@ def _max_age():
 
 
 def verification_token(account):
-    """The token of ``account``'s verification link: its id and the address to prove."""
-    return signing.dumps({"a": account.id, "e": account.email}, salt=VERIFY_SALT, compress=True)
+    """The token of ``account``'s verification link: its id, the address to prove, and the
+    stamp of the password it was mailed under (a new password ends the link)."""
+    data = {"a": account.id, "e": account.email, "p": password_stamp(account)}
+    return signing.dumps(data, salt=VERIFY_SALT, compress=True)
 
 
 def read_verification_token(token):
-    """``(account id, email)`` of a valid, unexpired verification token, or ``None``."""
+    """``(account id, email, password stamp)`` of a valid, unexpired verification token, or ``None``."""
     try:
         data = signing.loads(token, salt=VERIFY_SALT, max_age=_max_age())
-    except signing.BadSignature:
+        return data["a"], data["e"], data["p"]
+    except (signing.BadSignature, KeyError, TypeError):
         return None
-    return data["a"], data["e"]
 
 
 def send_verification(request, account):
@@ -150,14 +157,16 @@ def resend_verification(request, account):
 
 def claimed_account(token):
     """What a verification link names: ``(email, account)``, the account as read now (one
-    GetItem), ``None`` when it is gone or now holds another address; ``None`` for a forged
-    or expired link. The link's page shows it before its buttons are pressed."""
+    GetItem), ``None`` when it is gone, now holds another address, or has had a new password
+    since the link was mailed (whoever had the old one may have asked for it); ``None`` for
+    a forged or expired link. The link's page shows it before its buttons are pressed."""
     claim = read_verification_token(token)
     if claim is None:
         return None
-    account_id, email = claim
+    account_id, email, stamp = claim
     account = store.get_account(account_id)
-    return email, (account if account is not None and account.email == email else None)
+    current = account is not None and account.email == email and constant_time_compare(password_stamp(account), stamp)
+    return email, (account if current else None)
 
 
 def _claimed_account_as_read(token):
@@ -272,7 +281,9 @@ def start_email_change(request, account, new_email):
     else:
         path = reverse("accounts:email_change_confirm", args=[email_change_token(account, new_email, nonce)])
         outcome = send_mail(request, "email_change", new_email, context, path=path)
-    send_mail(request, "email_change_requested", account.email, context)
+    # A notice to the address as it is (before the change): never silenced by the mail others
+    # can make the app send it.
+    send_mail(request, "email_change_requested", account.email, context, limit=NOTICE_LIMIT)
     return outcome
 
 
@@ -300,7 +311,7 @@ def apply_email_change(request, token):
     if refusal:
         return refusal, account
     context = {"account": account, "old_email": claim.old_email, "new_email": claim.new_email}
-    send_mail(request, "email_changed", claim.old_email, context)
+    send_mail(request, "email_changed", claim.old_email, context, limit=NOTICE_LIMIT)
     return CHANGED, account
 
 

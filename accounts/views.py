@@ -16,7 +16,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.generic import FormView, TemplateView, View
 
-from . import devices, password_reset, sessions, store, verification
+from . import devices, notices, password_reset, sessions, store, verification
 from .ratelimit import RateLimitMixin
 from .adapter import get_adapter
 from .backends import AccountBackend
@@ -81,10 +81,11 @@ class AccountLoginRequiredMixin(LoginRequiredMixin):
 
 
 class UserFormMixin(AccountLoginRequiredMixin):
-    """A form about the signed-in user (the form takes the user first)."""
+    """A form about the signed-in user (the form takes the user first, and the request: its
+    current-password check is counted, see :func:`accounts.forms.count_current_password`)."""
 
     def get_form_kwargs(self):
-        return {"user": self.request.user, **super().get_form_kwargs()}
+        return {"user": self.request.user, "request": self.request, **super().get_form_kwargs()}
 
 
 @method_decorator(sensitive_post_parameters("password1", "password2"), name="dispatch")
@@ -324,16 +325,28 @@ class EmailChangeCancelView(AccountLoginRequiredMixin, View):
         return redirect("accounts:profile")
 
 
-class UsernameChangeView(UniqueValueChangeView):
-    """Change the username (current password required)."""
+class UsernameChangeView(ReauthenticationRequiredMixin, RateLimitMixin, UniqueValueChangeView):
+    """Change the username (a fresh proof and the current password required); the account's
+    address is told. A current password past the ``reauthenticate`` limit is answered 429."""
 
     template_name = "accounts/username_change.html"
     form_name = "username_change"
     field = "username"
+    # The account's address and username when the form was sent (the save changes them).
+    before = None
+
+    def form_valid(self, form):
+        self.before = notices.addressee(form.user.account)
+        return super().form_valid(form)
+
+    def form_saved(self, form, account):
+        if account.username != self.before.username:
+            notices.username_changed(self.request, self.before, account)
+        return super().form_saved(form, account)
 
 
 @method_decorator(sensitive_post_parameters(), name="dispatch")
-class PasswordChangeView(ReauthenticationRequiredMixin, UserFormMixin, StoreFormView):
+class PasswordChangeView(ReauthenticationRequiredMixin, RateLimitMixin, UserFormMixin, StoreFormView):
     """Change the password; this session stays logged in, every other one ends, a pending
     email change is cancelled, and the account's address is told."""
 
@@ -357,7 +370,7 @@ class PasswordChangeView(ReauthenticationRequiredMixin, UserFormMixin, StoreForm
 
 
 @method_decorator(sensitive_post_parameters(), name="dispatch")
-class AccountDeleteView(ReauthenticationRequiredMixin, UserFormMixin, StoreFormView):
+class AccountDeleteView(ReauthenticationRequiredMixin, RateLimitMixin, UserFormMixin, StoreFormView):
     """Delete the account (current password required) and log out."""
 
     template_name = "accounts/delete.html"

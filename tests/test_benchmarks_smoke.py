@@ -63,3 +63,13 @@ def test_the_web_benchmark_logs_in_and_signs_up_through_gunicorn_with_limits_off
     assert "logins" in out and "sign-ups" in out
     assert "failed" not in out, out
     assert "bench.example" not in out  # no mail printed
+
+
+def test_the_reset_timing_benchmark_compares_registered_and_unknown_addresses_and_the_mail_goes_out():
+    out = run_benchmark("reset_timing", "--requests", "3", "--mail-delay", "0.01", "--pause", "0.02")
+
+    assert re.search(r"^registered\s+3\s+[\d.]+\s+[\d.]+$", out, re.M)
+    assert re.search(r"^unknown\s+3\s+[\d.]+\s+[\d.]+$", out, re.M)
+    assert "Gap of the medians:" in out
+    # Five warm-up requests and three timed ones for registered addresses: each link was mailed.
+    assert "8 reset mail(s) accepted by the loopback SMTP server" in out

@@ -63,6 +63,7 @@ def test_defaults_as_in_the_issue(settings):
         "change_email": "1/m/user",
         "resend_verification": "1/m/user",
         "mail": "5/m/key",
+        "notice": "10/h/key",
         "mfa_attempt": "5/5m/key,20/d/key",
         "reauthenticate": "10/m/user",
     }

@@ -131,6 +131,20 @@ def mail_per_key(settings):
     return send
 
 
+def notice_per_key(settings):
+    """Security notices to one address: its owner's username changes, each one told."""
+    client = signed_up_client()
+
+    def send(number):
+        sent = len(mails_to("ada@example.com"))
+        response = client.post("/accounts/username/", {"username": f"ada{number}", "password": PASSWORD})
+        # The change is made whether or not its notice fits the budget.
+        assert response.status_code == 302 and store.get_by_username(f"ada{number}") is not None
+        return len(mails_to("ada@example.com")) == sent
+
+    return send
+
+
 def mfa_attempt_per_key(settings):
     """Wrong codes at the second step of one account's login, each from another browser at
     another address (the rule counts per account, not per browser)."""
@@ -174,6 +188,7 @@ FLOWS = [
     Flow("change_email", "user", change_email_per_user),
     Flow("resend_verification", "user", resend_verification_per_user),
     Flow("mail", "key", mail_per_key),
+    Flow("notice", "key", notice_per_key),
     Flow("mfa_attempt", "key", mfa_attempt_per_key),
     Flow("reauthenticate", "user", reauthenticate_per_user),
 ]

@@ -95,13 +95,16 @@ def test_unknown_account_is_404_on_every_account_url(staff_client):
 # Email
 
 
-def test_change_email_moves_the_lock(staff_client, ada):
+def test_change_email_releases_the_lock_until_the_new_address_is_verified(staff_client, ada):
     response = staff_client.post(action("email", ada), {"email": "Lovelace@EXAMPLE.com"}, follow=True)
 
     assert messages_of(response) == ["The email address of ada is now Lovelace@example.com."]
     assert store.get_account(ada.id).email == "Lovelace@example.com"
-    assert read_lock("UNIQ#EMAIL#lovelace@example.com") == (True, ada.PK)
+    # Issue 26: an address staff set holds no lock until its mailbox confirms it.
+    assert read_lock("UNIQ#EMAIL#lovelace@example.com") == (False, None)
     assert read_lock("UNIQ#EMAIL#ada@example.com") == (False, None)
+    staff_client.post(action("verification", ada), {"action": "verify"})
+    assert read_lock("UNIQ#EMAIL#lovelace@example.com") == (True, ada.PK)
 
 
 def test_change_email_to_a_taken_one_shows_the_user_pages_error(staff_client, ada, boss):

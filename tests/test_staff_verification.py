@@ -1,5 +1,5 @@
 """Staff and email verification: the account page shows the state, resends the mail and
-marks an address verified through the engine; the staff email change needs no link."""
+marks an address verified through the engine; an address staff set is proved by its link."""
 
 import pytest
 
@@ -58,10 +58,12 @@ def test_staff_cannot_mark_verified_an_address_another_account_holds(staff_clien
     assert store.get_account(account.id).email_verified is False
 
 
-def test_staff_email_change_applies_at_once(staff_client):
+def test_staff_email_change_applies_at_once_and_the_new_address_proves_itself(staff_client):
     account = make_account("ada@example.com", "ada", email_verified=True)
 
     staff_client.post(f"/staff/accounts/{account.id}/email/", {"email": "lovelace@example.com"})
 
-    assert store.get_by_email("lovelace@example.com").PK == account.PK
-    assert mails_to("lovelace@example.com") == []
+    # Issue 26: the address changes at once, unverified, and its mailbox gets the link.
+    changed = store.get_account(account.id)
+    assert changed.email == "lovelace@example.com" and changed.email_verified is False
+    assert [mail.subject for mail in mails_to("lovelace@example.com")] == ["Confirm your email address on testserver"]

@@ -63,9 +63,15 @@ class PasskeyAddForm(PasskeyForm):
 
 
 class ReauthenticateForm(forms.Form):
-    """The account's password, to confirm a sensitive change."""
+    """The account's password, to confirm a sensitive change. An account without a usable
+    password (signed up with a passkey) gets no field: it confirms with its passkey."""
 
     password = current_password_field()
+
+    def __init__(self, *args, user=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if user is not None and not user.has_usable_password():
+            del self.fields["password"]
 
 
 class PasskeySignupForm(SignupForm):

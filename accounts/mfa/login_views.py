@@ -223,12 +223,21 @@ class ReauthenticateView(AccountLoginRequiredMixin, RateLimitMixin, FormView):
     template_name = "accounts/mfa/reauthenticate.html"
     form_class = ReauthenticateForm
 
+    def get_form_kwargs(self):
+        return {**super().get_form_kwargs(), "user": self.request.user}
+
     def get_context_data(self, **kwargs):
         return super().get_context_data(
-            has_passkeys=bool(self.request.user.account.passkeys), next=self.request.GET.get("next", ""), **kwargs
+            has_passkeys=bool(self.request.user.account.passkeys),
+            has_password=self.request.user.has_usable_password(),
+            next=self.request.GET.get("next", ""),
+            **kwargs,
         )
 
     def form_valid(self, form):
+        if "password" not in form.fields:
+            # No password to type: only the account's passkey confirms it (its own view).
+            return self.form_invalid(form)
         try:
             right = reauthentication.with_password(self.request, form.cleaned_data["password"])
         except ratelimit.RateLimited as error:

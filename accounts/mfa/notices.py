@@ -1,10 +1,11 @@
 """The mails second factors send to the account's address, through
-:func:`accounts.verification.send_mail` (the one mail function): an authenticator added or
-removed, a recovery code used. Each is a notice: whoever did not do it should act."""
+:func:`accounts.notices.notify` (the one place notices go out, on their own budget): an
+authenticator added or removed, recovery codes made anew or used. Each is a notice:
+whoever did not do it should act."""
 
 from django.utils.translation import gettext_lazy as _
 
-from ..verification import send_mail
+from ..notices import addressee, notify
 
 # What each kind of authenticator is called in a notice.
 KINDS = {
@@ -16,18 +17,20 @@ KINDS = {
 
 def authenticator_added(request, account, kind, name=""):
     """Tell the account's address that an authenticator of ``kind`` (named ``name``) was added."""
-    return send_mail(request, "mfa_authenticator_added", account.email, _context(account, kind, name))
+    context = _context(account, kind, name)
+    return notify(request, addressee(account), "mfa_authenticator_added", context, with_reset_link=False)
 
 
 def authenticator_removed(request, account, kind, name="", by_staff=False):
     """Tell the account's address that an authenticator was removed (``by_staff``: by staff)."""
     context = {**_context(account, kind, name), "by_staff": by_staff}
-    return send_mail(request, "mfa_authenticator_removed", account.email, context)
+    return notify(request, addressee(account), "mfa_authenticator_removed", context, with_reset_link=False)
 
 
 def recovery_code_used(request, account, left):
     """Tell the account's address that a recovery code was used to log in; ``left`` remain."""
-    return send_mail(request, "mfa_recovery_code_used", account.email, {"account": account, "left": left})
+    context = {"account": account, "left": left}
+    return notify(request, addressee(account), "mfa_recovery_code_used", context, with_reset_link=False)
 
 
 def _context(account, kind, name):

@@ -8,6 +8,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
 from ..exceptions import Busy, StaleItem
+from ..staff import records
 from ..staff.views import AccountView
 from . import store
 from .flows import authenticators
@@ -49,9 +50,16 @@ class AuthenticatorRemoveView(AccountView):
                 authenticators.deactivate_totp(request, account, by_staff=True)
             else:
                 authenticators.remove_passkey(request, account, passkey, by_staff=True)
+        except store.LastWayIn:
+            message = _(
+                "Not removed: %(what)s is the only way into the account of %(username)s, which has no "
+                "password; they must set a password first."
+            )
+            messages.error(request, message % {"what": what, "username": account.username})
+            return redirect(self.detail_url(account))
         except (Busy, StaleItem):
             messages.error(request, _("The account changed or the site was busy; nothing was saved. Try again."))
             return redirect(self.detail_url(account))
-        authenticators.staff_removed(request, account, what)
+        records.record(request, account, "authenticator_removed", f"removed {what}")
         messages.success(request, _("Removed %(what)s of %(username)s.") % {"what": what, "username": account.username})
         return redirect(self.detail_url(account))

@@ -3,6 +3,8 @@ app (TOTP) and recovery codes. Flows call these; every write goes through
 :mod:`accounts.store` and :mod:`accounts.transactions`, every read is consistent.
 """
 
+from django.contrib.auth.hashers import is_password_usable
+
 from .. import dynamo, lookups, store, transactions
 from ..tables import (
     PASSKEY_SORT_PREFIX,
@@ -21,6 +23,11 @@ from .tables import Passkey, UsedTotpStep
 
 class TooManyPasskeys(Exception):
     """The account already has :data:`~accounts.mfa.passkeys.MAX_PASSKEYS` passkeys."""
+
+
+class LastWayIn(Exception):
+    """The passkey is the account's only way in: it has no usable password (it signed up
+    with a passkey) and no other passkey. It must set a password first."""
 
 
 # The account's attributes that hold a second factor, or stand in for one.
@@ -150,8 +157,14 @@ def add_passkey(account, credential, name):
 def remove_passkey(account, credential_id):
     """Remove a passkey: ONE transaction takes its id out of the account (as read), releases
     the lock ``[owner = me OR attribute_not_exists(PK)]`` and deletes the credential item.
-    Removing the last second factor removes the recovery codes too."""
+    Removing the last second factor removes the recovery codes too.
+
+    Raises :class:`LastWayIn` for the last passkey of an account without a usable password:
+    nothing else logs it in (a TOTP code is only a second step). The transaction is guarded
+    by ``passkeys`` as read, so two removals of its last two passkeys cannot both commit."""
     held = set(account.passkeys or ()) - {credential_id}
+    if not held and not is_password_usable(account.password):
+        raise LastWayIn("The account's last passkey is its only way in: set a password first.")
     changes = {"passkeys": held or None}
     if not held and not account.totp_secret:
         changes["recovery_codes"] = None

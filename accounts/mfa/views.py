@@ -28,6 +28,7 @@ MESSAGES = {
     "totp_off": _("The authenticator app is off."),
     "passkey_added": _("Your passkey “%(name)s” is added."),
     "passkey_removed": _("Your passkey “%(name)s” is removed."),
+    "last_way_in": _("It is the only way into your account: set a password first, then remove it."),
 }
 # What the engine can refuse when a factor is set up or removed.
 REFUSALS = (StaleItem, Busy)
@@ -149,6 +150,8 @@ class PasskeyRemoveView(SecondFactorView, TemplateView):
         passkey = self.get_passkey()
         try:
             authenticators.remove_passkey(request, self.account, passkey)
+        except store.LastWayIn:
+            messages.error(request, MESSAGES["last_way_in"])
         except REFUSALS:
             messages.error(request, get_adapter(request).error_messages["stale"])
         else:

@@ -40,14 +40,19 @@ class WithoutAutofocusMixin:
 class StaffEmailForm(StaffStoreErrorsMixin, WithoutAutofocusMixin, EmailChangeForm):
     """Change an account's email: the email change page's form without the current password.
 
-    Staff set the address at once (no link): the account keeps its verified state, and
-    the email lock moves in the same transaction if it holds one.
+    Staff set the address at once, unverified (:func:`accounts.store.set_unverified_email`):
+    it holds no lock until its mailbox confirms it, or staff mark it verified. Whoever asks
+    staff for a new address must still prove it is theirs. The same mailbox spelled another
+    way changes nothing to prove and keeps its state.
     """
 
     password = None
 
     def save(self):
-        return store.change_email(self.user.account, self.cleaned_data["email"])
+        account, email = self.user.account, self.cleaned_data["email"]
+        if store.is_same_address(account, email):
+            return store.change_email(account, email)
+        return store.set_unverified_email(account, email)
 
 
 class StaffUsernameForm(StaffStoreErrorsMixin, WithoutAutofocusMixin, UsernameChangeForm):

@@ -21,7 +21,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from django.views import View
 from django.views.decorators.cache import never_cache
 
-from .. import audit, sessions, store, verification
+from .. import audit, notices, sessions, store, verification
 from ..adapter import get_adapter
 from ..audit import background, reports
 from ..audit.checking import Scope
@@ -32,7 +32,7 @@ from ..mfa.flows import reauthentication
 from ..mfa.policy import SecondFactorRequiredForStaffMixin
 from ..models import User
 from ..tables import ACCOUNT_PREFIX
-from . import registry, scans
+from . import records, registry, scans
 from .forms import FLAGS, FlagForm, RepairForm, StaffEmailForm, StaffSetPasswordForm, StaffUsernameForm
 
 # Findings of the stored report shown per page, and repaired per "repair all".
@@ -187,13 +187,17 @@ class AccountDetailView(AccountView):
 
 
 class AccountFormView(AccountView):
-    """A POST of one of the account page's forms; a refused form shows the page again."""
+    """A POST of one of the account page's forms; a refused form shows the page again. A
+    saved one is told to the account's address as it was (:meth:`saved`) and recorded
+    (:func:`accounts.staff.records.record`, as :attr:`action`)."""
 
     form_class = None
     context_name = None
+    action = None
 
     def post(self, request, account_id):
         account = self.get_account()
+        before = notices.addressee(account)
         form = self.form_class(User.from_account(account), request.POST)
         if form.is_valid():
             try:
@@ -201,14 +205,31 @@ class AccountFormView(AccountView):
             except STORE_REFUSALS as error:
                 form.add_store_error(error)
             else:
+                self.saved(account, before)
+                records.record(request, account, self.action, self.description(account))
                 messages.success(request, self.success_message(account))
                 return redirect(self.detail_url(account))
         return self.render_detail(account, **{self.context_name: form})
+
+    def saved(self, account, before):
+        """What follows the saved change of ``account`` (as it is now; ``before``: its
+        :class:`~accounts.notices.Addressee` as read before): the notice."""
 
 
 class EmailChangeView(AccountFormView):
     form_class = StaffEmailForm
     context_name = "email_form"
+    action = "email"
+
+    def saved(self, account, before):
+        if store.is_same_address(account, before.email):
+            return
+        # The new mailbox proves it is the owner's; the old one is told it no longer gets mail.
+        verification.send_verification(self.request, account)
+        notices.email_set_by_staff(self.request, before, account)
+
+    def description(self, account):
+        return f"set the email address to {account.email}, unverified"
 
     def success_message(self, account):
         return _("The email address of %(username)s is now %(email)s.") % {
@@ -220,6 +241,14 @@ class EmailChangeView(AccountFormView):
 class UsernameChangeView(AccountFormView):
     form_class = StaffUsernameForm
     context_name = "username_form"
+    action = "username"
+
+    def saved(self, account, before):
+        if account.username != before.username:
+            notices.username_changed(self.request, before, account, by_staff=True)
+
+    def description(self, account):
+        return f"changed the username to {account.username}"
 
     def success_message(self, account):
         return _("The username of %(email)s is now %(username)s.") % {
@@ -231,6 +260,13 @@ class UsernameChangeView(AccountFormView):
 class SetPasswordView(AccountFormView):
     form_class = StaffSetPasswordForm
     context_name = "password_form"
+    action = "password"
+
+    def saved(self, account, before):
+        notices.password_changed(self.request, before, account, reset=False, by_staff=True)
+
+    def description(self, account):
+        return "set a new password"
 
     def success_message(self, account):
         return _("%(username)s has a new password; their sessions have ended.") % {"username": account.username}
@@ -270,6 +306,7 @@ class FlagView(AccountView):
                 % {"fields": ", ".join(sorted(error.fields)), "message": error.message},
             )
         else:
+            records.record(request, account, flag, f"turned {flag} {'on' if value else 'off'}")
             message = _("%(username)s: %(flag)s is on.") if value else _("%(username)s: %(flag)s is off.")
             messages.success(request, message % {"username": account.username, "flag": FLAGS[flag]})
         return redirect(self.detail_url(account))
@@ -281,6 +318,7 @@ class EndSessionsView(AccountView):
     def post(self, request, account_id):
         account = self.get_account()
         ended = store.end_sessions(account)
+        records.record(request, account, "sessions_ended", f"ended {ended} session(s)")
         message = ngettext("Ended %(count)d session of %(username)s.", "Ended %(count)d sessions of %(username)s.", ended)
         messages.success(request, message % {"count": ended, "username": account.username})
         return redirect(self.detail_url(account))
@@ -309,6 +347,7 @@ class VerificationView(AccountView):
         except (Busy, StaleItem):
             messages.error(request, _("The account changed or the site was busy; nothing was saved. Try again."))
         else:
+            records.record(request, account, "email_verified", f"marked {account.email} verified")
             messages.success(request, _("%(email)s is now verified and locked to this account.") % {"email": account.email})
 
 
@@ -331,6 +370,7 @@ class AccountDeleteView(AccountView):
         except (Busy, StaleItem):
             messages.error(request, _("The account changed or the site was busy; nothing was deleted. Try again."))
             return redirect(self.detail_url(account))
+        records.record(request, account, "deleted", f"deleted the account ({account.username}, {account.email})")
         deleted = {"username": account.username, "email": account.email}
         messages.success(request, _("Deleted the account %(username)s (%(email)s).") % deleted)
         return redirect("staff:accounts")

@@ -5,13 +5,9 @@ Only an account whose address is verified may set one up (:func:`may_set_up`): a
 factor protects an account, and an account protects only the address it has proved.
 """
 
-import logging
-
 from ...app_settings import app_settings
 from .. import passkeys, recovery_codes, store, totp
 from ..notices import authenticator_added, authenticator_removed
-
-logger = logging.getLogger("accounts.staff")
 
 PENDING_TOTP_SESSION_KEY = "accounts_mfa_pending_totp"
 
@@ -91,12 +87,9 @@ def remove_passkey(request, account, passkey, by_staff=False):
 
 
 def regenerate_recovery_codes(request, account):
-    """New recovery codes replace the old (which stop working); returns them, to show once."""
+    """New recovery codes replace the old (which stop working); returns them, to show once.
+    The account's address is told: whoever made them can log in with them."""
     codes = recovery_codes.generate()
     store.set_recovery_codes(account, codes)
+    authenticator_added(request, account, "recovery_codes")
     return codes
-
-
-def staff_removed(request, account, what):
-    """Log a staff member's removal of an account's authenticator, as staff actions are."""
-    logger.info("Staff %s removed %s of account %s.", request.user.username, what, account.id)

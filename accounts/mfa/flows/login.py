@@ -23,6 +23,7 @@ import time
 
 from django.contrib.auth import login
 from django.contrib.auth.models import AnonymousUser
+from django.utils.crypto import constant_time_compare
 
 from ... import dynamo, ratelimit, sessions
 from ...backends import AccountBackend, may_log_in
@@ -30,6 +31,7 @@ from ...exceptions import Busy, OverLimit, StaleItem, Unavailable
 from ...models import User
 from ...tables import ACCOUNT_PREFIX, malformed_attributes
 from ...uniqueness import LOCK_SORT_KEY
+from ...verification import password_stamp
 from .. import passkeys, recovery_codes, store, totp
 from ..notices import recovery_code_used
 
@@ -75,9 +77,10 @@ def _refuses_damaged(account):
 
 def stage(request, user, redirect_to):
     """Stage the login of ``user`` (password checked) for the second step: the session
-    remembers who, until when, where to go next, whether it has a passkey to offer, and
-    the sessions the login will end (beyond ``ACCOUNTS_MAX_SESSIONS``, as counted by the
-    password step's read of the account). Nothing logs in yet."""
+    remembers who, until when, where to go next, whether it has a passkey to offer, the
+    sessions the login will end (beyond ``ACCOUNTS_MAX_SESSIONS``, as counted by the
+    password step's read of the account), and the stamp of the password it was staged with
+    (:func:`staged_for`). Nothing logs in yet."""
     ends = request.session.beyond_limit_at_login(user.pk) if _counts_sessions(request) else []
     request.session[STAGE_SESSION_KEY] = {
         "id": user.pk,
@@ -85,7 +88,17 @@ def stage(request, user, redirect_to):
         "next": redirect_to,
         "passkeys": bool(user.account.passkeys),
         "ends": ends,
+        "stamp": password_stamp(user.account),
     }
+
+
+def staged_for(found, account):
+    """Whether ``account`` (as read now) may finish the staged login ``found``: it may log
+    in, and its password is still the one the login was staged with. A password changed or
+    reset since ends every half-login begun with the old one, in every browser: whoever
+    typed it (an intruder, say) cannot finish with a second factor after the owner changed
+    it. Staged logins keep no item of the account's to delete, so the stamp is what dies."""
+    return can_log_in(account) and constant_time_compare(found.get("stamp", ""), password_stamp(account))
 
 
 def _counts_sessions(request):
@@ -107,7 +120,7 @@ def staged_account(request):
     if found is None:
         return None
     account, _ = store.read_account(found["id"])
-    return account if can_log_in(account) else None
+    return account if staged_for(found, account) else None
 
 
 def sign_in(request, user, spends, ends=()):
@@ -159,7 +172,7 @@ def authenticate_with_code(request, code):
     guess = ratelimit.Guess(request, RATE_LIMIT_ACTION, key=found["id"])
     account, counters = store.read_account(found["id"], *guess.keys)
     guess.take(counters)
-    if not can_log_in(account):
+    if not staged_for(found, account):
         return EXPIRED, None
     if _refuses_damaged(account):
         return DAMAGED, None
@@ -212,7 +225,7 @@ def authenticate_with_passkey(request, credential_json):
     challenge = passkeys.take_challenge(request, passkeys.SECOND_FACTOR)
     assertion = passkeys.read_assertion(credential_json)
     account, passkey = store.read_for_passkey(found["id"], assertion.credential_id)
-    if not can_log_in(account):
+    if not staged_for(found, account):
         return EXPIRED, None
     if _refuses_damaged(account):
         return DAMAGED, None

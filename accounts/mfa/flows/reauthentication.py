@@ -39,10 +39,18 @@ def is_fresh(request):
     return at is not None and time.time() - at <= app_settings.REAUTHENTICATION_TIMEOUT
 
 
+def count_password_check(request, user):
+    """Count one check of ``user``'s password against ``reauthenticate``, per account: this
+    page's and every change form's current-password field share the one count, so a session
+    cannot guess the password on a form the limit does not watch. Raises
+    :class:`~accounts.ratelimit.RateLimited` (the password is then not checked)."""
+    ratelimit.consume(request, RATE_LIMIT_ACTION, user=user.pk)
+
+
 def with_password(request, password):
     """Reauthenticate with the account's password. Returns whether it was right; each try
     counts against ``reauthenticate`` (raises :class:`~accounts.ratelimit.RateLimited`)."""
-    ratelimit.consume(request, RATE_LIMIT_ACTION)
+    count_password_check(request, request.user)
     if not request.user.check_password(password):
         return False
     record(request)

@@ -1,0 +1,69 @@
+"""Security notices: the mail that tells an account's address, as it was before a change,
+that a credential or an address changed, whoever changed it (its owner, or staff).
+
+Every such change calls :func:`notify` with the :class:`Addressee` read before it, so a
+new address never receives the only notice of its own arrival, and whoever took an
+account over cannot keep the notice from its owner. A notice counts against the
+``notice`` rate limit of its address, a budget of its own (``ACCOUNTS_RATE_LIMITS``,
+default 10 an hour): the mail anyone may make the app send an address (sign-ups, reset
+requests, counted by ``mail``) never uses it up. Only a verified address is told: an
+unverified one may be somebody else's.
+"""
+
+from dataclasses import dataclass
+
+from django.http import HttpRequest
+from django.urls import reverse
+
+from . import store
+from .verification import NOTICE_LIMIT, send_mail
+
+
+@dataclass(frozen=True)
+class Addressee:
+    """Where a notice goes: the account's address as read before the change."""
+
+    email: str
+    username: str
+    verified: bool
+
+
+def addressee(account) -> Addressee:
+    """The :class:`Addressee` of ``account`` as read now: take it before changing the account."""
+    return Addressee(email=account.email, username=account.username, verified=store.is_verified(account))
+
+
+def notify(
+    request: HttpRequest, before: Addressee, template: str, context: dict, *, with_reset_link: bool = True
+) -> str | None:
+    """Mail the notice ``template`` to ``before`` (see :func:`addressee`), its link leading to
+    the password reset (whoever did not make the change should act). Returns what became of
+    the mail (``sent``, ``too_soon``, ``failed``), or ``None`` for an unverified address."""
+    if not before.verified:
+        return None
+    path = reverse("accounts:password_reset") if with_reset_link else None
+    return send_mail(request, template, before.email, context, path=path, limit=NOTICE_LIMIT)
+
+
+def password_changed(
+    request: HttpRequest, before: Addressee, account, *, reset: bool, by_staff: bool = False
+) -> str | None:
+    """A new password: changed by its owner, reset with a mailed link, or set by staff."""
+    return notify(request, before, "password_changed", {"account": account, "reset": reset, "by_staff": by_staff})
+
+
+def username_changed(request: HttpRequest, before: Addressee, account, *, by_staff: bool = False) -> str | None:
+    """A new username (``account`` carries it), by its owner or by staff."""
+    context = {
+        "account": account,
+        "old_username": before.username,
+        "new_username": account.username,
+        "by_staff": by_staff,
+    }
+    return notify(request, before, "username_changed", context)
+
+
+def email_set_by_staff(request: HttpRequest, before: Addressee, account) -> str | None:
+    """Staff gave the account a new address (unverified until its mailbox confirms it)."""
+    context = {"account": account, "old_email": before.email, "new_email": account.email, "by_staff": True}
+    return notify(request, before, "email_changed", context)
