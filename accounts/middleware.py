@@ -1,8 +1,10 @@
-"""The request deadline, and the 503 page shown when DynamoDB cannot answer in time."""
+"""The request deadline, the 503 page shown when DynamoDB cannot answer in time, and the
+400 for a form body that cannot be read."""
 
 import logging
 
-from django.http import HttpResponse
+from django.core.exceptions import BadRequest, SuspiciousOperation
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.template.loader import render_to_string
 from pynamodb.exceptions import PynamoDBException
 
@@ -60,19 +62,44 @@ def unavailable_response(request, error):
     return response
 
 
+FORM_CONTENT_TYPE = "application/x-www-form-urlencoded"
+
+
+def read_form_body(request: HttpRequest) -> None:
+    """Read the form of a POST now; raises Django's ``BadRequest`` (or the
+    ``SuspiciousOperation`` of a body too large) when it cannot be read, after leaving the
+    request an empty form.
+
+    Why first and here: Django refuses a form body in any charset but UTF-8 (or one too
+    large) without remembering that it did, so the 400 page's own CSRF token reads the body
+    again, fails again inside the error handler, and the answer is a bare 500 (issue 26,
+    finding 6). Only ``application/x-www-form-urlencoded``: its body stays readable after
+    (Django keeps it), and a multipart body Django marks unreadable itself."""
+    if request.method != "POST" or request.content_type != FORM_CONTENT_TYPE:
+        return
+    try:
+        request.POST
+    except (BadRequest, SuspiciousOperation):
+        request.POST = QueryDict()
+        raise
+
+
 class UnavailableMiddleware:
     """Runs the request under ``ACCOUNTS_REQUEST_DEADLINE`` and answers 503 instead of a
-    500 when DynamoDB cannot answer in time.
+    500 when DynamoDB cannot answer in time; a form body that cannot be read is a 400 page
+    (the host's ``400.html``), not a 500.
 
     List it LAST in ``MIDDLEWARE``. A modified session is saved here, after the view, so a
     failing session write is answered with the 503 page too (the session middleware's own
-    save afterwards sends nothing).
+    save afterwards sends nothing). It runs before any middleware's ``process_view`` (the
+    CSRF check's), so it reads the form first (:func:`read_form_body`).
     """
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
+        read_form_body(request)
         with deadline.started():
             response = self.get_response(request)
             if response.status_code < 500:

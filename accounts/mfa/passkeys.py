@@ -15,7 +15,6 @@ options of each ceremony, their challenge, and checking what the browser answers
   and a credential's backup eligibility must not change; its backup state is recorded.
 """
 
-import json
 import secrets
 import time
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from webauthn.helpers.structs import (
     UserVerificationRequirement,
 )
 
+from .. import bounded_json
 from ..app_settings import app_settings
 from ..links import site_url_problem
 from ..tables import MAX_PASSKEYS  # noqa: F401  (how many an account may register: the engine's bound)
@@ -48,6 +48,12 @@ CHALLENGE_SECONDS = 300
 CHALLENGE_BYTES = 32
 # A credential id is at most 1,023 bytes (WebAuthn §4); its lock key must fit in 2,048.
 MAX_CREDENTIAL_ID_BYTES = 1023
+# A browser's answer, as the form takes it (its hidden field's max_length), and how deep it
+# may nest: an answer nests 3 levels (clientExtensionResults.credProps.rk), an extension's
+# results a few more; anything deeper is not an answer, and would cost the parser a
+# RecursionError (issue 26, finding 6).
+MAX_ANSWER_LENGTH = 65536
+MAX_ANSWER_DEPTH = 16
 # Ceremonies, each with its own challenge.
 LOGIN, SECOND_FACTOR, REAUTHENTICATE = "login", "second_factor", "reauthenticate"
 REGISTER, SIGNUP = "register", "signup"
@@ -187,7 +193,7 @@ class NewCredential:
 
 def _loaded(credential_json):
     try:
-        data = json.loads(credential_json)
+        data = bounded_json.loads(credential_json, max_length=MAX_ANSWER_LENGTH, max_depth=MAX_ANSWER_DEPTH)
     except (TypeError, ValueError) as error:
         raise PasskeyRefused(INVALID, "not JSON") from error
     if not isinstance(data, dict):
