@@ -352,6 +352,13 @@ class AppSettings:
         return self._setting("TRUSTED_PROXY_COUNT", 0)
 
     @property
+    def IPV6_PREFIX_LENGTH(self):
+        """How many leading bits of an IPv6 client address the rate limits count it by: one
+        subscriber usually holds a whole /64, and picks any address in it at will. 128
+        counts each address apart. Default 64."""
+        return self._setting("IPV6_PREFIX_LENGTH", 64)
+
+    @property
     def DEVICE_COOKIE_AGE(self):
         """How long a browser stays trusted for an account after its last login there (its
         device cookie, see :mod:`accounts.devices`): a ``timedelta`` or seconds. Default 365 days."""
