@@ -358,6 +358,22 @@ class AppSettings:
         counts each address apart. Default 64."""
         return self._setting("IPV6_PREFIX_LENGTH", 64)
 
+    # Breached passwords and session timeouts (issue 26: NIST SP 800-63B-4).
+
+    @property
+    def BREACHED_PASSWORDS(self):
+        """Where :class:`accounts.breached_passwords.BreachedPasswordValidator` looks new
+        passwords up, by the first 5 hex digits of their SHA-1: a range API's URL
+        (``https://api.pwnedpasswords.com``) or a directory of range files (``ABCDE`` or
+        ``ABCDE.txt``). Default ``None``: no check."""
+        return self._setting("BREACHED_PASSWORDS", None) or None
+
+    @property
+    def BREACHED_PASSWORDS_FAIL_CLOSED(self):
+        """When True, a new password is refused while the breached-password source cannot
+        answer; else (the default, False) it is accepted, and the failure logged."""
+        return self._setting("BREACHED_PASSWORDS_FAIL_CLOSED", False)
+
     @property
     def DEVICE_COOKIE_AGE(self):
         """How long a browser stays trusted for an account after its last login there (its
