@@ -282,7 +282,9 @@ class AppSettings:
     def SESSION_TOUCH_INTERVAL(self):
         """Seconds after which a page refreshes its session's "last seen" (one extra guarded
         ``PutItem`` on that page, the largest write cost of a busy site: see the README's
-        "Costs"); ``None`` never refreshes it. Default 3600 (an hour)."""
+        "Costs"); ``None`` never refreshes it. Default 3600 (an hour). With
+        :attr:`SESSION_IDLE_TIMEOUT` set, a session is refreshed at least every half of it
+        (see :func:`accounts.sessions.touch_interval`)."""
         return self._setting("SESSION_TOUCH_INTERVAL", 3600)
 
     @property
@@ -373,6 +375,17 @@ class AppSettings:
         """When True, a new password is refused while the breached-password source cannot
         answer; else (the default, False) it is accepted, and the failure logged."""
         return self._setting("BREACHED_PASSWORDS_FAIL_CLOSED", False)
+
+    @property
+    def SESSION_IDLE_TIMEOUT(self):
+        """Seconds of inactivity after which a session (``accounts.sessions``) ends: no
+        request for that long, and it is read as absent. Tracked by the session's "last
+        seen", refreshed at most once per :func:`accounts.sessions.touch_interval`, so a
+        session ends between that interval short of the timeout and the timeout after its
+        last request. A ``timedelta`` or seconds; ``None``: no idle timeout. Default 43200
+        (12 hours). The absolute lifetime is Django's ``SESSION_COOKIE_AGE`` from the login."""
+        value = self._setting("SESSION_IDLE_TIMEOUT", 43200)
+        return value.total_seconds() if isinstance(value, timedelta) else value
 
     @property
     def DEVICE_COOKIE_AGE(self):

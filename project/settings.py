@@ -128,6 +128,11 @@ ACCOUNTS_PASSKEY_SIGNUP = env.bool("ACCOUNTS_PASSKEY_SIGNUP", default=False)
 ACCOUNTS_BREACHED_PASSWORDS = env("ACCOUNTS_BREACHED_PASSWORDS", default="") or None
 if ACCOUNTS_BREACHED_PASSWORDS:
     AUTH_PASSWORD_VALIDATORS.append({"NAME": "accounts.breached_passwords.BreachedPasswordValidator"})
+# Seconds; unset: the app's defaults (5 minutes; 12 hours of inactivity ends a session).
+if "ACCOUNTS_REAUTHENTICATION_TIMEOUT" in env:
+    ACCOUNTS_REAUTHENTICATION_TIMEOUT = env.int("ACCOUNTS_REAUTHENTICATION_TIMEOUT")
+if "ACCOUNTS_SESSION_IDLE_TIMEOUT" in env:
+    ACCOUNTS_SESSION_IDLE_TIMEOUT = env.int("ACCOUNTS_SESSION_IDLE_TIMEOUT")
 
 # Mail: EMAIL_URL is smtp://host:port, consolemail:// (the default: `make run` prints each
 # mail, with its link, in the terminal) or filemail://path.
