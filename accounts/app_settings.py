@@ -360,6 +360,15 @@ class AppSettings:
         counts each address apart. Default 64."""
         return self._setting("IPV6_PREFIX_LENGTH", 64)
 
+    @property
+    def ANONYMOUS_SESSION_LIMIT(self):
+        """How many new sessions of nobody (data kept before a login: a half-login, a
+        passkey signup's first page) one client address may start, in the notation of
+        :attr:`RATE_LIMITS` per ``ip`` (``"30/m/ip"``); over it the request answers 429 and
+        writes no session. Counted by :class:`accounts.middleware.UnavailableMiddleware`.
+        ``None``: no limit. Default ``"30/m/ip"``."""
+        return self._setting("ANONYMOUS_SESSION_LIMIT", "30/m/ip")
+
     # Breached passwords and session timeouts (issue 26: NIST SP 800-63B-4).
 
     @property

@@ -8,7 +8,7 @@ from django.http import HttpRequest, HttpResponse, QueryDict
 from django.template.loader import render_to_string
 from pynamodb.exceptions import PynamoDBException
 
-from . import deadline, sessions
+from . import deadline, ratelimit, sessions
 from .exceptions import OutcomeUnknown, ReadOnlyRegion, Unavailable
 from .transactions import RESEND_CODES, TRANSPORT_ERRORS
 
@@ -84,6 +84,16 @@ def read_form_body(request: HttpRequest) -> None:
         raise
 
 
+def too_many_sessions_response(request: HttpRequest, error: ratelimit.RateLimited) -> HttpResponse:
+    """The 429 answer to a request whose new session of nobody is over the limit per
+    address: the session is dropped unsaved (its cookie with it), so nothing is written."""
+    request.session = type(request.session)()
+    message = ratelimit.RATE_LIMITED_MESSAGE % {"wait": ratelimit.wait_in_words(error.retry_after)}
+    response = HttpResponse(message, status=429, content_type="text/plain; charset=utf-8")
+    response["Retry-After"] = str(error.retry_after)
+    return response
+
+
 class UnavailableMiddleware:
     """Runs the request under ``ACCOUNTS_REQUEST_DEADLINE`` and answers 503 instead of a
     500 when DynamoDB cannot answer in time; a form body that cannot be read is a 400 page
@@ -91,7 +101,9 @@ class UnavailableMiddleware:
 
     List it LAST in ``MIDDLEWARE``. A modified session is saved here, after the view, so a
     failing session write is answered with the 503 page too (the session middleware's own
-    save afterwards sends nothing). It runs before any middleware's ``process_view`` (the
+    save afterwards sends nothing); a new session of nobody is counted first against
+    ``ACCOUNTS_ANONYMOUS_SESSION_LIMIT``, and over it the answer is 429 and nothing is
+    written (:func:`too_many_sessions_response`). It runs before any middleware's ``process_view`` (the
     CSRF check's), so it reads the form first (:func:`read_form_body`).
     """
 
@@ -104,7 +116,11 @@ class UnavailableMiddleware:
             response = self.get_response(request)
             if response.status_code < 500:
                 try:
+                    if sessions.starts_anonymous_session(request):
+                        ratelimit.consume_anonymous_session(request)
                     sessions.save_now(request)
+                except ratelimit.RateLimited as error:
+                    return too_many_sessions_response(request, error)
                 except Exception as error:
                     if not is_unavailable(error):
                         raise

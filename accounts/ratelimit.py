@@ -359,6 +359,20 @@ def count_attempt(action, counters):
     return now
 
 
+ANONYMOUS_SESSION_ACTION = "anonymous_session"
+
+
+def consume_anonymous_session(request):
+    """Count a new session of nobody that ``request`` is about to write, against
+    ``ACCOUNTS_ANONYMOUS_SESSION_LIMIT`` (per client address); raise :class:`RateLimited`
+    over it. Apart from ``ACCOUNTS_RATE_LIMITS`` because it guards the session store, not a
+    flow: each anonymous write is a table item that lives until its session expires."""
+    rules = [rule for rule in parse_rules(app_settings.ANONYMOUS_SESSION_LIMIT) if rule.per == "ip"]
+    address = client_ip(request)
+    if rules and address:
+        count_attempt(ANONYMOUS_SESSION_ACTION, [Counter(ANONYMOUS_SESSION_ACTION, rule, address) for rule in rules])
+
+
 def consume(request, action, *, key=None, user=None):
     """Count one attempt at ``action``; raise :class:`RateLimited` if it is over a limit.
 

@@ -459,6 +459,20 @@ class SessionStore(SessionBase):
         """Nothing to do: DynamoDB's TTL deletes expired sessions, and reads ignore them."""
 
 
+def starts_anonymous_session(request):
+    """Whether saving the request's session would write a new session of nobody: modified,
+    not empty, with no item yet and no logged-in user (see
+    :func:`accounts.ratelimit.consume_anonymous_session`)."""
+    session = getattr(request, "session", None)
+    return (
+        isinstance(session, SessionStore)
+        and session.modified
+        and session.session_key is None
+        and not session.is_empty()
+        and SESSION_KEY not in session
+    )
+
+
 def save_now(request):
     """Save the request's session now if it changed, as the session middleware would after
     the response, so that a failing write is answered by the code that can explain it (the
