@@ -19,15 +19,18 @@ class JSONTooLarge(ValueError):
     """The text is longer, or nests deeper, than the caller allows."""
 
 
-def nesting_depth(text: str) -> int:
+def nesting_depth(text: str, *, limit: int | None = None) -> int:
     """How deep the arrays and objects of ``text`` nest (0 for a scalar), counted without
-    parsing; an unbalanced text is left for the parser to refuse."""
+    parsing; an unbalanced text is left for the parser to refuse. With ``limit``, counting
+    stops at the first level past it (a hostile text costs no more than a deep-enough one)."""
     depth = deepest = 0
     for match in _STRING_OR_BRACKET.finditer(text):
         token = match.group()
         if token in _OPENING:
             depth += 1
             deepest = max(deepest, depth)
+            if limit is not None and deepest > limit:
+                break
         elif token in "]}":
             depth -= 1
     return deepest
@@ -40,6 +43,6 @@ def loads(text: str | bytes, *, max_length: int, max_depth: int) -> object:
         raise JSONTooLarge(f"longer than {max_length}")
     if isinstance(text, bytes):
         text = text.decode("utf-8")
-    if nesting_depth(text) > max_depth:
+    if nesting_depth(text, limit=max_depth) > max_depth:
         raise JSONTooLarge(f"nested deeper than {max_depth}")
     return json.loads(text)

@@ -54,6 +54,7 @@ from datetime import timedelta
 
 import botocore.exceptions
 from django.core.exceptions import ImproperlyConfigured, ValidationError
+from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.timesince import timeuntil
 from django.utils.translation import gettext_lazy as _
@@ -362,7 +363,7 @@ def count_attempt(action, counters):
 ANONYMOUS_SESSION_ACTION = "anonymous_session"
 
 
-def consume_anonymous_session(request):
+def consume_anonymous_session(request: HttpRequest) -> None:
     """Count a new session of nobody that ``request`` is about to write, against
     ``ACCOUNTS_ANONYMOUS_SESSION_LIMIT`` (per client address); raise :class:`RateLimited`
     over it. Apart from ``ACCOUNTS_RATE_LIMITS`` because it guards the session store, not a

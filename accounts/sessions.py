@@ -44,6 +44,7 @@ from django.conf import settings
 from django.contrib.auth import SESSION_KEY
 from django.contrib.sessions.backends.base import VALID_KEY_CHARS, CreateError, SessionBase, UpdateError
 from django.contrib.sessions.exceptions import SessionInterrupted
+from django.http import HttpRequest
 from django.utils.crypto import get_random_string
 from django.utils.translation import gettext
 
@@ -104,7 +105,7 @@ def _item_key(session_key):
     return dynamo.key(ANONYMOUS_PREFIX + secret, ANONYMOUS_SORT_KEY)
 
 
-def touch_interval():
+def touch_interval() -> float | None:
     """Seconds after which a page refreshes its session's ``last_seen`` (one guarded
     ``PutItem``): ``ACCOUNTS_SESSION_TOUCH_INTERVAL``, and at most half of
     ``ACCOUNTS_SESSION_IDLE_TIMEOUT``, so that a session in use is refreshed well before it
@@ -459,7 +460,7 @@ class SessionStore(SessionBase):
         """Nothing to do: DynamoDB's TTL deletes expired sessions, and reads ignore them."""
 
 
-def starts_anonymous_session(request):
+def starts_anonymous_session(request: HttpRequest) -> bool:
     """Whether saving the request's session would write a new session of nobody: modified,
     not empty, with no item yet and no logged-in user (see
     :func:`accounts.ratelimit.consume_anonymous_session`)."""

@@ -113,3 +113,4 @@ def test_an_answer_nested_as_deep_as_allowed_is_still_read():
     with pytest.raises(bounded_json.JSONTooLarge):
         bounded_json.loads('"' + "a" * 100 + '"', max_length=100, max_depth=passkeys.MAX_ANSWER_DEPTH)
     assert bounded_json.nesting_depth('{"a": "[[[{{", "b": [1]}') == 2
+    assert bounded_json.nesting_depth(NESTED, limit=passkeys.MAX_ANSWER_DEPTH) == passkeys.MAX_ANSWER_DEPTH + 1

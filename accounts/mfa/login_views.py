@@ -8,7 +8,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.sessions.exceptions import SessionInterrupted
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import redirect, render, resolve_url
 from django.utils.decorators import method_decorator
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -114,7 +114,7 @@ class PasskeyAnswerView(View):
             return redirect(self.refused_url(request))
 
 
-def _without_challenge_cookie(request, response):
+def _without_challenge_cookie(request: HttpRequest, response: HttpResponse) -> HttpResponse:
     """``response``, dropping the signed challenge's cookie the request came with: answered
     or refused, its challenge is of no use any more."""
     if passkeys.CHALLENGE_COOKIE in request.COOKIES:

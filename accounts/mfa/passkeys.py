@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from django.core import signing
+from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 from webauthn import (
     generate_authentication_options,
@@ -133,7 +134,7 @@ class CeremonyOptions:
     challenge_cookie: str | None = None
 
 
-def _new_challenge(request, purpose):
+def _new_challenge(request: HttpRequest, purpose: str) -> tuple[bytes, str | None]:
     """``(challenge, cookie value or None)``: a new challenge for ``purpose``, kept in the
     session, or signed into the cookie's value for :data:`SIGNED_PURPOSES`."""
     challenge = secrets.token_bytes(CHALLENGE_BYTES)
@@ -148,7 +149,7 @@ def _new_challenge(request, purpose):
     return challenge, None
 
 
-def _issued_challenge(request, purpose):
+def _issued_challenge(request: HttpRequest, purpose: str) -> dict | None:
     if purpose not in SIGNED_PURPOSES:
         return request.session.pop(CHALLENGE_SESSION_KEY, None)
     try:

@@ -4,6 +4,7 @@ app (TOTP) and recovery codes. Flows call these; every write goes through
 """
 
 import time
+from collections.abc import Callable
 
 from .. import dynamo, lookups, store, transactions
 from ..tables import PASSKEY_SORT_PREFIX, PROFILE_SORT_KEY, account_pk, get_account_model, is_gone, raw_text, utcnow
@@ -149,7 +150,7 @@ def recovery_code_spend(account, code):
     return transactions.recovery_code_spend(account, recovery_codes.digest(account.id, code))
 
 
-def used_challenge_spend(challenge: bytes):
+def used_challenge_spend(challenge: bytes) -> Callable[[int], transactions.Action]:
     """The single-use write of a passkey challenge that no session held (see
     :func:`accounts.transactions.used_challenge_spend`): its record lives as long as the
     challenge can (issued at most :data:`~accounts.mfa.passkeys.CHALLENGE_SECONDS` ago)."""

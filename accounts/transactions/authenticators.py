@@ -19,7 +19,10 @@ code also checks that each counter of its limit (``mfa_attempt``) is still under
 counters).
 """
 
+from collections.abc import Callable
+
 from ..exceptions import OutcomeUnknown
+from ..tables import TableModel
 from .actions import (
     LIMIT,
     OWNED_ITEM,
@@ -63,7 +66,7 @@ def totp_step_spend(record):
     return _single_use_record(record)
 
 
-def used_challenge_spend(record):
+def used_challenge_spend(record: TableModel) -> Callable[[int], Action]:
     """The builder of the ``Put`` of the record that a passkey challenge was answered
     (:class:`~accounts.mfa.tables.UsedChallenge`), guarded as :func:`totp_step_spend`. It
     stands in for the deletion of the session that held the challenge, when none did (an
@@ -77,7 +80,7 @@ def used_challenge_spend(record):
     return _single_use_record(record)
 
 
-def _single_use_record(record):
+def _single_use_record(record: TableModel) -> Callable[[int], Action]:
     def spend(now):
         condition = _free_condition(type(record), now)
         return Action("Put", record.get_save_kwargs_from_instance(condition=condition), SPENT, _key_target(record))
