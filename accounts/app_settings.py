@@ -285,7 +285,9 @@ class AppSettings:
     def SESSION_TOUCH_INTERVAL(self):
         """Seconds after which a page refreshes its session's "last seen" (one extra guarded
         ``PutItem`` on that page, the largest write cost of a busy site: see the README's
-        "Costs"); ``None`` never refreshes it. Default 3600 (an hour)."""
+        "Costs"); ``None`` never refreshes it. Default 3600 (an hour). With
+        :attr:`SESSION_IDLE_TIMEOUT` set, a session is refreshed at least every half of it
+        (see :func:`accounts.sessions.touch_interval`)."""
         return self._setting("SESSION_TOUCH_INTERVAL", 3600)
 
     @property
@@ -353,6 +355,49 @@ class AppSettings:
         """How many reverse proxies in front of the site append to ``X-Forwarded-For``; the
         client address is the one the outermost of them saw. Default 0: ``REMOTE_ADDR``."""
         return self._setting("TRUSTED_PROXY_COUNT", 0)
+
+    @property
+    def IPV6_PREFIX_LENGTH(self):
+        """How many leading bits of an IPv6 client address the rate limits count it by: one
+        subscriber usually holds a whole /64, and picks any address in it at will. 128
+        counts each address apart. Default 64."""
+        return self._setting("IPV6_PREFIX_LENGTH", 64)
+
+    @property
+    def ANONYMOUS_SESSION_LIMIT(self):
+        """How many new sessions of nobody (data kept before a login: a half-login, a
+        passkey signup's first page) one client address may start, in the notation of
+        :attr:`RATE_LIMITS` per ``ip`` (``"30/m/ip"``); over it the request answers 429 and
+        writes no session. Counted by :class:`accounts.middleware.UnavailableMiddleware`.
+        ``None``: no limit. Default ``"30/m/ip"``."""
+        return self._setting("ANONYMOUS_SESSION_LIMIT", "30/m/ip")
+
+    # Breached passwords and session timeouts (issue 26: NIST SP 800-63B-4).
+
+    @property
+    def BREACHED_PASSWORDS(self):
+        """Where :class:`accounts.breached_passwords.BreachedPasswordValidator` looks new
+        passwords up, by the first 5 hex digits of their SHA-1: a range API's URL
+        (``https://api.pwnedpasswords.com``) or a directory of range files (``ABCDE`` or
+        ``ABCDE.txt``). Default ``None``: no check."""
+        return self._setting("BREACHED_PASSWORDS", None) or None
+
+    @property
+    def BREACHED_PASSWORDS_FAIL_CLOSED(self):
+        """When True, a new password is refused while the breached-password source cannot
+        answer; else (the default, False) it is accepted, and the failure logged."""
+        return self._setting("BREACHED_PASSWORDS_FAIL_CLOSED", False)
+
+    @property
+    def SESSION_IDLE_TIMEOUT(self):
+        """Seconds of inactivity after which a session (``accounts.sessions``) ends: no
+        request for that long, and it is read as absent. Tracked by the session's "last
+        seen", refreshed at most once per :func:`accounts.sessions.touch_interval`, so a
+        session ends between that interval short of the timeout and the timeout after its
+        last request. A ``timedelta`` or seconds; ``None``: no idle timeout. Default 43200
+        (12 hours). The absolute lifetime is Django's ``SESSION_COOKIE_AGE`` from the login."""
+        value = self._setting("SESSION_IDLE_TIMEOUT", 43200)
+        return value.total_seconds() if isinstance(value, timedelta) else value
 
     @property
     def DEVICE_COOKIE_AGE(self):

@@ -3,7 +3,8 @@
 Limits are written in django-allauth's notation, ``ACCOUNTS_RATE_LIMITS``:
 ``{"login_failed": "10/m/ip,5/5m/key", ...}``: each rule is ``<amount>/<period>/<per>``,
 the period ``s``, ``m``, ``h`` or ``d`` with an optional multiplier (``5m``), ``per`` one
-of ``ip`` (the client address, :func:`client_ip`), ``key`` (what the action is about,
+of ``ip`` (the client address, :func:`client_ip`: an IPv6 one by its network of
+``ACCOUNTS_IPV6_PREFIX_LENGTH`` bits), ``key`` (what the action is about,
 e.g. the lock key of the email a reset is for) or ``user`` (the signed-in account).
 
 Each rule counts in DynamoDB, one item per rule and value: ``PK=RATE#<action>#<per>#
@@ -42,6 +43,7 @@ Two ways to use it:
 """
 
 import hashlib
+import ipaddress
 import logging
 import math
 import re
@@ -52,6 +54,7 @@ from datetime import timedelta
 
 import botocore.exceptions
 from django.core.exceptions import ImproperlyConfigured, ValidationError
+from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.timesince import timeuntil
 from django.utils.translation import gettext_lazy as _
@@ -132,9 +135,10 @@ def limits():
 
 
 def client_ip(request):
-    """The client's address: ``REMOTE_ADDR``, or with ``ACCOUNTS_TRUSTED_PROXY_COUNT`` = n
-    proxies in front, the n-th address of ``X-Forwarded-For`` from the right (the one the
-    outermost trusted proxy saw; what the client wrote further left is not trusted).
+    """The client's address as the rate limits count it (:func:`counted_address`):
+    ``REMOTE_ADDR``, or with ``ACCOUNTS_TRUSTED_PROXY_COUNT`` = n proxies in front, the n-th
+    address of ``X-Forwarded-For`` from the right (the one the outermost trusted proxy saw;
+    what the client wrote further left is not trusted).
 
     An ``X-Forwarded-For`` arriving while no proxy is trusted is logged once per process:
     behind a proxy, every visitor would share the proxy's address."""
@@ -143,10 +147,34 @@ def client_ip(request):
     if trusted:
         hops = [part.strip() for part in (forwarded or "").split(",") if part.strip()]
         if len(hops) >= trusted:
-            return hops[-trusted]
+            return counted_address(hops[-trusted])
     elif forwarded is not None:
         _warn_of_forwarding()
-    return request.META.get("REMOTE_ADDR", "")
+    return counted_address(request.META.get("REMOTE_ADDR", ""))
+
+
+# "[2001:db8::1]:443" as a proxy may write it, the brackets and the port apart.
+_BRACKETED = re.compile(r"^\[(?P<address>[^\]]+)\](?::\d+)?$")
+
+
+def counted_address(address: str) -> str:
+    """``address`` spelled canonically, so that every spelling of one address counts as
+    one: an IPv4 address (an IPv4-mapped IPv6 one included, ``::ffff:192.0.2.1``) as
+    itself; an IPv6 address as its network of ``ACCOUNTS_IPV6_PREFIX_LENGTH`` bits
+    (``2001:db8:0:0::7`` and ``2001:DB8::8`` are both ``2001:db8::/64``), its zone
+    (``%eth0``) dropped. What is no IP address is returned as it came (stripped)."""
+    text = address.strip()
+    if bracketed := _BRACKETED.match(text):
+        text = bracketed["address"]
+    try:
+        parsed = ipaddress.ip_address(text.partition("%")[0])
+    except ValueError:
+        return text
+    if isinstance(parsed, ipaddress.IPv6Address) and parsed.ipv4_mapped is not None:
+        parsed = parsed.ipv4_mapped
+    if isinstance(parsed, ipaddress.IPv4Address):
+        return str(parsed)
+    return str(ipaddress.IPv6Network((parsed, app_settings.IPV6_PREFIX_LENGTH), strict=False))
 
 
 def _warn_of_forwarding():
@@ -331,6 +359,20 @@ def count_attempt(action, counters):
             raise RateLimited(action, counter.retry_after(now))
         counted.append(counter)
     return now
+
+
+ANONYMOUS_SESSION_ACTION = "anonymous_session"
+
+
+def consume_anonymous_session(request: HttpRequest) -> None:
+    """Count a new session of nobody that ``request`` is about to write, against
+    ``ACCOUNTS_ANONYMOUS_SESSION_LIMIT`` (per client address); raise :class:`RateLimited`
+    over it. Apart from ``ACCOUNTS_RATE_LIMITS`` because it guards the session store, not a
+    flow: each anonymous write is a table item that lives until its session expires."""
+    rules = [rule for rule in parse_rules(app_settings.ANONYMOUS_SESSION_LIMIT) if rule.per == "ip"]
+    address = client_ip(request)
+    if rules and address:
+        count_attempt(ANONYMOUS_SESSION_ACTION, [Counter(ANONYMOUS_SESSION_ACTION, rule, address) for rule in rules])
 
 
 def consume(request, action, *, key=None, user=None):

@@ -19,6 +19,16 @@ A session of nobody (data stored before login) lives at ``PK=SESSION#<secret>``,
 ``SK=SESSION``. Every session carries ``expires`` (epoch seconds, the table's TTL
 attribute) set from its expiry; DynamoDB deletes expired items lazily, so a session whose
 ``expires`` has passed is treated as absent when read.
+
+A session ends at the first of two timeouts (NIST SP 800-63B-4 §2.2.3, docs/security.md):
+
+- absolute: ``SESSION_COOKIE_AGE`` (Django's, default 14 days) after its creation (a login
+  creates one), however active it is: ``expires`` is never set later than that;
+- idle: ``ACCOUNTS_SESSION_IDLE_TIMEOUT`` (default 12 hours) after its ``last_seen``. No
+  request writes for that: a page refreshes ``last_seen`` only once :func:`touch_interval`
+  has passed since it was written (at most half the idle timeout), so a session ends between
+  that interval short of the idle timeout and the idle timeout after its last request. Its
+  item then stays until ``expires`` (TTL), read as absent.
 """
 
 import contextlib
@@ -34,6 +44,7 @@ from django.conf import settings
 from django.contrib.auth import SESSION_KEY
 from django.contrib.sessions.backends.base import VALID_KEY_CHARS, CreateError, SessionBase, UpdateError
 from django.contrib.sessions.exceptions import SessionInterrupted
+from django.http import HttpRequest
 from django.utils.crypto import get_random_string
 from django.utils.translation import gettext
 
@@ -94,10 +105,25 @@ def _item_key(session_key):
     return dynamo.key(ANONYMOUS_PREFIX + secret, ANONYMOUS_SORT_KEY)
 
 
+def touch_interval() -> float | None:
+    """Seconds after which a page refreshes its session's ``last_seen`` (one guarded
+    ``PutItem``): ``ACCOUNTS_SESSION_TOUCH_INTERVAL``, and at most half of
+    ``ACCOUNTS_SESSION_IDLE_TIMEOUT``, so that a session in use is refreshed well before it
+    would end; ``None``: never."""
+    touch, idle = app_settings.SESSION_TOUCH_INTERVAL, app_settings.SESSION_IDLE_TIMEOUT
+    if idle is None:
+        return touch
+    return idle / 2 if touch is None else min(touch, idle / 2)
+
+
 def _is_live(raw, now):
     # A session without a readable ``expires`` (damage) is not live: it gets nobody in.
     expires = raw_expires(raw)
-    return expires is not None and not has_expired(expires, now)
+    if expires is None or has_expired(expires, now):
+        return False
+    idle = app_settings.SESSION_IDLE_TIMEOUT
+    last_seen = raw.get("last_seen", {}).get("N")
+    return idle is None or last_seen is None or now - int(last_seen) <= idle
 
 
 def _pair(raw_key):
@@ -237,7 +263,7 @@ class SessionStore(SessionBase):
         self._created = int(session["created"]["N"])
         self._last_seen = int(session["last_seen"]["N"])
         self.user_agent = session.get("user_agent", {}).get("S")
-        touch = app_settings.SESSION_TOUCH_INTERVAL
+        touch = touch_interval()
         if touch is not None and now - self._last_seen >= touch and not regions.reads_only():
             # Refresh "last seen" by saving (guarded: never revives a deleted session).
             self.modified = True
@@ -390,8 +416,11 @@ class SessionStore(SessionBase):
             self._session_key = self._key_for(account_id)
             self._created = None
         now = _epoch()
-        expires = _epoch(self.get_expiry_date())
-        item = session_item(self.session_key, self.encode(data), expires, self._created or now, now, self.user_agent)
+        created = self._created or now
+        # Never past the absolute lifetime, counted from its creation (Django's expiry date
+        # slides: it counts from this save).
+        expires = min(_epoch(self.get_expiry_date()), created + settings.SESSION_COOKIE_AGE)
+        item = session_item(self.session_key, self.encode(data), expires, created, now, self.user_agent)
         return item, new, now
 
     def _saved_as(self, item, now, data):
@@ -429,6 +458,20 @@ class SessionStore(SessionBase):
     @classmethod
     def clear_expired(cls):
         """Nothing to do: DynamoDB's TTL deletes expired sessions, and reads ignore them."""
+
+
+def starts_anonymous_session(request: HttpRequest) -> bool:
+    """Whether saving the request's session would write a new session of nobody: modified,
+    not empty, with no item yet and no logged-in user (see
+    :func:`accounts.ratelimit.consume_anonymous_session`)."""
+    session = getattr(request, "session", None)
+    return (
+        isinstance(session, SessionStore)
+        and session.modified
+        and session.session_key is None
+        and not session.is_empty()
+        and SESSION_KEY not in session
+    )
 
 
 def save_now(request):

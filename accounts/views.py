@@ -16,7 +16,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.generic import FormView, TemplateView, View
 
-from . import devices, notices, password_reset, sessions, store, verification
+from . import breached_passwords, devices, notices, password_reset, sessions, store, verification
 from .ratelimit import RateLimitMixin
 from .adapter import get_adapter
 from .backends import AccountBackend
@@ -165,6 +165,9 @@ class LoginView(RateLimitMixin, auth_views.LoginView):
 
     def form_valid(self, form):
         user = form.get_user()
+        if breached_passwords.times_breached(form.cleaned_data["password"]):
+            # NIST SP 800-63B-4: the login goes on, and the person is asked to change it.
+            messages.warning(self.request, breached_passwords.LOGIN_WARNING)
         if second_step.needs_second_step(user):
             # The password is right, but no session logs in before the second factor.
             second_step.stage(self.request, user, self.get_success_url())

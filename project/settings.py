@@ -123,6 +123,17 @@ ACCOUNTS_TRUSTED_PROXY_COUNT = env("ACCOUNTS_TRUSTED_PROXY_COUNT")
 ACCOUNTS_MFA_REQUIRED_FOR_STAFF = env.bool("ACCOUNTS_MFA_REQUIRED_FOR_STAFF", default=False)
 ACCOUNTS_PASSKEY_SIGNUP = env.bool("ACCOUNTS_PASSKEY_SIGNUP", default=False)
 
+# Standards (issue 26, docs/security.md). Breached passwords: a range API's URL
+# (https://api.pwnedpasswords.com) or a directory of range files; unset: no check.
+ACCOUNTS_BREACHED_PASSWORDS = env("ACCOUNTS_BREACHED_PASSWORDS", default="") or None
+if ACCOUNTS_BREACHED_PASSWORDS:
+    AUTH_PASSWORD_VALIDATORS.append({"NAME": "accounts.breached_passwords.BreachedPasswordValidator"})
+# Seconds; unset: the app's defaults (5 minutes; 12 hours of inactivity ends a session).
+if "ACCOUNTS_REAUTHENTICATION_TIMEOUT" in env:
+    ACCOUNTS_REAUTHENTICATION_TIMEOUT = env.int("ACCOUNTS_REAUTHENTICATION_TIMEOUT")
+if "ACCOUNTS_SESSION_IDLE_TIMEOUT" in env:
+    ACCOUNTS_SESSION_IDLE_TIMEOUT = env.int("ACCOUNTS_SESSION_IDLE_TIMEOUT")
+
 # Mail: EMAIL_URL is smtp://host:port, consolemail:// (the default: `make run` prints each
 # mail, with its link, in the terminal) or filemail://path.
 EMAIL_CONFIG = env.email_url("EMAIL_URL", default="consolemail://")

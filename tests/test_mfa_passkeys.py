@@ -7,7 +7,7 @@ import threading
 import pytest
 from django.test import Client
 
-from accounts import sessions, store, transactions
+from accounts import store, transactions
 from accounts.mfa import passkeys
 from accounts.mfa import store as mfa_store
 from tests import authenticator
@@ -141,18 +141,18 @@ def test_an_expired_challenge_is_refused(ddb, monkeypatch):
 
 def test_two_logins_racing_with_one_challenge_make_one_session(ddb):
     # The same answer posted twice at once, from one browser: the transaction that logs in
-    # deletes the session holding the challenge only while it lives, so one of them wins.
+    # records its challenge as used only while it is not, so one of them wins.
     client = signed_up_client()
     credential, _ = add_passkey(client)
     visitor = Client()
     answer = authenticator.get(credential, options(visitor, "login"), ORIGIN)
-    session_cookie = visitor.cookies["sessionid"].value
+    challenge_cookie = visitor.cookies[passkeys.CHALLENGE_COOKIE].value
     barrier = threading.Barrier(4)
     landed = []
 
     def post():
         racer = Client()
-        racer.cookies["sessionid"] = session_cookie
+        racer.cookies[passkeys.CHALLENGE_COOKIE] = challenge_cookie
         barrier.wait()
         response = racer.post("/accounts/mfa/passkey/login/", {"credential": answer})
         landed.append(response.get("Location", f"{response.status_code} {response.content[-500:]}"))
@@ -169,15 +169,15 @@ def test_two_logins_racing_with_one_challenge_make_one_session(ddb):
 
 def test_an_answer_refused_after_another_request_used_its_challenge_says_it_was_used(ddb, monkeypatch):
     # The loser of the race above, deterministically: it took the challenge, then the winner
-    # signed in (deleting the session that held it, and storing the counter the loser's
-    # answer repeats), so the loser's answer is refused and its session is gone.
+    # signed in (recording the challenge as used, and storing the counter the loser's
+    # answer repeats), so the loser's answer is refused.
     credential, _ = add_passkey(signed_up_client())
     client = Client()
     answer = authenticator.get(credential, options(client, "login"), ORIGIN)
     verify = passkeys.verify_assertion
 
-    def after_the_winner(request, *args, **kwargs):
-        sessions.SessionStore(request.session.session_key).delete()
+    def after_the_winner(request, assertion, challenge, *args, **kwargs):
+        mfa_store.spend(mfa_store.used_challenge_spend(challenge))
         raise passkeys.PasskeyRefused(passkeys.INVALID, "the counter did not grow")
 
     monkeypatch.setattr(passkeys, "verify_assertion", after_the_winner)

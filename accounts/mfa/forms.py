@@ -5,6 +5,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from ..forms import SignupForm, current_password_field
+from .passkeys import MAX_ANSWER_LENGTH
 
 CODE_MAX_LENGTH = 32
 
@@ -43,7 +44,7 @@ class TotpActivateForm(CodeForm):
 class PasskeyForm(forms.Form):
     """The browser's answer to a passkey ceremony (JSON), filled in by ``webauthn.js``."""
 
-    credential = forms.CharField(widget=forms.HiddenInput, max_length=65536)
+    credential = forms.CharField(widget=forms.HiddenInput, max_length=MAX_ANSWER_LENGTH)
 
 
 class PasskeyAddForm(PasskeyForm):

@@ -4,10 +4,11 @@ ceremony (JSON, for ``webauthn.js``)."""
 
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.sessions.exceptions import SessionInterrupted
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import redirect, render, resolve_url
 from django.utils.decorators import method_decorator
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -99,6 +100,9 @@ class PasskeyAnswerView(View):
     http_method_names = ["post"]
 
     def post(self, request, *args, **kwargs):
+        return _without_challenge_cookie(request, self.answer(request))
+
+    def answer(self, request):
         form = PasskeyForm(request.POST)
         if not form.is_valid():
             return HttpResponseBadRequest("No passkey answer.")
@@ -112,6 +116,14 @@ class PasskeyAnswerView(View):
                 return redirect("accounts:login")
             messages.error(request, refusal.message)
             return redirect(self.refused_url(request))
+
+
+def _without_challenge_cookie(request: HttpRequest, response: HttpResponse) -> HttpResponse:
+    """``response``, dropping the signed challenge's cookie the request came with: answered
+    or refused, its challenge is of no use any more."""
+    if passkeys.CHALLENGE_COOKIE in request.COOKIES:
+        response.delete_cookie(passkeys.CHALLENGE_COOKIE, samesite="Lax")
+    return response
 
 
 def _session_still_saved(request):
@@ -165,6 +177,8 @@ class PasskeyOptionsView(View):
     http_method_names = ["post"]
 
     def post(self, request, purpose):
+        """The options as JSON; an anonymous ceremony's challenge travels in its signed
+        cookie (:data:`~accounts.mfa.passkeys.CHALLENGE_COOKIE`), so no session is written."""
         build = {
             passkeys.LOGIN: self.for_login,
             passkeys.SECOND_FACTOR: self.for_second_factor,
@@ -181,7 +195,17 @@ class PasskeyOptionsView(View):
             return JsonResponse({"error": "unavailable", "message": str(refusal.message)}, status=503)
         if options is None:
             return JsonResponse({"error": "forbidden"}, status=403)
-        return HttpResponse(options, content_type="application/json")
+        response = HttpResponse(options.json, content_type="application/json")
+        if options.challenge_cookie is not None:
+            response.set_cookie(
+                passkeys.CHALLENGE_COOKIE,
+                options.challenge_cookie,
+                max_age=passkeys.CHALLENGE_SECONDS,
+                secure=settings.SESSION_COOKIE_SECURE,
+                httponly=True,
+                samesite="Lax",
+            )
+        return response
 
     def for_login(self, request):
         if not request.user.is_authenticated:
@@ -322,7 +346,7 @@ class PasskeySignupCreateView(PasskeySignupMixin, View):
             except STORE_REFUSALS as error:
                 return self.first_page_again(request, pending, error)
             else:
-                return signed_up(request, account)
+                return _without_challenge_cookie(request, signed_up(request, account))
         return render(request, self.template_name, {"pending": pending, "form": form})
 
     def first_page_again(self, request, pending, error):

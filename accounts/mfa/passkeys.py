@@ -6,21 +6,27 @@ options of each ceremony, their challenge, and checking what the browser answers
   from a request's ``Host`` (see :mod:`accounts.links`). Without them passkeys are
   unavailable (:data:`UNAVAILABLE`, system check ``accounts.mfa.W001``). Browsers refuse an
   IP address as relying-party id.
-- A challenge is 32 random bytes kept in the session (server-side with
-  :mod:`accounts.sessions`), for one purpose, for :data:`CHALLENGE_SECONDS`, and taken out
-  of the session when it is checked: single-use. A sign-in also deletes the session that
-  held it, in its guarded transaction.
+- A challenge is 32 random bytes for one purpose, for :data:`CHALLENGE_SECONDS`. A signed-in
+  person's, or a login's second step's, is kept in the session (server-side with
+  :mod:`accounts.sessions`) and taken out when it is checked; a second step's sign-in also
+  deletes the session that held it, in its guarded transaction. An anonymous visitor's
+  (a passkey login, a passkey signup: :data:`SIGNED_PURPOSES`) is signed into a cookie
+  instead, so that asking for options writes no session item (issue 26, finding 9); the
+  sign-in that answers it writes the record that it was used in the same transaction
+  (:func:`accounts.transactions.used_challenge_spend`), and a signup's answer creates the
+  account whose id its one-time token fixes: both single-use.
 - The signature counter and the backup flags are checked as WebAuthn says (§7.2 steps 21-22):
   a counter that does not grow (when either is non-zero) is refused as a possible clone,
   and a credential's backup eligibility must not change; its backup state is recorded.
 """
 
-import json
 import secrets
 import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from django.core import signing
+from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 from webauthn import (
     generate_authentication_options,
@@ -39,6 +45,7 @@ from webauthn.helpers.structs import (
     UserVerificationRequirement,
 )
 
+from .. import bounded_json
 from ..app_settings import app_settings
 from ..links import site_url_problem
 from ..tables import MAX_PASSKEYS  # noqa: F401  (how many an account may register: the engine's bound)
@@ -48,9 +55,19 @@ CHALLENGE_SECONDS = 300
 CHALLENGE_BYTES = 32
 # A credential id is at most 1,023 bytes (WebAuthn §4); its lock key must fit in 2,048.
 MAX_CREDENTIAL_ID_BYTES = 1023
+# A browser's answer, as the form takes it (its hidden field's max_length), and how deep it
+# may nest: an answer nests 3 levels (clientExtensionResults.credProps.rk), an extension's
+# results a few more; anything deeper is not an answer, and would cost the parser a
+# RecursionError (issue 26, finding 6).
+MAX_ANSWER_LENGTH = 65536
+MAX_ANSWER_DEPTH = 16
 # Ceremonies, each with its own challenge.
 LOGIN, SECOND_FACTOR, REAUTHENTICATE = "login", "second_factor", "reauthenticate"
 REGISTER, SIGNUP = "register", "signup"
+# Ceremonies of a visitor who is nobody yet: their challenge is signed into a cookie.
+SIGNED_PURPOSES = frozenset({LOGIN, SIGNUP})
+CHALLENGE_COOKIE = "accounts_passkey_challenge"
+CHALLENGE_SALT = "accounts.mfa.passkeys.challenge"
 # A passkey that stands in for the password needs the device's screen lock (user
 # verification); after the password, having it is the second factor.
 USER_VERIFICATION = {
@@ -108,21 +125,45 @@ def relying_party():
     return rp
 
 
-def _new_challenge(request, purpose):
+@dataclass(frozen=True)
+class CeremonyOptions:
+    """The options of a ceremony (JSON, for the browser) and, for :data:`SIGNED_PURPOSES`,
+    the value of the :data:`CHALLENGE_COOKIE` that carries its signed challenge."""
+
+    json: str
+    challenge_cookie: str | None = None
+
+
+def _new_challenge(request: HttpRequest, purpose: str) -> tuple[bytes, str | None]:
+    """``(challenge, cookie value or None)``: a new challenge for ``purpose``, kept in the
+    session, or signed into the cookie's value for :data:`SIGNED_PURPOSES`."""
     challenge = secrets.token_bytes(CHALLENGE_BYTES)
-    request.session[CHALLENGE_SESSION_KEY] = {
+    issued = {
         "challenge": bytes_to_base64url(challenge),
         "purpose": purpose,
         "expires": int(time.time()) + CHALLENGE_SECONDS,
     }
-    return challenge
+    if purpose in SIGNED_PURPOSES:
+        return challenge, signing.dumps(issued, salt=CHALLENGE_SALT, compress=True)
+    request.session[CHALLENGE_SESSION_KEY] = issued
+    return challenge, None
+
+
+def _issued_challenge(request: HttpRequest, purpose: str) -> dict | None:
+    if purpose not in SIGNED_PURPOSES:
+        return request.session.pop(CHALLENGE_SESSION_KEY, None)
+    try:
+        return signing.loads(request.COOKIES.get(CHALLENGE_COOKIE, ""), salt=CHALLENGE_SALT, max_age=CHALLENGE_SECONDS)
+    except signing.BadSignature:
+        return None
 
 
 def take_challenge(request, purpose):
-    """The challenge issued to this session for ``purpose``, taken out of the session (it
-    cannot be used again); raises :class:`PasskeyRefused` when there is none, it was for
-    another purpose, or it expired."""
-    issued = request.session.pop(CHALLENGE_SESSION_KEY, None)
+    """The challenge issued to this browser for ``purpose``, taken out of the session (it
+    cannot be used again) or read from its signed cookie (:data:`SIGNED_PURPOSES`: the
+    caller's write makes it single-use); raises :class:`PasskeyRefused` when there is none,
+    it was for another purpose, or it expired."""
+    issued = _issued_challenge(request, purpose)
     if not issued or issued.get("purpose") != purpose:
         raise PasskeyRefused(EXPIRED, "no challenge for this purpose")
     if issued["expires"] < time.time():
@@ -135,16 +176,17 @@ def _descriptors(credential_ids):
 
 
 def registration_options(request, purpose, *, user_id, name, existing=()):
-    """The options of ``navigator.credentials.create()`` (JSON) for an account with id
-    ``user_id`` (the user handle a discoverable passkey returns at login) and ``name``,
-    excluding its ``existing`` credential ids; a new challenge is kept for ``purpose``."""
+    """The :class:`CeremonyOptions` of ``navigator.credentials.create()`` for an account with
+    id ``user_id`` (the user handle a discoverable passkey returns at login) and ``name``,
+    excluding its ``existing`` credential ids; a new challenge is issued for ``purpose``."""
     rp = relying_party()
+    challenge, cookie = _new_challenge(request, purpose)
     options = generate_registration_options(
         rp_id=rp.id,
         rp_name=rp.name,
         user_id=user_id.encode(),
         user_name=name,
-        challenge=_new_challenge(request, purpose),
+        challenge=challenge,
         timeout=CHALLENGE_SECONDS * 1000,
         exclude_credentials=_descriptors(existing),
         # A passkey (discoverable: logs in without a name) when the authenticator can; a
@@ -154,22 +196,24 @@ def registration_options(request, purpose, *, user_id, name, existing=()):
             user_verification=UserVerificationRequirement.PREFERRED,
         ),
     )
-    return options_to_json(options)
+    return CeremonyOptions(options_to_json(options), cookie)
 
 
 def authentication_options(request, purpose, *, allowed=()):
-    """The options of ``navigator.credentials.get()`` (JSON): for the account's ``allowed``
-    credential ids, or any discoverable passkey of this site when empty (a login without a
-    name); a new challenge is kept for ``purpose``, whose user verification it asks for."""
+    """The :class:`CeremonyOptions` of ``navigator.credentials.get()``: for the account's
+    ``allowed`` credential ids, or any discoverable passkey of this site when empty (a login
+    without a name); a new challenge is issued for ``purpose``, whose user verification it
+    asks for."""
     rp = relying_party()
+    challenge, cookie = _new_challenge(request, purpose)
     options = generate_authentication_options(
         rp_id=rp.id,
-        challenge=_new_challenge(request, purpose),
+        challenge=challenge,
         timeout=CHALLENGE_SECONDS * 1000,
         allow_credentials=_descriptors(allowed),
         user_verification=USER_VERIFICATION[purpose],
     )
-    return options_to_json(options)
+    return CeremonyOptions(options_to_json(options), cookie)
 
 
 @dataclass(frozen=True)
@@ -187,7 +231,7 @@ class NewCredential:
 
 def _loaded(credential_json):
     try:
-        data = json.loads(credential_json)
+        data = bounded_json.loads(credential_json, max_length=MAX_ANSWER_LENGTH, max_depth=MAX_ANSWER_DEPTH)
     except (TypeError, ValueError) as error:
         raise PasskeyRefused(INVALID, "not JSON") from error
     if not isinstance(data, dict):

@@ -3,6 +3,9 @@ app (TOTP) and recovery codes. Flows call these; every write goes through
 :mod:`accounts.store` and :mod:`accounts.transactions`, every read is consistent.
 """
 
+import time
+from collections.abc import Callable
+
 from django.contrib.auth.hashers import is_password_usable
 
 from .. import dynamo, lookups, store, transactions
@@ -18,7 +21,7 @@ from ..tables import (
 )
 from ..uniqueness import LOCK_SORT_KEY
 from . import passkeys, recovery_codes, totp
-from .tables import Passkey, UsedTotpStep
+from .tables import Passkey, UsedChallenge, UsedTotpStep
 
 
 class TooManyPasskeys(Exception):
@@ -180,6 +183,20 @@ def totp_spend(account_id, step):
 def recovery_code_spend(account, code):
     """The single-use write of recovery code ``code``."""
     return transactions.recovery_code_spend(account, recovery_codes.digest(account.id, code))
+
+
+def used_challenge_spend(challenge: bytes) -> Callable[[int], transactions.Action]:
+    """The single-use write of a passkey challenge that no session held (see
+    :func:`accounts.transactions.used_challenge_spend`): its record lives as long as the
+    challenge can (issued at most :data:`~accounts.mfa.passkeys.CHALLENGE_SECONDS` ago)."""
+    expires = int(time.time()) + passkeys.CHALLENGE_SECONDS
+    return transactions.used_challenge_spend(UsedChallenge.build(challenge, expires))
+
+
+def challenge_was_used(challenge: bytes) -> bool:
+    """Whether a sign-in recorded ``challenge`` as used (one consistent read)."""
+    record = UsedChallenge.build(challenge, 0)
+    return bool(dynamo.batch_get([dynamo.key(record.PK, record.SK)]))
 
 
 def passkey_spend(passkey, changes):

@@ -7,8 +7,14 @@
 - the record of a TOTP time step the account used, ``SK=TOTP#<step>``, which expires once
   no code of that step can be accepted.
 
+Outside any account: the record that a passkey login's challenge was answered,
+``PK=USED#<SHA-256 of the challenge>``, ``SK=USED``, which expires with the challenge (an
+anonymous visitor's challenge is signed into a cookie, not kept in a session item).
+
 The account item itself holds the TOTP secret and the digests of unused recovery codes.
 """
+
+import hashlib
 
 from pynamodb.attributes import (
     BinaryAttribute,
@@ -22,6 +28,8 @@ from pynamodb.attributes import (
 from ..tables import TableModel, account_pk, passkey_sort_key, utcnow
 
 TOTP_STEP_PREFIX = "TOTP#"
+USED_CHALLENGE_PREFIX = "USED#"
+USED_CHALLENGE_SORT_KEY = "USED"
 
 
 class Passkey(TableModel):
@@ -59,3 +67,16 @@ class UsedTotpStep(TableModel):
     @classmethod
     def build(cls, account_id, step, expires):
         return cls(PK=account_pk(account_id), SK=f"{TOTP_STEP_PREFIX}{step}", expires=expires)
+
+
+class UsedChallenge(TableModel):
+    """The record that the passkey challenge whose SHA-256 its key names was answered."""
+
+    PK = UnicodeAttribute(hash_key=True)
+    SK = UnicodeAttribute(range_key=True)
+    expires = NumberAttribute()
+
+    @classmethod
+    def build(cls, challenge: bytes, expires: int) -> "UsedChallenge":
+        digest = hashlib.sha256(challenge).hexdigest()
+        return cls(PK=f"{USED_CHALLENGE_PREFIX}{digest}", SK=USED_CHALLENGE_SORT_KEY, expires=expires)

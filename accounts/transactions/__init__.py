@@ -78,6 +78,7 @@ from .authenticators import (
     recovery_code_spend,
     run_once,
     totp_step_spend,
+    used_challenge_spend,
 )
 from .plans import (
     changed_copy,

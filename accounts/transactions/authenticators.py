@@ -19,7 +19,10 @@ code also checks that each counter of its limit (``mfa_attempt``) is still under
 counters).
 """
 
+from collections.abc import Callable
+
 from ..exceptions import OutcomeUnknown
+from ..tables import TableModel
 from .actions import (
     LIMIT,
     OWNED_ITEM,
@@ -60,7 +63,24 @@ def totp_step_spend(record):
     guarded ``attribute_not_exists(PK) OR expires < :now - margin``: a code of that step is
     accepted once. The record expires when no code of its step can be accepted any more (by
     a clock behind ours by less than the margin, either)."""
+    return _single_use_record(record)
 
+
+def used_challenge_spend(record: TableModel) -> Callable[[int], Action]:
+    """The builder of the ``Put`` of the record that a passkey challenge was answered
+    (:class:`~accounts.mfa.tables.UsedChallenge`), guarded as :func:`totp_step_spend`. It
+    stands in for the deletion of the session that held the challenge, when none did (an
+    anonymous visitor's challenge is signed into a cookie). A replayed answer dies because:
+
+    1. its challenge's record exists, so this Put fails and the whole sign-in with it;
+    2. the record outlives the challenge (it expires when the signed challenge does, and is
+       free again only a clock-skew margin later), and after that the cookie's signature
+       has expired: no challenge is accepted again while its record is gone;
+    3. the challenge is 32 random bytes, so no other ceremony is refused by its record."""
+    return _single_use_record(record)
+
+
+def _single_use_record(record: TableModel) -> Callable[[int], Action]:
     def spend(now):
         condition = _free_condition(type(record), now)
         return Action("Put", record.get_save_kwargs_from_instance(condition=condition), SPENT, _key_target(record))
@@ -112,12 +132,14 @@ def plan_sign_in(session_put, deletes, spent_session, spends):
     ``session_put``: the PutItem of the new session (``attribute_not_exists(PK)``, from
     :meth:`accounts.sessions.SessionStore.write_with`); ``deletes``: the raw keys it deletes,
     among them ``spent_session``, the session that held the half-login or the challenge,
-    deleted ``[expires >= :now]``; the others (cleared rate counters) unconditionally.
+    deleted ``[expires >= :now]`` (``None`` when no session held it: a passkey login's
+    challenge signed into a cookie, spent by :func:`used_challenge_spend` instead); the
+    others (cleared rate counters) unconditionally.
     ``spends``: the builders of the factor's single-use actions (:func:`totp_step_spend`,
     :func:`recovery_code_spend`, :func:`passkey_use`), and the :func:`limit_check` of each
     counter of the limit a code's sign-in is under.
     """
-    if spent_session not in deletes:
+    if spent_session is not None and spent_session not in deletes:
         raise ValueError("The session that held the sign-in is not among the session's deletes.")
     table = session_put["TableName"]
 

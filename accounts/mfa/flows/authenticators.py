@@ -59,7 +59,8 @@ def deactivate_totp(request, account, by_staff=False):
 
 
 def passkey_options(request, account):
-    """The registration options of a new passkey of ``account`` (JSON). Raises
+    """The registration options of a new passkey of ``account``
+    (:class:`~accounts.mfa.passkeys.CeremonyOptions`). Raises
     :class:`~accounts.mfa.store.TooManyPasskeys`."""
     if len(account.passkeys or ()) >= passkeys.MAX_PASSKEYS:
         raise store.TooManyPasskeys(f"An account has at most {passkeys.MAX_PASSKEYS} passkeys.")

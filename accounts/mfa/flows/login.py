@@ -8,8 +8,9 @@ counters are read with the account in one request; a right code's sign-in checks
 its transaction.
 
 Every successful second step, and every passkey login, ends in :func:`sign_in`: ONE
-transaction writes the new session, deletes the session that held the half-login or the
-passkey challenge (guarded: it must still live, so it is used once) and spends the factor
+transaction writes the new session, deletes the session that held the half-login (guarded:
+it must still live, so it is used once), or puts the record that a passkey login's challenge
+(signed into a cookie, no session held it) was used, and spends the factor
 (the TOTP step, the recovery code, the passkey's signature counter); a code's sign-in also
 checks that the counters of ``mfa_attempt`` are still under the limit. It also deletes the
 account's least recently seen sessions beyond ``ACCOUNTS_MAX_SESSIONS``, as a password
@@ -138,7 +139,10 @@ def sign_in(request, user, spends, ends=()):
         store.spend(*spends)
         login(request, user, backend=BACKEND)
         return
-    spent_session = sessions.raw_key(request.session.session_key)
+    # No session held a passkey login's challenge when the visitor had none (it is signed
+    # into a cookie): its spends then include the record that the challenge was used.
+    session_key = request.session.session_key
+    spent_session = sessions.raw_key(session_key) if session_key else None
     request.session.end_with_login(ends)
     login(request, user, backend=BACKEND)
     try:
@@ -270,12 +274,30 @@ def login_with_passkey(request, assertion):
         raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "the account may not log in")
     if _counts_sessions(request):
         request.session.note_account_items(others)
-    return _sign_in_with_passkey(request, account, passkey, assertion, challenge, require_user_verification=True)
+    try:
+        return _sign_in_with_passkey(
+            request,
+            account,
+            passkey,
+            assertion,
+            challenge,
+            require_user_verification=True,
+            also=[store.used_challenge_spend(challenge)],
+        )
+    except passkeys.PasskeyRefused:
+        # The same answer sent twice: the other request signed in first and stored the
+        # counter this one repeats. Its record of the challenge says so.
+        if store.challenge_was_used(challenge):
+            return ALREADY_USED, None
+        raise
 
 
-def _sign_in_with_passkey(request, account, passkey, assertion, challenge, *, require_user_verification, ends=()):
+def _sign_in_with_passkey(
+    request, account, passkey, assertion, challenge, *, require_user_verification, ends=(), also=()
+):
     """Sign in with a verified passkey answer; ``ends``: the sessions the staged login
-    counted to end (a passkey login's were counted by its read of the partition)."""
+    counted to end (a passkey login's were counted by its read of the partition); ``also``:
+    single-use writes beside the passkey's counter (a signed challenge's record)."""
     if passkey is None or passkey.credential_id not in (account.passkeys or ()):
         raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "not a passkey of this account")
     changes = passkeys.verify_assertion(
@@ -283,7 +305,7 @@ def _sign_in_with_passkey(request, account, passkey, assertion, challenge, *, re
     )
     user = User.from_account(account)
     try:
-        sign_in(request, user, [store.passkey_spend(passkey, changes)], ends)
+        sign_in(request, user, [store.passkey_spend(passkey, changes), *also], ends)
     except (StaleItem, Busy):
         return ALREADY_USED, None
     return SIGNED_IN, user

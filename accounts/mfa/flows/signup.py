@@ -27,8 +27,9 @@ def pending(request):
 
 
 def options(request):
-    """The registration options of the new account's passkey (JSON): its user handle is the
-    id the account will have (derived from the signup's token)."""
+    """The registration options of the new account's passkey
+    (:class:`~accounts.mfa.passkeys.CeremonyOptions`, its challenge in a signed cookie):
+    its user handle is the id the account will have (derived from the signup's token)."""
     data = pending(request)
     return passkeys.registration_options(
         request, passkeys.SIGNUP, user_id=account_store.account_id_for_token(data["token"]), name=data["username"]
@@ -40,7 +41,11 @@ def complete(request, credential_json, name):
     created)`` as :func:`accounts.store.signup`. Raises
     :class:`~accounts.mfa.passkeys.PasskeyRefused` and what the signup raises
     (:class:`~accounts.exceptions.UniqueViolation` names every field in use, the passkey's
-    ``passkeys`` included)."""
+    ``passkeys`` included).
+
+    The challenge, read from its signed cookie, is used once because the account it creates
+    is: its id derives from the signup's one-time token, so a second answer to the same
+    challenge finds the account made (and its pending values gone from the session)."""
     data = pending(request)
     challenge = passkeys.take_challenge(request, passkeys.SIGNUP)
     credential = passkeys.verify_new_credential(request, credential_json, challenge)
