@@ -245,12 +245,52 @@ def check_lock(model, constraint, key, lock_owner, owner_item, now):
     return replace(finding, items=items)
 
 
+def check_key(model, constraint, key, lock_raw, items, seen_holders, now):
+    """The finding of lock ``key`` of ``model``'s ``constraint``, and the holders that hold
+    it without recording it (``unrecorded``): ``(finding or None, [holder PK, ...])``.
+
+    ``lock_raw`` is the lock item as read (``None``: absent), ``items`` the live audited
+    items read (PK -> :class:`ItemRead`: the holders seen and the lock's owner), and
+    ``seen_holders`` the PKs seen holding the key. The holders are those of them still
+    holding it, and the lock's owner when it does: one holder is as it should be when the
+    lock names it (I2), several are a duplicate (I1), none leave an orphan (I3).
+    """
+    lock_exists = lock_raw is not None
+    lock_owner = lock_as_read(lock_raw) if lock_exists else None
+    owner = owner_named(lock_owner)
+    holders = {pk for pk in seen_holders if pk in items and holds(items[pk], model, constraint, key)}
+    if owner in items and holds(items[owner], model, constraint, key):
+        holders.add(owner)
+    unrecorded = sorted(
+        pk for pk in holders if lock_exists and lock_owner == pk and not records(items[pk], constraint, key)
+    )
+    if not lock_exists and not holders:
+        return None, unrecorded
+    involved = holders | ({owner} if owner in items else set())
+    instances = {pk: items[pk].instance() for pk in sorted(involved)}
+    finding = _examine(constraint, key, lock_exists, lock_owner, holders, instances, model, now)
+    return (None if finding is None else replace(finding, items=instances)), unrecorded
+
+
 def records(item, constraint, key):
     """Whether ``item`` (an :class:`ItemRead`, which holds lock ``key``) records that key in
     its ``lock_keys`` as it should (:func:`.findings.records_lock`), read from the raw item
     without building the model instance."""
     recorded = item.raw.get(LOCK_KEYS, {}).get("M", {}).get(constraint.namespace, {})
     return records_lock(item.model, constraint, recorded.get("S"), key)
+
+
+def item_findings(pk, item, constraints):
+    """``(held, findings)`` of one audited item (an :class:`ItemRead`), from the item alone:
+    the ``(constraint, lock key)`` of each value it holds, and the findings of its own
+    (``invalid`` values, ``malformed`` attributes). The one place that says what is wrong
+    with an item by itself: the workers flag the items it finds something in, the
+    confirmation reports what it finds when the item is read again."""
+    held, findings = check_item_values(pk, item, constraints)
+    damaged = check_item(pk, item, constraints)
+    if damaged is not None:
+        findings.append(damaged)
+    return held, findings
 
 
 def check_item(pk, item, constraints):

@@ -13,17 +13,23 @@ the last finished page of each segment, the counts and the findings so far are s
 continues from there.
 """
 
+import shutil
+import tempfile
 import threading
 import time
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from pathlib import Path
 
 from .. import dynamo
 from ..tables import epoch_now, plain_client, utcnow
 from .checking import Scope, check_page, is_live
 from .checkpoints import RunState, SegmentState
+from .confirming import confirmed_findings
 from .findings import Findings, Report
+from .joining import candidates
 from .reading import Reader
 from .reports import new_run_id
+from .rows import ROWS_PER_FILE, RowFiles, SegmentRows, drop_files_after, file_name
 from .scope import audited_models
 
 # Items a Scan page reads at most (1 MB of data, whichever comes first): a page's items
@@ -61,6 +67,7 @@ def run_audit(
     page_size=PAGE_SIZE,
     stop=None,
     run_id=None,
+    _by_key=False,
 ):
     """Read the table and return a :class:`~.findings.Report` of every lock out of step.
 
@@ -88,11 +95,27 @@ def run_audit(
     scope = Scope([model_class], others=models) if model_class is not None else Scope(models)
     reader = Reader(plain_client(), scope.models[0].Meta.table_name, budget=budget)
     state = checkpoint.load(scope, covered, total) if checkpoint is not None else None
+    if checkpoint is not None:
+        rows_directory, temporary = checkpoint.rows_directory, None
+        if state is None:
+            shutil.rmtree(rows_directory, ignore_errors=True)
+        else:
+            for index, segment_state in state.segments.items():
+                drop_files_after(rows_directory, index, segment_state.files)
+    else:
+        temporary = tempfile.TemporaryDirectory(prefix="accounts-audit-")
+        rows_directory = Path(temporary.name)
     if state is None:
         segments_state = {index: SegmentState() for index in covered}
         state = RunState(run_id or new_run_id(), total, segments_state, Findings(), utcnow())
     job = _Job(scope, reader, state, progress, on_finding, checkpoint, page_size, stop or threading.Event())
-    return job.run()
+    job.rows_directory = rows_directory
+    job.by_key = _by_key
+    try:
+        return job.run()
+    finally:
+        if temporary is not None:
+            temporary.cleanup()
 
 
 class _Job:
@@ -108,6 +131,8 @@ class _Job:
         self._saved_at = time.monotonic()
         self._began = time.perf_counter()
         self._earlier_seconds = state.seconds
+        self.files = {}
+        self.by_key = False
 
     def run(self):
         pending = [index for index, segment in self.state.segments.items() if not segment.done]
@@ -126,10 +151,12 @@ class _Job:
             if future.exception() is not None:
                 self._save()
                 raise future.exception()
-        report = self._report()
         if not all(segment.done for segment in self.state.segments.values()):
             self._save()
-            raise AuditStopped(report)
+            raise AuditStopped(self._report())
+        if not self.by_key:
+            self._join()
+        report = self._report()
         if self.checkpoint is not None:
             self.checkpoint.finish()
         return report
@@ -145,14 +172,20 @@ class _Job:
                 attributes=self.scope.attributes,
                 limit=self.page_size,
             )
-            findings, counts = check_page(raw_items, self.scope, self._read_live, now)
+            if self.by_key:
+                findings, counts = check_page(raw_items, self.scope, self._read_live, now)
+            else:
+                findings, page = [], SegmentRows()
+                counts = page.add_page(raw_items, self.scope, now, _seq(index, segment.scanned))
             new = []
             with self.state.lock:
-                # A page counts, and moves the segment on, together with its findings, so
-                # a checkpoint never holds one without the other.
+                # A page counts, and moves the segment on, together with its rows, so a
+                # checkpoint never holds one without the other.
                 for finding in findings:
                     if self.state.findings.add(finding):
                         new.append(finding)
+                if not self.by_key:
+                    self._keep_rows(index, page)
                 segment.last_key = last_key
                 segment.done = last_key is None
                 segment.scanned += scanned
@@ -167,6 +200,28 @@ class _Job:
             self._save_now_and_then()
             if segment.done:
                 return
+
+    def _keep_rows(self, index, page):
+        """Write a page's rows to its segment's files (the caller holds the state's lock)."""
+        files = self.files.get(index)
+        if files is None:
+            name = file_name(index, self.state.segments[index].files)
+            files = self.files[index] = RowFiles(self.rows_directory, name)
+        files.write(page)
+        if files.rows >= ROWS_PER_FILE:
+            self._close_files(index)
+
+    def _close_files(self, index):
+        self.files.pop(index).close()
+        self.state.segments[index].files += 1
+
+    def _join(self):
+        """The candidates of every row this run read, confirmed by reading them again."""
+        for index in list(self.files):
+            self._close_files(index)
+        for finding in confirmed_findings(candidates(self.rows_directory), self.scope, self.reader):
+            if self.state.findings.add(finding) and self.on_finding is not None:
+                self.on_finding(finding)
 
     def _read_live(self, keys):
         now = epoch_now()
@@ -183,6 +238,9 @@ class _Job:
         with self.state.lock:
             self._saved_at = time.monotonic()
             self.state.seconds = self._seconds()
+            # A checkpoint names complete files only: the pages after it are read again.
+            for index in list(self.files):
+                self._close_files(index)
             self.checkpoint.save(self.state)
 
     def _seconds(self):
@@ -204,3 +262,8 @@ class _Job:
             started=self.state.started,
             finished=utcnow(),
         )
+
+
+def _seq(segment, position):
+    """The read order of the item at ``position`` of ``segment``: segment by segment."""
+    return (segment << 40) + position

@@ -1,0 +1,54 @@
+-- The lock audit's candidate findings: one join over the rows of every item read once.
+--
+-- Over three relations (accounts/audit/rows.py writes them; docs/audit.md defines them over
+-- a DynamoDB export for Amazon Athena):
+--   held(lock_key, namespace, holder, recorded)  a lock key a live item's values map to
+--   locks(lock_key, namespace, owner, damaged, declared, seq)  a live lock item
+--   items(pk, damaged)  a live audited item, damaged: a finding of its own
+-- it lists what may be out of step, one row per (subject, lock key, PK):
+--   held        an item holds the key, and its lock is absent, names another item or
+--               nobody, is damaged, or the key is held twice (I1, I2), or the item does
+--               not record the key (unrecorded)
+--   lock        a lock its owner does not hold (I3), or damaged
+--   item        an item with damage of its own (invalid, malformed)
+--   undeclared  a namespace no audited model declares: its first lock read, and how many
+-- Candidates only: each is confirmed with consistent reads of its keys before it is
+-- reported (accounts/audit/confirming.py), and what a finding is stays there. Plain SQL
+-- (no engine's own functions but min_by, which DuckDB and Trino share), so it runs unchanged
+-- in DuckDB and in Athena.
+WITH holder_counts AS (
+    SELECT lock_key, count(DISTINCT holder) AS holders
+    FROM held
+    GROUP BY lock_key
+),
+declared_locks AS (
+    SELECT lock_key, owner, damaged
+    FROM locks
+    WHERE declared
+)
+SELECT 'held' AS subject, h.namespace, h.lock_key, h.holder AS pk, '' AS detail
+FROM held h
+JOIN holder_counts c ON c.lock_key = h.lock_key
+LEFT JOIN declared_locks l ON l.lock_key = h.lock_key
+WHERE l.lock_key IS NULL
+   OR l.damaged
+   OR l.owner IS NULL
+   OR l.owner <> h.holder
+   OR c.holders > 1
+   OR NOT h.recorded
+UNION ALL
+SELECT 'lock' AS subject, l.namespace, l.lock_key, l.owner AS pk, '' AS detail
+FROM locks l
+LEFT JOIN held h ON h.lock_key = l.lock_key AND h.holder = l.owner
+WHERE l.declared AND (h.holder IS NULL OR l.damaged)
+UNION ALL
+SELECT 'item' AS subject, NULL AS namespace, NULL AS lock_key, i.pk, '' AS detail
+FROM items i
+WHERE i.damaged
+UNION ALL
+SELECT 'undeclared' AS subject, l.namespace, min_by(l.lock_key, l.seq) AS lock_key, NULL AS pk,
+       CAST(count(*) AS VARCHAR) AS detail
+FROM locks l
+WHERE NOT l.declared
+GROUP BY l.namespace
+ORDER BY lock_key, subject, pk
