@@ -6,6 +6,9 @@ directory. The query's answer is streamed, a batch at a time, ordered by lock ke
 candidates of one key arrive together.
 """
 
+import csv
+import io
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
@@ -76,6 +79,32 @@ def candidates(rows_directory: Path) -> Iterator[Candidate]:
         connection.close()
 
 
+class InvalidFindings(ValueError):
+    """A file that is not an answer of the audit's query."""
+
+
+def read_findings(path: str) -> list[dict]:
+    """The rows of the audit query's answer in file ``path``: CSV with a header (Athena's
+    result file), or JSON (a list of objects, or one object a line)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except OSError as error:
+        raise InvalidFindings(f"{path} cannot be read: {error}") from error
+    stripped = text.lstrip()
+    try:
+        if stripped.startswith("["):
+            records = json.loads(stripped)
+        elif stripped.startswith("{"):
+            records = [json.loads(line) for line in stripped.splitlines() if line.strip()]
+        else:
+            records = list(csv.DictReader(io.StringIO(text)))
+    except ValueError as error:
+        raise InvalidFindings(f"{path} is not CSV or JSON: {error}") from error
+    if not all(isinstance(record, dict) and "subject" in record for record in records):
+        raise InvalidFindings(f"{path} is not the audit query's answer: each row needs a subject column.")
+    return records
+
+
 def candidates_from_records(records: list[dict]) -> Iterator[Candidate]:
     """Candidates another engine computed with the same query (Athena's CSV or JSON
     answer, one dict per row with the query's column names), in lock-key order."""
@@ -90,7 +119,7 @@ def candidates_from_records(records: list[dict]) -> Iterator[Candidate]:
         for record in records
     ]
     if any(row.subject not in SUBJECTS for row in rows):
-        raise ValueError("Not the audit query's answer: its subject column holds other values.")
+        raise InvalidFindings("Not the audit query's answer: its subject column holds other values.")
     rows.sort(key=lambda row: (row.lock_key is None, row.lock_key or "", row.subject, row.pk or ""))
     return iter(rows)
 
