@@ -24,7 +24,7 @@ import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import botocore.session
@@ -138,12 +138,12 @@ def write_export(directory: str, *, segments: int = 4, page_size: int = 1000) ->
     """Write the table as AWS exports it (DYNAMODB_JSON) under
     ``<directory>/AWSDynamoDB/<export id>/``, from a parallel Scan of ``segments``
     consistent segments; returns the export's folder."""
-    export_id = f"{datetime.now(timezone.utc):%Y%m%d%H%M%S%f}-{uuid.uuid4().hex[:8]}"
+    export_id = f"{datetime.now(UTC):%Y%m%d%H%M%S%f}-{uuid.uuid4().hex[:8]}"
     base = f"AWSDynamoDB/{export_id}"
     folder = Path(directory) / base
     (folder / "data").mkdir(parents=True)
     (folder / "_started").touch()
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     reader = Reader(plain_client(), dynamo.table_name())
     manifest, lock = [], threading.Lock()
 
@@ -182,7 +182,7 @@ def write_export(directory: str, *, segments: int = 4, page_size: int = 1000) ->
         "version": MANIFEST_VERSION,
         "exportArn": f"{table}/export/{export_id}",
         "startTime": _iso(started),
-        "endTime": _iso(datetime.now(timezone.utc)),
+        "endTime": _iso(datetime.now(UTC)),
         "tableArn": table,
         "tableId": dynamo.table_name(),
         "exportTime": _iso(started),

@@ -3,7 +3,7 @@
 -- Over three relations (accounts/audit/rows.py writes them; docs/audit.md defines them over
 -- a DynamoDB export for Amazon Athena):
 --   held(lock_key, namespace, holder, recorded)  a lock key a live item's values map to
---   locks(lock_key, namespace, owner, damaged, declared, seq)  a live lock item
+--   locks(lock_key, namespace, owner, damaged, declared)  a live lock item
 --   items(pk, damaged)  a live audited item, damaged: a finding of its own
 -- it lists what may be out of step, one row per (subject, lock key, PK):
 --   held        an item holds the key, and its lock is absent, names another item or
@@ -11,11 +11,10 @@
 --               not record the key (unrecorded)
 --   lock        a lock its owner does not hold (I3), or damaged
 --   item        an item with damage of its own (invalid, malformed)
---   undeclared  a namespace no audited model declares: its first lock read, and how many
+--   undeclared  a namespace no audited model declares: its smallest lock key, and how many
 -- Candidates only: each is confirmed with consistent reads of its keys before it is
 -- reported (accounts/audit/confirming.py), and what a finding is stays there. Plain SQL
--- (no engine's own functions but min_by, which DuckDB and Trino share), so it runs unchanged
--- in DuckDB and in Athena.
+-- (no engine's own function), so it runs unchanged in DuckDB and in Athena (Trino).
 WITH holder_counts AS (
     SELECT lock_key, count(DISTINCT holder) AS holders
     FROM held
@@ -46,7 +45,7 @@ SELECT 'item' AS subject, NULL AS namespace, NULL AS lock_key, i.pk, '' AS detai
 FROM items i
 WHERE i.damaged
 UNION ALL
-SELECT 'undeclared' AS subject, l.namespace, min_by(l.lock_key, l.seq) AS lock_key, NULL AS pk,
+SELECT 'undeclared' AS subject, l.namespace, min(l.lock_key) AS lock_key, NULL AS pk,
        CAST(count(*) AS VARCHAR) AS detail
 FROM locks l
 WHERE NOT l.declared

@@ -7,8 +7,7 @@ item alone, and keeps nothing else of it:
   computed here, through :mod:`accounts.uniqueness`, the only module that knows how a value
   becomes a key), with whether the item records that key as it should (``lock_keys``);
 - ``locks``: one row per live lock item: its key, namespace, owner, whether its owner or
-  ``expires`` is damaged, whether an audited model declares its namespace, and the order
-  it was read in;
+  ``expires`` is damaged, and whether an audited model declares its namespace;
 - ``items``: one row per live audited item, saying whether it has damage of its own (a
   value that cannot be keyed, an attribute of the wrong type: :func:`.checking.item_findings`).
 
@@ -38,7 +37,7 @@ SCHEMAS = {
     ),
     "locks": pyarrow.schema(
         [("lock_key", pyarrow.string()), ("namespace", pyarrow.string()), ("owner", pyarrow.string()),
-         ("damaged", pyarrow.bool_()), ("declared", pyarrow.bool_()), ("seq", pyarrow.int64())]
+         ("damaged", pyarrow.bool_()), ("declared", pyarrow.bool_())]
     ),
     "items": pyarrow.schema([("pk", pyarrow.string()), ("damaged", pyarrow.bool_())]),
 }
@@ -54,12 +53,11 @@ class SegmentRows:
     def __len__(self):
         return sum(len(next(iter(columns.values()))) for columns in self.columns.values())
 
-    def add_page(self, raw_items, scope: Scope, now: int, seq: int) -> PageCounts:
-        """Add the rows of one page of raw items read at ``now``; ``seq`` numbers the page's
-        first item in read order (an undeclared namespace is named by its first lock)."""
+    def add_page(self, raw_items, scope: Scope, now: int) -> PageCounts:
+        """Add the rows of one page of raw items read at ``now``."""
         counts = PageCounts(scanned=len(raw_items))
         held, locks, items = self.columns["held"], self.columns["locks"], self.columns["items"]
-        for offset, raw in enumerate(raw_items):
+        for raw in raw_items:
             if not is_live(raw, now):
                 continue
             pk, sort_key = raw["PK"]["S"], raw.get("SK", {}).get("S")
@@ -87,7 +85,6 @@ class SegmentRows:
                 locks["owner"].append(owner_named(owner))
                 locks["damaged"].append(not isinstance(owner, (str, type(None))))
                 locks["declared"].append(declared)
-                locks["seq"].append(seq + offset)
         return counts
 
 

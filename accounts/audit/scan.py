@@ -22,11 +22,11 @@ from pathlib import Path
 
 from .. import dynamo
 from ..tables import epoch_now, plain_client, utcnow
-from .checking import PageCounts, Scope, check_page, is_live
+from .checking import PageCounts, Scope
 from .checkpoints import RunState, SegmentState
 from .confirming import confirmed_findings
-from .findings import Findings, Report
 from .exports import read_export
+from .findings import Findings, Report
 from .joining import candidates, candidates_from_records
 from .reading import Reader
 from .reports import new_run_id
@@ -68,7 +68,6 @@ def run_audit(
     page_size=PAGE_SIZE,
     stop=None,
     run_id=None,
-    _by_key=False,
 ):
     """Read the table and return a :class:`~.findings.Report` of every lock out of step.
 
@@ -110,7 +109,6 @@ def run_audit(
         state = RunState(run_id or new_run_id(), total, segments_state, Findings(), utcnow())
     job = _Job(scope, reader, state, progress, on_finding, checkpoint, page_size, stop or threading.Event())
     job.rows_directory = rows_directory
-    job.by_key = _by_key
     try:
         return job.run()
     finally:
@@ -162,7 +160,7 @@ def run_export_audit(source, model_class=None, *, progress=None, on_finding=None
 
 def _add_export_page(files, page, scope, counts, progress):
     rows = SegmentRows()
-    read = rows.add_page(page, scope, epoch_now(), counts.scanned)
+    read = rows.add_page(page, scope, epoch_now())
     files.write(rows)
     counts.scanned += read.scanned
     counts.accounts += read.accounts
@@ -215,7 +213,6 @@ class _Job:
         self._began = time.perf_counter()
         self._earlier_seconds = state.seconds
         self.files = {}
-        self.by_key = False
 
     def run(self):
         pending = [index for index, segment in self.state.segments.items() if not segment.done]
@@ -237,8 +234,7 @@ class _Job:
         if not all(segment.done for segment in self.state.segments.values()):
             self._save()
             raise AuditStopped(self._report())
-        if not self.by_key:
-            self._join()
+        self._join()
         report = self._report()
         if self.checkpoint is not None:
             self.checkpoint.finish()
@@ -255,29 +251,18 @@ class _Job:
                 attributes=self.scope.attributes,
                 limit=self.page_size,
             )
-            if self.by_key:
-                findings, counts = check_page(raw_items, self.scope, self._read_live, now)
-            else:
-                findings, page = [], SegmentRows()
-                counts = page.add_page(raw_items, self.scope, now, _seq(index, segment.scanned))
-            new = []
+            page = SegmentRows()
+            counts = page.add_page(raw_items, self.scope, now)
             with self.state.lock:
                 # A page counts, and moves the segment on, together with its rows, so a
                 # checkpoint never holds one without the other.
-                for finding in findings:
-                    if self.state.findings.add(finding):
-                        new.append(finding)
-                if not self.by_key:
-                    self._keep_rows(index, page)
+                self._keep_rows(index, page)
                 segment.last_key = last_key
                 segment.done = last_key is None
                 segment.scanned += scanned
                 segment.accounts += counts.accounts
                 segment.locks += counts.locks
                 scanned_so_far = self.state.scanned
-            if self.on_finding is not None:
-                for finding in new:
-                    self.on_finding(finding)
             if self.progress is not None:
                 self.progress(scanned_so_far)
             self._save_now_and_then()
@@ -305,10 +290,6 @@ class _Job:
         for finding in confirmed_findings(candidates(self.rows_directory), self.scope, self.reader):
             if self.state.findings.add(finding) and self.on_finding is not None:
                 self.on_finding(finding)
-
-    def _read_live(self, keys):
-        now = epoch_now()
-        return [raw for raw in self.reader.batch_get(keys, attributes=self.scope.attributes) if is_live(raw, now)]
 
     def _save_now_and_then(self):
         if self.checkpoint is None or time.monotonic() - self._saved_at < CHECKPOINT_SECONDS:
@@ -346,7 +327,3 @@ class _Job:
             finished=utcnow(),
         )
 
-
-def _seq(segment, position):
-    """The read order of the item at ``position`` of ``segment``: segment by segment."""
-    return (segment << 40) + position
