@@ -6,6 +6,7 @@ import time
 import pytest
 
 from accounts import audit, store
+from accounts.audit import joining
 from accounts.audit.records import report_document
 from accounts.tables import dynamodb_client, get_account_model
 from tests.seeding import (
@@ -150,3 +151,23 @@ def test_a_slice_confirms_what_its_rows_cannot_see_with_the_lock_it_reads(every_
     slices = [audit.run_audit(segment=index, total_segments=4) for index in range(4)]
 
     assert found(audit.merge_reports(slices), every_kind) == planted(every_kind)
+
+
+def test_the_join_is_held_to_the_memory_limit_setting(settings, tmp_path):
+    settings.ACCOUNTS_AUDIT_MEMORY_LIMIT = "300MB"
+    connection = joining.connect(tmp_path)
+    try:
+        [(limit, spill)] = connection.execute(
+            "SELECT current_setting('memory_limit'), current_setting('temp_directory')"
+        ).fetchall()
+    finally:
+        connection.close()
+
+    assert (limit, spill) == ("286.1 MiB", str(tmp_path))
+
+
+def test_a_memory_limit_duckdb_cannot_read_is_refused(settings, tmp_path):
+    settings.ACCOUNTS_AUDIT_MEMORY_LIMIT = "1GB'; SET threads = 1; --"
+
+    with pytest.raises(ValueError, match="ACCOUNTS_AUDIT_MEMORY_LIMIT"):
+        joining.connect(tmp_path)

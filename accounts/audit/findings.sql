@@ -6,34 +6,24 @@
 --   locks(lock_key, namespace, owner, damaged, declared)  a live lock item
 --   items(pk, damaged)  a live audited item, damaged: a finding of its own
 -- it lists what may be out of step, one row per (subject, lock key, PK):
---   held        an item holds the key, and its lock is absent, names another item or
---               nobody, is damaged, or the key is held twice (I1, I2), or the item does
---               not record the key (unrecorded)
---   lock        a lock its owner does not hold (I3), or damaged
+--   held        an item holds the key, and its lock is absent or names another item or
+--               nobody (I2; and I1: of two holders, one at least is not the lock's
+--               owner), or the item does not record the key (unrecorded)
+--   lock        a lock its owner does not hold (I3), or damaged (malformed)
 --   item        an item with damage of its own (invalid, malformed)
 --   undeclared  a namespace no audited model declares: its smallest lock key, and how many
 -- Candidates only: each is confirmed with consistent reads of its keys before it is
 -- reported (accounts/audit/confirming.py), and what a finding is stays there. Plain SQL
 -- (no engine's own function), so it runs unchanged in DuckDB and in Athena (Trino).
-WITH holder_counts AS (
-    SELECT lock_key, count(DISTINCT holder) AS holders
-    FROM held
-    GROUP BY lock_key
-),
-declared_locks AS (
-    SELECT lock_key, owner, damaged
+WITH declared_locks AS (
+    SELECT lock_key, owner
     FROM locks
     WHERE declared
 )
 SELECT 'held' AS subject, h.namespace, h.lock_key, h.holder AS pk, '' AS detail
 FROM held h
-JOIN holder_counts c ON c.lock_key = h.lock_key
 LEFT JOIN declared_locks l ON l.lock_key = h.lock_key
-WHERE l.lock_key IS NULL
-   OR l.damaged
-   OR l.owner IS NULL
-   OR l.owner <> h.holder
-   OR c.holders > 1
+WHERE l.owner IS DISTINCT FROM h.holder
    OR NOT h.recorded
 UNION ALL
 SELECT 'lock' AS subject, l.namespace, l.lock_key, l.owner AS pk, '' AS detail
