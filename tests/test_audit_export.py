@@ -99,7 +99,8 @@ def test_the_audit_reads_an_export_from_s3(ddb, tmp_path, monkeypatch):
         status, out, _ = run_command("accounts_audit", "--json", "--from-export", "s3://exports-bucket/nightly")
 
     assert status == 1
-    assert findings_of(json.loads(out)) == expected == [("missing", f"UNIQ#EMAIL#{accounts[1].email}", (accounts[1].PK,))]
+    assert findings_of(json.loads(out)) == expected
+    assert expected == [("missing", f"UNIQ#EMAIL#{accounts[1].email}", (accounts[1].PK,))]
 
 
 def test_a_source_without_an_export_is_a_command_error(ddb, tmp_path):
@@ -122,7 +123,13 @@ def test_the_candidates_another_engine_found_are_confirmed_and_repaired(every_ki
 
     assert status == 1
     assert findings_of(json.loads(out)) == findings_of(live)
-    status, out, _ = run_command("accounts_audit", "--json", "--repair", "--from-findings", str(answer))
+    # A damaged item's rewrite and the claims of its locks race (each repair is guarded:
+    # the loser writes nothing, "changed"); the same answer again, confirmed again, repairs them.
+    _, out, _ = run_command("accounts_audit", "--json", "--repair", "--from-findings", str(answer))
+    outcomes = {result["outcome"] for result in json.loads(out)["not_repaired"]}
+    _, out, _ = run_command("accounts_audit", "--json", "--repair", "--from-findings", str(answer))
+
+    assert outcomes <= {"not_repairable", "changed"}
     assert {finding["kind"] for finding in json.loads(out)["remaining"]} == {
         audit.DUPLICATE, audit.TRANSIENT, audit.INVALID, audit.UNDECLARED
     }

@@ -71,7 +71,8 @@ def _read_items(pks: Iterable[str], scope: Scope, reader: Reader, now: int) -> d
         model = scope.model_of(pk) if pk else None
         if model is not None:
             wanted[pk] = model
-    raw_items = reader.batch_get([scope.item_key(model, pk) for pk, model in wanted.items()], attributes=scope.attributes)
+    keys = [scope.item_key(model, pk) for pk, model in wanted.items()]
+    raw_items = reader.batch_get(keys, attributes=scope.attributes)
     found = {}
     for raw in raw_items:
         pk = raw["PK"]["S"]

@@ -14,17 +14,16 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-import duckdb
-
 from ..app_settings import app_settings
-from .rows import SCHEMAS, TABLES
+from .engines import optional_module
+from .rows import COLUMNS, TABLES
 
 # Candidates fetched from DuckDB at a time.
 FETCH_ROWS = 10_000
 
 SUBJECTS = HELD, LOCK, ITEM, UNDECLARED = ("held", "lock", "item", "undeclared")
 
-_DUCKDB_TYPES = {"string": "VARCHAR", "bool": "BOOLEAN", "int64": "BIGINT"}
+_DUCKDB_TYPES = {"string": "VARCHAR", "bool": "BOOLEAN"}
 
 
 @dataclass(frozen=True)
@@ -46,11 +45,12 @@ def findings_sql() -> str:
     return resources.files(__package__).joinpath("findings.sql").read_text()
 
 
-def connect(spill_directory: Path) -> duckdb.DuckDBPyConnection:
+def connect(spill_directory: Path):
     """A DuckDB connection held to ``ACCOUNTS_AUDIT_MEMORY_LIMIT``, spilling under
     ``spill_directory``."""
-    connection = duckdb.connect(":memory:")
-    connection.execute(f"SET memory_limit = '{_checked_limit(app_settings.AUDIT_MEMORY_LIMIT)}'")
+    limit = _checked_limit(app_settings.AUDIT_MEMORY_LIMIT)
+    connection = optional_module("duckdb").connect(":memory:")
+    connection.execute(f"SET memory_limit = '{limit}'")
     connection.execute(f"SET temp_directory = '{_quoted(str(spill_directory))}'")
     # Rows are read in any order; only the query's ORDER BY matters.
     connection.execute("SET preserve_insertion_order = false")
@@ -67,9 +67,7 @@ def candidates(rows_directory: Path) -> Iterator[Candidate]:
                 listed = ", ".join(f"'{_quoted(str(path))}'" for path in files)
                 connection.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet([{listed}])")
             else:
-                columns = ", ".join(
-                    f"{field.name} {_DUCKDB_TYPES[str(field.type)]}" for field in SCHEMAS[table]
-                )
+                columns = ", ".join(f"{column} {_DUCKDB_TYPES[kind]}" for column, kind in COLUMNS[table])
                 connection.execute(f"CREATE TABLE {table} ({columns})")
         result = connection.execute(findings_sql())
         while batch := result.fetchmany(FETCH_ROWS):

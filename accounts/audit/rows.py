@@ -19,36 +19,32 @@ at a checkpoint; ``findings.sql`` joins them all (:mod:`.joining`).
 
 from pathlib import Path
 
-import pyarrow
-import pyarrow.parquet
-
 from ..uniqueness import LOCK_PREFIX, LOCK_SORT_KEY
 from .checking import PageCounts, Scope, is_live, item_findings, namespace_of, records
+from .engines import optional_module
 from .findings import lock_as_read, owner_named
 
 # Rows of a segment's file before the next: files the size DuckDB reads well (a row is a
 # lock key and a PK, about 100 bytes).
 ROWS_PER_FILE = 1_000_000
 
-SCHEMAS = {
-    "held": pyarrow.schema(
-        [("lock_key", pyarrow.string()), ("namespace", pyarrow.string()), ("holder", pyarrow.string()),
-         ("recorded", pyarrow.bool_())]
+# Each table's columns and their types (Arrow's names).
+COLUMNS = {
+    "held": (("lock_key", "string"), ("namespace", "string"), ("holder", "string"), ("recorded", "bool")),
+    "locks": (
+        ("lock_key", "string"), ("namespace", "string"), ("owner", "string"), ("damaged", "bool"),
+        ("declared", "bool"),
     ),
-    "locks": pyarrow.schema(
-        [("lock_key", pyarrow.string()), ("namespace", pyarrow.string()), ("owner", pyarrow.string()),
-         ("damaged", pyarrow.bool_()), ("declared", pyarrow.bool_())]
-    ),
-    "items": pyarrow.schema([("pk", pyarrow.string()), ("damaged", pyarrow.bool_())]),
+    "items": (("pk", "string"), ("damaged", "bool")),
 }
-TABLES = tuple(SCHEMAS)
+TABLES = tuple(COLUMNS)
 
 
 class SegmentRows:
     """The rows of one page (or one export file's share), as columns."""
 
     def __init__(self):
-        self.columns = {table: {name: [] for name in SCHEMAS[table].names} for table in TABLES}
+        self.columns = {table: {name: [] for name, _ in COLUMNS[table]} for table in TABLES}
 
     def __len__(self):
         return sum(len(next(iter(columns.values()))) for columns in self.columns.values())
@@ -95,6 +91,13 @@ class RowFiles:
     (renamed from ``.partial``) once :meth:`close` has written its footer."""
 
     def __init__(self, directory: Path, name: str):
+        pyarrow = optional_module("pyarrow")
+        self._parquet = optional_module("pyarrow.parquet")
+        types = {"string": pyarrow.string(), "bool": pyarrow.bool_()}
+        self._schemas = {
+            table: pyarrow.schema([(column, types[kind]) for column, kind in columns]) for table, columns in COLUMNS.items()
+        }
+        self._table = pyarrow.table
         self.rows = 0
         self._paths = {}
         self._writers = {}
@@ -103,13 +106,13 @@ class RowFiles:
             folder.mkdir(parents=True, exist_ok=True)
             self._paths[table] = folder / f"{name}.parquet"
             partial = folder / f"{name}.parquet.partial"
-            self._writers[table] = pyarrow.parquet.ParquetWriter(partial, SCHEMAS[table])
+            self._writers[table] = self._parquet.ParquetWriter(partial, self._schemas[table])
 
     def write(self, page: SegmentRows) -> None:
         """Write one page's rows, as a row group of each table."""
         for table, columns in page.columns.items():
-            if columns[SCHEMAS[table].names[0]]:
-                self._writers[table].write_table(pyarrow.table(columns, schema=SCHEMAS[table]))
+            if columns[COLUMNS[table][0][0]]:
+                self._writers[table].write_table(self._table(columns, schema=self._schemas[table]))
         self.rows += len(page)
 
     def close(self) -> None:

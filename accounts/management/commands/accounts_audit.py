@@ -2,6 +2,7 @@ import contextlib
 import signal
 
 from django.core import checks
+from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts import audit
@@ -82,7 +83,7 @@ class Command(BaseCommand):
             raise CommandError(f"{stopped}{hint}") from stopped
         except audit.InvalidReport as error:
             raise CommandError(str(error)) from error
-        except (UniquenessError, audit.InvalidExport, audit.InvalidFindings) as error:
+        except (UniquenessError, ImproperlyConfigured, audit.InvalidExport, audit.InvalidFindings) as error:
             raise CommandError(str(error)) from error
         write_report(self, report, repairs, as_json=options["json"])
 
