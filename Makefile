@@ -31,7 +31,7 @@ test-django61: dynamodb-local java $(VENV61)/.installed
 
 bench: install dynamodb-local java
 	$(BIN)/python -m tests.benchmarks.transactions
-	$(BIN)/python -m tests.benchmarks.audit
+	$(BIN)/python -m tests.benchmarks.audit --join-rows 10000000
 	$(BIN)/python -m tests.benchmarks.web
 	$(BIN)/python -m tests.benchmarks.stall
 	$(BIN)/python -m tests.benchmarks.host_tests

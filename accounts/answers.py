@@ -50,6 +50,12 @@ def _items(items):
     return [_item(item) for item in items]
 
 
+def wire_item(item):
+    """An item as DynamoDB's JSON spells it (binary values in base64: an answer's, an
+    export's) in botocore's shape: binary values as ``bytes``."""
+    return _item(item)
+
+
 def _item(item):
     return {name: _value(value) for name, value in item.items()}
 

@@ -194,6 +194,13 @@ class AppSettings:
         return value
 
     @property
+    def AUDIT_MEMORY_LIMIT(self):
+        """The most memory the audit's join (DuckDB) may take, in DuckDB's notation
+        (``"1GB"``, ``"512MB"``); past it, DuckDB spills to files in the audit's temporary
+        directory. Default ``"1GB"``."""
+        return self._setting("AUDIT_MEMORY_LIMIT", "1GB")
+
+    @property
     def PREVENT_ENUMERATION(self):
         """Whether the sign-up and email-change forms hide which addresses are registered.
 

@@ -42,6 +42,13 @@ def test_the_audit_benchmark_sets_the_audit_beside_a_raw_scan_at_two_sizes(dynam
     assert "Peak memory" in out
 
 
+def test_the_audit_benchmark_times_the_join_alone_on_generated_rows():
+    out = run_benchmark("audit", "--items", "", "--join-rows", "7000", "--memory-limit", "200MB")
+
+    assert re.search(r"The join alone: 7,000 rows \(1,000 accounts; .*\), 1 candidate\(s\), [\d.]+ s", out), out
+    assert "At 400,000,000 rows" in out
+
+
 def test_the_transactions_benchmark_compares_the_engine_with_raw_requests(dynamodb_local):
     out = run_benchmark("transactions", "--quick", "--seconds", "0.2", "--endpoint", dynamodb_local.endpoint_url)
 

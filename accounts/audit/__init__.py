@@ -33,6 +33,7 @@ Its parts, whose public names are all importable from here:
 
 from .backfilling import backfill, is_backfilled
 from .checkpoints import Checkpoint
+from .exports import InvalidExport, read_export, write_export
 from .findings import (
     DUPLICATE,
     INVALID,
@@ -79,9 +80,10 @@ from .repairs import (
     repair_all,
     repair_key,
 )
+from .joining import InvalidFindings, read_findings
 from .reading import ReadBudget
 from .records import InvalidReport, merge_reports, report_document, report_from_document
-from .scan import AuditStopped, estimated_items, run_audit
+from .scan import AuditStopped, estimated_items, run_audit, run_export_audit, run_findings_audit
 from .scope import audited_models, constraint_for_namespace, model_and_constraint
 
 __all__ = [
@@ -117,6 +119,8 @@ __all__ = [
     "DamagedLock",
     "Finding",
     "Findings",
+    "InvalidExport",
+    "InvalidFindings",
     "InvalidReport",
     "LockState",
     "ReadBudget",
@@ -135,6 +139,8 @@ __all__ = [
     "merge_reports",
     "model_and_constraint",
     "plan_repair",
+    "read_export",
+    "read_findings",
     "remaining",
     "repair",
     "repair_all",
@@ -142,4 +148,7 @@ __all__ = [
     "report_document",
     "report_from_document",
     "run_audit",
+    "run_export_audit",
+    "run_findings_audit",
+    "write_export",
 ]

@@ -1,20 +1,18 @@
-"""The audit's checks of one Scan page, with nothing kept beyond the page.
+"""The audit's rules: what an audited item is, what it holds, and what is out of step.
 
-For each audited item of the page (an account, an item of ``ACCOUNTS_UNIQUE_MODELS``) the
-locks its values map to are read, and for each lock of the page its owner: one consistent
-``BatchGetItem`` (100 keys a request) for both. Then, key by key:
+Both halves of the audit ask these, so what a finding is lives here once:
 
-- :func:`check_held_value`: an item holds a value; its lock must exist and name it (I2),
-  and when it names another item that holds the value too, the value is held twice (I1);
-- :func:`check_lock`: a lock must name a live owner that holds its value (I3);
-- :func:`check_item_values`: a value that cannot become a lock key is ``invalid``;
-- a lock of a namespace no audited model declares is ``undeclared``;
-- an item or lock read with an attribute of the wrong type is ``malformed``, and an item
-  that holds its locks without recording their keys is ``unrecorded``.
+- the workers (:mod:`.rows`), from each item alone: :func:`item_findings` (the lock keys an
+  item's values map to; a value that cannot become a lock key is ``invalid``, an attribute
+  of the wrong type ``malformed``) and :func:`records` (whether the item records a key in
+  ``lock_keys``), and :class:`Scope` (which namespace is declared, which model an item is);
+- the confirmation (:mod:`.confirming`), from the items read again: :func:`check_key` (a
+  lock and the items holding its key: I1, I2, I3, a damaged lock, ``unrecorded``) and
+  :func:`item_findings` again.
 
-A lock naming another item is resolved with a second read of that item (rare: only damage
-needs it). Each check yields a finding of what this page saw; :class:`.findings.Findings`
-merges what different pages saw of one key.
+A rule of what is wrong with an item by itself (a new kind of damage) goes in
+:func:`item_findings`: the workers flag the items it finds something in (the ``items``
+rows' ``damaged``), and the confirmation reports its findings.
 """
 
 from dataclasses import dataclass, replace
@@ -23,20 +21,23 @@ from types import SimpleNamespace
 from pynamodb.constants import NULL
 
 from ..exceptions import InvalidUniqueValue
-from ..tables import TOMBSTONE_ATTRIBUTE, TTL_ATTRIBUTE, is_gone, malformed_attributes, raw_expires
+from ..tables import (
+    TOMBSTONE_ATTRIBUTE,
+    TTL_ATTRIBUTE,
+    is_gone,
+    malformed_attributes,
+    raw_expires,
+)
 from ..transactions import LOCK_KEYS
-from ..uniqueness import LOCK_PREFIX, LOCK_SORT_KEY, constraints_of
+from ..uniqueness import LOCK_PREFIX, constraints_of
 from .findings import (
     INVALID,
     MALFORMED,
-    UNDECLARED,
     Finding,
-    UndeclaredNamespace,
     _examine,
     lock_as_read,
     owner_named,
     records_lock,
-    unrecorded_finding,
 )
 
 
@@ -130,7 +131,7 @@ class ItemRead:
     of the wrong type (damage) is read as its model reads it; ``malformed`` holds those
     attributes as stored (see :func:`accounts.tables.malformed_attributes`)."""
 
-    __slots__ = ("model", "raw", "values", "malformed", "_instance")
+    __slots__ = ("_instance", "malformed", "model", "raw", "values")
 
     def __init__(self, model, raw, attributes):
         self.model = model
@@ -214,35 +215,31 @@ def check_item_values(pk, item, constraints):
     return held, findings
 
 
-def check_held_value(model, constraint, key, holder, item, lock_owner, lock_exists, owner_item, now):
-    """The finding for ``holder`` (``item``) holding ``key``, given the lock as read
-    (``lock_exists``, ``lock_owner``: a :class:`~.findings.DamagedLock` when damaged) and
-    the lock's owner item as read (``None``: gone), or ``None`` when the lock names this
-    holder. Items are :class:`ItemRead`."""
-    if lock_exists and lock_owner == holder:
-        return None
-    owner = owner_named(lock_owner)
-    holders, items = {holder}, {holder: item.instance()}
-    if owner_item is not None:
-        items[owner] = owner_item.instance()
-        if holds(owner_item, model, constraint, key):
-            holders.add(owner)
-    finding = _examine(constraint, key, lock_exists, lock_owner, holders, items, model, now)
-    return None if finding is None else replace(finding, items=items)
+def check_key(model, constraint, key, lock_raw, items, seen_holders, now):
+    """The finding of lock ``key`` of ``model``'s ``constraint``, and the holders that hold
+    it without recording it (``unrecorded``): ``(finding or None, [holder PK, ...])``.
 
-
-def check_lock(model, constraint, key, lock_owner, owner_item, now):
-    """The finding for lock ``key`` naming ``lock_owner`` (a :class:`~.findings.DamagedLock`
-    when damaged; ``owner_item`` its :class:`ItemRead`, ``None``: gone), or ``None`` when
-    the owner holds the lock's value. Holders other than the owner are found from their own
-    side (:func:`check_held_value`)."""
+    ``lock_raw`` is the lock item as read (``None``: absent), ``items`` the live audited
+    items read (PK -> :class:`ItemRead`: the holders seen and the lock's owner), and
+    ``seen_holders`` the PKs seen holding the key. The holders are those of them still
+    holding it, and the lock's owner when it does: one holder is as it should be when the
+    lock names it (I2), several are a duplicate (I1), none leave an orphan (I3).
+    """
+    lock_exists = lock_raw is not None
+    lock_owner = lock_as_read(lock_raw) if lock_exists else None
     owner = owner_named(lock_owner)
-    holders = (owner,) if owner_item is not None and holds(owner_item, model, constraint, key) else ()
-    if holders and owner == lock_owner:
-        return None
-    items = {owner: owner_item.instance()} if owner_item is not None else {}
-    finding = _examine(constraint, key, True, lock_owner, holders, items, model, now)
-    return replace(finding, items=items)
+    holders = {pk for pk in seen_holders if pk in items and holds(items[pk], model, constraint, key)}
+    if owner in items and holds(items[owner], model, constraint, key):
+        holders.add(owner)
+    unrecorded = sorted(
+        pk for pk in holders if lock_exists and lock_owner == pk and not records(items[pk], constraint, key)
+    )
+    if not lock_exists and not holders:
+        return None, unrecorded
+    involved = holders | ({owner} if owner in items else set())
+    instances = {pk: items[pk].instance() for pk in sorted(involved)}
+    finding = _examine(constraint, key, lock_exists, lock_owner, holders, instances, model, now)
+    return (None if finding is None else replace(finding, items=instances)), unrecorded
 
 
 def records(item, constraint, key):
@@ -251,6 +248,19 @@ def records(item, constraint, key):
     without building the model instance."""
     recorded = item.raw.get(LOCK_KEYS, {}).get("M", {}).get(constraint.namespace, {})
     return records_lock(item.model, constraint, recorded.get("S"), key)
+
+
+def item_findings(pk, item, constraints):
+    """``(held, findings)`` of one audited item (an :class:`ItemRead`), from the item alone:
+    the ``(constraint, lock key)`` of each value it holds, and the findings of its own
+    (``invalid`` values, ``malformed`` attributes). The one place that says what is wrong
+    with an item by itself: the workers flag the items it finds something in, the
+    confirmation reports what it finds when the item is read again."""
+    held, findings = check_item_values(pk, item, constraints)
+    damaged = check_item(pk, item, constraints)
+    if damaged is not None:
+        findings.append(damaged)
+    return held, findings
 
 
 def check_item(pk, item, constraints):
@@ -269,123 +279,3 @@ def check_item(pk, item, constraints):
         stored=item.malformed,
         items={pk: item.instance()},
     )
-
-
-def check_page(raw_items, scope, read, now):
-    """Every finding on one Scan page, and its :class:`PageCounts`.
-
-    ``read(keys)`` returns the live raw items at ``keys`` (consistent reads); it is called
-    at most twice: the locks the page's items hold and the owners of its locks, then the
-    owners of locks found naming another item.
-    """
-    counts = PageCounts(scanned=len(raw_items))
-    items, locks, undeclared, findings = {}, {}, {}, []
-    for raw in raw_items:
-        if not is_live(raw, now):
-            continue
-        pk, sort_key = raw["PK"]["S"], raw.get("SK", {}).get("S")
-        model = scope.item_model(pk, sort_key)
-        if model is not None:
-            items[pk] = scope.item(model, raw)
-        elif sort_key == LOCK_SORT_KEY and pk.startswith(LOCK_PREFIX):
-            declared = scope.declared(pk)
-            if declared is None and namespace_of(pk) in scope.skipped:
-                continue
-            if declared is None:
-                namespace = namespace_of(pk)
-                count, example = undeclared.get(namespace, (0, pk))
-                undeclared[namespace] = (count + 1, example)
-            else:
-                locks[pk] = (*declared, lock_as_read(raw))
-    counts.accounts, counts.locks = len(items), len(locks)
-    held = []
-    for pk, item in items.items():
-        values, invalid = check_item_values(pk, item, scope.constraints[item.model])
-        findings.extend(invalid)
-        damaged = check_item(pk, item, scope.constraints[item.model])
-        if damaged is not None:
-            findings.append(damaged)
-        held.extend((item.model, constraint, key, pk, item) for constraint, key in values)
-
-    # First read: the lock of every value held here, the owner of every lock read here.
-    read_items = _Items(scope, items)
-    lock_keys = {key for _, _, key, _, _ in held if key not in locks}
-    owners = {owner_named(owner) for _, _, owner in locks.values()} - {None}
-    read_items.read(read, lock_keys, owners)
-
-    def lock_seen(key):
-        if key in locks:
-            return True, locks[key][2]
-        return read_items.lock(key)
-
-    # Second read: the items named by locks that another item's value maps to.
-    named = set()
-    for _, _, key, holder, _ in held:
-        owner = owner_named(lock_seen(key)[1])
-        if owner and owner != holder:
-            named.add(owner)
-    read_items.read(read, (), named)
-    unrecorded = {}
-    for model, constraint, key, holder, item in held:
-        exists, owner = lock_seen(key)
-        owner_item = read_items.item(owner_named(owner))
-        finding = check_held_value(model, constraint, key, holder, item, owner, exists, owner_item, now)
-        if finding is not None:
-            findings.append(finding)
-        elif not records(item, constraint, key):
-            unrecorded.setdefault(holder, {})[constraint.namespace] = key
-    for holder, keys in unrecorded.items():
-        item = items[holder]
-        finding = unrecorded_finding(holder, keys, scope.constraints[item.model], item.model)
-        findings.append(replace(finding, items={holder: item.instance()}))
-    for key, (model, constraint, owner) in locks.items():
-        finding = check_lock(model, constraint, key, owner, read_items.item(owner_named(owner)), now)
-        if finding is not None:
-            findings.append(finding)
-    for namespace, (count, example) in undeclared.items():
-        findings.append(Finding(UNDECLARED, UndeclaredNamespace(namespace), key=example, lock_exists=True, count=count))
-    return findings, counts
-
-
-class _Items:
-    """The items and locks a page read besides its own: raw lock items by key, audited
-    items by PK (``None``: read and absent)."""
-
-    def __init__(self, scope, page_items):
-        self.scope = scope
-        self.items = dict(page_items)
-        self.locks = {}
-
-    def read(self, read, lock_keys, owners):
-        keys = [{"PK": {"S": key}, "SK": {"S": LOCK_SORT_KEY}} for key in lock_keys if key not in self.locks]
-        wanted = {}
-        for owner in owners:
-            model = self.scope.model_of(owner)
-            if owner not in self.items and model is not None:
-                wanted[owner] = model
-                keys.append(self.scope.item_key(model, owner))
-        for key in lock_keys:
-            self.locks.setdefault(key, None)
-        for owner in wanted:
-            self.items[owner] = None
-        if not keys:
-            return
-        for raw in read(keys):
-            pk = raw["PK"]["S"]
-            if raw.get("SK", {}).get("S") == LOCK_SORT_KEY and pk in self.locks:
-                self.locks[pk] = raw
-            elif pk in wanted:
-                self.items[pk] = self.scope.item(wanted[pk], raw)
-
-    def lock(self, key):
-        """``(exists, owner)`` of a lock read by :meth:`read` (``owner``: a
-        :class:`~.findings.DamagedLock` when damaged)."""
-        raw = self.locks.get(key)
-        if raw is None:
-            return False, None
-        return True, lock_as_read(raw)
-
-    def item(self, pk):
-        """The audited item ``pk`` as read (an :class:`ItemRead`), or ``None`` (absent, or
-        not an audited item)."""
-        return self.items.get(pk) if pk else None

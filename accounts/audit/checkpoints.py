@@ -3,6 +3,7 @@ finished page of each Scan segment (``accounts_audit --checkpoint PATH``)."""
 
 import json
 import os
+import shutil
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -23,9 +24,12 @@ class SegmentState:
     scanned: int = 0
     accounts: int = 0
     locks: int = 0
+    # Row files written for this segment (rows.file_name numbers them from 0).
+    files: int = 0
 
     def as_dict(self):
         return {
+            "files": self.files,
             "last_key": self.last_key,
             "done": self.done,
             "scanned": self.scanned,
@@ -57,6 +61,11 @@ class Checkpoint:
 
     def __init__(self, path):
         self.path = Path(path)
+
+    @property
+    def rows_directory(self):
+        """Where the run keeps the rows it read (:mod:`.rows`), beside the checkpoint."""
+        return self.path.with_name(self.path.name + ".rows")
 
     def load(self, scope, covered, total_segments):
         """The run saved here, or ``None`` when there is none. Raises
@@ -102,3 +111,4 @@ class Checkpoint:
     def finish(self):
         """The run is over: the next one starts afresh."""
         self.path.unlink(missing_ok=True)
+        shutil.rmtree(self.rows_directory, ignore_errors=True)

@@ -13,17 +13,24 @@ the last finished page of each segment, the counts and the findings so far are s
 continues from there.
 """
 
+import shutil
+import tempfile
 import threading
 import time
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from pathlib import Path
 
 from .. import dynamo
 from ..tables import epoch_now, plain_client, utcnow
-from .checking import Scope, check_page, is_live
+from .checking import PageCounts, Scope
 from .checkpoints import RunState, SegmentState
+from .confirming import confirmed_findings
+from .exports import read_export
 from .findings import Findings, Report
+from .joining import candidates, candidates_from_records
 from .reading import Reader
 from .reports import new_run_id
+from .rows import ROWS_PER_FILE, RowFiles, SegmentRows, drop_files_after, file_name
 from .scope import audited_models
 
 # Items a Scan page reads at most (1 MB of data, whichever comes first): a page's items
@@ -84,15 +91,112 @@ def run_audit(
         if total_segments is None or not 0 <= segment < total_segments:
             raise ValueError("segment must be between 0 and total_segments - 1.")
         covered, total = (segment,), total_segments
-    models = audited_models()
-    scope = Scope([model_class], others=models) if model_class is not None else Scope(models)
+    scope = _scope(model_class)
     reader = Reader(plain_client(), scope.models[0].Meta.table_name, budget=budget)
     state = checkpoint.load(scope, covered, total) if checkpoint is not None else None
+    if checkpoint is not None:
+        rows_directory, temporary = checkpoint.rows_directory, None
+        if state is None:
+            shutil.rmtree(rows_directory, ignore_errors=True)
+        else:
+            for index, segment_state in state.segments.items():
+                drop_files_after(rows_directory, index, segment_state.files)
+    else:
+        temporary = tempfile.TemporaryDirectory(prefix="accounts-audit-")
+        rows_directory = Path(temporary.name)
     if state is None:
         segments_state = {index: SegmentState() for index in covered}
         state = RunState(run_id or new_run_id(), total, segments_state, Findings(), utcnow())
     job = _Job(scope, reader, state, progress, on_finding, checkpoint, page_size, stop or threading.Event())
-    return job.run()
+    job.rows_directory = rows_directory
+    try:
+        return job.run()
+    finally:
+        if temporary is not None:
+            temporary.cleanup()
+
+
+def run_export_audit(source, model_class=None, *, progress=None, on_finding=None, budget=None, run_id=None):
+    """A :class:`~.findings.Report` of the DynamoDB export at ``source`` (a directory or
+    ``s3://bucket/prefix``, see :mod:`.exports`) instead of a Scan of the table.
+
+    The export's items are read file by file into the same rows as a Scan's, joined by the
+    same query, and every candidate is confirmed against the live table with consistent
+    reads (``budget`` paces them), as a Scan's are. The report counts what the export held.
+    """
+    export = read_export(source)
+    scope = _scope(model_class)
+    reader = Reader(plain_client(), scope.models[0].Meta.table_name, budget=budget)
+    started, began = utcnow(), time.perf_counter()
+    counts = PageCounts()
+    with tempfile.TemporaryDirectory(prefix="accounts-audit-") as directory:
+        rows_directory = Path(directory)
+        for number, data_file in enumerate(export.files):
+            files = RowFiles(rows_directory, file_name(0, number))
+            page = []
+            for raw in export.items(data_file):
+                page.append(raw)
+                if len(page) == PAGE_SIZE:
+                    _add_export_page(files, page, scope, counts, progress)
+                    page = []
+            _add_export_page(files, page, scope, counts, progress)
+            files.close()
+        findings = Findings()
+        for finding in confirmed_findings(candidates(rows_directory), scope, reader):
+            if findings.add(finding) and on_finding is not None:
+                on_finding(finding)
+    return Report(
+        scanned=counts.scanned,
+        accounts=counts.accounts,
+        locks=counts.locks,
+        segments=1,
+        seconds=time.perf_counter() - began,
+        findings=findings.sorted(),
+        run_id=run_id or new_run_id(),
+        started=started,
+        finished=utcnow(),
+    )
+
+
+def _add_export_page(files, page, scope, counts, progress):
+    rows = SegmentRows()
+    read = rows.add_page(page, scope, epoch_now())
+    files.write(rows)
+    counts.scanned += read.scanned
+    counts.accounts += read.accounts
+    counts.locks += read.locks
+    if progress is not None:
+        progress(counts.scanned)
+
+
+def run_findings_audit(records, model_class=None, *, on_finding=None, budget=None, run_id=None):
+    """A :class:`~.findings.Report` of the candidates another engine computed with
+    ``findings.sql`` (Athena over an export: ``records`` are its answer's rows, as dicts),
+    each confirmed against the live table with consistent reads. The report reads no item
+    but the candidates': its counts are zero."""
+    scope = _scope(model_class)
+    reader = Reader(plain_client(), scope.models[0].Meta.table_name, budget=budget)
+    started, began = utcnow(), time.perf_counter()
+    findings = Findings()
+    for finding in confirmed_findings(candidates_from_records(records), scope, reader):
+        if findings.add(finding) and on_finding is not None:
+            on_finding(finding)
+    return Report(
+        scanned=0,
+        accounts=0,
+        locks=0,
+        segments=1,
+        seconds=time.perf_counter() - began,
+        findings=findings.sorted(),
+        run_id=run_id or new_run_id(),
+        started=started,
+        finished=utcnow(),
+    )
+
+
+def _scope(model_class):
+    models = audited_models()
+    return Scope([model_class], others=models) if model_class is not None else Scope(models)
 
 
 class _Job:
@@ -108,6 +212,7 @@ class _Job:
         self._saved_at = time.monotonic()
         self._began = time.perf_counter()
         self._earlier_seconds = state.seconds
+        self.files = {}
 
     def run(self):
         pending = [index for index, segment in self.state.segments.items() if not segment.done]
@@ -126,10 +231,11 @@ class _Job:
             if future.exception() is not None:
                 self._save()
                 raise future.exception()
-        report = self._report()
         if not all(segment.done for segment in self.state.segments.values()):
             self._save()
-            raise AuditStopped(report)
+            raise AuditStopped(self._report())
+        self._join()
+        report = self._report()
         if self.checkpoint is not None:
             self.checkpoint.finish()
         return report
@@ -145,32 +251,45 @@ class _Job:
                 attributes=self.scope.attributes,
                 limit=self.page_size,
             )
-            findings, counts = check_page(raw_items, self.scope, self._read_live, now)
-            new = []
+            page = SegmentRows()
+            counts = page.add_page(raw_items, self.scope, now)
             with self.state.lock:
-                # A page counts, and moves the segment on, together with its findings, so
-                # a checkpoint never holds one without the other.
-                for finding in findings:
-                    if self.state.findings.add(finding):
-                        new.append(finding)
+                # A page counts, and moves the segment on, together with its rows, so a
+                # checkpoint never holds one without the other.
+                self._keep_rows(index, page)
                 segment.last_key = last_key
                 segment.done = last_key is None
                 segment.scanned += scanned
                 segment.accounts += counts.accounts
                 segment.locks += counts.locks
                 scanned_so_far = self.state.scanned
-            if self.on_finding is not None:
-                for finding in new:
-                    self.on_finding(finding)
             if self.progress is not None:
                 self.progress(scanned_so_far)
             self._save_now_and_then()
             if segment.done:
                 return
 
-    def _read_live(self, keys):
-        now = epoch_now()
-        return [raw for raw in self.reader.batch_get(keys, attributes=self.scope.attributes) if is_live(raw, now)]
+    def _keep_rows(self, index, page):
+        """Write a page's rows to its segment's files (the caller holds the state's lock)."""
+        files = self.files.get(index)
+        if files is None:
+            name = file_name(index, self.state.segments[index].files)
+            files = self.files[index] = RowFiles(self.rows_directory, name)
+        files.write(page)
+        if files.rows >= ROWS_PER_FILE:
+            self._close_files(index)
+
+    def _close_files(self, index):
+        self.files.pop(index).close()
+        self.state.segments[index].files += 1
+
+    def _join(self):
+        """The candidates of every row this run read, confirmed by reading them again."""
+        for index in list(self.files):
+            self._close_files(index)
+        for finding in confirmed_findings(candidates(self.rows_directory), self.scope, self.reader):
+            if self.state.findings.add(finding) and self.on_finding is not None:
+                self.on_finding(finding)
 
     def _save_now_and_then(self):
         if self.checkpoint is None or time.monotonic() - self._saved_at < CHECKPOINT_SECONDS:
@@ -183,6 +302,9 @@ class _Job:
         with self.state.lock:
             self._saved_at = time.monotonic()
             self.state.seconds = self._seconds()
+            # A checkpoint names complete files only: the pages after it are read again.
+            for index in list(self.files):
+                self._close_files(index)
             self.checkpoint.save(self.state)
 
     def _seconds(self):
@@ -204,3 +326,4 @@ class _Job:
             started=self.state.started,
             finished=utcnow(),
         )
+

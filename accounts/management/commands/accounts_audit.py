@@ -2,6 +2,7 @@ import contextlib
 import signal
 
 from django.core import checks
+from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts import audit
@@ -45,18 +46,34 @@ class Command(BaseCommand):
         )
         parser.add_argument("--repair", action="store_true", help="Repair what can be repaired safely.")
         add_scan_arguments(parser)
+        sources = parser.add_mutually_exclusive_group()
+        sources.add_argument(
+            "--from-export",
+            metavar="SOURCE",
+            help="Read a DynamoDB export (DYNAMODB_JSON; a directory or s3://bucket/prefix) instead of "
+            "scanning the table; findings are confirmed against the table.",
+        )
+        sources.add_argument(
+            "--from-findings",
+            metavar="FILE",
+            help="Confirm (and with --repair, repair) the candidates another engine found with the "
+            "audit's query (findings.sql): its answer as CSV or JSON.",
+        )
 
     def handle(self, *args, **options):
         scan = scan_options(options)
+        snapshot = options["from_export"] or options["from_findings"]
+        if snapshot and ("segment" in scan or scan["segments"] != 1 or scan["checkpoint"]):
+            raise CommandError("--from-export and --from-findings read no Scan: leave the Scan's options out.")
         if options["repair"] and "segment" in scan:
             raise CommandError(
                 "A slice cannot repair: a value may be held on another slice. Merge the slices' "
                 "reports with accounts_audit_merge --repair."
             )
-        progress = Progress(self.stderr, expected=self._expected_items(scan))
+        progress = Progress(self.stderr, expected=None if snapshot else self._expected_items(scan))
         try:
             with stop_on_sigterm():
-                report = audit.run_audit(progress=progress.scanned, on_finding=progress.found, **scan)
+                report = self._audit(options, scan, progress)
             progress.scan_done(report.scanned, report.seconds)
             repairs = audit.repair_all(report, progress=progress.repaired) if options["repair"] else []
             if report.complete:
@@ -66,9 +83,21 @@ class Command(BaseCommand):
             raise CommandError(f"{stopped}{hint}") from stopped
         except audit.InvalidReport as error:
             raise CommandError(str(error)) from error
-        except UniquenessError as error:
+        except (UniquenessError, ImproperlyConfigured, audit.InvalidExport, audit.InvalidFindings) as error:
             raise CommandError(str(error)) from error
         write_report(self, report, repairs, as_json=options["json"])
+
+    def _audit(self, options, scan, progress):
+        """The report of the source asked for: an export, another engine's candidates, or
+        a Scan of the table."""
+        if options["from_export"]:
+            return audit.run_export_audit(
+                options["from_export"], progress=progress.scanned, on_finding=progress.found, budget=scan["budget"]
+            )
+        if options["from_findings"]:
+            records = audit.read_findings(options["from_findings"])
+            return audit.run_findings_audit(records, on_finding=progress.found, budget=scan["budget"])
+        return audit.run_audit(progress=progress.scanned, on_finding=progress.found, **scan)
 
     def _expected_items(self, scan):
         """The items this process should read, by the table's estimated count."""

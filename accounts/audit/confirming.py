@@ -1,0 +1,115 @@
+"""The confirmation of the join's candidates: consistent reads of just their keys, and the
+findings they still show.
+
+The join (``findings.sql``) saw the table as the workers read it, page after page, or as an
+export froze it; a concurrent write, or a lock held on another slice, can make a candidate
+that is no finding. So each candidate's lock, the items seen holding its key and the
+lock's owner are read again, consistently (BatchGetItem, 100 keys a request, paced by the
+run's read budget), and the rules of :mod:`.checking` say what they show: only that is
+reported, and only that is repaired.
+"""
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
+from itertools import groupby
+
+from ..tables import epoch_now
+from ..uniqueness import LOCK_SORT_KEY
+from .checking import Scope, check_key, is_live, item_findings
+from .findings import UNDECLARED, Finding, UndeclaredNamespace, unrecorded_finding
+from .joining import HELD, ITEM, LOCK, Candidate
+from .reading import Reader
+
+# Lock keys (or damaged items) confirmed together: one BatchGetItem round of their locks,
+# one of their items.
+KEYS_PER_ROUND = 100
+
+
+def confirmed_findings(
+    candidates: Iterable[Candidate], scope: Scope, reader: Reader, *, now: Callable[[], int] = epoch_now
+) -> Iterator[Finding]:
+    """The findings the ``candidates`` (ordered by lock key) still show, read again."""
+    unrecorded: dict[str, tuple[object, dict]] = {}
+    keys, items = [], []
+    for lock_key, group in groupby(candidates, key=lambda candidate: candidate.lock_key):
+        group = list(group)
+        if group[0].subject == UNDECLARED:
+            yield from _undeclared(group)
+        elif lock_key is None:
+            items.extend(candidate.pk for candidate in group if candidate.subject == ITEM)
+        else:
+            keys.append((lock_key, group))
+        if len(keys) >= KEYS_PER_ROUND:
+            yield from _confirm_keys(keys, scope, reader, now(), unrecorded)
+            keys = []
+        if len(items) >= KEYS_PER_ROUND:
+            yield from _confirm_items(items, scope, reader)
+            items = []
+    yield from _confirm_keys(keys, scope, reader, now(), unrecorded)
+    yield from _confirm_items(items, scope, reader)
+    for pk, (item, recorded) in unrecorded.items():
+        finding = unrecorded_finding(pk, recorded, scope.constraints[item.model], item.model)
+        yield replace(finding, items={pk: item.instance()})
+
+
+def _undeclared(group: list[Candidate]) -> Iterator[Finding]:
+    # A namespace nobody declares has nothing to read again: the count is what was read.
+    for candidate in group:
+        yield Finding(
+            UNDECLARED,
+            UndeclaredNamespace(candidate.namespace),
+            key=candidate.lock_key,
+            lock_exists=True,
+            count=int(candidate.detail),
+        )
+
+
+def _read_items(pks: Iterable[str], scope: Scope, reader: Reader, now: int) -> dict:
+    """The live audited items ``pks`` (PK -> :class:`~.checking.ItemRead`), read consistently."""
+    wanted = {}
+    for pk in pks:
+        model = scope.model_of(pk) if pk else None
+        if model is not None:
+            wanted[pk] = model
+    keys = [scope.item_key(model, pk) for pk, model in wanted.items()]
+    raw_items = reader.batch_get(keys, attributes=scope.attributes)
+    found = {}
+    for raw in raw_items:
+        pk = raw["PK"]["S"]
+        model = wanted.get(pk)
+        if model is not None and is_live(raw, now) and raw.get("SK", {}).get("S") == scope.sort_keys[model]:
+            found[pk] = scope.item(model, raw)
+    return found
+
+
+def _confirm_keys(keys, scope: Scope, reader: Reader, now: int, unrecorded: dict) -> Iterator[Finding]:
+    if not keys:
+        return
+    lock_keys = [{"PK": {"S": lock_key}, "SK": {"S": LOCK_SORT_KEY}} for lock_key, _ in keys]
+    locks = {
+        raw["PK"]["S"]: raw
+        for raw in reader.batch_get(lock_keys, attributes=scope.attributes)
+        if raw.get("SK", {}).get("S") == LOCK_SORT_KEY and is_live(raw, now)
+    }
+    seen = {lock_key: {c.pk for c in group if c.subject == HELD} for lock_key, group in keys}
+    owners = {c.pk for _, group in keys for c in group if c.subject == LOCK}
+    owners |= {raw.get("owner", {}).get("S") for raw in locks.values()}
+    items = _read_items({pk for holders in seen.values() for pk in holders} | owners, scope, reader, now)
+    for lock_key, group in keys:
+        declared = scope.constraint_of(group[0].namespace)
+        if declared is None:
+            continue
+        model, constraint = declared
+        finding, not_recorded = check_key(model, constraint, lock_key, locks.get(lock_key), items, seen[lock_key], now)
+        if finding is not None:
+            yield finding
+        for pk in not_recorded:
+            item, recorded = unrecorded.setdefault(pk, (items[pk], {}))
+            recorded[constraint.namespace] = lock_key
+
+
+def _confirm_items(pks: list[str], scope: Scope, reader: Reader) -> Iterator[Finding]:
+    if not pks:
+        return
+    for pk, item in _read_items(pks, scope, reader, epoch_now()).items():
+        yield from item_findings(pk, item, scope.constraints[item.model])[1]
