@@ -69,7 +69,8 @@ class AuthenticateView(APIView):
     def post(self, request: HttpRequest) -> Answer:
         pending = login_flow.pending_login(request)
         if pending is None or pending.stage != SecondFactorStage.key:
-            return conflict()
+            # Nothing waits for a second factor: the flows to log in.
+            return responses.unauthenticated(request)
         code = self.text("code") or ""
         outcome, user = second_step.authenticate_with_code(request, code)
         if outcome == second_step.WRONG_CODE:

@@ -65,14 +65,15 @@ def stages(request: HttpRequest | None = None) -> list[LoginStage]:
 
 
 def continue_login(request: HttpRequest, user: User, *, redirect_to: str, method: dict | None = None) -> PendingLogin | None:
-    """The password of ``user`` was right: stage the login for the first stage it needs
-    and return it pending, or log the session in (``method``: how, for :func:`methods`) and
+    """The password of ``user`` was right (``method``: how, for :func:`methods`): stage the
+    login for the first stage it needs and return it pending, or log the session in and
     return ``None``."""
+    record_method(request, method or {"method": "password"})
     for login_stage in stages(request):
         if login_stage.is_needed(user):
             login_stage.stage(request, user, redirect_to)
             return login_stage.pending(request)
-    log_in(request, user, method=method or {"method": "password"})
+    django_login(request, user, backend=BACKEND)
     return None
 
 
