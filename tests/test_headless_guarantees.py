@@ -259,3 +259,30 @@ def test_a_method_the_operation_lacks_is_a_405(ddb):
 def test_a_feature_this_app_lacks_is_not_found(ddb):
     for operation in ("auth/provider/token", "auth/code/request", "account/providers", "account/phone"):
         assert APIClient("app").post(operation).status_code == 404
+
+
+# The app's session token.
+
+
+def test_a_session_token_of_a_session_that_ended_answers_410(ddb):
+    api = APIClient("app")
+    api.signup()
+    token = api.token
+    assert api.delete("auth/session").status_code == 401
+    api.token = token
+
+    gone = api.get("auth/session")
+
+    assert gone.status_code == 410
+    assert gone.json() == {"status": 410, "data": {}, "meta": {"is_authenticated": False}}
+
+
+def test_an_app_gets_no_cookie_and_a_browser_gets_its_session_cookie(ddb):
+    app, browser = APIClient("app"), APIClient("browser")
+
+    app_answer, browser_answer = app.signup(), browser.signup("grace@example.com", "grace")
+
+    assert not app_answer.cookies
+    assert app_answer.json()["meta"]["session_token"]
+    assert {"sessionid", "accounts_device"} <= set(browser_answer.cookies)
+    assert "session_token" not in browser_answer.json()["meta"]
