@@ -28,7 +28,11 @@ class APIClient:
         body = json.dumps(data) if data is not None else None
         kwargs = {"content_type": "application/json", "data": body} if body is not None else {}
         response = getattr(self.http, method.lower())(self.url(operation), headers=headers, **kwargs)
-        token = response.json().get("meta", {}).get("session_token") if response["Content-Type"].startswith("application/json") else None
+        token = (
+            response.json().get("meta", {}).get("session_token")
+            if response["Content-Type"].startswith("application/json")
+            else None
+        )
         if token:
             self.token = token
         return response

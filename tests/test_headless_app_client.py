@@ -63,7 +63,9 @@ def test_sign_up_verify_log_in_with_totp_list_and_end_sessions_and_log_out(site)
     logged_in = app.call("POST", "auth/login", {"username": "ada", "password": PASSWORD})
     assert logged_in.status_code == 200, logged_in.text
     assert logged_in.json()["data"]["user"]["username"] == "ada"
-    assert other_device.call("POST", "auth/login", {"email": "ada@example.com", "password": PASSWORD}).status_code == 200
+    assert (
+        other_device.call("POST", "auth/login", {"email": "ada@example.com", "password": PASSWORD}).status_code == 200
+    )
 
     setup = app.call("GET", "account/authenticators/totp")
     assert setup.status_code == 404

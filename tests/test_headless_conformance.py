@@ -117,7 +117,9 @@ def api_session(base_url, client, logged_in):
 def run(spec, operation, base_url, client, logged_in, figures):
     """Generate cases of ``operation`` and check each answer; failures are collected."""
 
-    @hypothesis.given(case=operation.as_strategy(GenerationMode.POSITIVE) | operation.as_strategy(GenerationMode.NEGATIVE))
+    @hypothesis.given(
+        case=operation.as_strategy(GenerationMode.POSITIVE) | operation.as_strategy(GenerationMode.NEGATIVE)
+    )
     @hypothesis.settings(
         max_examples=EXAMPLES,
         deadline=None,
@@ -138,11 +140,15 @@ def run(spec, operation, base_url, client, logged_in, figures):
             checks = [not_a_server_error, content_type_conformance]
             schema_name = allowed[response.status_code]
             if schema_name is not None and not conforms_to(spec, schema_name, response.json()):
-                figures["failures"].add(f"{client} {operation.method.upper()} {route} -> {response.status_code}: not a {schema_name}")
+                figures["failures"].add(
+                    f"{client} {operation.method.upper()} {route} -> {response.status_code}: not a {schema_name}"
+                )
         try:
             case.validate_response(response, checks=checks)
         except BaseException as failure:  # schemathesis raises a group of every failed check
-            figures["failures"].add(f"{client} {'logged in' if logged_in else 'anonymous'} {operation.method.upper()} {operation.path} -> {response.status_code}: {_codes(failure)}")
+            figures["failures"].add(
+                f"{client} {'logged in' if logged_in else 'anonymous'} {operation.method.upper()} {operation.path} -> {response.status_code}: {_codes(failure)}"
+            )
 
     check()
 

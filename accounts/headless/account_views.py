@@ -306,8 +306,14 @@ class ReauthenticatedView(AuthenticatedView):
     sensitive: tuple[str, ...] = ("post",)
 
     def answer(self, request: HttpRequest, handler, *args: Any, **kwargs: Any):
-        if request.method.lower() in self.sensitive and request.user.is_authenticated and not reauthentication.is_fresh(request):
-            return APIView.answer(self, request, lambda request, *a, **k: responses.reauthentication_required(request, request.user))
+        if (
+            request.method.lower() in self.sensitive
+            and request.user.is_authenticated
+            and not reauthentication.is_fresh(request)
+        ):
+            return APIView.answer(
+                self, request, lambda request, *a, **k: responses.reauthentication_required(request, request.user)
+            )
         return super().answer(request, handler, *args, **kwargs)
 
 
@@ -390,7 +396,11 @@ class ChangePasswordView(ReauthenticatedView):
     def post(self, request: HttpRequest) -> Answer:
         user = request.user
         new_password = self.text("new_password") or ""
-        data = {"old_password": self.text("current_password") or "", "new_password1": new_password, "new_password2": new_password}
+        data = {
+            "old_password": self.text("current_password") or "",
+            "new_password1": new_password,
+            "new_password2": new_password,
+        }
         form = get_adapter(request).get_form_class("password_change")(user, data=data)
         if not form.is_valid():
             return responses.form_errors(form, self.params)
@@ -415,7 +425,9 @@ class SessionsView(AuthenticatedView):
 
     def delete(self, request: HttpRequest) -> Answer:
         wanted = self.input.get("sessions")
-        if not isinstance(wanted, list) or not all(isinstance(item, int) and not isinstance(item, bool) for item in wanted):
+        if not isinstance(wanted, list) or not all(
+            isinstance(item, int) and not isinstance(item, bool) for item in wanted
+        ):
             return responses.error(_("Enter a list of session ids."), "invalid", "sessions")
         if not isinstance(request.session, sessions.SessionStore):
             return Answer(data=[])

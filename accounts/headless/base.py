@@ -49,7 +49,9 @@ class APIView(View):
     input: dict[str, Any]
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        handler = getattr(self, request.method.lower(), None) if request.method.lower() in self.http_method_names else None
+        handler = (
+            getattr(self, request.method.lower(), None) if request.method.lower() in self.http_method_names else None
+        )
         if handler is None:
             return self.render(request, Answer(status=HTTPStatus.METHOD_NOT_ALLOWED))
         try:

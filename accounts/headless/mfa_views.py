@@ -13,9 +13,8 @@ from .. import store as account_store
 from ..exceptions import StaleItem
 from ..internal.flows import login as login_flow
 from ..mfa import recovery_codes, store, totp
-from ..mfa.flows import authenticators
+from ..mfa.flows import authenticators, reauthentication
 from ..mfa.flows import login as second_step
-from ..mfa.flows import reauthentication
 from ..mfa.stages import SecondFactorStage
 from . import responses
 from .account_views import AuthenticatedView, ReauthenticatedView, conflict

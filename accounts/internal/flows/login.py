@@ -64,7 +64,9 @@ def stages(request: HttpRequest | None = None) -> list[LoginStage]:
     return [import_string(path)() for path in get_adapter(request).get_login_stages()]
 
 
-def continue_login(request: HttpRequest, user: User, *, redirect_to: str, method: dict | None = None) -> PendingLogin | None:
+def continue_login(
+    request: HttpRequest, user: User, *, redirect_to: str, method: dict | None = None
+) -> PendingLogin | None:
     """The password of ``user`` was right (``method``: how, for :func:`methods`): stage the
     login for the first stage it needs and return it pending, or log the session in and
     return ``None``."""
@@ -85,7 +87,10 @@ def log_in(request: HttpRequest, user: User, *, method: dict) -> None:
 
 def record_method(request: HttpRequest, method: dict) -> None:
     """Note in the session that its person just proved who they are by ``method``."""
-    request.session[METHODS_SESSION_KEY] = [*request.session.get(METHODS_SESSION_KEY, []), {**method, "at": int(time.time())}]
+    request.session[METHODS_SESSION_KEY] = [
+        *request.session.get(METHODS_SESSION_KEY, []),
+        {**method, "at": int(time.time())},
+    ]
 
 
 def methods(request: HttpRequest) -> list[dict]:
