@@ -69,7 +69,7 @@ class ConfigView(APIView):
         }
         data = {
             "account": account,
-            "mfa": {"supported_types": ["recovery_codes", "totp"]},
+            "mfa": {"supported_types": ["recovery_codes", "totp", "webauthn"]},
             "usersessions": {"track_activity": False},
         }
         return Answer(data=data)

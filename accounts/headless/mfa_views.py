@@ -3,6 +3,7 @@ with a code, and the account's authenticators (authenticator app, recovery codes
 
 from __future__ import annotations
 
+import json
 from http import HTTPStatus
 
 from django.http import HttpRequest
@@ -12,7 +13,7 @@ from .. import ratelimit
 from .. import store as account_store
 from ..exceptions import StaleItem
 from ..internal.flows import login as login_flow
-from ..mfa import recovery_codes, store, totp
+from ..mfa import passkeys, recovery_codes, store, totp
 from ..mfa.flows import authenticators, reauthentication
 from ..mfa.flows import login as second_step
 from ..mfa.stages import SecondFactorStage
@@ -175,3 +176,74 @@ class RecoveryCodesView(ReauthenticatedView):
             return responses.error(_("Set up an authenticator app or a passkey first."), "no_authenticator")
         codes = authenticators.regenerate_recovery_codes(request, account)
         return Answer(data=recovery_codes_data(account, codes))
+
+
+def request_options(options_json: str) -> dict:
+    """allauth's ``WebAuthnCredentialRequestOptions``: ``navigator.credentials.get()``'s
+    options under ``request_options.publicKey``."""
+    return {"request_options": {"publicKey": json.loads(options_json)}}
+
+
+class WebAuthnView(APIView):
+    """A passkey ceremony: ``GET`` its options (a challenge kept in the session), ``POST``
+    (``credential``, the browser's answer) its outcome."""
+
+    http_method_names = ["get", "post"]
+
+    def credential(self) -> str:
+        """The answer as the passkey flows read it (JSON text; ``""`` when absent)."""
+        credential = self.input.get("credential")
+        return json.dumps(credential) if isinstance(credential, dict) else ""
+
+    def refused(self, refusal: passkeys.PasskeyRefused) -> Answer:
+        return responses.error(refusal.message, "passkey_refused", "credential")
+
+
+class WebAuthnLoginView(WebAuthnView):
+    """``auth/webauthn/login``: a login with a passkey alone (a discoverable credential,
+    user verification required), as the login page's passkey button."""
+
+    def get(self, request: HttpRequest) -> Answer:
+        return Answer(data=request_options(passkeys.authentication_options(request, passkeys.LOGIN)))
+
+    def post(self, request: HttpRequest) -> Answer:
+        try:
+            assertion = second_step.read_passkey_answer(request, self.credential())
+            if request.user.is_authenticated:
+                return conflict()
+            outcome, user = second_step.login_with_passkey(request, assertion)
+        except passkeys.PasskeyRefused as refusal:
+            return self.refused(refusal)
+        if outcome != second_step.SIGNED_IN:
+            return responses.unauthenticated(request)
+        login_flow.record_method(request, {"method": "mfa", "type": "webauthn", "passwordless": True})
+        answer = responses.authenticated(request, user)
+        answer.trusted_account = user.pk
+        return answer
+
+
+class WebAuthnAuthenticateView(WebAuthnView):
+    """``auth/webauthn/authenticate``: the second step of a pending login with a passkey of
+    its account."""
+
+    def get(self, request: HttpRequest) -> Answer:
+        account = second_step.staged_account(request)
+        if account is None or not account.passkeys:
+            return responses.unauthenticated(request)
+        options = passkeys.authentication_options(request, passkeys.SECOND_FACTOR, allowed=account.passkeys)
+        return Answer(data=request_options(options))
+
+    def post(self, request: HttpRequest) -> Answer:
+        pending = login_flow.pending_login(request)
+        if pending is None or pending.stage != SecondFactorStage.key:
+            return responses.unauthenticated(request)
+        try:
+            outcome, user = second_step.authenticate_with_passkey(request, self.credential())
+        except passkeys.PasskeyRefused as refusal:
+            return self.refused(refusal)
+        if outcome != second_step.SIGNED_IN:
+            return responses.unauthenticated(request)
+        login_flow.record_method(request, {"method": "mfa", "type": "webauthn"})
+        answer = responses.authenticated(request, user)
+        answer.trusted_account = user.pk
+        return answer

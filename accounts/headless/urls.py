@@ -29,6 +29,8 @@ OPERATIONS = [
     ("account/password/change", account_views.ChangePasswordView, "change_password"),
     ("auth/2fa/authenticate", mfa_views.AuthenticateView, "mfa_authenticate"),
     ("auth/2fa/reauthenticate", mfa_views.MFAReauthenticateView, "mfa_reauthenticate"),
+    ("auth/webauthn/login", mfa_views.WebAuthnLoginView, "webauthn_login"),
+    ("auth/webauthn/authenticate", mfa_views.WebAuthnAuthenticateView, "webauthn_authenticate"),
     ("account/authenticators", mfa_views.AuthenticatorsView, "authenticators"),
     ("account/authenticators/totp", mfa_views.TOTPView, "totp"),
     ("account/authenticators/recovery-codes", mfa_views.RecoveryCodesView, "recovery_codes"),
