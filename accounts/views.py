@@ -28,6 +28,7 @@ from .mfa.flows.reauthentication import ReauthenticationRequiredMixin
 from .middleware import OUTCOME_UNKNOWN, RETRY_AFTER_SECONDS, is_unavailable, outcome_of
 from .models import User
 
+
 @method_decorator(never_cache, name="dispatch")
 class StoreFormView(FormView):
     """A form view whose form saves through the store; refusals become form errors.
@@ -159,7 +160,7 @@ class LoginView(RateLimitMixin, auth_views.LoginView):
         # The password is right, but no session logs in before the stages it needs.
         pending = login_flow.continue_login(self.request, user, redirect_to=self.get_success_url())
         if pending is not None:
-            return redirect(next(stage.url_name for stage in login_flow.stages(self.request) if stage.key == pending.stage))
+            return redirect(pending.url_name)
         response = HttpResponseRedirect(self.get_success_url())
         get_adapter(self.request).add_success_message(self.request, "logged_in", username=user.username)
         # This browser is now trusted for the account: guesses from elsewhere never lock it out.

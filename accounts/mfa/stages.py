@@ -43,7 +43,7 @@ class SecondFactorStage:
         staged = login.staged(request)
         if staged is None:
             return None
-        return PendingLogin(self.key, staged["id"], staged["expires"], tuple(staged.get("types", ())))
+        return PendingLogin(self.key, staged["id"], staged["expires"], tuple(staged.get("types", ())), self.url_name)
 
     def abandon(self, request: HttpRequest) -> None:
         request.session.pop(login.STAGE_SESSION_KEY, None)

@@ -32,12 +32,14 @@ METHODS_SESSION_KEY = "accounts_authentication_methods"
 class PendingLogin:
     """A login whose password was right and that waits for its stage ``stage`` (its flow id,
     e.g. ``mfa_authenticate``): for account ``account_id``, until ``expires`` (epoch
-    seconds); ``types``: the authenticator types that can answer it."""
+    seconds); ``types``: the authenticator types that can answer it; ``url_name``: the page
+    of the HTML front end that asks for it."""
 
     stage: str
     account_id: str
     expires: int
     types: tuple[str, ...] = ()
+    url_name: str = ""
 
 
 class LoginStage(Protocol):
