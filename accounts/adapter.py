@@ -204,6 +204,12 @@ class DefaultAccountAdapter:
             **self.get_signup_attributes(request, form),
         )
 
+    def get_login_stages(self):
+        """The stages of a login after the password, as dotted paths of classes (see
+        :mod:`accounts.internal.flows.login`): the second factor's. A host project lists
+        its own stages here, or none."""
+        return ["accounts.mfa.stages.SecondFactorStage"]
+
     def get_user_permissions(self, user):
         """The permissions (``"app_label.codename"``) of an active, non-superuser ``user``
         (a superuser has them all): ``ACCOUNTS_STAFF_PERMISSIONS`` for staff, none for others."""

@@ -24,16 +24,11 @@ from .after_response import RedirectThen
 from .adapter import get_adapter
 from .forms import STORE_REFUSALS
 from .models import User
-from .pending import PENDING_SESSION_KEY
+from .pending import PENDING_SESSION_KEY, remember_pending
 from .ratelimit import RateLimitMixin
 
 # What an account id can look like (hex today); anything else is not looked up.
 ACCOUNT_ID = re.compile(r"[\w-]{1,64}")
-
-
-def remember_pending(request, account_id, email, outcome):
-    """Note in the session who waits for a verification mail, for the "check your inbox" page."""
-    request.session[PENDING_SESSION_KEY] = {"id": account_id, "email": email, "outcome": outcome}
 
 
 @method_decorator(never_cache, name="dispatch")

@@ -15,3 +15,8 @@ def pending_account_id(request):
     session = getattr(request, "session", None)
     pending = session.get(PENDING_SESSION_KEY) if session is not None else None
     return (pending or {}).get("id")
+
+
+def remember_pending(request, account_id, email, outcome):
+    """Note in the session who waits for a verification mail, for the "check your inbox" page."""
+    request.session[PENDING_SESSION_KEY] = {"id": account_id, "email": email, "outcome": outcome}

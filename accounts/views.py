@@ -5,9 +5,10 @@ refuses comes back as form errors (a 200 that keeps what was typed).
 """
 
 from django.contrib import messages
-from django.contrib.auth import login, logout, update_session_auth_hash
+from django.contrib.auth import logout, update_session_auth_hash
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.mixins import LoginRequiredMixin
+from django.http import HttpResponseRedirect
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.decorators import method_decorator
@@ -16,19 +17,16 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.generic import FormView, TemplateView, View
 
-from . import breached_passwords, devices, notices, password_reset, sessions, store, verification
+from . import breached_passwords, devices, notices, password_reset, pending, sessions, store, verification
 from .ratelimit import RateLimitMixin
 from .adapter import get_adapter
-from .backends import AccountBackend
-from .email_views import remember_pending
 from .exceptions import Busy, StaleItem
 from .forms import STORE_REFUSALS
-from .mfa.flows import login as second_step
+from .internal.flows import login as login_flow
+from .internal.flows import signup as signup_flow
 from .mfa.flows.reauthentication import ReauthenticationRequiredMixin
 from .middleware import OUTCOME_UNKNOWN, RETRY_AFTER_SECONDS, is_unavailable, outcome_of
 from .models import User
-
-BACKEND = f"{AccountBackend.__module__}.{AccountBackend.__qualname__}"
 
 
 @method_decorator(never_cache, name="dispatch")
@@ -120,23 +118,18 @@ class SignupView(RateLimitMixin, StoreFormView):
 def signed_up(request, account):
     """Where a new account goes: logged in (verified, or verification not required), else to
     "check your inbox"; the verification mail is sent when the address is not verified."""
-    adapter = get_adapter(request)
-    user = User.from_account(account)
-    if store.is_verified(account):
-        return _logged_in(request, user)
-    outcome = verification.send_verification(request, account)
-    if not store.verification_required():
-        response = _logged_in(request, user)
-        adapter.add_verification_message(request, outcome, account.email)
-        return response
-    remember_pending(request, account.id, account.email, outcome)
-    return redirect("accounts:verification_sent")
+    completion = signup_flow.complete_signup(request, account=account)
+    if not completion.logged_in:
+        return redirect("accounts:verification_sent")
+    response = _welcomed(request, User.from_account(account))
+    if completion.mail is not None:
+        get_adapter(request).add_verification_message(request, completion.mail, account.email)
+    return response
 
 
-def _logged_in(request, user):
-    """Log the new account in, welcome it, and trust this browser for it (its device cookie)."""
+def _welcomed(request, user):
+    """Welcome the new account, logged in, and trust this browser for it (its device cookie)."""
     adapter = get_adapter(request)
-    login(request, user, backend=BACKEND)
     adapter.add_success_message(request, "signed_up", username=user.username)
     response = redirect(adapter.get_signup_redirect_url(request))
     devices.remember(request, response, user.pk)
@@ -168,11 +161,11 @@ class LoginView(RateLimitMixin, auth_views.LoginView):
         if breached_passwords.times_breached(form.cleaned_data["password"]):
             # NIST SP 800-63B-4: the login goes on, and the person is asked to change it.
             messages.warning(self.request, breached_passwords.LOGIN_WARNING)
-        if second_step.needs_second_step(user):
-            # The password is right, but no session logs in before the second factor.
-            second_step.stage(self.request, user, self.get_success_url())
-            return redirect("accounts:mfa:authenticate")
-        response = super().form_valid(form)
+        # The password is right, but no session logs in before the stages it needs.
+        pending = login_flow.continue_login(self.request, user, redirect_to=self.get_success_url())
+        if pending is not None:
+            return redirect(pending.url_name)
+        response = HttpResponseRedirect(self.get_success_url())
         get_adapter(self.request).add_success_message(self.request, "logged_in", username=user.username)
         # This browser is now trusted for the account: guesses from elsewhere never lock it out.
         devices.remember(self.request, response, user.pk)
@@ -182,7 +175,7 @@ class LoginView(RateLimitMixin, auth_views.LoginView):
         account = form.unverified_account
         if account is not None:
             # The password was right: this person may ask for the link again.
-            remember_pending(self.request, account.id, account.email, verification.SENT)
+            pending.remember_pending(self.request, account.id, account.email, verification.SENT)
         return super().form_invalid(form)
 
     def get_context_data(self, **kwargs):

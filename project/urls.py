@@ -5,6 +5,8 @@ urlpatterns = [
     path("", TemplateView.as_view(template_name="home.html"), name="home"),
     path("accounts/", include("accounts.urls")),
     path("staff/", include("accounts.staff.urls")),
+    # The headless API (django-allauth's protocol) for single-page and mobile apps.
+    path("_allauth/", include("accounts.headless.urls")),
     # Django's set_language view: the layout's language switcher posts to it.
     path("i18n/", include("django.conf.urls.i18n")),
 ]

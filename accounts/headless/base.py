@@ -1,0 +1,137 @@
+"""What every API view shares: the client's session, the JSON input, and the answers no
+view writes itself (405, 410, 429, 503)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from http import HTTPStatus
+from typing import Any
+
+from django.contrib.sessions.exceptions import SessionInterrupted
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.cache import add_never_cache_headers
+from django.utils.translation import gettext_lazy as _
+from django.views import View
+
+from .. import devices, ratelimit
+from ..middleware import RETRY_AFTER_SECONDS, is_unavailable, outcome_of
+from . import clients, responses
+from .responses import Answer
+
+logger = logging.getLogger(__name__)
+
+UNAVAILABLE_MESSAGES = {
+    "unavailable": _("Our account storage is not answering. Please try again in a moment."),
+    "not_saved": _("Our account storage is not answering, so nothing was saved. Please try again in a moment."),
+    "outcome_unknown": _(
+        "We cannot tell whether this was saved: our account storage did not answer in time. "
+        "Sending the same request again (with the same Idempotency-Key) is safe."
+    ),
+    "reads_only": _("This region serves reads only at the moment: nothing was saved. Please try again later."),
+}
+
+
+class InvalidInput(Exception):
+    """The request body is not a JSON object."""
+
+
+class APIView(View):
+    """A view of the API for one client (``client``, set by :mod:`accounts.headless.urls`).
+
+    Subclasses define ``get``/``post``/... returning an :class:`Answer`; :attr:`input`
+    holds the JSON body (an object). A session token that is gone answers 410, a refused
+    rate limit 429 with ``Retry-After``, DynamoDB gone or slow 503 with ``Retry-After``
+    (saying whether a write may have been saved), a method the operation lacks 405.
+    """
+
+    client: str = clients.BROWSER
+    input: dict[str, Any]
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        handler = (
+            getattr(self, request.method.lower(), None) if request.method.lower() in self.http_method_names else None
+        )
+        if handler is None:
+            return self.render(request, Answer(status=HTTPStatus.METHOD_NOT_ALLOWED))
+        try:
+            self.input = self.read_input(request)
+        except InvalidInput:
+            return self.render(request, responses.error(_("The request body must be a JSON object."), "invalid"))
+        try:
+            if self.client == clients.APP:
+                with clients.app_session(request):
+                    return self.answer(request, handler, *args, **kwargs)
+            return self.answer(request, handler, *args, **kwargs)
+        except clients.SessionGone:
+            return self.render(request, self.session_gone(request))
+        except Exception as error:
+            if not is_unavailable(error):
+                raise
+            return self.unavailable(request, error)
+
+    def answer(self, request: HttpRequest, handler, *args: Any, **kwargs: Any) -> HttpResponse:
+        """Run ``handler``, save the session, and render its answer (with the app's new
+        session token)."""
+        try:
+            answer = handler(request, *args, **kwargs)
+        except ratelimit.RateLimited as error:
+            answer = rate_limited(error)
+        try:
+            clients.save(request)
+        except SessionInterrupted:
+            # Ended meanwhile (a logout or a password change elsewhere): nobody is logged in.
+            return self.render(request, self.session_gone(request))
+        if self.client == clients.APP:
+            token = clients.new_session_token(request)
+            if token is not None:
+                answer.meta = {**(answer.meta or {}), "session_token": token}
+        return self.render(request, answer)
+
+    def session_gone(self, request: HttpRequest) -> Answer:
+        """410: the session (token) this request came with is gone."""
+        return Answer(status=HTTPStatus.GONE, data={}, meta={"is_authenticated": False})
+
+    def unavailable(self, request: HttpRequest, error: Exception) -> HttpResponse:
+        """503 with ``Retry-After``, saying what is known of the outcome (as the HTML 503 page)."""
+        logger.error("DynamoDB unavailable during %s %s", request.method, request.path, exc_info=error)
+        outcome = outcome_of(request, error)
+        answer = responses.error(UNAVAILABLE_MESSAGES[outcome], outcome, status=HTTPStatus.SERVICE_UNAVAILABLE)
+        answer.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return self.render(request, answer)
+
+    def read_input(self, request: HttpRequest) -> dict[str, Any]:
+        """The JSON object of a POST, PUT, PATCH or DELETE body (``{}`` when empty)."""
+        if request.method in ("GET", "HEAD", "OPTIONS") or not request.body:
+            return {}
+        try:
+            data = json.loads(request.body)
+        except (ValueError, UnicodeDecodeError) as error:
+            raise InvalidInput from error
+        if not isinstance(data, dict):
+            raise InvalidInput
+        return data
+
+    def text(self, name: str) -> str | None:
+        """The input ``name`` when it is a string, else ``None`` (absent, or of another type)."""
+        value = self.input.get(name)
+        return value if isinstance(value, str) else None
+
+    def render(self, request: HttpRequest, answer: Answer) -> HttpResponse:
+        response = JsonResponse(answer.body(), status=answer.status)
+        for name, value in answer.headers.items():
+            response[name] = value
+        add_never_cache_headers(response)
+        if answer.trusted_account is not None and self.client == clients.BROWSER:
+            # This browser is now trusted for the account, as after an HTML login (an app
+            # keeps no cookie: guesses from elsewhere count against it as against anyone).
+            devices.remember(request, response, answer.trusted_account)
+        return response
+
+
+def rate_limited(error: ratelimit.RateLimited) -> Answer:
+    """429 with ``Retry-After`` and how long to wait, in words."""
+    refusal = error.validation_error()
+    answer = responses.error(refusal.message % refusal.params, "rate_limited", status=HTTPStatus.TOO_MANY_REQUESTS)
+    answer.headers["Retry-After"] = str(error.retry_after)
+    return answer

@@ -1,0 +1,50 @@
+"""The API's paths, ``{browser|app}/v1/...`` (include it where the host wants it; the demo
+uses ``_allauth/``, django-allauth's own prefix, so allauth's clients work unchanged).
+
+The ``app`` client's views are exempt from CSRF (no cookie is involved: the session token
+travels in a header); the ``browser`` client's are protected as any form (``X-CSRFToken``)
+and always hand out the CSRF cookie. A path of a feature this site lacks (phone, providers,
+login by code) is not routed: 404.
+"""
+
+from django.urls import include, path
+from django.views.decorators.csrf import csrf_exempt, ensure_csrf_cookie
+
+from . import account_views, clients, mfa_views, openapi
+
+app_name = "headless"
+
+OPERATIONS = [
+    ("config", account_views.ConfigView, "config"),
+    ("auth/session", account_views.SessionView, "session"),
+    ("auth/login", account_views.LoginView, "login"),
+    ("auth/signup", account_views.SignupView, "signup"),
+    ("auth/email/verify", account_views.VerifyEmailView, "verify_email"),
+    ("auth/email/verify/resend", account_views.ResendVerificationView, "resend_verification"),
+    ("auth/password/request", account_views.RequestPasswordView, "request_password"),
+    ("auth/password/reset", account_views.ResetPasswordView, "reset_password"),
+    ("auth/reauthenticate", account_views.ReauthenticateView, "reauthenticate"),
+    ("auth/sessions", account_views.SessionsView, "sessions"),
+    ("account/email", account_views.EmailView, "email"),
+    ("account/password/change", account_views.ChangePasswordView, "change_password"),
+    ("auth/2fa/authenticate", mfa_views.AuthenticateView, "mfa_authenticate"),
+    ("auth/2fa/reauthenticate", mfa_views.MFAReauthenticateView, "mfa_reauthenticate"),
+    ("auth/webauthn/login", mfa_views.WebAuthnLoginView, "webauthn_login"),
+    ("auth/webauthn/authenticate", mfa_views.WebAuthnAuthenticateView, "webauthn_authenticate"),
+    ("account/authenticators", mfa_views.AuthenticatorsView, "authenticators"),
+    ("account/authenticators/totp", mfa_views.TOTPView, "totp"),
+    ("account/authenticators/recovery-codes", mfa_views.RecoveryCodesView, "recovery_codes"),
+]
+
+
+def client_patterns(client: str) -> list:
+    """The operations of ``client``, each its view with the client's CSRF rule."""
+    protect = csrf_exempt if client == clients.APP else ensure_csrf_cookie
+    return [path(route, protect(view.as_view(client=client)), name=name) for route, view, name in OPERATIONS]
+
+
+urlpatterns = [
+    path("browser/v1/", include((client_patterns(clients.BROWSER), "browser"))),
+    path("app/v1/", include((client_patterns(clients.APP), "app"))),
+    path("openapi.json", openapi.OpenAPIView.as_view(), name="openapi"),
+]

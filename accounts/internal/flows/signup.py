@@ -1,0 +1,43 @@
+"""Completing a sign-up: the account is saved; log it in, or send its verification link
+and keep it pending in this session (the "check your inbox" of both front ends)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.http import HttpRequest
+
+from ... import store, verification
+from ...models import User
+from ...pending import remember_pending
+from ...tables import Account
+from . import login
+
+
+@dataclass(frozen=True)
+class SignupCompletion:
+    """What became of a saved sign-up: ``logged_in``, and ``mail``, what became of its
+    verification mail (``sent``, ``too_soon``, ``failed``; ``None``: none was needed)."""
+
+    logged_in: bool
+    mail: str | None = None
+
+
+def complete_signup(request: HttpRequest, *, account: Account) -> SignupCompletion:
+    """Log the new ``account`` in (verified, or verification not required), else send the
+    verification mail and note the account as pending in the session."""
+    if store.is_verified(account):
+        login.log_in(request, User.from_account(account), method={"method": "password"})
+        return SignupCompletion(logged_in=True)
+    mail = verification.send_verification(request, account)
+    if not store.verification_required():
+        login.log_in(request, User.from_account(account), method={"method": "password"})
+        return SignupCompletion(logged_in=True, mail=mail)
+    remember_pending(request, account.id, account.email, mail)
+    return SignupCompletion(logged_in=False, mail=mail)
+
+
+def _user(account: Account):
+    from ...models import User
+
+    return User.from_account(account)

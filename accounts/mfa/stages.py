@@ -1,0 +1,49 @@
+"""The second factor as a stage of a login, named by path in the adapter's
+``get_login_stages`` (the core imports nothing of :mod:`accounts.mfa`)."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest
+
+from ..internal.flows.login import PendingLogin
+from ..models import User
+from .flows import login
+
+
+def authenticator_types(account) -> tuple[str, ...]:
+    """The authenticator types ``account`` can pass a second step with, in the names of
+    django-allauth's API (``totp``, ``recovery_codes``, ``webauthn``)."""
+    types = []
+    if account.totp_secret:
+        types.append("totp")
+    if account.recovery_codes:
+        types.append("recovery_codes")
+    if account.passkeys:
+        types.append("webauthn")
+    return tuple(types)
+
+
+class SecondFactorStage:
+    """``mfa_authenticate``: an account with an authenticator app or a passkey proves it
+    after the password (:mod:`accounts.mfa.flows.login` keeps the staged login)."""
+
+    key = "mfa_authenticate"
+    url_name = "accounts:mfa:authenticate"
+
+    def is_needed(self, user: User) -> bool:
+        return login.needs_second_step(user)
+
+    def stage(self, request: HttpRequest, user: User, redirect_to: str) -> None:
+        login.stage(request, user, redirect_to)
+        # The API's pending flow names the types that can answer it (allauth's ``types``).
+        staged = request.session[login.STAGE_SESSION_KEY]
+        request.session[login.STAGE_SESSION_KEY] = {**staged, "types": list(authenticator_types(user.account))}
+
+    def pending(self, request: HttpRequest) -> PendingLogin | None:
+        staged = login.staged(request)
+        if staged is None:
+            return None
+        return PendingLogin(self.key, staged["id"], staged["expires"], tuple(staged.get("types", ())), self.url_name)
+
+    def abandon(self, request: HttpRequest) -> None:
+        request.session.pop(login.STAGE_SESSION_KEY, None)

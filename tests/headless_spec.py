@@ -1,0 +1,52 @@
+"""django-allauth's headless OpenAPI specification, from the installed wheel (a test-only
+dependency), and the part of it this app implements (what accounts/headless/openapi.json
+holds). ``python -m tests.headless_spec`` writes that file again."""
+
+import json
+from pathlib import Path
+
+import yaml
+
+PREFIX = "/_allauth/{client}/v1/"
+
+
+def allauth_spec():
+    """allauth's specification as shipped in its wheel (never imported: read as a file)."""
+    import importlib.util
+
+    origin = Path(importlib.util.find_spec("allauth").origin).parent
+    return yaml.safe_load((origin / "headless" / "spec" / "doc" / "openapi.yaml").read_text(encoding="utf-8"))
+
+
+def implemented_operations():
+    """``{spec path: {methods}}`` of the operations this app routes (for both clients)."""
+    from accounts.headless import urls
+
+    found = {}
+    for route, view, _name in urls.OPERATIONS:
+        found[PREFIX + route] = {method for method in view.http_method_names if method != "options"}
+    return found
+
+
+def implemented_spec(spec=None):
+    """allauth's specification with only the operations this app implements."""
+    spec = spec or allauth_spec()
+    implemented = implemented_operations()
+    paths = {}
+    for path, operations in spec["paths"].items():
+        methods = implemented.get(path, set())
+        kept = {name: operation for name, operation in operations.items() if name in methods or name == "parameters"}
+        if set(kept) - {"parameters"}:
+            paths[path] = kept
+    return {**spec, "paths": paths}
+
+
+if __name__ == "__main__":
+    import os
+
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
+    django.setup()
+    target = Path(__file__).resolve().parent.parent / "accounts" / "headless" / "openapi.json"
+    target.write_text(json.dumps(implemented_spec(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
