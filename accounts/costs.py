@@ -231,17 +231,20 @@ FLOWS = (
     ),
     Flow(
         "username change",
-        "a new username (its lock and its skeleton's move)",
+        "a new username (its lock and its skeleton's move; the password check counted, the address told)",
         (
             Request("BatchGetItem", ("session", "account")),
+            Request("UpdateItem", ("rate counter",)),
             Request("TransactWriteItems", ("account", "lock", "lock", "lock", "lock")),
+            Request("UpdateItem", ("rate counter",)),
         ),
     ),
     Flow(
         "email change",
-        "asking for a new address (the link is mailed)",
+        "asking for a new address (the link is mailed; the password check counted)",
         (
             Request("BatchGetItem", ("session", "account")),
+            Request("UpdateItem", ("rate counter",)),
             Request("UpdateItem", ("rate counter",)),
             Request("TransactWriteItems", ("account", "lock")),
             Request("UpdateItem", ("rate counter",)),
@@ -259,9 +262,10 @@ FLOWS = (
     ),
     Flow(
         "password change",
-        "a new password (2 sessions: both end, this page gets a new one)",
+        "a new password (2 sessions: both end, this page gets a new one; the password check counted)",
         (
             Request("BatchGetItem", ("session", "account")),
+            Request("UpdateItem", ("rate counter",)),
             Request("TransactWriteItems", ("account",)),
             Request("Query", ("session", "session")),
             Request("BatchWriteItem", ("session", "session")),
@@ -271,9 +275,10 @@ FLOWS = (
     ),
     Flow(
         "deletion",
-        "deleting the account (1 session)",
+        "deleting the account (1 session; the password check counted)",
         (
             Request("BatchGetItem", ("session", "account")),
+            Request("UpdateItem", ("rate counter",)),
             Request("TransactWriteItems", ("account", *ACCOUNT_LOCKS, "staff registry entry (absent)")),
             Request("Query", ("session",)),
             Request("BatchWriteItem", ("session",)),

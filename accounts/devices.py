@@ -23,6 +23,7 @@ import secrets
 
 from django.conf import settings
 from django.core import signing
+from django.http import HttpRequest
 
 from . import ratelimit, store
 from .app_settings import app_settings
@@ -66,7 +67,9 @@ def remember(request, response, account_id):
     )
 
 
-def own_budget(request, action, account_id):
+def own_budget(
+    request: HttpRequest, action: str, account_id: str | None
+) -> tuple[str, list[ratelimit.Counter]] | None:
     """``(budget key, counters)`` of this browser's own budget for ``action`` about account
     ``account_id`` (the ``key`` rules, counted in the account's partition), when its device
     cookie names that account; ``None`` otherwise. What others send about the account (reset

@@ -138,7 +138,7 @@ class LoginForm(auth_forms.AuthenticationForm):
         return self.cleaned_data
 
 
-def count_current_password(form):
+def count_current_password(form: forms.Form) -> None:
     """Count the check of ``form.user``'s current password against ``reauthenticate`` (per
     account, the reauthentication page's count): past the limit, the password is not
     checked, ``form.rate_limited`` holds the refusal (its view answers 429) and the field

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from django import forms
 from django.contrib.auth import forms as auth_forms
 from django.contrib.auth.tokens import PasswordResetTokenGenerator
+from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
@@ -81,7 +82,7 @@ class ResetRequest:
     budget: str | None = None
 
 
-def count_reset_request(request, email):
+def count_reset_request(request: HttpRequest, email: str) -> ResetRequest:
     """Count a request to reset the password of ``email`` against ``reset_password``;
     returns its :class:`ResetRequest`, or raises :class:`~accounts.ratelimit.RateLimited`.
 
@@ -101,7 +102,7 @@ def count_reset_request(request, email):
     return ResetRequest(email, budget)
 
 
-def request_reset(request, reset):
+def request_reset(request: HttpRequest, reset: ResetRequest) -> None:
     """Mail a reset link if a verified, active account holds the address of ``reset`` (a
     :class:`ResetRequest`); else do nothing.
 

@@ -249,7 +249,7 @@ def get_by_email(email):
     return lookups.get_by_unique(get_account_model(), constraint_for("email"), email)
 
 
-def email_owner_id(email):
+def email_owner_id(email: str) -> str | None:
     """The id of the account whose lock holds ``email`` (any case or width), or ``None``:
     one consistent GetItem of the lock, whether or not anybody holds it (the account itself
     is not read)."""
@@ -332,7 +332,7 @@ def change_email(account, email):
     return account
 
 
-def set_unverified_email(account, email):
+def set_unverified_email(account, email: str):
     """Give ``account`` a new address that is not proven yet (staff set it): the account
     holds no lock for it until its mailbox confirms it (:func:`verify_email`), and releases
     the lock of the old one, in one transaction. A pending email change is cancelled with

@@ -93,7 +93,7 @@ def stage(request, user, redirect_to):
     }
 
 
-def staged_for(found, account):
+def staged_for(found: dict, account) -> bool:
     """Whether ``account`` (as read now) may finish the staged login ``found``: it may log
     in, and its password is still the one the login was staged with. A password changed or
     reset since ends every half-login begun with the old one, in every browser: whoever

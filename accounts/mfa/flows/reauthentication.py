@@ -11,6 +11,7 @@ import time
 
 from urllib.parse import urlencode
 
+from django.http import HttpRequest
 from django.shortcuts import redirect, resolve_url
 from django.urls import reverse
 
@@ -39,7 +40,7 @@ def is_fresh(request):
     return at is not None and time.time() - at <= app_settings.REAUTHENTICATION_TIMEOUT
 
 
-def count_password_check(request, user):
+def count_password_check(request: HttpRequest | None, user) -> None:
     """Count one check of ``user``'s password against ``reauthenticate``, per account: this
     page's and every change form's current-password field share the one count, so a session
     cannot guess the password on a form the limit does not watch. Raises
