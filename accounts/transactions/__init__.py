@@ -54,6 +54,7 @@ from .actions import (
     MAX_TOKEN_LENGTH,
     NEW_LOCK,
     OLD_LOCK,
+    OTHER_MEMBER,
     OWNED_ITEM,
     REGISTRY,
     REPAIR,
@@ -61,6 +62,7 @@ from .actions import (
     Action,
     Transaction,
     explain,
+    leaving,
     recorded_keys,
 )
 from .authenticators import (
@@ -104,10 +106,12 @@ from .running import (
     TRANSPORT_ATTEMPTS,
     TRANSPORT_ERRORS,
     LockNotOwned,
+    another_member,
     cancellation_error,
     change,
     create,
     delete,
+    other_members,
     run,
     settle,
 )
