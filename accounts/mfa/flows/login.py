@@ -59,12 +59,14 @@ def stage(request, user, redirect_to):
     the sessions the login will end (beyond ``ACCOUNTS_MAX_SESSIONS``, as counted by the
     password step's read of the account). Nothing logs in yet."""
     ends = request.session.beyond_limit_at_login(user.pk) if _counts_sessions(request) else []
+    slot = request.session.slot_at_login(user.pk) if _counts_sessions(request) else None
     request.session[STAGE_SESSION_KEY] = {
         "id": user.pk,
         "expires": int(time.time()) + STAGE_SECONDS,
         "next": redirect_to,
         "passkeys": bool(user.account.passkeys),
         "ends": ends,
+        "slot": slot,
     }
 
 
@@ -73,7 +75,7 @@ def _counts_sessions(request):
 
 
 def staged(request):
-    """The staged login ``{"id", "expires", "next", "passkeys", "ends"}``, or ``None``
+    """The staged login ``{"id", "expires", "next", "passkeys", "ends", "slot"}``, or ``None``
     (none, or expired)."""
     found = request.session.get(STAGE_SESSION_KEY)
     if not found or found["expires"] < time.time():
@@ -90,11 +92,15 @@ def staged_account(request):
     return account if can_log_in(account) else None
 
 
-def sign_in(request, user, spends, ends=()):
+def sign_in(request, user, spends, ends=(), slot=None):
     """Log ``user`` in, spending ``spends`` (the factor's single-use writes) in the same
     transaction as the new session, which also deletes the session this request came with
     (the half-login, or the passkey challenge), guarded so that it is used once, and the
-    sessions at ``ends`` (``[PK, SK]`` pairs: those beyond ``ACCOUNTS_MAX_SESSIONS``).
+    sessions at ``ends`` (``[PK, SK]`` pairs: those holding no session slot), and takes the
+    session slot ``slot`` (``[number, holder as read]``, as the password step chose it; by
+    default one chosen from this request's read of the partition, see
+    :meth:`accounts.sessions.SessionStore.slot_at_login`), guarded by its holder as read:
+    ``ACCOUNTS_MAX_SESSIONS`` is a bound.
 
     Raises :class:`~accounts.exceptions.StaleItem` when the session or a factor was used
     meanwhile: nothing was written, and this request's session is emptied. With another
@@ -106,10 +112,11 @@ def sign_in(request, user, spends, ends=()):
         login(request, user, backend=BACKEND)
         return
     spent_session = sessions.raw_key(request.session.session_key)
-    request.session.end_with_login(ends)
+    request.session.end_with_login(ends, slot)
     login(request, user, backend=BACKEND)
+    session = request.session
     try:
-        request.session.write_with(lambda put, deletes: store.sign_in(put, deletes, spent_session, spends))
+        session.write_with(lambda put, deletes: store.sign_in(put, deletes, spent_session, spends, session.slot_put()))
     except BaseException:
         request.user = AnonymousUser()
         raise
@@ -148,7 +155,7 @@ def authenticate_with_code(request, code):
     user = User.from_account(account)
     half_login = request.session.session_key
     try:
-        sign_in(request, user, [*spends, *store.limit_checks(guess.conditions())], found.get("ends", ()))
+        sign_in(request, user, [*spends, *store.limit_checks(guess.conditions())], found.get("ends", ()), found.get("slot"))
     except OverLimit as error:
         _keep_half_login(request, half_login)
         raise guess.refused(error.counters) from error
@@ -192,7 +199,14 @@ def authenticate_with_passkey(request, credential_json):
     if not can_log_in(account):
         return EXPIRED, None
     return _sign_in_with_passkey(
-        request, account, passkey, assertion, challenge, require_user_verification=False, ends=found.get("ends", ())
+        request,
+        account,
+        passkey,
+        assertion,
+        challenge,
+        require_user_verification=False,
+        ends=found.get("ends", ()),
+        slot=found.get("slot"),
     )
 
 
@@ -235,9 +249,12 @@ def login_with_passkey(request, assertion):
     return _sign_in_with_passkey(request, account, passkey, assertion, challenge, require_user_verification=True)
 
 
-def _sign_in_with_passkey(request, account, passkey, assertion, challenge, *, require_user_verification, ends=()):
-    """Sign in with a verified passkey answer; ``ends``: the sessions the staged login
-    counted to end (a passkey login's were counted by its read of the partition)."""
+def _sign_in_with_passkey(
+    request, account, passkey, assertion, challenge, *, require_user_verification, ends=(), slot=None
+):
+    """Sign in with a verified passkey answer; ``ends`` and ``slot``: the sessions the
+    staged login counted to end and the slot it chose (a passkey login's come from its read
+    of the partition)."""
     if passkey is None or passkey.credential_id not in (account.passkeys or ()):
         raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "not a passkey of this account")
     changes = passkeys.verify_assertion(
@@ -245,7 +262,7 @@ def _sign_in_with_passkey(request, account, passkey, assertion, challenge, *, re
     )
     user = User.from_account(account)
     try:
-        sign_in(request, user, [store.passkey_spend(passkey, changes)], ends)
+        sign_in(request, user, [store.passkey_spend(passkey, changes)], ends, slot)
     except (StaleItem, Busy):
         return ALREADY_USED, None
     return SIGNED_IN, user
