@@ -6,7 +6,7 @@ is :mod:`.running`'s business. ``accounts_explain`` shows a plan without sending
 """
 
 from ..exceptions import InvalidTransaction, InvalidUniqueValue
-from ..tables import lock_model_for
+from ..tables import TTL_ATTRIBUTE, lock_model_for
 from ..uniqueness import LOCK_SORT_KEY, constraints_of
 from .actions import (
     CHANGE,
@@ -293,8 +293,8 @@ def plan_delete(item, *, token=None, keep_locks=None, others=None):
     ``owner = me OR attribute_not_exists(PK)``; each item it owns (``owned_sort_keys()``:
     an account's passkeys) is deleted too. ``keep_locks`` is as in :func:`plan_change`:
     a lock held by another item is not deleted but checked to still be held by it.
-    The item's entry in each registry of its model is deleted (unconditionally: it may have
-    joined one since it was read); an item read as a member checks that
+    The item's entry in each registry of its model is deleted (unconditionally), and the
+    attributes that decide its membership are guarded as read; an item read as a member checks that
     ``others[registry.partition]`` still is one, as in :func:`plan_change`.
     """
     keep_locks = keep_locks or {}
@@ -308,6 +308,14 @@ def _delete_actions(item, keep_locks, others, now):
     constraints = constraints_of(model)
     # Partial constraints' conditions too: a verification landing first takes the email lock.
     guarded = {name for constraint in constraints for name in constraint.guarded_attributes}
+    # And what decides its registries as read: an account read as no staff member but made
+    # one since would leave the registry unchecked (the last-staff rule), so it is cancelled.
+    guarded.update(
+        name
+        for registry in getattr(model, "registries", ())
+        for name in registry.attributes
+        if name != TTL_ATTRIBUTE
+    )
     actions = [_item_removal(item, _still_as_read(item, guarded, now), now)]
     for constraint in constraints:
         for key in _held_keys(constraint, item):
