@@ -10,7 +10,7 @@ from django.contrib.auth.hashers import make_password
 from django.urls import reverse
 
 from accounts import dynamo, store, transactions
-from accounts.exceptions import LastMember
+from accounts.exceptions import LastMember, StaleItem
 from accounts.tables import STAFF_REGISTRY
 from tests.staff import client_as, make_account, messages_of
 from tests.web import PASSWORD
@@ -144,3 +144,35 @@ def test_a_deletion_of_the_last_staff_account_through_the_store_raises_last_memb
         store.delete_account(ada)
 
     assert store.get_account(ada.id) is not None
+
+
+def test_a_deletion_of_an_account_made_staff_since_it_was_read_is_stale(ddb):
+    """Read as no staff member, the account was made staff before the deletion: deleting it
+    unchecked could take the last staff account's company away, so the deletion's guard
+    (``is_staff`` as read) cancels it and nothing is written."""
+    ada, _ = staff_pair(0)
+    bob = make_account("bob@example.com", "bob")
+    read_before = store.get_account(bob.id)
+    store.update_account(store.get_account(bob.id), is_staff=True)
+
+    with pytest.raises(StaleItem):
+        store.delete_account(read_before)
+
+    assert store.get_account(bob.id).is_staff is True
+    assert bob.PK in registered()
+
+
+def test_a_flag_change_from_a_stale_read_leaves_the_registry_exact(ddb):
+    """A grant and a deactivation of one account, the second from a read before the first:
+    the second is stale (the account as read), so the registry never lists an inactive
+    account."""
+    staff_pair(0)
+    bob = make_account("bob@example.com", "bob")
+    read_before = store.get_account(bob.id)
+    store.update_account(store.get_account(bob.id), is_staff=True)
+
+    with pytest.raises(StaleItem):
+        store.update_account(read_before, is_active=False)
+
+    now = store.get_account(bob.id)
+    assert (bob.PK in registered()) == bool(now.is_staff and now.is_active)
