@@ -24,7 +24,11 @@ def run(guard):
     test = CAUGHT_BY[guard]
     command = [sys.executable, "-m", "pytest", "-p", "tests.guard_mutations", "-q", "-x", "-p", "no:cacheprovider", test]
     result = subprocess.run(command, env={**os.environ, "GUARD_MUTATION": guard}, capture_output=True, text=True)
-    return "caught" if result.returncode == 1 else f"NOT caught (pytest exit {result.returncode})"
+    if result.returncode != 1:
+        return f"NOT caught (pytest exit {result.returncode})"
+    # The assertion that failed, so that a request the mutation broke is not taken for a catch.
+    reason = next((line[1:].strip() for line in result.stdout.splitlines() if line.startswith("E ")), "")
+    return f"fails: {reason[:120]}"
 
 
 def main(guards):
