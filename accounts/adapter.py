@@ -54,6 +54,9 @@ class DefaultAccountAdapter:
         "email_local_too_long": _("The part of this address before “@” is too long: at most 64 characters."),
         "busy": _("The site is busy and nothing was saved. Please try again."),
         "stale": _("Your account changed while this page was open, so nothing was saved. Please try again."),
+        "last_staff": _(
+            "This is the last active staff account, so nothing was changed: make another staff account first."
+        ),
         "signup_stale": _(
             "This sign-up form was already used for an account that has been deleted since. "
             "Nothing was saved: please send this new form."

@@ -299,8 +299,10 @@ class AppSettings:
 
     @property
     def MAX_SESSIONS(self):
-        """Sessions one account may have at once (``accounts.sessions``): a login beyond it
-        ends the least recently seen, in the login's own session write. Default 20."""
+        """Live sessions one account may have at once (``accounts.sessions``), a bound: each
+        session takes one of this many session slots in the transaction that writes it,
+        guarded by the slot's holder as read; a login beyond it ends the least recently
+        seen, in the login's own session write. Default 20."""
         return self._setting("MAX_SESSIONS", 20)
 
     @property

@@ -69,6 +69,20 @@ class OverLimit(TransactionCancelled):
         super().__init__(message, reasons)
 
 
+class LastMember(TransactionCancelled):
+    """The change or deletion would take the last member out of a registry (the last
+    active staff account would lose its access); nothing was written. ``registry`` is the
+    registry's partition (``"STAFF"``).
+
+    Said when the ``ConditionCheck`` on another member's entry, sent in the same
+    transaction, failed and no other member is left to check instead, or when the registry
+    lists no other member to check at all."""
+
+    def __init__(self, message, reasons=(), registry=None):
+        self.registry = registry
+        super().__init__(message, reasons)
+
+
 class ItemDeleted(StaleItem):
     """The create's key belonged to an item deleted since (its tombstone is there): a key
     is never used again, so a form posted again long after is refused, not re-created."""

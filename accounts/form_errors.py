@@ -3,7 +3,7 @@ project's own forms that save its models through :mod:`accounts.transactions`.
 
 A ``UniqueViolation`` puts ``<field>_taken`` on each field that collided (``<field>_similar``
 when only a look-alike of it did), an ``InvalidUniqueValue`` its problem on each field;
-``Busy`` and ``StaleItem`` are errors of the whole form (``signup_stale`` for an
+``Busy``, ``StaleItem`` and ``LastMember`` (``last_staff``) are errors of the whole form (``signup_stale`` for an
 ``ItemDeleted``: a sign-up form posted again after its account was deleted). Texts come from the form's own
 ``error_messages`` when it has the code, else from the adapter's (``value_taken`` and
 ``value_similar`` when it has none for the field).
@@ -14,10 +14,10 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from .adapter import get_adapter
-from .exceptions import Busy, InvalidUniqueValue, ItemDeleted, StaleItem, UniqueViolation
+from .exceptions import Busy, InvalidUniqueValue, ItemDeleted, LastMember, StaleItem, UniqueViolation
 
 # What the store can refuse after a form was valid; each becomes a form error.
-STORE_REFUSALS = (UniqueViolation, Busy, StaleItem, InvalidUniqueValue)
+STORE_REFUSALS = (UniqueViolation, Busy, StaleItem, InvalidUniqueValue, LastMember)
 # Each InvalidUniqueValue code as a field error (an empty value: Django's "required").
 INVALID_VALUE_MESSAGES = {
     "empty": forms.Field.default_error_messages["required"],
@@ -51,6 +51,8 @@ def add_store_error(form, error, model=None):
             form.add_error(field if field in form.fields else None, problem)
     elif isinstance(error, Busy):
         form.add_error(None, adapter.validation_error("busy"))
+    elif isinstance(error, LastMember):
+        form.add_error(None, adapter.validation_error("last_staff"))
     elif isinstance(error, ItemDeleted):
         form.add_error(None, adapter.validation_error("signup_stale"))
     elif isinstance(error, StaleItem):

@@ -11,9 +11,17 @@ A logged-in session lives in its account's partition, ``PK=ACCT#<id>``,
   partition plus one ``BatchWriteItem`` per 25 sessions, and nothing revives them: a session
   is saved again only if it still exists. A request deletes each session once: a session
   ended that way is not deleted again by the same request's logout or new key;
-- an account has at most ``ACCOUNTS_MAX_SESSIONS`` sessions: a login reads the account's
-  partition (:func:`counting_sessions`) instead of the account alone, and its new session's
-  write also deletes the least recently seen sessions beyond the limit.
+- an account has at most ``ACCOUNTS_MAX_SESSIONS`` sessions, by a guard, not a count: the
+  partition holds that many slot items, ``SK=SESS_SLOT#<n>`` for ``n`` below the limit,
+  each naming the session that holds it (``holder``), and a new session of the account is
+  written in ONE transaction with the Put of the slot it takes, guarded by the slot's
+  holder as read (absent, or the session it named, which the same transaction deletes).
+  Two logins that read the same slot cannot both take it: the second is cancelled, reads
+  the partition again and takes another slot (or the least recently seen one). A login
+  reads the account's partition (:func:`counting_sessions`) instead of the account alone,
+  so choosing costs no request more; a session without a slot (written before the bound,
+  or while the limit was off) is ended by the next login, up to
+  :data:`MAX_ENDED_BY_A_LOGIN` of them a login.
 
 A session of nobody (data stored before login) lives at ``PK=SESSION#<secret>``,
 ``SK=SESSION``. Every session carries ``expires`` (epoch seconds, the table's TTL
@@ -48,11 +56,17 @@ from django.http import HttpRequest
 from django.utils.crypto import get_random_string
 from django.utils.translation import gettext
 
-from . import dynamo, lookups, regions
+from . import dynamo, lookups, regions, transactions
 from .app_settings import app_settings
+from .exceptions import Busy, StaleItem, Unavailable
 from .tables import ACCOUNT_PREFIX, PROFILE_SORT_KEY, account_pk, get_account_model, has_expired, is_gone, raw_expires
 
 SESSION_SORT_PREFIX = "SESSION#"
+# The session slots of an account (ACCOUNTS_MAX_SESSIONS): SK=SESS_SLOT#<n>, holder=<session SK>.
+SLOT_SORT_PREFIX = "SESS_SLOT#"
+# A login whose slot was taken by another meanwhile reads again and retries this many times:
+# each cancellation means another login of the account committed, so they all end.
+SLOT_ATTEMPTS = 20
 # The most sessions one login ends (the oldest beyond ACCOUNTS_MAX_SESSIONS): its write stays
 # one small transaction even after the limit was lowered; the next logins end the rest.
 MAX_ENDED_BY_A_LOGIN = 25
@@ -149,6 +163,35 @@ def session_item(session_key, encoded, expires, created, last_seen, user_agent=N
     return item
 
 
+def slot_key(account_id, number):
+    """The raw key of session slot ``number`` of account ``account_id``."""
+    return dynamo.key(account_pk(account_id), f"{SLOT_SORT_PREFIX}{number}")
+
+
+def _slots(items):
+    """``{slot number: the SK of the session it names}`` of the slot items among ``items``."""
+    slots = {}
+    for raw in items:
+        sort_key = raw["SK"]["S"]
+        if sort_key.startswith(SLOT_SORT_PREFIX) and sort_key[len(SLOT_SORT_PREFIX) :].isdigit():
+            slots[int(sort_key[len(SLOT_SORT_PREFIX) :])] = raw.get("holder", {}).get("S")
+    return slots
+
+
+def slot_put(account_id, number, holder, session_sort_key):
+    """The PutItem making session ``session_sort_key`` the holder of slot ``number``,
+    guarded by the holder read: ``attribute_not_exists(PK)`` when the slot was absent, else
+    ``holder = <the session it named>``. Of two logins that read one slot, one takes it."""
+    item = {**slot_key(account_id, number), "holder": {"S": session_sort_key}}
+    params = {"TableName": dynamo.table_name(), "Item": item}
+    if holder is None:
+        params["ConditionExpression"] = "attribute_not_exists(PK)"
+    else:
+        params["ConditionExpression"] = "holder = :holder"
+        params["ExpressionAttributeValues"] = {":holder": {"S": holder}}
+    return params
+
+
 def prefetched_account(account_id):
     """``(True, account or None)`` when this request's session load read account
     ``account_id`` already; ``(False, None)`` otherwise (read it yourself)."""
@@ -208,8 +251,14 @@ class SessionStore(SessionBase):
         self._deletes = []
         # (key, data) as last saved by this request: saving them again sends nothing.
         self._saved = None
-        # (account id, its live session items) as a login read them (counting_sessions).
+        # (account id, its live session items, its slots) as a login read them (counting_sessions).
         self._login_sessions = None
+        # The slot this session holds, as loaded; the slot a new session takes, as chosen
+        # ([number, holder as read]); and the guarded Put of that slot, once planned.
+        self._slot = None
+        self._slot_choice = None
+        self._slot_put = None
+        self._evicted = None
         # Items to read with the session on load (see read_along), and what that read found.
         self._along_keys = []
         self._along_found = None
@@ -262,6 +311,7 @@ class SessionStore(SessionBase):
                 self._account_sessions = _live_sessions(items, now)
         self._created = int(session["created"]["N"])
         self._last_seen = int(session["last_seen"]["N"])
+        self._slot = int(session["slot"]["N"]) if "slot" in session else None
         self.user_agent = session.get("user_agent", {}).get("S")
         touch = touch_interval()
         if touch is not None and now - self._last_seen >= touch and not regions.reads_only():
@@ -321,40 +371,86 @@ class SessionStore(SessionBase):
 
     def note_account_items(self, items):
         """Receive the items a login read with the account (its partition): the account's
-        live sessions, of which the new session's write ends those beyond the limit."""
+        live sessions and its session slots, from which the new session's write chooses its
+        slot and the sessions it ends."""
         now = _epoch()
-        live = _live_sessions(items, now)
-        if live:
-            account_id = live[0]["PK"]["S"][len(ACCOUNT_PREFIX) :]
-            self._login_sessions = (account_id, live)
+        owned = [raw for raw in items if raw["PK"]["S"].startswith(ACCOUNT_PREFIX)]
+        if owned:
+            account_id = owned[0]["PK"]["S"][len(ACCOUNT_PREFIX) :]
+            self._login_sessions = (account_id, _live_sessions(owned, now), _slots(owned))
         else:
             self._login_sessions = None
 
-    def _beyond_limit(self, account_id):
-        """Raw keys of the least recently seen sessions of ``account_id`` that a new one
-        would take beyond ``ACCOUNTS_MAX_SESSIONS`` (none unless a login counted them)."""
-        limit = app_settings.MAX_SESSIONS
-        if limit is None or self._login_sessions is None or self._login_sessions[0] != account_id:
-            return []
+    def _read_for(self, account_id):
+        """``(live sessions, slots)`` of ``account_id`` as this request's login read them,
+        or ``None``."""
+        if self._login_sessions is None or self._login_sessions[0] != account_id:
+            return None
+        return self._login_sessions[1], self._login_sessions[2]
+
+    def _kept(self, live):
         leaving = {_pair(raw_key) for raw_key in self._deletes}
-        kept = [raw for raw in self._login_sessions[1] if _pair(raw) not in leaving and not _ended_here(raw)]
-        excess = min(len(kept) + 1 - limit, MAX_ENDED_BY_A_LOGIN)
-        if excess <= 0:
+        return {raw["SK"]["S"]: raw for raw in live if _pair(raw) not in leaving and not _ended_here(raw)}
+
+    def _choose_slot(self, account_id):
+        """``[number, holder as read]`` of the slot a new session of ``account_id`` takes:
+        a slot absent or naming no live session, else the one of the least recently seen
+        session (which the write then ends). Without a read of the partition: the slot this
+        session held (a new key for the same login), else slot 0, as if absent (a first
+        login); a wrong guess is cancelled by its guard and chosen again from a read."""
+        limit = app_settings.MAX_SESSIONS
+        read = self._read_for(account_id)
+        if read is None:
+            old = next((key for key in self._deletes if key["PK"]["S"] == account_pk(account_id)), None)
+            if self._slot is not None and self._slot < limit and old is not None:
+                return [self._slot, old["SK"]["S"]]
+            return [0, None]
+        live, slots = read
+        kept = self._kept(live)
+        for number in range(limit):
+            if slots.get(number) not in kept:
+                return [number, slots.get(number)]
+        oldest = min(range(limit), key=lambda number: int(kept[slots[number]]["last_seen"]["N"]))
+        return [oldest, slots[oldest]]
+
+    def _beyond_limit(self, account_id):
+        """Raw keys of the live sessions of ``account_id`` a new one ends: those that hold no
+        slot below ``ACCOUNTS_MAX_SESSIONS`` (written before the bound, or before the limit
+        was lowered), least recently seen first, at most :data:`MAX_ENDED_BY_A_LOGIN` (none
+        unless a login read them)."""
+        read = self._read_for(account_id) if app_settings.MAX_SESSIONS is not None else None
+        if read is None:
             return []
-        kept.sort(key=lambda raw: int(raw["last_seen"]["N"]))
-        return [dynamo.key(*_pair(raw)) for raw in kept[:excess]]
+        live, slots = read
+        named = {holder for number, holder in slots.items() if number < app_settings.MAX_SESSIONS}
+        unnamed = [raw for sort_key, raw in self._kept(live).items() if sort_key not in named]
+        unnamed.sort(key=lambda raw: int(raw["last_seen"]["N"]))
+        return [dynamo.key(*_pair(raw)) for raw in unnamed[:MAX_ENDED_BY_A_LOGIN]]
 
     def beyond_limit_at_login(self, account_id):
         """``[[PK, SK], ...]`` of the sessions of ``account_id`` a login now would end
-        (beyond ``ACCOUNTS_MAX_SESSIONS``, as this request counted them): what a login
-        staged for its second step keeps for the request that signs in."""
+        (holding no slot, as this request read them): what a login staged for its second
+        step keeps for the request that signs in."""
         return [list(_pair(raw_key)) for raw_key in self._beyond_limit(account_id)]
 
-    def end_with_login(self, keys):
+    def slot_at_login(self, account_id):
+        """The slot a login of ``account_id`` now would take, ``[number, holder as read]``
+        (see :meth:`_choose_slot`), or ``None`` without ``ACCOUNTS_MAX_SESSIONS``: what a
+        login staged for its second step keeps for the request that signs in."""
+        return self._choose_slot(account_id) if app_settings.MAX_SESSIONS is not None else None
+
+    def end_with_login(self, keys, slot=None):
         """Delete the sessions at ``keys`` (``[PK, SK]`` pairs, from
-        :meth:`beyond_limit_at_login`) with the login this request makes, in its write."""
+        :meth:`beyond_limit_at_login`) with the login this request makes, in its write, and
+        take ``slot`` (from :meth:`slot_at_login`) with it."""
         for pk, sort_key in keys:
             self._deletes.append(dynamo.key(pk, sort_key))
+        self._slot_choice = list(slot) if slot else None
+
+    def slot_put(self):
+        """The guarded Put of the session slot the new session of this request's last
+        :meth:`write_with` takes (``None``: it takes none), to send in its transaction."""
+        return self._slot_put
 
     def delete_with_next_save(self, raw_key):
         """Delete the item at ``raw_key`` when this session is saved: in the same request
@@ -369,7 +465,9 @@ class SessionStore(SessionBase):
             return
         item, new, now = self._next_item(data, must_create)
         deletes, self._deletes = self._pending_deletes(), []
-        if new and deletes:
+        if self._slot_put is not None:
+            self._write_with_slot(item, now, deletes)
+        elif new and deletes:
             # A fresh random key needs no guard, so the put and the deletes go as one request.
             dynamo.batch_write(puts=[item], deletes=deletes)
         else:
@@ -377,6 +475,22 @@ class SessionStore(SessionBase):
             if deletes:
                 dynamo.batch_write(deletes=deletes)
         self._saved_as(item, now, data)
+
+    def _write_with_slot(self, item, now, deletes):
+        """Send a new session with the slot it takes in one transaction; when the slot
+        changed hands since it was read, read the partition again and choose again."""
+        account_id, _ = _split_key(self.session_key)
+        for _ in range(SLOT_ATTEMPTS):
+            try:
+                transactions.run_once(
+                    transactions.plan_login_session(self._put_params(item, True, now), self._slot_put, deletes)
+                )
+                return
+            except (StaleItem, Busy):
+                self._deletes = [key for key in deletes if key != self._evicted]
+                self.note_account_items(dynamo.query_partition(account_pk(account_id), "SESS"))
+                deletes = self._take_slot(account_id, item)
+        raise Unavailable("Other logins of this account kept taking the session slots; no session was written.")
 
     def write_with(self, send):
         """Save this session by handing its write to ``send(put, deletes)`` instead of sending
@@ -408,6 +522,7 @@ class SessionStore(SessionBase):
         one (a login gets a new key in its account's partition; the old key is deleted)."""
         account_id = data.get(SESSION_KEY)
         new = must_create or self.session_key is None or _split_key(self.session_key)[0] != account_id
+        self._slot_put = None
         if new and not must_create:
             if self.session_key:
                 self._deletes.append(_item_key(self.session_key))
@@ -421,7 +536,21 @@ class SessionStore(SessionBase):
         # slides: it counts from this save).
         expires = min(_epoch(self.get_expiry_date()), created + settings.SESSION_COOKIE_AGE)
         item = session_item(self.session_key, self.encode(data), expires, created, now, self.user_agent)
+        if new and not must_create and account_id and app_settings.MAX_SESSIONS is not None:
+            self._deletes = self._take_slot(account_id, item, self._slot_choice)
         return item, new, now
+
+    def _take_slot(self, account_id, item, choice=None):
+        """Make the new session ``item`` take a slot (``choice``, else one chosen now): its
+        number is stored in the item, the slot's guarded Put is planned, and the session the
+        slot named is deleted with it. Returns the deletes to send (this request's, with it)."""
+        number, holder = choice or self._choose_slot(account_id)
+        item["slot"] = {"N": str(number)}
+        self._slot, self._slot_choice = number, None
+        self._slot_put = slot_put(account_id, number, holder, item["SK"]["S"])
+        self._evicted = dynamo.key(account_pk(account_id), holder) if holder else None
+        deletes = [key for key in self._deletes if key != self._evicted]
+        return deletes + [self._evicted] if self._evicted else deletes
 
     def _saved_as(self, item, now, data):
         self._created, self._last_seen = int(item["created"]["N"]), now

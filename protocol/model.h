@@ -890,6 +890,7 @@ inline legacy_data() {
 
 #include "sessions.h"
 #include "credentials.h"
+#include "guards.h"
 
 init {
 	byte i;
@@ -917,6 +918,15 @@ init {
 #endif
 #if SIGN_IN
 		start_sign_ins();
+#endif
+#if STAFF
+		start_staff();
+#endif
+#if SLOTS
+		start_slots();
+#endif
+#if LIMITS
+		start_limits();
 #endif
 		run Quiescence();
 		do

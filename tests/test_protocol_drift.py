@@ -22,7 +22,9 @@ from django.core.management.base import CommandParser
 
 from django.contrib.auth import SESSION_KEY
 
-from accounts import dynamo, sessions, store, transactions
+from django.test import RequestFactory
+
+from accounts import dynamo, ratelimit, sessions, store, transactions
 from accounts.management.commands.accounts_explain import Command as ExplainCommand
 from accounts.mfa import store as mfa_store
 from accounts.mfa.tables import Passkey
@@ -85,7 +87,16 @@ OTHER_ROLES = {
     transactions.SESSION: "session",
     transactions.SPENT: "spent",
     transactions.CLEARED: "cleared",
+    transactions.SLOT: "slot",
+    transactions.LIMIT: "limit",
+    transactions.REGISTRY: "registry",
+    transactions.OTHER_MEMBER: "other_member",
 }
+# A registry entry's actions when the request is one accounts_explain printed (no roles):
+# its own Put or Delete, and the ConditionCheck of another member's entry.
+REGISTRY_ROLES = {"Put": "registry", "Delete": "registry", "ConditionCheck": "other_member"}
+# A rate counter's window attributes (w<number>), by the role they play in its check.
+WINDOW = re.compile(r"\bw(\d+)\b")
 # The condition of an action sent with none (its row's guard is "-": nothing to model).
 NO_CONDITION = "-"
 
@@ -98,6 +109,8 @@ def action_label(operation, kind, key, condition, role=None):
     ConditionCheck, from its condition)."""
     if role in OTHER_ROLES:
         return OTHER_ROLES[role]
+    if key == STAFF_REGISTRY.partition:
+        return REGISTRY_ROLES[kind]
     if key.startswith(ACCOUNT_PREFIX):
         # A repair's holder (an Update recording the lock it is given) or owner: the caller's.
         return "item" if kind != "ConditionCheck" and operation != "repair" else None
@@ -155,15 +168,55 @@ def shapes(name, request, operation, now, me=None, holder=None, roles=None):
     for position, entry in enumerate(request["TransactItems"]):
         ((kind, body),) = entry.items()
         key = (body.get("Key") or body.get("Item"))["PK"]["S"]
-        if key == STAFF_REGISTRY.partition:
-            continue  # a registry entry: no condition of its own, it rides on the item's guards
-        is_lock = not key.startswith(ACCOUNT_PREFIX)
+        role = roles[position] if roles else None
+        is_lock = not key.startswith(ACCOUNT_PREFIX) and role != transactions.LIMIT and key != STAFF_REGISTRY.partition
         condition = normalized(body, is_lock, me, now)
-        label = action_label(operation, kind, key, condition, roles[position] if roles else None)
+        if role == transactions.LIMIT:
+            condition = window_roles(condition)
+        label = action_label(operation, kind, key, condition, role)
         if label is None:
             label = "holder" if key == holder else "owner"
         found.update((name, label, kind, conjunct) for conjunct in split_and(condition))
     return found
+
+
+def window_roles(condition):
+    """A rate counter's check with its window attributes named by role: the later window is
+    the current one, the other the previous."""
+    windows = sorted({int(number) for number in WINDOW.findall(condition)})
+    names = {windows[-1]: "current_window", **({windows[0]: "previous_window"} if len(windows) > 1 else {})}
+    return WINDOW.sub(lambda match: names[int(match[1])], condition).replace(") AND(", ") AND (")
+
+
+def staff_transactions(ada, bob, now):
+    """The transactions that put an account in the staff registry or take it out: a staff
+    account (ada made staff, as read) revoked, deactivated or deleted checks another
+    member's entry (bob's, as the registry's Query named him)."""
+    staff = transactions.changed_copy(ada, {"is_staff": True})
+    others = {STAFF_REGISTRY.partition: bob.PK}
+    return {
+        "signup_staff": transactions.plan_create(store.build_signup_account("sam@x.io", "sam", "hash", is_staff=True)),
+        "grant_staff": transactions.plan_change(ada, {"is_staff": True, "updated": now}),
+        "revoke_staff": transactions.plan_change(staff, {"is_staff": False, "updated": now}, others=others),
+        "deactivate_staff": transactions.plan_change(staff, {"is_active": False, "updated": now}, others=others),
+        "delete_staff": transactions.plan_delete(staff, others=others),
+    }
+
+
+def login_session_transactions(ada):
+    """A login's new session with the session slot it takes: a slot absent as read, and a
+    slot read naming another session (which the login ends)."""
+    session = sessions.SessionStore()
+    session[SESSION_KEY] = ada.id
+    item, _, now = session._next_item(session._get_session())
+    put = session._put_params(item, True, now)
+    free = sessions.slot_put(ada.id, 0, None, item["SK"]["S"])
+    taken = sessions.slot_put(ada.id, 1, "SESSION#old", item["SK"]["S"])
+    old = dynamo.key(ada.PK, "SESSION#old")
+    return {
+        "login_session": transactions.plan_login_session(put, free, []),
+        "login_session_taking_over": transactions.plan_login_session(put, taken, [old]),
+    }
 
 
 def code_transactions(ada, bob, carol):
@@ -254,6 +307,8 @@ def code_transactions(ada, bob, carol):
                 None,
             )
     planned.update(second_factor_transactions(ada, carol))
+    planned.update(staff_transactions(ada, bob, now))
+    planned.update(login_session_transactions(ada))
     # The repairs of a passkey's lock, held by ada (as read with one passkey).
     with_passkey = transactions.changed_copy(ada, {"passkeys": {"cred1"}})
     passkeys = store.constraint_for("passkeys")
@@ -297,6 +352,14 @@ def _sign_in(account, spends):
     return transactions.plan_sign_in(put, deletes, sessions.raw_key(staged.session_key), spends)
 
 
+def _limit_checks(account):
+    """The ConditionChecks of the second step's limit (``mfa_attempt``) for ``account``, as
+    a sign-in with a code sends them, with no attempt read in either window."""
+    guess = ratelimit.Guess(RequestFactory().post("/"), "mfa_attempt", key=account.id)
+    guess.take([])
+    return mfa_store.limit_checks(guess.conditions())
+
+
 def second_factor_transactions(ada, carol):
     """The transactions of passkeys and second factors, by the table's names."""
     now = utcnow()
@@ -327,6 +390,7 @@ def second_factor_transactions(ada, carol):
         ),
         "verify_with_passkey": transactions.plan_change(unverified_carol, {**store.VERIFY_CHANGES, "updated": now}),
         "sign_in_totp": _sign_in(ada, [mfa_store.totp_spend(ada.id, 100)]),
+        "sign_in_totp_under_limit": _sign_in(ada, [mfa_store.totp_spend(ada.id, 100), *_limit_checks(ada)]),
         "sign_in_recovery_code": _sign_in(ada, [mfa_store.recovery_code_spend(ada, "code")]),
         "sign_in_passkey": _sign_in(ada, [mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=3), {"sign_count": 4})]),
         "spend_totp_step": transactions.plan_spend([mfa_store.totp_spend(ada.id, 100)]),

@@ -128,8 +128,9 @@ def test_login_writes_nothing_but_its_rate_counters_and_its_session(ada, count_r
     response = login(Client(), "ada")
 
     assert response.status_code == 302
-    # The lock item, the account with its sessions, the rate counters, the new session.
-    assert set(count_requests.counts) == {"GetItem", "Query", "UpdateItem", "BatchWriteItem"}
+    # The lock item, the account with its sessions, the rate counters, the new session (with
+    # its session slot, in one transaction).
+    assert set(count_requests.counts) == {"GetItem", "Query", "UpdateItem", "TransactWriteItems"}
 
 
 def test_logout_is_post_only(ada):

@@ -1,7 +1,7 @@
 """Requests per page, counted by a proxy in front of DynamoDB Local.
 
 Goals (issues 4, 10, 17 and 18): signup exactly one TransactWriteItems plus the session's
-PutItem; login from a browser that logged in before at most 4 requests (the lock, the
+write (issue 30: a TransactWriteItems too, with the session slot it takes); login from a browser that logged in before at most 4 requests (the lock, the
 account with its sessions, its counter, the session write), also when it ends the oldest
 session beyond ACCOUNTS_MAX_SESSIONS, and a refused attempt hashes nothing; any authenticated page at most 1 request (the session and
 the account read together); logout and ending the other sessions at most 2; email and
@@ -31,9 +31,9 @@ def counted(proxy, send):
 def test_the_proxy_sees_what_the_app_sends(proxy):
     signed_up_client()
 
-    # The signup limit's counter, signup, the new session, and the welcome page (the
-    # profile, which lists the sessions).
-    assert proxy.snapshot() == {"UpdateItem": 1, "TransactWriteItems": 1, "PutItem": 1, "Query": 1}
+    # The signup limit's counter, signup, the new session with its session slot (one
+    # transaction), and the welcome page (the profile, which lists the sessions).
+    assert proxy.snapshot() == {"UpdateItem": 1, "TransactWriteItems": 2, "Query": 1}
 
 
 def test_signup_is_the_limit_one_transact_write_items_and_the_session_put(proxy):
@@ -43,7 +43,8 @@ def test_signup_is_the_limit_one_transact_write_items_and_the_session_put(proxy)
     response, requests = counted(proxy, lambda: client.post("/accounts/signup/", data))
 
     assert response.status_code == 302
-    assert requests == {"UpdateItem": 1, "TransactWriteItems": 1, "PutItem": 1}
+    # The new session is written with the session slot it takes, in one transaction.
+    assert requests == {"UpdateItem": 1, "TransactWriteItems": 2}
 
 
 def test_signup_without_rate_limits_is_one_transact_write_items_and_the_session_put(proxy, settings):
@@ -54,7 +55,7 @@ def test_signup_without_rate_limits_is_one_transact_write_items_and_the_session_
     response, requests = counted(proxy, lambda: client.post("/accounts/signup/", data))
 
     assert response.status_code == 302
-    assert requests == {"TransactWriteItems": 1, "PutItem": 1}
+    assert requests == {"TransactWriteItems": 2}
 
 
 def test_anonymous_signup_and_login_pages_cost_nothing(proxy):
@@ -84,7 +85,10 @@ def test_second_post_of_the_same_signup_costs_a_transaction_and_one_read(proxy):
     response, requests = counted(proxy, lambda: Client().post("/accounts/signup/", data))
 
     assert response.status_code == 302
-    assert requests == {"UpdateItem": 1, "TransactWriteItems": 1, "GetItem": 1, "PutItem": 1}
+    # The new session guesses the first session slot free (no read of the partition), but
+    # the first post's session holds it: the guard cancels that write, and the partition's
+    # Query chooses the slot of the session written again (two requests more).
+    assert requests == {"UpdateItem": 1, "TransactWriteItems": 3, "GetItem": 1, "Query": 1}
 
 
 @pytest.mark.parametrize("login_name", ["ada", "ADA@example.com"])
@@ -96,8 +100,9 @@ def test_login_from_a_browser_that_logged_in_before_is_four_requests(proxy, logi
 
     assert response.status_code == 302
     # The lock item, the account with its sessions (ACCOUNTS_MAX_SESSIONS), the attempt
-    # counted on that browser's counter, the session written with the counter deleted.
-    assert requests == {"GetItem": 1, "Query": 1, "UpdateItem": 1, "BatchWriteItem": 1}
+    # counted on that browser's counter, the session written with its session slot and the
+    # counter deleted (one transaction).
+    assert requests == {"GetItem": 1, "Query": 1, "UpdateItem": 1, "TransactWriteItems": 1}
 
 
 def test_login_from_a_new_browser_counts_on_the_account_and_the_address(proxy):
@@ -108,8 +113,9 @@ def test_login_from_a_new_browser_counts_on_the_account_and_the_address(proxy):
     assert response.status_code == 302
     # The lock, and the account with its sessions; the attempt counted on the account's and
     # the address's counters before the password is checked, taken back from the
-    # address's; the session written with the account's counter deleted.
-    assert requests == {"GetItem": 1, "Query": 1, "UpdateItem": 3, "BatchWriteItem": 1}
+    # address's; the session written with its session slot and the account's counter
+    # deleted (one transaction).
+    assert requests == {"GetItem": 1, "Query": 1, "UpdateItem": 3, "TransactWriteItems": 1}
 
 
 def test_failed_login_is_counted_before_the_password_is_checked(proxy):
@@ -153,7 +159,7 @@ def test_login_without_rate_limits_is_the_lock_the_account_with_its_sessions_and
     response, requests = counted(proxy, lambda: login(Client(), "ada"))
 
     assert response.status_code == 302
-    assert requests == {"GetItem": 1, "Query": 1, "PutItem": 1}
+    assert requests == {"GetItem": 1, "Query": 1, "TransactWriteItems": 1}
 
 
 def test_a_login_beyond_the_session_limit_ends_the_oldest_in_its_own_write(proxy, settings):
@@ -165,8 +171,8 @@ def test_a_login_beyond_the_session_limit_ends_the_oldest_in_its_own_write(proxy
 
     assert response.status_code == 302
     # As any login from a new browser: the oldest session's delete rides in the new one's
-    # BatchWriteItem.
-    assert requests == {"GetItem": 1, "Query": 1, "UpdateItem": 3, "BatchWriteItem": 1}
+    # transaction, which takes its session slot.
+    assert requests == {"GetItem": 1, "Query": 1, "UpdateItem": 3, "TransactWriteItems": 1}
 
 
 def test_a_login_with_signed_cookie_sessions_reads_the_account_alone(proxy, settings):
@@ -250,8 +256,9 @@ def test_password_change_also_ends_the_sessions_and_puts_this_one_anew(proxy):
 
     assert response.status_code == 302
     # The session's read, the change, the Query and delete of every session, the new session
-    # (which deletes none again), and the mail limit of the notice to the account's address.
-    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1, "Query": 1, "BatchWriteItem": 1, "PutItem": 1, "UpdateItem": 1}
+    # (which deletes none again) with the session slot the old one held, and the mail limit
+    # of the notice to the account's address.
+    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 2, "Query": 1, "BatchWriteItem": 1, "UpdateItem": 1}
 
 
 def test_delete_also_ends_the_sessions(proxy):

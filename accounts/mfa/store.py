@@ -217,10 +217,11 @@ def spend(*spends):
     transactions.run_once(transactions.plan_spend(spends))
 
 
-def sign_in(session_put, deletes, spent_session, spends):
-    """Send a sign-in: the session's write and the factor's single-use writes in ONE
-    transaction (:func:`accounts.transactions.plan_sign_in`)."""
-    transactions.run_once(transactions.plan_sign_in(session_put, deletes, spent_session, spends))
+def sign_in(session_put, deletes, spent_session, spends, slot_put=None):
+    """Send a sign-in: the session's write (with the Put of the session slot it takes,
+    ``slot_put``) and the factor's single-use writes in ONE transaction
+    (:func:`accounts.transactions.plan_sign_in`)."""
+    transactions.run_once(transactions.plan_sign_in(session_put, deletes, spent_session, spends, slot_put))
 
 
 def enable_totp(account, secret, step, codes=None):

@@ -1,7 +1,9 @@
 """The staff registry: one item per active staff account in the ``STAFF`` partition, kept
 by the transactions that grant, revoke, deactivate and delete (see
-:class:`accounts.tables.Registry`), so the last-staff protection costs one ``Query``
-whatever the size of the table.
+:class:`accounts.tables.Registry`). The last-staff protection is a guard, not a count: a
+transaction taking an account out of the registry checks another member's entry in the
+same request (:func:`accounts.transactions.plan_change`), and is refused with
+:class:`~accounts.exceptions.LastMember` when no other member is left.
 
 :func:`backfill` brings a table whose staff accounts predate the registry in line, each
 entry in a guarded transaction (``accounts_backfill --staff``).
@@ -18,11 +20,6 @@ from ..tables import STAFF_REGISTRY, get_account_model
 def count_active_staff():
     """How many active staff accounts there are (one ``Query`` of the registry)."""
     return dynamo.count_partition(STAFF_REGISTRY.partition)
-
-
-def is_last_staff(account):
-    """Whether taking ``account``'s staff access away leaves no active staff account."""
-    return STAFF_REGISTRY.includes(account) and count_active_staff() < 2
 
 
 @dataclass

@@ -25,14 +25,14 @@ from .. import audit, notices, sessions, store, verification
 from ..adapter import get_adapter
 from ..audit import background, reports
 from ..audit.checking import Scope
-from ..exceptions import Busy, InvalidUniqueValue, StaleItem, UniqueViolation
+from ..exceptions import Busy, InvalidUniqueValue, LastMember, StaleItem, UniqueViolation
 from ..forms import STORE_REFUSALS
 from ..mfa import store as mfa_store
 from ..mfa.flows import reauthentication
 from ..mfa.policy import SecondFactorRequiredForStaffMixin
 from ..models import User
 from ..tables import ACCOUNT_PREFIX
-from . import records, registry, scans
+from . import records, scans
 from .forms import FLAGS, FlagForm, RepairForm, StaffEmailForm, StaffSetPasswordForm, StaffUsernameForm
 
 # Findings of the stored report shown per page, and repaired per "repair all".
@@ -172,11 +172,12 @@ class AccountView(StaffView):
         }
         return render(self.request, self.template_name, context, status=status)
 
-    def removes_last_staff(self, account):
-        """Whether taking ``account``'s staff access away leaves no active staff account:
-        one ``Query`` of the staff registry. Two staff removing each other at the same
-        instant could both pass; ``accounts_createstaff`` restores access."""
-        return registry.is_last_staff(account)
+    def refuse_last_staff(self, account):
+        """Say that ``account`` is the last active staff account: the transaction that
+        would have taken its access away was refused (its check on another staff member's
+        registry entry found none), and nothing was written."""
+        messages.error(self.request, LAST_STAFF_MESSAGE % {"username": account.username})
+        return redirect(self.detail_url(account))
 
 
 class AccountDetailView(AccountView):
@@ -291,11 +292,10 @@ class FlagView(AccountView):
         if not form.is_valid():
             return HttpResponseBadRequest(_("Unknown flag or value."))
         flag, value = form.cleaned_data["flag"], form.cleaned_data["value"]
-        if not value and self.removes_last_staff(account):
-            messages.error(request, LAST_STAFF_MESSAGE % {"username": account.username})
-            return redirect(self.detail_url(account))
         try:
             form.save(account)
+        except LastMember:
+            return self.refuse_last_staff(account)
         except (Busy, StaleItem):
             messages.error(request, _("The account changed or the site was busy; nothing was saved. Try again."))
         except InvalidUniqueValue as error:
@@ -362,11 +362,10 @@ class AccountDeleteView(AccountView):
 
     def post(self, request, account_id):
         account = self.get_account()
-        if self.removes_last_staff(account):
-            messages.error(request, LAST_STAFF_MESSAGE % {"username": account.username})
-            return redirect(self.detail_url(account))
         try:
             store.delete_account(account)
+        except LastMember:
+            return self.refuse_last_staff(account)
         except (Busy, StaleItem):
             messages.error(request, _("The account changed or the site was busy; nothing was deleted. Try again."))
             return redirect(self.detail_url(account))

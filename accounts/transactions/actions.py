@@ -17,7 +17,7 @@ from pynamodb.attributes import Attribute, ListAttribute, MapAttribute
 from pynamodb.exceptions import AttributeNullError
 from pynamodb.expressions.operand import Path
 
-from ..exceptions import InvalidTransaction
+from ..exceptions import InvalidTransaction, LastMember
 from ..tables import TOMBSTONE_ATTRIBUTE, TTL_ATTRIBUTE, epoch_now, malformed_attributes, takeover_cutoff
 from ..uniqueness import LOCK_SORT_KEY
 
@@ -43,6 +43,9 @@ OWNED_ITEM = "owned_item"
 LIMIT = "limit"
 # An item's entry in a registry (tables.Registry), put or deleted with the item's own write.
 REGISTRY = "registry"
+# A ConditionCheck that another member's entry is still in a registry the item leaves: its
+# failure means that member left meanwhile (the last-staff rule, see _registry_actions).
+OTHER_MEMBER = "other_member"
 
 
 @dataclass(frozen=True)
@@ -436,21 +439,59 @@ def _registry_entry(model, registry, pk, joins):
     return Action("Delete", {"TableName": table, "Key": registry.key(pk)}, REGISTRY, target)
 
 
-def _registry_actions(before, after):
+def leaving(before, after):
+    """The registries of its model that a write of an item from ``before`` (as read) to
+    ``after`` (``None``: deleted) takes it out of: it was a member and no longer is."""
+    return [
+        registry
+        for registry in getattr(type(before), "registries", ())
+        if registry.includes(before) and (after is None or not registry.includes(after))
+    ]
+
+
+def _other_member_check(model, registry, pk):
+    """``ConditionCheck attribute_exists(PK)`` on member ``pk``'s entry in ``registry``."""
+    body = model.get_operation_kwargs_from_class(
+        registry.partition, pk, condition=model._hash_key_attribute().exists()
+    )
+    return Action("ConditionCheck", body, OTHER_MEMBER, (model.Meta.table_name, registry.partition, pk))
+
+
+def _registry_actions(before, after, others=None):
     """The registry entries a write of an item from ``before`` to ``after`` (either may be
     ``None``: created, deleted) puts or deletes: one per registry it joins or leaves.
 
     A deleted item leaves every registry of its model whatever it was read as: a change
     committed since the read (a staff grant) is not seen by a delete's guards.
+
+    An item read as a member that leaves a registry carries a ``ConditionCheck`` on the
+    entry of another member, ``others[registry.partition]`` (the last-staff rule): the
+    registry is never left empty, because
+
+    1. the leaving item's own entry goes in the same transaction, so two members leaving
+       at once each check the entry the other deletes: DynamoDB serializes the two
+       transactions, and the second finds the first's member gone and is cancelled;
+    2. the entry checked is one the registry listed (a consistent ``Query``), and an
+       entry exists exactly while its member is active staff (the transactions that change
+       a member's flags put and delete it), so a check that passes names a member who stays.
+
+    No other member to name raises :class:`~accounts.exceptions.LastMember`: nothing is sent.
     """
     item = after if after is not None else before
     model = type(item)
+    others = others or {}
     actions = []
     for registry in getattr(model, "registries", ()):
         was = before is not None and registry.includes(before)
         now = after is not None and registry.includes(after)
         if was != now or after is None:
             actions.append(_registry_entry(model, registry, _owner(item), now))
+        if was and not now:
+            other = others.get(registry.partition)
+            if other is None or other == _owner(item):
+                message = f"{_owner(item)} is the last member of registry {registry.partition}."
+                raise LastMember(message, registry=registry.partition)
+            actions.append(_other_member_check(model, registry, other))
     return actions
 
 

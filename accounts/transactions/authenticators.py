@@ -40,6 +40,9 @@ SIGN_IN, SPEND = "sign_in", "spend"
 # Roles: the new session's Put; a single-use write (a staged session, a TOTP step, a
 # recovery code, a signature counter); a housekeeping delete that needs no guard.
 SESSION, SPENT, CLEARED = "session", "spent", "cleared"
+# The Put of the session slot a login's new session takes (ACCOUNTS_MAX_SESSIONS), guarded
+# by the slot's holder as read (accounts.sessions.slot_put).
+SLOT = "slot"
 # The condition the session store saves a session with (accounts.sessions.SAVE_CONDITION):
 # the session still lives. Spelled here because the session store imports this package.
 SESSION_LIVE = "expires >= :now"
@@ -126,7 +129,32 @@ def limit_check(params):
     return lambda now: action
 
 
-def plan_sign_in(session_put, deletes, spent_session, spends):
+def _session_actions(table, session_put, slot_put, deletes, now, spent_session=None):
+    planned = [Action("Put", session_put, SESSION, _raw_target(table, session_put["Item"]))]
+    if slot_put is not None:
+        planned.append(Action("Put", slot_put, SLOT, _raw_target(table, slot_put["Item"])))
+    for key in deletes:
+        body = {"TableName": table, "Key": key}
+        role = CLEARED
+        if key == spent_session:
+            body.update(ConditionExpression=SESSION_LIVE, ExpressionAttributeValues={":now": {"N": str(now)}})
+            role = SPENT
+        planned.append(Action("Delete", body, role, _raw_target(table, key)))
+    return planned
+
+
+def plan_login_session(session_put, slot_put, deletes):
+    """The transaction of a login's new session under ``ACCOUNTS_MAX_SESSIONS``: the
+    session's Put (``attribute_not_exists(PK)``), the Put of the slot it takes
+    (``slot_put``, guarded by the slot's holder as read: absent, or the session it names),
+    and ``deletes`` (the raw keys of the session it replaces, the slot's previous holder,
+    cleared rate counters), unconditionally. A cancelled one raises
+    :class:`~accounts.exceptions.StaleItem`: the slot changed hands since it was read."""
+    table = session_put["TableName"]
+    return _transaction(SIGN_IN, lambda now: _session_actions(table, session_put, slot_put, deletes, now), None)
+
+
+def plan_sign_in(session_put, deletes, spent_session, spends, slot_put=None):
     """The transaction of a sign-in with a second factor.
 
     ``session_put``: the PutItem of the new session (``attribute_not_exists(PK)``, from
@@ -137,21 +165,15 @@ def plan_sign_in(session_put, deletes, spent_session, spends):
     others (cleared rate counters) unconditionally.
     ``spends``: the builders of the factor's single-use actions (:func:`totp_step_spend`,
     :func:`recovery_code_spend`, :func:`passkey_use`), and the :func:`limit_check` of each
-    counter of the limit a code's sign-in is under.
+    counter of the limit a code's sign-in is under. ``slot_put``: the session slot the new
+    session takes (see :func:`plan_login_session`), if any.
     """
     if spent_session is not None and spent_session not in deletes:
         raise ValueError("The session that held the sign-in is not among the session's deletes.")
     table = session_put["TableName"]
 
     def actions(now):
-        planned = [Action("Put", session_put, SESSION, _raw_target(table, session_put["Item"]))]
-        for key in deletes:
-            body = {"TableName": table, "Key": key}
-            role = CLEARED
-            if key == spent_session:
-                body.update(ConditionExpression=SESSION_LIVE, ExpressionAttributeValues={":now": {"N": str(now)}})
-                role = SPENT
-            planned.append(Action("Delete", body, role, _raw_target(table, key)))
+        planned = _session_actions(table, session_put, slot_put, deletes, now, spent_session)
         return [*planned, *(spend(now) for spend in spends)]
 
     return _transaction(SIGN_IN, actions, None)

@@ -6,7 +6,7 @@ is :mod:`.running`'s business. ``accounts_explain`` shows a plan without sending
 """
 
 from ..exceptions import InvalidTransaction, InvalidUniqueValue
-from ..tables import lock_model_for
+from ..tables import TTL_ATTRIBUTE, lock_model_for
 from ..uniqueness import LOCK_SORT_KEY, constraints_of
 from .actions import (
     CHANGE,
@@ -166,7 +166,7 @@ def changed_copy(item, changes):
     return copy
 
 
-def plan_change(item, changes, *, token=None, keep_locks=None, unheld=(), also=()):
+def plan_change(item, changes, *, token=None, keep_locks=None, unheld=(), also=(), others=None):
     """The transaction applying ``changes`` (attribute -> new value) to ``item`` as read.
 
     ``Update item [(expires >= :now, if it expires) AND every changed or lock-deciding
@@ -197,15 +197,17 @@ def plan_change(item, changes, *, token=None, keep_locks=None, unheld=(), also=(
     A change that makes the item join or leave a registry of its model (staff granted or
     revoked, a staff account deactivated) puts or deletes its entry there in the same
     transaction. (Two changes of one account cannot both commit: ``store.update_account``
-    stamps ``updated``, guarded as read.)
+    stamps ``updated``, guarded as read.) A change that takes a member out of a registry
+    checks that ``others[registry.partition]``, another member, is still one (see
+    :func:`~.actions._registry_actions`: the last-staff rule).
     """
     keep_locks = keep_locks or {}
     return _transaction(
-        CHANGE, lambda now: [*_change_actions(item, changes, keep_locks, unheld, now), *also], token
+        CHANGE, lambda now: [*_change_actions(item, changes, keep_locks, unheld, others, now), *also], token
     )
 
 
-def _change_actions(item, changes, keep_locks, unheld, now):
+def _change_actions(item, changes, keep_locks, unheld, others, now):
     model = type(item)
     changed = changed_copy(item, changes)
     lock_model = lock_model_for(model)
@@ -257,7 +259,7 @@ def _change_actions(item, changes, keep_locks, unheld, now):
         ITEM,
         _key_target(item),
     )
-    return [update, *lock_actions, *_registry_actions(item, changed)]
+    return [update, *lock_actions, *_registry_actions(item, changed, others)]
 
 
 def _set_lock_actions(constraint, item, changed, stops_expiring, keep_locks, guarded, now):
@@ -283,7 +285,7 @@ def _owned_sort_keys(item):
     return owned() if owned is not None else ()
 
 
-def plan_delete(item, *, token=None, keep_locks=None):
+def plan_delete(item, *, token=None, keep_locks=None, others=None):
     """The transaction deleting ``item`` and releasing every lock it holds.
 
     The item's Delete (for an account, the Put of its tombstone in its place) is guarded by
@@ -291,26 +293,35 @@ def plan_delete(item, *, token=None, keep_locks=None):
     ``owner = me OR attribute_not_exists(PK)``; each item it owns (``owned_sort_keys()``:
     an account's passkeys) is deleted too. ``keep_locks`` is as in :func:`plan_change`:
     a lock held by another item is not deleted but checked to still be held by it.
-    The item's entry in each registry of its model is deleted (unconditionally: it may have
-    joined one since it was read).
+    The item's entry in each registry of its model is deleted (unconditionally), and the
+    attributes that decide its membership are guarded as read; an item read as a member checks that
+    ``others[registry.partition]`` still is one, as in :func:`plan_change`.
     """
     keep_locks = keep_locks or {}
-    return _transaction(DELETE, lambda now: _delete_actions(item, keep_locks, now), token)
+    return _transaction(DELETE, lambda now: _delete_actions(item, keep_locks, others, now), token)
 
 
-def _delete_actions(item, keep_locks, now):
+def _delete_actions(item, keep_locks, others, now):
     model = type(item)
     lock_model = lock_model_for(model)
     owner = _owner(item)
     constraints = constraints_of(model)
     # Partial constraints' conditions too: a verification landing first takes the email lock.
     guarded = {name for constraint in constraints for name in constraint.guarded_attributes}
+    # And what decides its registries as read: an account read as no staff member but made
+    # one since would leave the registry unchecked (the last-staff rule), so it is cancelled.
+    guarded.update(
+        name
+        for registry in getattr(model, "registries", ())
+        for name in registry.attributes
+        if name != TTL_ATTRIBUTE
+    )
     actions = [_item_removal(item, _still_as_read(item, guarded, now), now)]
     for constraint in constraints:
         for key in _held_keys(constraint, item):
             actions.append(_old_lock_action(lock_model, key, owner, constraint, keep_locks, now))
     actions.extend(_owned_delete(item, sort_key) for sort_key in _owned_sort_keys(item))
-    return [*actions, *_registry_actions(item, None)]
+    return [*actions, *_registry_actions(item, None, others)]
 
 
 def _holder_checks(model, constraint, item, owner, owner_item, now):

@@ -29,6 +29,7 @@ from ..exceptions import (
     Busy,
     InvalidTransaction,
     ItemAlreadyExists,
+    LastMember,
     OutcomeUnknown,
     OverLimit,
     StaleItem,
@@ -38,8 +39,8 @@ from ..exceptions import (
     UniqueViolation,
 )
 from ..tables import dynamodb_client
-from .actions import CREATE, KEPT_LOCK, LIMIT, NEW_LOCK, OLD_LOCK
-from .plans import keys_after_change, plan_change, plan_create, plan_delete, remember_keys
+from .actions import CREATE, KEPT_LOCK, LIMIT, NEW_LOCK, OLD_LOCK, OTHER_MEMBER, leaving
+from .plans import changed_copy, keys_after_change, plan_change, plan_create, plan_delete, remember_keys
 
 CONFLICT_ATTEMPTS = 4
 TRANSPORT_ATTEMPTS = 3
@@ -102,7 +103,7 @@ def cancellation_error(transaction, reasons):
     """The exception for a cancelled ``transaction``, reading ``reasons`` by position."""
     item_failed = False
     collided, owners, namespaces, not_owned, contended, other = set(), {}, {}, {}, False, []
-    over_limit = []
+    over_limit, members_gone = [], []
     me = _owner_of_transaction(transaction)
     for action, reason in zip(transaction.actions, reasons):
         code = reason.get("Code", "None")
@@ -119,6 +120,9 @@ def cancellation_error(transaction, reasons):
                 not_owned[action.lock_key] = (reason.get("Item") is not None, _lock_owner(reason))
             elif action.role == LIMIT:
                 over_limit.append(reason.get("Item"))
+            elif action.role == OTHER_MEMBER:
+                # The other member checked left its registry since the registry was read.
+                members_gone.append(action.target[1])
             else:
                 # The item, or a lock it keeps, is not as read (HELD_LOCK: not ours any more).
                 item_failed = True
@@ -138,6 +142,8 @@ def cancellation_error(transaction, reasons):
     if not_owned:
         held = {key: owner for key, (exists, owner) in not_owned.items() if exists and owner != me}
         return LockNotOwned(not_owned, reasons, held)
+    if members_gone:
+        return LastMember("The other member checked has left the registry.", reasons, members_gone[0])
     if contended:
         return Busy("Other transactions on the same items kept conflicting; nothing was written.", reasons)
     return InvalidTransaction(f"DynamoDB rejected the transaction: {', '.join(other) or 'no reason given'}")
@@ -266,23 +272,74 @@ def _run_settled(transaction):
         settle(transaction)
 
 
-def _run_releasing_old_locks(plan, token):
-    """Run the transaction ``plan(keep_locks, token)`` builds, re-planning when an old lock
-    is not as assumed: held by another item (keep it, checked), or, after that, gone or
-    handed back to us (release it after all). Every attempt but the last was cancelled, so
-    only the first carries the caller's ``token``; each re-plan is a new request."""
+def another_member(registry, model, pk):
+    """The PK of a member of ``registry`` other than ``pk``, or ``None`` when it lists
+    none: one consistent ``Query`` of its partition (two entries at most: ``pk``'s own is
+    one of them when it has one)."""
+    try:
+        answer = dynamodb_client().query(
+            TableName=model.Meta.table_name,
+            KeyConditionExpression="PK = :partition",
+            ExpressionAttributeValues={":partition": {"S": registry.partition}},
+            ProjectionExpression="SK",
+            ConsistentRead=True,
+            Limit=2,
+        )
+    except TRANSPORT_ERRORS as error:
+        raise Unavailable(f"DynamoDB could not be reached: {error}") from error
+    except botocore.exceptions.ClientError as error:
+        code = error.response.get("Error", {}).get("Code")
+        if code in RESEND_CODES:
+            raise Unavailable(f"DynamoDB answered {code}") from error
+        raise
+    return next((entry["SK"]["S"] for entry in answer.get("Items", ()) if entry["SK"]["S"] != pk), None)
+
+
+def other_members(before, after):
+    """``{registry partition: another member's PK or None}`` for each registry a write of
+    an item from ``before`` (as read) to ``after`` (``None``: deleted) takes it out of: the
+    members the transaction checks (see :func:`~.plans.plan_change`)."""
+    pk = _owner_of_item(before)
+    return {registry.partition: another_member(registry, type(before), pk) for registry in leaving(before, after)}
+
+
+def _is_member(item):
+    # Only a member can leave a registry: the others need no Query (and no copy of the item).
+    return any(registry.includes(item) for registry in getattr(type(item), "registries", ()))
+
+
+def _owner_of_item(item):
+    return getattr(item, type(item)._hash_keyname)
+
+
+def _run_releasing_old_locks(plan, token, before=None, after=None):
+    """Run the transaction ``plan(keep_locks, others, token)`` builds, re-planning when an
+    old lock is not as assumed: held by another item (keep it, checked), or, after that,
+    gone or handed back to us (release it after all); and when the other member of a
+    registry the item leaves (``before`` -> ``after``, see :func:`other_members`) left it
+    meanwhile: the registry is read again, and with no other member left the answer is
+    :class:`LastMember`. Every attempt but the last was cancelled, so only the first
+    carries the caller's ``token``; each re-plan is a new request."""
     keep_locks = {}
     for _ in range(LOCK_ATTEMPTS):
+        others = other_members(before, after) if before is not None else {}
+        for partition, other in others.items():
+            if other is None:
+                message = f"No member of {partition} but {_owner_of_item(before)}: nothing was sent."
+                raise LastMember(message, registry=partition)
         try:
-            return _run_settled(plan(keep_locks, token))
+            return _run_settled(plan(keep_locks, others, token))
         except LockNotOwned as error:
             for key in error.keys:
                 if key in error.owners:
                     keep_locks[key] = error.owners[key]
                 else:
                     keep_locks.pop(key, None)
-            token = None
-    raise Busy("The old value's lock kept changing hands; nothing was written.")
+        except LastMember:
+            if not others:
+                raise
+        token = None
+    raise Busy("The old value's lock or the registry kept changing; nothing was written.")
 
 
 def create(item, *, token=None, check_unheld=True, also=()):
@@ -308,7 +365,11 @@ def change(item, changes, *, token=None, unheld=(), also=()):
     """
     moved = keys_after_change(item, changes)
     _run_releasing_old_locks(
-        lambda keep, token: plan_change(item, changes, token=token, keep_locks=keep, unheld=unheld, also=also), token
+        lambda keep, others, token: plan_change(
+            item, changes, token=token, keep_locks=keep, unheld=unheld, also=also, others=others
+        ),
+        token,
+        *((item, changed_copy(item, changes)) if _is_member(item) else ()),
     )
     for name, value in changes.items():
         setattr(item, name, value)
@@ -319,4 +380,8 @@ def change(item, changes, *, token=None, unheld=(), also=()):
 def delete(item, *, token=None):
     """Delete ``item`` and release its locks in one transaction; never another item's lock
     (checked to still be that item's, as in :func:`change`)."""
-    _run_releasing_old_locks(lambda keep, token: plan_delete(item, token=token, keep_locks=keep), token)
+    _run_releasing_old_locks(
+        lambda keep, others, token: plan_delete(item, token=token, keep_locks=keep, others=others),
+        token,
+        *((item,) if _is_member(item) else ()),
+    )

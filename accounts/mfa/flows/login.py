@@ -83,6 +83,7 @@ def stage(request, user, redirect_to):
     password step's read of the account), and the stamp of the password it was staged with
     (:func:`staged_for`). Nothing logs in yet."""
     ends = request.session.beyond_limit_at_login(user.pk) if _counts_sessions(request) else []
+    slot = request.session.slot_at_login(user.pk) if _counts_sessions(request) else None
     request.session[STAGE_SESSION_KEY] = {
         "id": user.pk,
         "expires": int(time.time()) + STAGE_SECONDS,
@@ -90,6 +91,7 @@ def stage(request, user, redirect_to):
         "passkeys": bool(user.account.passkeys),
         "ends": ends,
         "stamp": password_stamp(user.account),
+        "slot": slot,
     }
 
 
@@ -107,7 +109,7 @@ def _counts_sessions(request):
 
 
 def staged(request):
-    """The staged login ``{"id", "expires", "next", "passkeys", "ends"}``, or ``None``
+    """The staged login ``{"id", "expires", "next", "passkeys", "ends", "slot"}``, or ``None``
     (none, or expired)."""
     found = request.session.get(STAGE_SESSION_KEY)
     if not found or found["expires"] < time.time():
@@ -124,11 +126,15 @@ def staged_account(request):
     return account if staged_for(found, account) else None
 
 
-def sign_in(request, user, spends, ends=()):
+def sign_in(request, user, spends, ends=(), slot=None):
     """Log ``user`` in, spending ``spends`` (the factor's single-use writes) in the same
     transaction as the new session, which also deletes the session this request came with
     (the half-login, or the passkey challenge), guarded so that it is used once, and the
-    sessions at ``ends`` (``[PK, SK]`` pairs: those beyond ``ACCOUNTS_MAX_SESSIONS``).
+    sessions at ``ends`` (``[PK, SK]`` pairs: those holding no session slot), and takes the
+    session slot ``slot`` (``[number, holder as read]``, as the password step chose it; by
+    default one chosen from this request's read of the partition, see
+    :meth:`accounts.sessions.SessionStore.slot_at_login`), guarded by its holder as read:
+    ``ACCOUNTS_MAX_SESSIONS`` is a bound.
 
     Raises :class:`~accounts.exceptions.StaleItem` when the session or a factor was used
     meanwhile: nothing was written, and this request's session is emptied. With another
@@ -143,10 +149,11 @@ def sign_in(request, user, spends, ends=()):
     # into a cookie): its spends then include the record that the challenge was used.
     session_key = request.session.session_key
     spent_session = sessions.raw_key(session_key) if session_key else None
-    request.session.end_with_login(ends)
+    request.session.end_with_login(ends, slot)
     login(request, user, backend=BACKEND)
+    session = request.session
     try:
-        request.session.write_with(lambda put, deletes: store.sign_in(put, deletes, spent_session, spends))
+        session.write_with(lambda put, deletes: store.sign_in(put, deletes, spent_session, spends, session.slot_put()))
     except BaseException:
         request.user = AnonymousUser()
         raise
@@ -188,7 +195,7 @@ def authenticate_with_code(request, code):
     user = User.from_account(account)
     half_login = request.session.session_key
     try:
-        sign_in(request, user, [*spends, *store.limit_checks(guess.conditions())], found.get("ends", ()))
+        sign_in(request, user, [*spends, *store.limit_checks(guess.conditions())], found.get("ends", ()), found.get("slot"))
     except OverLimit as error:
         _keep_half_login(request, half_login)
         raise guess.refused(error.counters) from error
@@ -234,7 +241,14 @@ def authenticate_with_passkey(request, credential_json):
     if _refuses_damaged(account):
         return DAMAGED, None
     return _sign_in_with_passkey(
-        request, account, passkey, assertion, challenge, require_user_verification=False, ends=found.get("ends", ())
+        request,
+        account,
+        passkey,
+        assertion,
+        challenge,
+        require_user_verification=False,
+        ends=found.get("ends", ()),
+        slot=found.get("slot"),
     )
 
 
@@ -293,11 +307,12 @@ def login_with_passkey(request, assertion):
 
 
 def _sign_in_with_passkey(
-    request, account, passkey, assertion, challenge, *, require_user_verification, ends=(), also=()
+    request, account, passkey, assertion, challenge, *, require_user_verification, ends=(), slot=None, also=()
 ):
-    """Sign in with a verified passkey answer; ``ends``: the sessions the staged login
-    counted to end (a passkey login's were counted by its read of the partition); ``also``:
-    single-use writes beside the passkey's counter (a signed challenge's record)."""
+    """Sign in with a verified passkey answer; ``ends`` and ``slot``: the sessions the
+    staged login counted to end and the slot it chose (a passkey login's come from its read
+    of the partition); ``also``: single-use writes beside the passkey's counter (a signed
+    challenge's record)."""
     if passkey is None or passkey.credential_id not in (account.passkeys or ()):
         raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "not a passkey of this account")
     changes = passkeys.verify_assertion(
@@ -305,7 +320,7 @@ def _sign_in_with_passkey(
     )
     user = User.from_account(account)
     try:
-        sign_in(request, user, [store.passkey_spend(passkey, changes), *also], ends)
+        sign_in(request, user, [store.passkey_spend(passkey, changes), *also], ends, slot)
     except (StaleItem, Busy):
         return ALREADY_USED, None
     return SIGNED_IN, user
