@@ -4,14 +4,24 @@ app (TOTP) and recovery codes. Flows call these; every write goes through
 """
 
 from .. import dynamo, lookups, store, transactions
-from ..tables import PASSKEY_SORT_PREFIX, PROFILE_SORT_KEY, account_pk, get_account_model, is_gone, raw_text, utcnow
+from ..tables import (
+    PASSKEY_SORT_PREFIX,
+    PROFILE_SORT_KEY,
+    account_pk,
+    get_account_model,
+    is_gone,
+    raw_text,
+    sign_in_methods_held,
+    utcnow,
+)
 from ..uniqueness import LOCK_SORT_KEY
 from . import passkeys, recovery_codes, totp
 from .tables import Passkey, UsedTotpStep
 
 
 class TooManyPasskeys(Exception):
-    """The account already has :data:`~accounts.mfa.passkeys.MAX_PASSKEYS` passkeys."""
+    """The account already has :data:`~accounts.mfa.passkeys.MAX_PASSKEYS` passkeys and
+    OpenID Connect identities together."""
 
 
 def has_second_factor(account):
@@ -118,7 +128,7 @@ def add_passkey(account, credential, name):
     :class:`~accounts.exceptions.StaleItem` when the account changed since it was read.
     """
     held = set(account.passkeys or ())
-    if len(held) >= passkeys.MAX_PASSKEYS:
+    if sign_in_methods_held(account) >= passkeys.MAX_PASSKEYS:
         raise TooManyPasskeys(f"An account has at most {passkeys.MAX_PASSKEYS} passkeys.")
     passkey = new_passkey(account, credential, name)
     store.update_account(account, passkeys=held | {credential.credential_id}, also=[transactions.owned_put(passkey)])

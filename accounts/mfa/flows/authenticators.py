@@ -8,6 +8,7 @@ factor protects an account, and an account protects only the address it has prov
 import logging
 
 from ...app_settings import app_settings
+from ...tables import sign_in_methods_held
 from .. import passkeys, recovery_codes, store, totp
 from ..notices import authenticator_added, authenticator_removed
 
@@ -65,7 +66,7 @@ def deactivate_totp(request, account, by_staff=False):
 def passkey_options(request, account):
     """The registration options of a new passkey of ``account`` (JSON). Raises
     :class:`~accounts.mfa.store.TooManyPasskeys`."""
-    if len(account.passkeys or ()) >= passkeys.MAX_PASSKEYS:
+    if sign_in_methods_held(account) >= passkeys.MAX_PASSKEYS:
         raise store.TooManyPasskeys(f"An account has at most {passkeys.MAX_PASSKEYS} passkeys.")
     return passkeys.registration_options(
         request, passkeys.REGISTER, user_id=account.id, name=account.username, existing=account.passkeys or ()
