@@ -5,7 +5,7 @@ Each view parses its input, calls one flow (:mod:`.flows`) and renders what it r
 """
 
 from django.contrib import messages
-from django.core.exceptions import ImproperlyConfigured
+from django.core.exceptions import ImproperlyConfigured, ValidationError
 from django.http import Http404
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -175,7 +175,7 @@ class ProviderSignupView(FormView):
             )
         except store.IdentityTaken:
             # Another first sign-in of this identity won: sign in with the provider again.
-            form.add_error(None, form.error_messages["identity_taken"])
+            form.add_error(None, ValidationError(form.error_messages["identity_taken"], code="identity_taken"))
             return self.form_invalid(form)
         except STORE_REFUSALS as error:
             form.add_store_error(error)
