@@ -123,6 +123,10 @@ ACCOUNTS_TRUSTED_PROXY_COUNT = env("ACCOUNTS_TRUSTED_PROXY_COUNT")
 ACCOUNTS_MFA_REQUIRED_FOR_STAFF = env.bool("ACCOUNTS_MFA_REQUIRED_FOR_STAFF", default=False)
 ACCOUNTS_PASSKEY_SIGNUP = env.bool("ACCOUNTS_PASSKEY_SIGNUP", default=False)
 
+# Identity providers: a JSON list of {id, name, issuer, client_id, client_secret, scopes}
+# (docs/identity-providers.md); the login and sign-up pages show "Sign in with <name>".
+ACCOUNTS_OIDC_PROVIDERS = env.json("ACCOUNTS_OIDC_PROVIDERS", default=[])
+
 # Mail: EMAIL_URL is smtp://host:port, consolemail:// (the default: `make run` prints each
 # mail, with its link, in the terminal) or filemail://path.
 EMAIL_CONFIG = env.email_url("EMAIL_URL", default="consolemail://")

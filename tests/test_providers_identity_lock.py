@@ -153,3 +153,15 @@ def test_an_identity_stored_as_an_element_is_the_pair_it_was_made_of():
     assert provider_store.identities_of(type("A", (), {"oidc_identities": {identity_element("https://a#b", "c%d")}})) == [
         ("https://a#b", "c%d")
     ]
+
+
+def test_the_staff_account_page_shows_its_identity_locks(ddb):
+    from tests.staff import client_as, make_account
+
+    account, _ = provider_store.signup(email="ada@example.com", username="ada", issuer=ISSUER, subject="7", email_verified=True)
+    boss = make_account("boss@example.com", "boss", staff=True)
+
+    page = client_as(boss).get(f"/staff/accounts/{account.id}/").content.decode()
+
+    assert "UNIQ#OIDC#https://id.example#7" in page
+    assert "oidc_identities" in page
