@@ -1,6 +1,7 @@
 """Settings of the demo site. Every value comes from the environment (or ``.env``)."""
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import django
 import environ
@@ -208,6 +209,11 @@ if HTTPS:
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
 
+def _origin(url):
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
 # No inline script or style anywhere: everything comes from the site's own files. In
 # debug, only reported (Django's debug pages use inline styles).
 _CSP = {
@@ -217,7 +223,9 @@ _CSP = {
         "object-src": [NONE],
         "base-uri": [NONE],
         "frame-ancestors": [NONE],
-        "form-action": [SELF],
+        # A sign-in with a provider posts here and is redirected to the provider, which
+        # the browser checks against form-action too: each issuer's origin is allowed.
+        "form-action": [SELF, *sorted({_origin(provider["issuer"]) for provider in ACCOUNTS_OIDC_PROVIDERS})],
     }
 }
 if DEBUG:
