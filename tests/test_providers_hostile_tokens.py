@@ -9,7 +9,13 @@ from django.test import Client
 from joserfc.jwk import RSAKey
 
 from accounts.providers import flows, oidc
-from tests.oidc_forger import CALLBACK_PATH, PROVIDER_ID, ForgedProvider, authorization_parameters, unsigned
+from tests.oidc_forger import (
+    CALLBACK_PATH,
+    PROVIDER_ID,
+    ForgedProvider,
+    authorization_parameters,
+    unsigned,
+)
 
 
 @pytest.fixture

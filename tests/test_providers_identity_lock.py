@@ -14,7 +14,7 @@ from accounts.tables import identity_element
 from tests.invariants import violations
 from tests.oidc import oidc_provider, oidc_site, provider_login  # noqa: F401  (fixtures)
 from tests.seeding import delete_lock, read_lock, write_locks
-from tests.web import PASSWORD, login, signed_up_client
+from tests.web import signed_up_client
 
 pytestmark = pytest.mark.dynamodb_local
 

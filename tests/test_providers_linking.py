@@ -11,7 +11,14 @@ from django.test import Client
 from accounts import store
 from accounts.providers import store as provider_store
 from tests.mfa import code_of, enable_totp, second_step
-from tests.oidc import CALLBACK_PATH, callback_query, oidc_provider, oidc_site, provider_login, sign_in_at_provider  # noqa: F401
+from tests.oidc import (  # noqa: F401
+    CALLBACK_PATH,
+    callback_query,
+    oidc_provider,
+    oidc_site,
+    provider_login,
+    sign_in_at_provider,
+)
 from tests.seeding import read_lock
 from tests.web import signed_up_client
 

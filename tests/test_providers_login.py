@@ -2,8 +2,8 @@
 
 from django.test import Client
 
-from accounts.providers import store as provider_store
 from accounts import store
+from accounts.providers import store as provider_store
 from tests.oidc import oidc_provider, oidc_site, provider_login  # noqa: F401  (fixtures)
 
 

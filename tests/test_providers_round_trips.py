@@ -11,8 +11,15 @@ discovery document and JWKS are cached.
 import pytest
 from django.test import Client
 
-from tests.oidc import CALLBACK_PATH, begin_at_site, callback_query, oidc_provider, oidc_site, provider_login  # noqa: F401
-from tests.oidc import sign_in_at_provider
+from tests.oidc import (  # noqa: F401
+    CALLBACK_PATH,
+    begin_at_site,
+    callback_query,
+    oidc_provider,
+    oidc_site,
+    provider_login,
+    sign_in_at_provider,
+)
 from tests.test_web_round_trips import counted
 
 pytestmark = pytest.mark.dynamodb_local
@@ -32,6 +39,6 @@ def test_a_provider_login_of_a_known_identity_is_three_requests(oidc_site, proxy
 
 
 def test_starting_a_provider_login_is_one_write(oidc_site, proxy):
-    response, requests = counted(proxy, lambda: begin_at_site(Client()))
+    _, requests = counted(proxy, lambda: begin_at_site(Client()))
 
     assert requests == {"PutItem": 1}  # the anonymous session keeping the state

@@ -25,8 +25,8 @@ from django.utils.crypto import salted_hmac
 from .. import sessions
 from .. import store as account_store
 from ..app_settings import app_settings
-from ..mfa.flows import login as second_step
 from ..exceptions import StaleItem, UniqueViolation
+from ..mfa.flows import login as second_step
 from ..models import User
 from ..tables import ACCOUNT_PREFIX
 from . import oidc, store

@@ -62,6 +62,19 @@ def _safe_next(request, value: str | None) -> str:
     return get_adapter(request).get_login_redirect_url(request)
 
 
+def _to_provider(request, provider, next_url, purpose, refused_url):
+    """Send the browser to ``provider`` for a new sign-in of ``purpose`` (the provider's
+    discovery document unreadable: back to ``refused_url``, saying so)."""
+    try:
+        url = flows.begin(
+            request.session, provider, redirect_uri=callback_uri(request, provider), next_url=next_url, purpose=purpose
+        )
+    except oidc.ProviderError:
+        messages.error(request, MESSAGES["unreachable"] % {"provider": provider.name})
+        return redirect(refused_url)
+    return redirect(url)
+
+
 @method_decorator(never_cache, name="dispatch")
 class ProviderLoginView(View):
     """POST: remember a new sign-in in this browser's session and go to the provider."""
@@ -70,17 +83,8 @@ class ProviderLoginView(View):
 
     def post(self, request, provider_id):
         provider = _provider_or_404(provider_id)
-        try:
-            url = flows.begin(
-                request.session,
-                provider,
-                redirect_uri=callback_uri(request, provider),
-                next_url=_safe_next(request, request.POST.get("next")),
-            )
-        except oidc.ProviderError:
-            messages.error(request, MESSAGES["unreachable"] % {"provider": provider.name})
-            return redirect("accounts:login")
-        return redirect(url)
+        next_url = _safe_next(request, request.POST.get("next"))
+        return _to_provider(request, provider, next_url, flows.LOGIN, "accounts:login")
 
 
 @method_decorator(never_cache, name="dispatch")
@@ -211,18 +215,8 @@ class ProviderLinkView(AccountLoginRequiredMixin, ReauthenticationRequiredMixin,
 
     def post(self, request, provider_id):
         provider = _provider_or_404(provider_id)
-        try:
-            url = flows.begin(
-                request.session,
-                provider,
-                redirect_uri=callback_uri(request, provider),
-                next_url=reverse("accounts:providers:list"),
-                purpose=flows.LINK,
-            )
-        except oidc.ProviderError:
-            messages.error(request, MESSAGES["unreachable"] % {"provider": provider.name})
-            return redirect("accounts:providers:list")
-        return redirect(url)
+        target = "accounts:providers:list"
+        return _to_provider(request, provider, reverse(target), flows.LINK, target)
 
 
 @method_decorator(never_cache, name="dispatch")
