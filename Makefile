@@ -18,12 +18,12 @@ DJANGO61_TESTS := tests/test_readme_project.py tests/test_testing_plugin.py test
 # pinned in accounts/dynamodb_local.py), kept in var/ for `make run`, `test` and `bench`.
 export DYNAMODB_LOCAL_PREFIX := $(CURDIR)/var/dynamodb-local
 
-.PHONY: run test test-django61 bench messages install dynamodb-local java clean
+.PHONY: run test test-django61 bench messages install dynamodb-local oidc-provider java clean
 
 run: install dynamodb-local java
 	$(BIN)/python -m project.devserver
 
-test: install dynamodb-local java
+test: install dynamodb-local oidc-provider java
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 test-django61: dynamodb-local java $(VENV61)/.installed
@@ -66,8 +66,13 @@ $(VENV61)/.installed: pyproject.toml
 dynamodb-local: install
 	DJANGO_DEBUG=1 $(BIN)/python manage.py accounts_dynamodb_local --fetch-only
 
+# The OpenID provider the tests sign in at: the npm package oidc-provider, pinned by
+# tests/oidc_provider/package-lock.json, installed into var/oidc-provider (tests/oidc.py).
+oidc-provider: install
+	$(BIN)/python -c 'import tests.oidc; tests.oidc.install()'
+
 java:
 	@command -v java >/dev/null 2>&1 || { echo "Java 17 or newer is needed to run AWS DynamoDB Local. Install it with: apt-get install openjdk-17-jre-headless"; exit 1; }
 
 clean:
-	rm -rf $(VENV) $(VENV61) var/dynamodb-local build *.egg-info
+	rm -rf $(VENV) $(VENV61) var/dynamodb-local var/oidc-provider build *.egg-info

@@ -415,6 +415,15 @@ class AppSettings:
         value = self._setting("DEVICE_COOKIE_AGE", timedelta(days=365))
         return value if isinstance(value, timedelta) else timedelta(seconds=value)
 
+    # Identity providers (issue 27).
+
+    @property
+    def OIDC_PROVIDERS(self):
+        """The OpenID Connect providers people may sign in with, a list of dicts ``{"id",
+        "name", "issuer", "client_id", "client_secret", "scopes"}`` (``scopes`` optional,
+        default ``["openid", "email", "profile"]``); see ``docs/identity-providers.md``.
+        Default ``[]``: none."""
+        return list(self._setting("OIDC_PROVIDERS", []) or [])
 
     # Permissions (issue 19).
 

@@ -266,7 +266,13 @@ def _lock_counts(model):
 
     constraints = constraints_of(model)
     single = sum(1 for constraint in constraints if not constraint.many)
-    set_values = sum(constraint.max_values for constraint in constraints if constraint.many)
+    # Constraints of one limit group hold at most max_values elements together.
+    groups = {}
+    for constraint in constraints:
+        if constraint.many:
+            group = constraint.limit_group or constraint.namespace
+            groups[group] = max(groups.get(group, 0), constraint.max_values)
+    set_values = sum(groups.values())
     return single, set_values + getattr(model, "max_owned_items", 0)
 
 

@@ -451,9 +451,10 @@ class Guess:
     A right guess counts nothing and forgets nothing: the wrong guesses' counts stand.
     """
 
-    def __init__(self, request, action, *, key=None, user=None):
+    def __init__(self, request, action, *, key=None, user=None, counters=None):
         self.action = action
-        self.counters = counters_for(request, action, key=key, user=user)
+        # ``counters``: the guess's own (a login code's tries beside the login's limits).
+        self.counters = counters if counters is not None else counters_for(request, action, key=key, user=user)
         self._read_at = None
 
     @property

@@ -42,7 +42,7 @@ from pynamodb.models import Model
 from . import answers, deadline, identifiers, regions
 from .app_settings import app_settings
 from .identifiers import key_version_of, skeleton_normalizer
-from .uniqueness import LOCK_SORT_KEY, UniqueConstraint, normalize_exact, normalize_text
+from .uniqueness import LOCK_SORT_KEY, UniqueConstraint, join_components, normalize_exact, normalize_text
 
 ACCOUNT_PREFIX = "ACCT#"
 PROFILE_SORT_KEY = "PROFILE"
@@ -55,11 +55,19 @@ TTL_ATTRIBUTE = "expires"
 # each has a credential item in the account's partition (accounts.mfa), deleted with it.
 PASSKEY_NAMESPACE = "WEBAUTHN"
 PASSKEY_SORT_PREFIX = "WEBAUTHN#"
-# How many passkeys an account may register. Deleting an account deletes them all with it
+# How many passkeys (and OpenID Connect identities, together) an account may hold. Deleting an account deletes them all with it
 # in one transaction: 2 actions each (the credential item and its lock), beside the account,
 # its other locks and whatever a project declares, under DynamoDB's 100 actions (system
 # check accounts.E015 counts them).
 MAX_PASSKEYS = 20
+# An account's OpenID Connect identities (accounts.providers): each pair (issuer, subject) is
+# a unique value of its own, locked under UNIQ#OIDC#<issuer>#<subject> and owned by the
+# account, so two accounts can never hold one identity, whatever the race. The account's
+# deletion releases them with its other locks, in its one transaction.
+# Passkeys and identities share one bound, MAX_PASSKEYS together (SIGN_IN_METHODS): a deletion
+# releases them all, and the bound keeps its transaction the size it was before identities.
+OIDC_NAMESPACE = "OIDC"
+SIGN_IN_METHODS = "SIGN_IN_METHODS"
 # A deleted account leaves a tombstone at its key: PK, SK, this attribute (when it was
 # deleted) and an `expires` far off. Its id is never used again: a sign-up form posted again
 # (its token derives the id) is refused by the create's attribute_not_exists(PK), whatever
@@ -296,6 +304,10 @@ class Account(TableModel):
     totp_secret = UnicodeAttribute(null=True)
     totp_created = UTCDateTimeAttribute(null=True)
     recovery_codes = UnicodeSetAttribute(null=True)
+    # The OpenID Connect identities it signs in with (accounts.providers), each the pair
+    # (issuer, subject) joined as identity_element() spells it, locked under
+    # UNIQ#OIDC#<issuer>#<subject>.
+    oidc_identities = UnicodeSetAttribute(null=True)
     # The lock keys the account holds, by namespace, written in the same transaction as each
     # lock: a change or deletion releases the key stored here, never one computed again
     # (after a Unicode upgrade it may differ). Absent on accounts written before it existed
@@ -343,6 +355,18 @@ def account_pk(account_id):
     return f"{ACCOUNT_PREFIX}{account_id}"
 
 
+def sign_in_methods_held(account):
+    """How many of the :data:`MAX_PASSKEYS` passkeys and identities ``account`` holds."""
+    return len(account.passkeys or ()) + len(getattr(account, "oidc_identities", None) or ())
+
+
+def identity_element(issuer, subject):
+    """How an account stores the OpenID Connect identity ``(issuer, subject)`` in its
+    ``oidc_identities``: the element whose lock is ``UNIQ#OIDC#<issuer>#<subject>``. Issuer
+    and subject are compared exactly, as OpenID Connect Core 1.0 section 2 says."""
+    return join_components(issuer, subject)
+
+
 def passkey_sort_key(credential_id):
     """The sort key of a passkey's credential item, in its account's partition: a digest of
     the credential id (up to 1,364 base64url characters; a sort key takes 1,024 bytes)."""
@@ -363,7 +387,8 @@ def _import(path_or_callable):
 def account_constraints():
     """The account's :class:`UniqueConstraint` objects, built from ``ACCOUNTS_UNIQUE_FIELDS``:
     one per field, then one more per field with a ``skeleton_namespace``, then the passkeys'
-    credential ids (exact: they are case-sensitive base64url)."""
+    credential ids (exact: they are case-sensitive base64url), then the OpenID Connect
+    identities (exact pairs of issuer and subject)."""
     constraints, skeletons = [], []
     for field, options in app_settings.UNIQUE_FIELDS.items():
         normalizer = _import(options.get("normalizer", normalize_text))
@@ -392,9 +417,23 @@ def account_constraints():
                 )
             )
     passkeys = UniqueConstraint(
-        "passkeys", namespace=PASSKEY_NAMESPACE, normalizer=normalize_exact, many=True, max_values=MAX_PASSKEYS
+        "passkeys",
+        namespace=PASSKEY_NAMESPACE,
+        normalizer=normalize_exact,
+        many=True,
+        max_values=MAX_PASSKEYS,
+        limit_group=SIGN_IN_METHODS,
     )
-    return (*constraints, *skeletons, passkeys)
+    identities = UniqueConstraint(
+        "oidc_identities",
+        namespace=OIDC_NAMESPACE,
+        normalizer=normalize_exact,
+        many=True,
+        max_values=MAX_PASSKEYS,
+        parts=2,
+        limit_group=SIGN_IN_METHODS,
+    )
+    return (*constraints, *skeletons, passkeys, identities)
 
 
 _lock_models = {}

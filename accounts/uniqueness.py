@@ -58,6 +58,18 @@ def encode_component(text):
     return text.replace("%", "%25").replace("#", "%23")
 
 
+def join_components(*components):
+    """One element of a set-valued constraint of ``parts`` components, as stored: the
+    components escaped (:func:`encode_component`) and joined by ``#``, so that its lock key
+    is ``UNIQ#<NAMESPACE>#<component>#<component>`` and no two pairs share a spelling."""
+    return "#".join(encode_component(component) for component in components)
+
+
+def split_components(element):
+    """The components :func:`join_components` joined into ``element``."""
+    return tuple(part.replace("%23", "#").replace("%25", "%") for part in element.split("#"))
+
+
 def _is_empty(value):
     return value is None or (isinstance(value, str) and not value.strip())
 
@@ -81,7 +93,11 @@ class UniqueConstraint:
       depends on no Unicode data: its keys are computed again when released, never recorded.
       ``max_values`` is the most elements an item may hold (the application keeps to it):
       its deletion releases them all in one transaction, which system check
-      ``accounts.E015`` counts.
+      ``accounts.E015`` counts. With ``parts=2`` each element joins two components
+      (:func:`join_components`), each a value of the key: an OpenID Connect identity, the
+      pair ``(issuer, subject)``, is ``UNIQ#OIDC#<issuer>#<subject>``. Set-valued
+      constraints of one ``limit_group`` hold at most ``max_values`` elements together (an
+      account's passkeys and identities: its ways to sign in without a password).
 
     ``normalizer`` applies to the constrained fields (scope values are kept exact). With
     ``allow_empty=True`` an empty value takes no lock, like SQL's NULL in a UNIQUE column;
@@ -104,6 +120,8 @@ class UniqueConstraint:
         many=False,
         max_values=None,
         key_version=None,
+        parts=1,
+        limit_group=None,
     ):
         if not fields:
             raise ValueError("A unique constraint needs at least one field.")
@@ -125,8 +143,12 @@ class UniqueConstraint:
             # constraint's keys are computed again instead, which is sound only when no
             # Unicode upgrade can change them.
             raise ValueError("A set-valued (many) constraint's normalizer must not depend on Unicode data.")
+        if parts != 1 and not many:
+            raise ValueError("Only a set-valued (many) constraint joins several parts in one element.")
         self.many = many
+        self.parts = parts
         self.max_values = max_values
+        self.limit_group = limit_group
         self.key_version = key_version
 
     def __repr__(self):
@@ -220,7 +242,17 @@ class UniqueConstraint:
         """The lock key for raw values given in ``attributes`` order (scope first)."""
         if len(raw_values) != len(self.attributes):
             raise ValueError(f"{self!r} takes {len(self.attributes)} values.")
+        if self.parts > 1:
+            return self._element_key(raw_values[0])
         return self.key_for_values(self._normalize(raw_values))
+
+    def _element_key(self, element):
+        """The key of one element of a constraint of several ``parts``: each component is a
+        value of the key; an element of another shape (damage) is no value at all."""
+        components = split_components(as_text(element))
+        if len(components) != self.parts or not all(components):
+            raise InvalidUniqueValue(self.fields, "invalid", "This value is not one of this field's values.")
+        return self.key_for_values(tuple(self.normalizer(component) for component in components))
 
 
 def constraints_of(model_class):

@@ -17,6 +17,10 @@ urlpatterns = [
     path("delete/", views.AccountDeleteView.as_view(), name="delete"),
     # Second factors, passkeys and reauthentication (namespace accounts:mfa).
     path("mfa/", include("accounts.mfa.urls")),
+    # Identity providers: "Sign in with ...", linking (namespace accounts:providers).
+    path("providers/", include("accounts.providers.urls")),
+    # Login by a mailed code (namespace accounts:login_codes).
+    path("code/", include("accounts.login_codes.urls")),
     path("verify/sent/", email_views.VerificationSentView.as_view(), name="verification_sent"),
     path("verify/<str:token>/", email_views.VerifyEmailView.as_view(), name="verify_email"),
     path("verify/<str:token>/discard/", email_views.DiscardSignupView.as_view(), name="discard_signup"),

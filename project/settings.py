@@ -1,6 +1,7 @@
 """Settings of the demo site. Every value comes from the environment (or ``.env``)."""
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import django
 import environ
@@ -133,6 +134,9 @@ if "ACCOUNTS_REAUTHENTICATION_TIMEOUT" in env:
     ACCOUNTS_REAUTHENTICATION_TIMEOUT = env.int("ACCOUNTS_REAUTHENTICATION_TIMEOUT")
 if "ACCOUNTS_SESSION_IDLE_TIMEOUT" in env:
     ACCOUNTS_SESSION_IDLE_TIMEOUT = env.int("ACCOUNTS_SESSION_IDLE_TIMEOUT")
+# Identity providers: a JSON list of {id, name, issuer, client_id, client_secret, scopes}
+# (docs/identity-providers.md); the login and sign-up pages show "Sign in with <name>".
+ACCOUNTS_OIDC_PROVIDERS = env.json("ACCOUNTS_OIDC_PROVIDERS", default=[])
 
 # Mail: EMAIL_URL is smtp://host:port, consolemail:// (the default: `make run` prints each
 # mail, with its link, in the terminal) or filemail://path.
@@ -215,6 +219,11 @@ if HTTPS:
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
 
+def _origin(url):
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
 # No inline script or style anywhere: everything comes from the site's own files. In
 # debug, only reported (Django's debug pages use inline styles).
 _CSP = {
@@ -224,7 +233,9 @@ _CSP = {
         "object-src": [NONE],
         "base-uri": [NONE],
         "frame-ancestors": [NONE],
-        "form-action": [SELF],
+        # A sign-in with a provider posts here and is redirected to the provider, which
+        # the browser checks against form-action too: each issuer's origin is allowed.
+        "form-action": [SELF, *sorted({_origin(provider["issuer"]) for provider in ACCOUNTS_OIDC_PROVIDERS})],
     }
 }
 if DEBUG:

@@ -180,6 +180,7 @@ def test_unique_fields_setting_adds_to_the_default_fields(settings):
         "PHONE",
         "HANDLE_SKEL",
         "WEBAUTHN",  # the passkeys' credential ids (accounts.mfa), declared by the account model
+        "OIDC",  # the OpenID Connect identities (accounts.providers), declared by the account model
     ]
 
 
@@ -198,7 +199,7 @@ def test_an_option_set_to_none_is_removed_so_a_default_can_really_be_replaced(se
     assert app_settings.UNIQUE_FIELDS["username"] == {"namespace": "HANDLE"}
     username = store.constraint_for("username")
     assert username.normalizer is normalize_text
-    assert [constraint.namespace for constraint in account_constraints()] == ["EMAIL", "HANDLE", "WEBAUTHN"]
+    assert [constraint.namespace for constraint in account_constraints()] == ["EMAIL", "HANDLE", "WEBAUTHN", "OIDC"]
 
 
 def test_unique_fields_are_rebuilt_when_the_setting_changes(settings):

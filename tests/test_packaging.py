@@ -87,10 +87,11 @@ def test_metadata_names_the_version_and_the_supported_pythons_and_djangos(metada
 
 
 def test_installing_the_app_pulls_in_only_django_pynamodb_and_the_unicode_and_second_factor_libraries(metadata):
+    # And the OpenID Connect ones (accounts.providers): Authlib, joserfc, requests.
     required = [requirement for requirement in metadata.get_all("Requires-Dist") if "extra ==" not in requirement]
 
     names = sorted(re.match(r"[\w.-]+", requirement).group(0) for requirement in required)
-    assert names == ["Django", "PyICU", "idna", "pynamodb", "pyotp", "segno", "webauthn"]
+    assert names == ["Django", "PyICU", "authlib", "idna", "joserfc", "pynamodb", "pyotp", "requests", "segno", "webauthn"]
 
 
 def test_wheel_registers_the_pytest_plugin(wheel):

@@ -28,7 +28,7 @@ from accounts import dynamo, ratelimit, sessions, store, transactions
 from accounts.management.commands.accounts_explain import Command as ExplainCommand
 from accounts.mfa import store as mfa_store
 from accounts.mfa.tables import Passkey
-from accounts.tables import ACCOUNT_PREFIX, STAFF_REGISTRY, Account, passkey_sort_key, utcnow
+from accounts.tables import ACCOUNT_PREFIX, STAFF_REGISTRY, Account, identity_element, passkey_sort_key, utcnow
 from tests.protocol_table import guards_defined, model_text, rows
 
 GONE = f"{ACCOUNT_PREFIX}gone"
@@ -309,6 +309,7 @@ def code_transactions(ada, bob, carol):
     planned.update(second_factor_transactions(ada, carol))
     planned.update(staff_transactions(ada, bob, now))
     planned.update(login_session_transactions(ada))
+    planned.update(identity_transactions(ada))
     # The repairs of a passkey's lock, held by ada (as read with one passkey).
     with_passkey = transactions.changed_copy(ada, {"passkeys": {"cred1"}})
     passkeys = store.constraint_for("passkeys")
@@ -397,6 +398,24 @@ def second_factor_transactions(ada, carol):
         "spend_passkey": transactions.plan_spend(
             [mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=3), {"sign_count": 4})]
         ),
+    }
+
+
+def identity_transactions(ada):
+    """The transactions of OpenID Connect identities (accounts.providers), by the table's names."""
+    now = utcnow()
+    identity = identity_element("https://id.example", "248289761001")
+    other = identity_element("https://login.example", "7")
+    linked = transactions.changed_copy(ada, {"oidc_identities": {identity}})
+    signup = store.build_signup_account("eve@x.io", "eve", "!", email_verified=True, oidc_identities={identity})
+    return {
+        "identity_link": transactions.plan_change(ada, {"oidc_identities": {identity}, "updated": now}),
+        "identity_link another": transactions.plan_change(
+            linked, {"oidc_identities": {identity, other}, "updated": now}
+        ),
+        "identity_unlink": transactions.plan_change(linked, {"oidc_identities": None, "updated": now}),
+        "delete_with_identity": transactions.plan_delete(linked),
+        "signup_with_identity": transactions.plan_create(signup),
     }
 
 

@@ -16,6 +16,7 @@ from ..tables import (
     get_account_model,
     is_gone,
     malformed_attributes,
+    sign_in_methods_held,
     raw_text,
     utcnow,
 )
@@ -25,7 +26,8 @@ from .tables import Passkey, UsedChallenge, UsedTotpStep
 
 
 class TooManyPasskeys(Exception):
-    """The account already has :data:`~accounts.mfa.passkeys.MAX_PASSKEYS` passkeys."""
+    """The account already has :data:`~accounts.mfa.passkeys.MAX_PASSKEYS` passkeys and
+    OpenID Connect identities together."""
 
 
 class LastWayIn(Exception):
@@ -150,7 +152,7 @@ def add_passkey(account, credential, name):
     :class:`~accounts.exceptions.StaleItem` when the account changed since it was read.
     """
     held = set(account.passkeys or ())
-    if len(held) >= passkeys.MAX_PASSKEYS:
+    if sign_in_methods_held(account) >= passkeys.MAX_PASSKEYS:
         raise TooManyPasskeys(f"An account has at most {passkeys.MAX_PASSKEYS} passkeys.")
     passkey = new_passkey(account, credential, name)
     store.update_account(account, passkeys=held | {credential.credential_id}, also=[transactions.owned_put(passkey)])

@@ -6,6 +6,7 @@ factor protects an account, and an account protects only the address it has prov
 """
 
 from ...app_settings import app_settings
+from ...tables import sign_in_methods_held
 from .. import passkeys, recovery_codes, store, totp
 from ..notices import authenticator_added, authenticator_removed
 
@@ -62,7 +63,7 @@ def passkey_options(request, account):
     """The registration options of a new passkey of ``account``
     (:class:`~accounts.mfa.passkeys.CeremonyOptions`). Raises
     :class:`~accounts.mfa.store.TooManyPasskeys`."""
-    if len(account.passkeys or ()) >= passkeys.MAX_PASSKEYS:
+    if sign_in_methods_held(account) >= passkeys.MAX_PASSKEYS:
         raise store.TooManyPasskeys(f"An account has at most {passkeys.MAX_PASSKEYS} passkeys.")
     return passkeys.registration_options(
         request, passkeys.REGISTER, user_id=account.id, name=account.username, existing=account.passkeys or ()

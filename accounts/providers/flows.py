@@ -1,0 +1,234 @@
+"""What each step of a provider sign-in does, as plain typed functions over explicit state
+(the request's session, the provider, the verified identity): the HTML views call them, and
+an API view can call the same ones.
+
+A sign-in is two requests. :func:`begin` remembers a fresh ``state`` in the browser's session
+and sends it to the provider; the PKCE verifier and the ``nonce`` are derived from the state
+with the site's secret (:func:`_derived`), so the callback can exchange the code and verify
+the ID token before it reads the session, and then read the identity's lock *with* the
+session, in one request (:func:`read_identity_lock_with_session`). :func:`take_state` then
+requires the state to be one this browser's session holds, and removes it: a state is
+used once, and only by the browser it was made for.
+
+Whose an identity is, the lock ``UNIQ#OIDC#<issuer>#<subject>`` alone says
+(:func:`log_in`): never an address. An identity no account holds signs up through one form
+(:func:`sign_up`); linking one to an account is done signed in to it, after reauthentication
+(:func:`link`), and refused by the lock when another account holds it.
+"""
+
+import secrets
+import time
+from dataclasses import dataclass
+
+from django.utils.crypto import salted_hmac
+
+from .. import sessions
+from .. import store as account_store
+from ..app_settings import app_settings
+from ..exceptions import StaleItem, UniqueViolation
+from ..mfa.flows import login as second_step
+from ..models import User
+from ..tables import ACCOUNT_PREFIX
+from . import oidc, store
+from .oidc import ProviderConfig, VerifiedIdentity
+
+LOGINS_SESSION_KEY = "accounts_oidc_logins"
+PENDING_SESSION_KEY = "accounts_oidc_pending"
+# How long a browser may take at the provider, and then on the sign-up form.
+STATE_SECONDS = 600
+# At most this many sign-ins under way in one browser (tabs): the oldest are dropped.
+MAX_STATES = 5
+LOGIN, LINK = "login", "link"
+
+# How a provider sign-in ended (see log_in).
+SIGNED_IN, SECOND_STEP, NEEDS_SIGNUP, NOT_ALLOWED = "signed_in", "second_step", "needs_signup", "not_allowed"
+ALREADY_USED = "already_used"
+
+
+def providers() -> list[ProviderConfig]:
+    """The configured providers, in the order of ``ACCOUNTS_OIDC_PROVIDERS``."""
+    return [ProviderConfig.from_setting(entry) for entry in app_settings.OIDC_PROVIDERS]
+
+
+def provider(provider_id: str) -> ProviderConfig | None:
+    """The configured provider ``provider_id``, or ``None``."""
+    return next((each for each in providers() if each.id == provider_id), None)
+
+
+def _derived(state: str, purpose: str) -> str:
+    # 64 hex characters: a PKCE verifier of 256 bits (RFC 7636 asks for 43 to 128
+    # characters), a nonce no one can compute without the site's SECRET_KEY.
+    return salted_hmac(f"accounts.providers.{purpose}", state, algorithm="sha256").hexdigest()
+
+
+def begin(session, provider: ProviderConfig, *, redirect_uri: str, next_url: str, purpose: str = LOGIN) -> str:
+    """Remember a new sign-in at ``provider`` in ``session`` and return the provider's URL
+    to send the browser to. ``purpose``: :data:`LOGIN`, or :data:`LINK` for a signed-in
+    account linking an identity."""
+    state = secrets.token_urlsafe(32)
+    now = int(time.time())
+    logins = {key: value for key, value in session.get(LOGINS_SESSION_KEY, {}).items() if value["expires"] >= now}
+    logins[state] = {"provider": provider.id, "next": next_url, "purpose": purpose, "expires": now + STATE_SECONDS}
+    session[LOGINS_SESSION_KEY] = dict(sorted(logins.items(), key=lambda item: item[1]["expires"])[-MAX_STATES:])
+    return oidc.authorization_url(
+        provider,
+        redirect_uri=redirect_uri,
+        state=state,
+        nonce=_derived(state, "nonce"),
+        code_verifier=_derived(state, "pkce"),
+    )
+
+
+def verify_callback(provider: ProviderConfig, *, redirect_uri: str, code: str, state: str) -> VerifiedIdentity:
+    """The identity the provider's answer proves: the code exchanged with this state's PKCE
+    verifier, its ID token verified with this state's nonce (:func:`.oidc.verify_id_token`).
+    Touches no session. Raises :class:`~.oidc.TokenRefused` or :class:`~.oidc.ProviderError`."""
+    id_token = oidc.exchange_code(provider, redirect_uri=redirect_uri, code=code, code_verifier=_derived(state, "pkce"))
+    return oidc.verify_id_token(provider, id_token, nonce=_derived(state, "nonce"))
+
+
+def read_identity_lock_with_session(session, identity: VerifiedIdentity) -> None:
+    """Ask the session's load to read the identity's lock along (one request for both);
+    call it before anything touches the session or ``request.user``."""
+    if isinstance(session, sessions.SessionStore):
+        session.read_along([store.identity_lock_raw_key(identity.issuer, identity.subject)])
+
+
+def take_state(session, provider: ProviderConfig, state: str) -> dict | None:
+    """The sign-in ``state`` names, removed from ``session``: ``{"provider", "next",
+    "purpose", "expires"}``, or ``None`` when this session holds no such live state for this
+    provider (made for another browser, used already, or expired)."""
+    logins = dict(session.get(LOGINS_SESSION_KEY, {}))
+    found = logins.pop(state, None)
+    if found is None:
+        return None
+    session[LOGINS_SESSION_KEY] = logins
+    if found["provider"] != provider.id or found["expires"] < time.time():
+        return None
+    return found
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How :func:`log_in` ended, and the user it logged in (or staged), if any."""
+
+    result: str
+    user: User | None = None
+
+
+def log_in(request, provider: ProviderConfig, identity: VerifiedIdentity, *, next_url: str) -> Outcome:
+    """Log in the account whose lock holds ``identity`` (the second step first, when it has
+    a second factor, exactly as after a password), or remember the identity for the sign-up
+    form (:data:`NEEDS_SIGNUP`) when no account holds it: an address the provider reports,
+    verified or not, never logs into an account that holds it.
+
+    Costs the identity lock's read (with the session's, see
+    :func:`read_identity_lock_with_session`), ONE ``Query`` of the account's partition (the
+    account and its sessions, of which the login ends those beyond
+    ``ACCOUNTS_MAX_SESSIONS``) and the login's write: ONE transaction that writes the new
+    session and deletes the one that held the state, guarded so that it is used once.
+    """
+    counts = isinstance(request.session, sessions.SessionStore)
+    read_along = request.session.read_along_items() if counts else None
+    owner = store.identity_owner(identity.issuer, identity.subject, read_along)
+    if owner is None:
+        remember_pending(request.session, provider, identity, next_url)
+        return Outcome(NEEDS_SIGNUP)
+    account, others = store.read_partition(owner.removeprefix(ACCOUNT_PREFIX))
+    if account is None or not store.holds(account, identity.issuer, identity.subject):
+        # The lock is the one authority; an account not holding what its lock says is the
+        # audit's finding, never a login.
+        return Outcome(NOT_ALLOWED)
+    if not second_step.can_log_in(account):
+        return Outcome(NOT_ALLOWED)
+    if counts:
+        request.session.note_account_items(others)
+    user = User.from_account(account)
+    if second_step.needs_second_step(user):
+        second_step.stage(request, user, next_url)
+        return Outcome(SECOND_STEP, user)
+    try:
+        second_step.sign_in(request, user, [])
+    except StaleItem:
+        return Outcome(ALREADY_USED)
+    return Outcome(SIGNED_IN, user)
+
+
+def remember_pending(session, provider: ProviderConfig, identity: VerifiedIdentity, next_url: str) -> None:
+    """Keep the verified identity in the (server-side) session for the sign-up form."""
+    session[PENDING_SESSION_KEY] = {
+        "provider": provider.id,
+        "issuer": identity.issuer,
+        "subject": identity.subject,
+        "email": identity.email,
+        "email_verified": identity.email_verified,
+        "preferred_username": identity.preferred_username,
+        "next": next_url,
+        "expires": int(time.time()) + STATE_SECONDS,
+    }
+
+
+def pending(session) -> dict | None:
+    """The identity waiting for the sign-up form, or ``None`` (none, or expired)."""
+    found = session.get(PENDING_SESSION_KEY)
+    if not found or found["expires"] < time.time():
+        return None
+    return found
+
+
+def takes_provider_address(found: dict, email: str) -> bool:
+    """Whether a sign-up with ``email`` may take it as verified: the provider said
+    ``email_verified`` for this very address, and the site does not prevent enumeration (a
+    sign-up that logged in at once would then tell a free address from a taken one: every
+    sign-up proves its mailbox by mail instead)."""
+    if not found.get("email_verified") or not found.get("email") or app_settings.PREVENT_ENUMERATION:
+        return False
+    constraint = account_store.constraint_for("email")
+    return constraint.key_for(found["email"]) == constraint.key_for(email)
+
+
+def sign_up(session, found: dict, *, email: str, username: str, token: str | None = None):
+    """Create the account of the pending identity ``found`` with the form's ``email`` and
+    ``username``: ONE transaction with its locks, the identity's among them, so of any number
+    of concurrent first sign-ins of one identity one account is made. Verified at once only
+    by :func:`takes_provider_address`; otherwise unverified, as any sign-up.
+
+    Returns ``(account, created)``. Raises :class:`~.store.IdentityTaken` when another sign-up
+    of this identity won (log in instead), or what :func:`accounts.store.signup` raises.
+    """
+    verified = True if takes_provider_address(found, email) else None
+    try:
+        account, created = store.signup(
+            email=email,
+            username=username,
+            issuer=found["issuer"],
+            subject=found["subject"],
+            email_verified=verified,
+            token=token,
+        )
+    except UniqueViolation as error:
+        if store.FIELD in error.fields:
+            raise store.IdentityTaken(store.identity_lock_key(found["issuer"], found["subject"])) from error
+        raise
+    session.pop(PENDING_SESSION_KEY, None)
+    return account, created
+
+
+def link(account, identity: VerifiedIdentity):
+    """Link ``identity`` to the signed-in, freshly reauthenticated ``account``. Raises
+    :class:`~.store.IdentityTaken` when another account's lock holds it."""
+    return store.link(account, identity.issuer, identity.subject)
+
+
+def unlink(account, issuer: str, subject: str):
+    """Unlink an identity from ``account``; refused (:class:`LastWayIn`) when it is the
+    account's last way in (no password, no passkey, no other identity)."""
+    if not store.holds(account, issuer, subject):
+        return account
+    if store.ways_in(account) <= 1:
+        raise LastWayIn("This is the account's last way in.")
+    return store.unlink(account, issuer, subject)
+
+
+class LastWayIn(Exception):
+    """Unlinking this identity would leave the account no way in."""

@@ -1,0 +1,258 @@
+"""The OpenID Connect protocol, through Authlib: discovery, the authorization request (code
+flow with PKCE), the code's exchange, and the ID token's verification with the issuer's JWKS.
+
+Nothing here touches DynamoDB or a request: :mod:`.flows` calls these with explicit values.
+Authlib's ``OAuth2Session`` builds the authorization URL and sends the token request; the ID
+token is verified by ``joserfc`` (Authlib's JOSE library, which Authlib itself depends on
+and which replaces its deprecated ``authlib.jose``): no JWT is parsed by hand.
+"""
+
+import threading
+import time
+from dataclasses import dataclass
+
+import requests
+from authlib.integrations.requests_client import OAuth2Session
+from authlib.oauth2.rfc6749.errors import OAuth2Error
+from joserfc import jwt
+from joserfc.errors import InvalidKeyIdError, JoseError
+from joserfc.jwk import KeySet
+
+# How long a discovery document and a JWKS are kept; a token signed by a key the cached JWKS
+# lacks fetches it again at once (key rotation), at most every MIN_REFETCH_SECONDS.
+CACHE_SECONDS = 3600
+MIN_REFETCH_SECONDS = 60
+HTTP_TIMEOUT_SECONDS = 5
+# Clock skew allowed between the provider and this server for exp and iat.
+LEEWAY_SECONDS = 60
+DEFAULT_SCOPES = ("openid", "email", "profile")
+
+
+class ProviderError(Exception):
+    """The provider could not be asked (unreachable, or its answer is not one we can read)."""
+
+
+class TokenRefused(Exception):
+    """The ID token is not one this site accepts; ``reason`` says which check failed."""
+
+    def __init__(self, reason: str):
+        self.reason = reason
+        super().__init__(reason)
+
+
+@dataclass(frozen=True)
+class ProviderConfig:
+    """One entry of ``ACCOUNTS_OIDC_PROVIDERS``."""
+
+    id: str
+    name: str
+    issuer: str
+    client_id: str
+    client_secret: str
+    scopes: tuple[str, ...] = DEFAULT_SCOPES
+
+    @classmethod
+    def from_setting(cls, entry: dict) -> "ProviderConfig":
+        return cls(
+            id=entry["id"],
+            name=entry.get("name") or entry["id"],
+            issuer=entry["issuer"],
+            client_id=entry["client_id"],
+            client_secret=entry.get("client_secret", ""),
+            scopes=tuple(entry.get("scopes") or DEFAULT_SCOPES),
+        )
+
+
+@dataclass(frozen=True)
+class VerifiedIdentity:
+    """What a verified ID token says: who (``issuer``, ``subject``) and their address."""
+
+    issuer: str
+    subject: str
+    email: str | None
+    email_verified: bool
+    preferred_username: str | None
+
+
+class _Cache:
+    """Documents fetched by URL, each kept :data:`CACHE_SECONDS`; thread-safe."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._entries: dict[str, tuple[float, object]] = {}
+
+    def get(self, url: str, build, *, refresh: bool = False):
+        now = time.monotonic()
+        with self._lock:
+            found = self._entries.get(url)
+        if found is not None:
+            fetched, value = found
+            fresh = now - fetched < CACHE_SECONDS
+            if fresh and not (refresh and now - fetched >= MIN_REFETCH_SECONDS):
+                return value
+        value = build(_get_json(url))
+        with self._lock:
+            self._entries[url] = (now, value)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+_discoveries = _Cache()
+_key_sets = _Cache()
+
+
+def forget_cached_documents() -> None:
+    """Fetch discovery documents and JWKS afresh when next needed (tests)."""
+    _discoveries.clear()
+    _key_sets.clear()
+
+
+def _get_json(url: str) -> dict:
+    try:
+        answer = requests.get(url, timeout=HTTP_TIMEOUT_SECONDS)
+        answer.raise_for_status()
+        document = answer.json()
+    except (requests.RequestException, ValueError) as error:
+        raise ProviderError(f"{url}: {error}") from error
+    if not isinstance(document, dict):
+        raise ProviderError(f"{url}: not a JSON object")
+    return document
+
+
+def discovery(provider: ProviderConfig) -> dict:
+    """The provider's discovery document, ``<issuer>/.well-known/openid-configuration``,
+    whose ``issuer`` must be the configured one exactly (OpenID Connect Discovery 1.0,
+    section 4.3: else a document could speak for another issuer)."""
+
+    def checked(document: dict) -> dict:
+        if document.get("issuer") != provider.issuer:
+            raise ProviderError(f"the discovery document names issuer {document.get('issuer')!r}")
+        for name in ("authorization_endpoint", "token_endpoint", "jwks_uri"):
+            if not isinstance(document.get(name), str):
+                raise ProviderError(f"the discovery document has no {name}")
+        return document
+
+    return _discoveries.get(provider.issuer.rstrip("/") + "/.well-known/openid-configuration", checked)
+
+
+def signing_algorithms(document: dict) -> list[str]:
+    """The algorithms an ID token may be signed with: those the discovery document lists,
+    never ``none`` (an unsigned token) nor an HMAC one (signed with the client secret, which
+    the JWKS cannot check); RS256 when it lists none, as OpenID Connect Core requires."""
+    listed = document.get("id_token_signing_alg_values_supported") or ["RS256"]
+    return [alg for alg in listed if isinstance(alg, str) and alg.lower() != "none" and not alg.startswith("HS")]
+
+
+def _session(provider: ProviderConfig, redirect_uri: str) -> OAuth2Session:
+    return OAuth2Session(
+        provider.client_id,
+        provider.client_secret,
+        scope=" ".join(provider.scopes),
+        redirect_uri=redirect_uri,
+        code_challenge_method="S256",
+        default_timeout=HTTP_TIMEOUT_SECONDS,
+    )
+
+
+def authorization_url(provider: ProviderConfig, *, redirect_uri: str, state: str, nonce: str, code_verifier: str) -> str:
+    """The URL that sends the browser to the provider: the code flow, PKCE (S256) with
+    ``code_verifier``, ``state`` and ``nonce``."""
+    endpoint = discovery(provider)["authorization_endpoint"]
+    url, _ = _session(provider, redirect_uri).create_authorization_url(
+        endpoint, state=state, code_verifier=code_verifier, nonce=nonce
+    )
+    return url
+
+
+def exchange_code(provider: ProviderConfig, *, redirect_uri: str, code: str, code_verifier: str) -> str:
+    """The ID token the provider gives for ``code`` (the token request, with the PKCE
+    verifier and the client's secret). Raises :class:`ProviderError`."""
+    endpoint = discovery(provider)["token_endpoint"]
+    try:
+        token = _session(provider, redirect_uri).fetch_token(endpoint, code=code, code_verifier=code_verifier)
+    except (OAuth2Error, requests.RequestException, ValueError) as error:
+        raise ProviderError(f"the token request failed: {error}") from error
+    id_token = token.get("id_token")
+    if not isinstance(id_token, str):
+        raise ProviderError("the token answer holds no ID token")
+    return id_token
+
+
+def _key_set(document: dict, *, refresh: bool = False) -> KeySet:
+    return _key_sets.get(document["jwks_uri"], KeySet.import_key_set, refresh=refresh)
+
+
+def verify_id_token(provider: ProviderConfig, id_token: str, *, nonce: str, now: int | None = None) -> VerifiedIdentity:
+    """The identity ``id_token`` proves, after checking (OpenID Connect Core 1.0, 3.1.3.7):
+
+    1. its signature, by a key of the issuer's JWKS, with an algorithm the discovery
+       document lists (:func:`signing_algorithms`: never ``none``);
+    2. ``iss`` is the configured issuer, so another provider's token is not taken for it;
+    3. ``aud`` names this client (and ``azp`` does when there are several audiences), so a
+       token issued to another site is not replayed here;
+    4. ``exp`` has not passed and ``iat`` is not in the future (:data:`LEEWAY_SECONDS`);
+    5. ``nonce`` is this login's, so a token from another login cannot be injected.
+
+    Raises :class:`TokenRefused`, or :class:`ProviderError` when the JWKS cannot be read.
+    """
+    document = discovery(provider)
+    algorithms = signing_algorithms(document)
+    try:
+        token = _decode(id_token, _key_set(document), algorithms)
+    except _UnknownKey:
+        # The provider may have rotated its keys since the JWKS was cached.
+        try:
+            token = _decode(id_token, _key_set(document, refresh=True), algorithms)
+        except _UnknownKey as error:
+            raise TokenRefused("signed by a key not in the issuer's JWKS") from error
+    claims = token.claims
+    registry = jwt.JWTClaimsRegistry(
+        now=now,
+        leeway=LEEWAY_SECONDS,
+        iss={"essential": True, "value": provider.issuer},
+        aud={"essential": True, "value": provider.client_id},
+        sub={"essential": True},
+        exp={"essential": True},
+        iat={"essential": True},
+        nonce={"essential": True, "value": nonce},
+    )
+    try:
+        registry.validate(claims)
+    except JoseError as error:
+        raise TokenRefused(f"claim check failed: {error}") from error
+    audiences = claims["aud"] if isinstance(claims["aud"], list) else [claims["aud"]]
+    if len(audiences) > 1 and claims.get("azp") != provider.client_id:
+        raise TokenRefused("several audiences, and azp is not this client")
+    email = claims.get("email")
+    return VerifiedIdentity(
+        issuer=claims["iss"],
+        subject=claims["sub"],
+        email=email if isinstance(email, str) and email else None,
+        email_verified=claims.get("email_verified") is True,
+        preferred_username=claims.get("preferred_username") if isinstance(claims.get("preferred_username"), str) else None,
+    )
+
+
+class _UnknownKey(Exception):
+    pass
+
+
+def _decode(id_token: str, key_set: KeySet, algorithms: list[str]):
+    try:
+        return jwt.decode(id_token, lambda guest: _key_for(key_set, guest), algorithms=algorithms)
+    except _UnknownKey:
+        raise
+    except (JoseError, ValueError, TypeError) as error:
+        raise TokenRefused(f"not a valid signed token: {error}") from error
+
+
+def _key_for(key_set: KeySet, guest):
+    """The JWKS key the token's header names (by ``kid``, else the only key of its type)."""
+    header = guest.headers()
+    try:
+        return key_set.get_by_kid(header["kid"]) if "kid" in header else key_set
+    except InvalidKeyIdError as error:
+        raise _UnknownKey(str(error)) from error

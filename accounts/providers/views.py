@@ -1,0 +1,242 @@
+"""The pages of identity providers: "Sign in with <name>", the provider's callback, the one
+sign-up form of a first sign-in, and the profile's list (link another, unlink).
+
+Each view parses its input, calls one flow (:mod:`.flows`) and renders what it returns.
+"""
+
+from django.contrib import messages
+from django.core.exceptions import ImproperlyConfigured, ValidationError
+from django.http import Http404
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.utils.decorators import method_decorator
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext_lazy as _
+from django.views import View
+from django.views.decorators.cache import never_cache
+from django.views.generic import FormView, TemplateView
+
+from .. import devices, links, sessions
+from ..adapter import get_adapter
+from ..exceptions import Busy, StaleItem
+from ..forms import STORE_REFUSALS
+from ..mfa.flows.reauthentication import ReauthenticationRequiredMixin
+from ..views import AccountLoginRequiredMixin, signed_up
+from . import flows, notices, oidc, store
+from .forms import ProviderSignupForm
+
+MESSAGES = {
+    "refused": _("The sign-in with %(provider)s did not succeed. Please try again."),
+    "unreachable": _("%(provider)s cannot be reached at the moment. Please try again later."),
+    "expired": _("This sign-in has expired or was already used. Please start again."),
+    "not_allowed": _("This account cannot log in."),
+    "linked": _("Signing in with %(provider)s now logs in to your account."),
+    "unlinked": _("Signing in with %(provider)s no longer logs in to your account."),
+    "taken": _("This %(provider)s sign-in is already linked to another account."),
+    "last_way_in": _("This is your account's last way in: set a password or add a passkey before removing it."),
+    "too_many": _("Your account has as many passkeys and sign-ins as it may have. Remove one first."),
+    "stale": _("Your account changed meanwhile. Please try again."),
+}
+
+
+def _provider_or_404(provider_id: str) -> oidc.ProviderConfig:
+    found = flows.provider(provider_id)
+    if found is None:
+        raise Http404("No such provider")
+    return found
+
+
+def callback_uri(request, provider: oidc.ProviderConfig) -> str:
+    """The redirect URI registered at the provider: ``ACCOUNTS_SITE_URL`` (or this request's
+    host) with the callback's path."""
+    path = reverse("accounts:providers:callback", args=[provider.id])
+    try:
+        return links.absolute_url(path)
+    except ImproperlyConfigured:
+        return request.build_absolute_uri(path)
+
+
+def _safe_next(request, value: str | None) -> str:
+    if value and url_has_allowed_host_and_scheme(value, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+        return value
+    return get_adapter(request).get_login_redirect_url(request)
+
+
+def _to_provider(request, provider, next_url, purpose, refused_url):
+    """Send the browser to ``provider`` for a new sign-in of ``purpose`` (the provider's
+    discovery document unreadable: back to ``refused_url``, saying so)."""
+    try:
+        url = flows.begin(
+            request.session, provider, redirect_uri=callback_uri(request, provider), next_url=next_url, purpose=purpose
+        )
+    except oidc.ProviderError:
+        messages.error(request, MESSAGES["unreachable"] % {"provider": provider.name})
+        return redirect(refused_url)
+    return redirect(url)
+
+
+@method_decorator(never_cache, name="dispatch")
+class ProviderLoginView(View):
+    """POST: remember a new sign-in in this browser's session and go to the provider."""
+
+    http_method_names = ["post"]
+
+    def post(self, request, provider_id):
+        provider = _provider_or_404(provider_id)
+        next_url = _safe_next(request, request.POST.get("next"))
+        return _to_provider(request, provider, next_url, flows.LOGIN, "accounts:login")
+
+
+@method_decorator(never_cache, name="dispatch")
+class CallbackView(View):
+    """The provider's answer: the code is exchanged and the ID token verified before the
+    session is read, so that the session's read brings the identity's lock along."""
+
+    def get(self, request, provider_id):
+        provider = _provider_or_404(provider_id)
+        code, state = request.GET.get("code"), request.GET.get("state")
+        if not code or not state or request.GET.get("error"):
+            return self.refused(request, provider, "refused")
+        try:
+            identity = flows.verify_callback(provider, redirect_uri=callback_uri(request, provider), code=code, state=state)
+        except oidc.TokenRefused:
+            return self.refused(request, provider, "refused")
+        except oidc.ProviderError:
+            return self.refused(request, provider, "unreachable")
+        flows.read_identity_lock_with_session(request.session, identity)
+        login = flows.take_state(request.session, provider, state)
+        if login is None:
+            return self.refused(request, provider, "expired")
+        if login["purpose"] == flows.LINK:
+            return self.link(request, provider, identity, login)
+        outcome = flows.log_in(request, provider, identity, next_url=login["next"])
+        if outcome.result == flows.SIGNED_IN:
+            get_adapter(request).add_success_message(request, "logged_in", username=outcome.user.username)
+            response = redirect(login["next"])
+            # This browser is now trusted for the account, as after a password.
+            devices.remember(request, response, outcome.user.pk)
+            return response
+        if outcome.result == flows.SECOND_STEP:
+            return redirect("accounts:mfa:authenticate")
+        if outcome.result == flows.NEEDS_SIGNUP:
+            return redirect("accounts:providers:signup")
+        return self.refused(request, provider, "expired" if outcome.result == flows.ALREADY_USED else "not_allowed")
+
+    def link(self, request, provider, identity, login):
+        if not request.user.is_authenticated:
+            return self.refused(request, provider, "expired")
+        account = request.user.account
+        try:
+            flows.link(account, identity)
+        except store.IdentityTaken:
+            messages.error(request, MESSAGES["taken"] % {"provider": provider.name})
+        except store.TooManyIdentities:
+            messages.error(request, MESSAGES["too_many"])
+        except (StaleItem, Busy):
+            messages.error(request, MESSAGES["stale"])
+        else:
+            notices.identity_linked(request, account, provider.name)
+            messages.success(request, MESSAGES["linked"] % {"provider": provider.name})
+        return redirect("accounts:providers:list")
+
+    def refused(self, request, provider, reason):
+        messages.error(request, MESSAGES[reason] % {"provider": provider.name})
+        target = "accounts:providers:list" if request.user.is_authenticated else "accounts:login"
+        return redirect(target)
+
+
+@method_decorator(never_cache, name="dispatch")
+class ProviderSignupView(FormView):
+    """The one form of a first sign-in with a provider: the address and the username. The
+    provider's address is offered; it is taken as verified only when the provider verified
+    it and the site does not prevent enumeration (:func:`.flows.takes_provider_address`)."""
+
+    template_name = "accounts/providers/signup.html"
+    form_class = ProviderSignupForm
+
+    def dispatch(self, request, *args, **kwargs):
+        self.pending = flows.pending(request.session)
+        if self.pending is None:
+            messages.error(request, MESSAGES["expired"] % {"provider": ""})
+            return redirect("accounts:login")
+        self.provider = flows.provider(self.pending["provider"])
+        if self.provider is None:
+            raise Http404("No such provider")
+        return super().dispatch(request, *args, **kwargs)
+
+    def get_initial(self):
+        email = self.pending.get("email") or ""
+        username = self.pending.get("preferred_username") or email.partition("@")[0]
+        return {"email": email, "username": username}
+
+    def get_context_data(self, **kwargs):
+        return super().get_context_data(provider=self.provider, **kwargs)
+
+    def form_valid(self, form):
+        try:
+            account, _ = flows.sign_up(
+                self.request.session, self.pending, email=form.cleaned_data["email"], username=form.cleaned_data["username"]
+            )
+        except store.IdentityTaken:
+            # Another first sign-in of this identity won: sign in with the provider again.
+            form.add_error(None, ValidationError(form.error_messages["identity_taken"], code="identity_taken"))
+            return self.form_invalid(form)
+        except STORE_REFUSALS as error:
+            form.add_store_error(error)
+            return self.form_invalid(form)
+        response = signed_up(self.request, account)
+        sessions.save_now(self.request)
+        return response
+
+
+@method_decorator(never_cache, name="dispatch")
+class ProviderListView(AccountLoginRequiredMixin, TemplateView):
+    """The profile's identity providers: those linked (each with a button to unlink) and
+    the others (a button to link)."""
+
+    template_name = "accounts/providers/list.html"
+
+    def get_context_data(self, **kwargs):
+        account = self.request.user.account
+        linked, others = [], []
+        held = store.identities_of(account)
+        for provider in flows.providers():
+            subjects = [subject for issuer, subject in held if issuer == provider.issuer]
+            (linked if subjects else others).append({"provider": provider, "subjects": subjects})
+        return super().get_context_data(linked=linked, others=others, **kwargs)
+
+
+@method_decorator(never_cache, name="dispatch")
+class ProviderLinkView(AccountLoginRequiredMixin, ReauthenticationRequiredMixin, View):
+    """POST: link a sign-in with this provider to the signed-in account, after
+    reauthentication: go to the provider, and the callback links what it proves."""
+
+    http_method_names = ["post"]
+
+    def post(self, request, provider_id):
+        provider = _provider_or_404(provider_id)
+        target = "accounts:providers:list"
+        return _to_provider(request, provider, reverse(target), flows.LINK, target)
+
+
+@method_decorator(never_cache, name="dispatch")
+class ProviderUnlinkView(AccountLoginRequiredMixin, ReauthenticationRequiredMixin, View):
+    """POST: unlink an identity (``subject`` of this provider), after reauthentication;
+    refused when it is the account's last way in."""
+
+    http_method_names = ["post"]
+
+    def post(self, request, provider_id):
+        provider = _provider_or_404(provider_id)
+        account = request.user.account
+        subject = request.POST.get("subject", "")
+        try:
+            flows.unlink(account, provider.issuer, subject)
+        except flows.LastWayIn:
+            messages.error(request, MESSAGES["last_way_in"])
+        except (StaleItem, Busy):
+            messages.error(request, MESSAGES["stale"])
+        else:
+            notices.identity_unlinked(request, account, provider.name)
+            messages.success(request, MESSAGES["unlinked"] % {"provider": provider.name})
+        return redirect("accounts:providers:list")

@@ -1,0 +1,125 @@
+"""An OpenID provider whose ID tokens the test writes: discovery, a JWKS and a token endpoint
+on 127.0.0.1 (http.server in a thread), signing with a test key through joserfc (Authlib's
+JOSE library). For the hostile tokens a real provider never issues."""
+
+import base64
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+from joserfc import jwt
+from joserfc.jwk import KeySet, RSAKey
+
+CLIENT_ID = "site"
+CLIENT_SECRET = "forged-client-secret"
+PROVIDER_ID = "forged"
+CALLBACK_PATH = f"/accounts/providers/{PROVIDER_ID}/callback/"
+
+
+class ForgedProvider:
+    """A context manager serving ``issuer``'s documents; ``id_token`` is what its token
+    endpoint answers next."""
+
+    def __init__(self):
+        self.key = RSAKey.generate_key(2048, parameters={"kid": "test-key", "use": "sig", "alg": "RS256"})
+        self.id_token = None
+        self.token_requests = 0
+        self.jwks_requests = 0
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.issuer = f"http://127.0.0.1:{self._server.server_address[1]}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._server.shutdown()
+        self._server.server_close()
+
+    def setting(self) -> dict:
+        return {
+            "id": PROVIDER_ID,
+            "name": "Forged",
+            "issuer": self.issuer,
+            "client_id": CLIENT_ID,
+            "client_secret": CLIENT_SECRET,
+            "scopes": ["openid", "email"],
+        }
+
+    def claims(self, nonce: str, **overrides) -> dict:
+        """The claims of a token this provider would rightly issue, with ``overrides``."""
+        now = int(time.time())
+        claims = {
+            "iss": self.issuer,
+            "sub": "forged-subject",
+            "aud": CLIENT_ID,
+            "iat": now,
+            "exp": now + 300,
+            "nonce": nonce,
+            "email": "forged@example.com",
+            "email_verified": True,
+        }
+        claims.update(overrides)
+        return {name: value for name, value in claims.items() if value is not None}
+
+    def sign(self, claims: dict, key: RSAKey | None = None) -> str:
+        key = key or self.key
+        return jwt.encode({"alg": "RS256", "kid": key.kid}, claims, key)
+
+    def _handler(self):
+        provider = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _json(self, document):
+                body = json.dumps(document).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self):
+                path = urlsplit(self.path).path
+                if path == "/.well-known/openid-configuration":
+                    self._json(
+                        {
+                            "issuer": provider.issuer,
+                            "authorization_endpoint": provider.issuer + "/auth",
+                            "token_endpoint": provider.issuer + "/token",
+                            "jwks_uri": provider.issuer + "/jwks",
+                            "id_token_signing_alg_values_supported": ["RS256", "none"],
+                        }
+                    )
+                elif path == "/jwks":
+                    provider.jwks_requests += 1
+                    self._json(KeySet([provider.key]).as_dict(private=False))
+                else:
+                    self.send_error(404)
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length", 0))
+                parse_qs(self.rfile.read(length).decode())
+                provider.token_requests += 1
+                self._json({"access_token": "at", "token_type": "Bearer", "id_token": provider.id_token})
+
+        return Handler
+
+
+def unsigned(claims: dict) -> str:
+    """A token with ``alg: none`` (no signature), as an attacker writes it."""
+
+    def part(document):
+        return base64.urlsafe_b64encode(json.dumps(document).encode()).rstrip(b"=").decode()
+
+    return f"{part({'alg': 'none', 'typ': 'JWT'})}.{part(claims)}."
+
+
+def authorization_parameters(url: str) -> dict:
+    """The query of the authorization URL the site sent the browser to."""
+    return {name: values[0] for name, values in parse_qs(urlsplit(url).query).items()}
