@@ -1,5 +1,7 @@
 # Two commands: `make run` (the site on an embedded DynamoDB Local) and `make test`;
 # `make test-django61` (CI runs it too) runs a part of the tests on Django 6.1 and Python 3.13.
+# `make lint` (ruff, the formatter, mypy, the docs) and `make dist` (the wheel and sdist,
+# checked by twine) are the maintainers'.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -18,7 +20,7 @@ DJANGO61_TESTS := tests/test_readme_project.py tests/test_testing_plugin.py test
 # pinned in accounts/dynamodb_local.py), kept in var/ for `make run`, `test` and `bench`.
 export DYNAMODB_LOCAL_PREFIX := $(CURDIR)/var/dynamodb-local
 
-.PHONY: run test test-django61 bench messages install dynamodb-local java clean
+.PHONY: run test test-django61 bench lint dist docs messages install dynamodb-local java clean
 
 run: install dynamodb-local java
 	$(BIN)/python -m project.devserver
@@ -35,6 +37,23 @@ bench: install dynamodb-local java
 	$(BIN)/python -m tests.benchmarks.web
 	$(BIN)/python -m tests.benchmarks.stall
 	$(BIN)/python -m tests.benchmarks.host_tests
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/mkdocs build --strict --site-dir build/site
+
+# The docs site, served with live reload on http://localhost:8000/.
+docs: install
+	$(BIN)/mkdocs serve
+
+# What PyPI would get: the sdist and the wheel, built as a fresh clone builds them (in an
+# isolated environment), and twine's check of their metadata (the README must render).
+dist: install
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+	$(BIN)/twine check --strict dist/*
 
 # Regenerate the translation catalogues from the code and templates (needs GNU gettext):
 # the app's (accounts/locale) and the demo site's (project/locale), then compile them.
@@ -69,4 +88,4 @@ java:
 	@command -v java >/dev/null 2>&1 || { echo "Java 17 or newer is needed to run AWS DynamoDB Local. Install it with: apt-get install openjdk-17-jre-headless"; exit 1; }
 
 clean:
-	rm -rf $(VENV) $(VENV61) var/dynamodb-local build *.egg-info
+	rm -rf $(VENV) $(VENV61) var/dynamodb-local build dist *.egg-info
