@@ -2,12 +2,14 @@
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
 
+import boto3
 import pytest
 from django.core.management import CommandError
 
@@ -61,3 +63,58 @@ def test_command_starts_dynamodb_local_prints_the_endpoint_and_stops_on_sigterm(
     assert process.returncode == 0
     with pytest.raises(urllib.error.URLError):
         urllib.request.urlopen(endpoint, timeout=2)
+
+
+def test_a_relative_db_path_is_kept_in_the_directory_the_command_runs_in(tmp_path):
+    port = free_port()
+    env = {**os.environ, "DJANGO_DEBUG": "1"}
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "manage.py"),
+            "accounts_dynamodb_local",
+            "--port",
+            str(port),
+            "--db-path",
+            "var/db",
+        ],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        first = process.stdout.readline()
+        # DynamoDB Local opens its database file on the first request.
+        client = boto3.client(
+            "dynamodb",
+            endpoint_url=f"http://127.0.0.1:{port}",
+            region_name="us-east-1",
+            aws_access_key_id="local",
+            aws_secret_access_key="local",
+        )
+        client.list_tables()
+        process.send_signal(signal.SIGTERM)
+        process.communicate(timeout=30)
+    finally:
+        process.kill()
+
+    assert f"(data in {tmp_path / 'var' / 'db'})" in first, first
+    # DynamoDB Local made its shared database there, not in its own install folder.
+    assert (tmp_path / "var" / "db" / "shared-local-instance.db").is_file()
+
+
+def test_a_failed_start_says_what_java_printed(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        server = dynamodb_local.DynamoDBLocal(port=taken.getsockname()[1])
+
+        with pytest.raises(dynamodb_local.DynamoDBLocalError) as failed:
+            server.start(timeout=60)
+
+    message = str(failed.value)
+    assert message.startswith("DynamoDB Local exited with code 1. Java printed:\n")
+    assert "java.net.BindException: Address already in use" in message
+    assert "\tat " not in message  # the stack frames are left out
