@@ -20,7 +20,7 @@ NEWEST = ROWS[-1][1]
 
 @nox.session
 @nox.parametrize(("python", "django"), ROWS, ids=[f"django{django}-py{python}" for python, django in ROWS])
-def tests(session: nox.Session, django: str) -> None:
+def tests(session: nox.Session, python: str, django: str) -> None:  # nox passes the row's python too
     """The whole suite (pytest's testpaths) on one Django. On the newest Django every
     deprecation warning is an error, whoever raises it (on every row, Django's own are:
     pyproject.toml's filterwarnings)."""
