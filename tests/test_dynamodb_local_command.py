@@ -37,17 +37,21 @@ def test_missing_package_without_npm_names_the_package_and_how_to_get_it(monkeyp
     assert "apt-get install npm" in str(raised.value)
 
 
-def test_command_starts_dynamodb_local_prints_the_endpoint_and_stops_on_sigterm():
-    port = free_port()
-    env = {**os.environ, "DJANGO_DEBUG": "1"}
-    process = subprocess.Popen(
-        [sys.executable, str(ROOT / "manage.py"), "accounts_dynamodb_local", "--port", str(port)],
-        cwd=ROOT,
-        env=env,
+def run_in_background(port, *args, cwd=ROOT):
+    """``manage.py accounts_dynamodb_local --port port *args``, started in ``cwd``."""
+    return subprocess.Popen(
+        [sys.executable, str(ROOT / "manage.py"), "accounts_dynamodb_local", "--port", str(port), *args],
+        cwd=cwd,
+        env={**os.environ, "DJANGO_DEBUG": "1"},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
     )
+
+
+def test_command_starts_dynamodb_local_prints_the_endpoint_and_stops_on_sigterm():
+    port = free_port()
+    process = run_in_background(port)
     try:
         first = process.stdout.readline()
         endpoint = f"http://127.0.0.1:{port}"
@@ -67,23 +71,7 @@ def test_command_starts_dynamodb_local_prints_the_endpoint_and_stops_on_sigterm(
 
 def test_a_relative_db_path_is_kept_in_the_directory_the_command_runs_in(tmp_path):
     port = free_port()
-    env = {**os.environ, "DJANGO_DEBUG": "1"}
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            str(ROOT / "manage.py"),
-            "accounts_dynamodb_local",
-            "--port",
-            str(port),
-            "--db-path",
-            "var/db",
-        ],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    process = run_in_background(port, "--db-path", "var/db", cwd=tmp_path)
     try:
         first = process.stdout.readline()
         # DynamoDB Local opens its database file on the first request.

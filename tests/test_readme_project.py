@@ -160,14 +160,20 @@ def test_its_pages_render_in_the_layout_of_the_recipe_from_its_templates_directo
     assert 'action="/accounts/signup/"' in page
 
 
-def test_check_deploy_warns_when_the_production_site_url_is_still_localhost(project, dynamodb_local):
-    env = {
+def production_env(dynamodb_local, **overrides):
+    """The environment the production recipe reads, on this test run's DynamoDB Local."""
+    return {
         "DJANGO_SETTINGS_MODULE": "myproject.settings_production",
         "DJANGO_SECRET_KEY": "a-production-key-for-this-test-only-" + "x" * 30,
-        "DJANGO_ALLOWED_HOSTS": "accounts.example.com",
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
         "ACCOUNTS_ENDPOINT_URL": dynamodb_local.endpoint_url,
-        "ACCOUNTS_SITE_URL": "http://localhost:8000",
+        "ACCOUNTS_SITE_URL": "https://accounts.example.com",
+        **overrides,
     }
+
+
+def test_check_deploy_warns_when_the_production_site_url_is_still_localhost(project, dynamodb_local):
+    env = production_env(dynamodb_local, ACCOUNTS_SITE_URL="http://localhost:8000")
 
     status, output = project.manage("check", "--deploy", env=env)
 
@@ -200,13 +206,7 @@ def wait_for(url, seconds=60):
 
 
 def test_gunicorn_serves_the_site_and_its_static_files_with_the_production_settings(project, dynamodb_local):
-    env = {
-        "DJANGO_SETTINGS_MODULE": "myproject.settings_production",
-        "DJANGO_SECRET_KEY": "a-production-key-for-this-test-only-" + "x" * 30,
-        "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
-        "ACCOUNTS_ENDPOINT_URL": dynamodb_local.endpoint_url,
-        "ACCOUNTS_SITE_URL": "https://accounts.example.com",
-    }
+    env = production_env(dynamodb_local)
     status, output = project.manage("collectstatic", "--noinput", env=env)
     assert status == 0, output
     status, output = project.manage("check", "--deploy", env=env)

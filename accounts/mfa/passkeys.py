@@ -121,7 +121,10 @@ def relying_party():
     passkeys have none they can use (:func:`usable_relying_party`)."""
     rp = usable_relying_party()
     if rp is None:
-        raise PasskeyRefused(UNAVAILABLE, "no ACCOUNTS_SITE_URL, nor ACCOUNTS_WEBAUTHN_RP_ID and ACCOUNTS_WEBAUTHN_ORIGIN")
+        raise PasskeyRefused(
+            UNAVAILABLE,
+            "no ACCOUNTS_SITE_URL, nor ACCOUNTS_WEBAUTHN_RP_ID and ACCOUNTS_WEBAUTHN_ORIGIN, or an IP address as id",
+        )
     return rp
 
 
