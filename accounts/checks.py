@@ -11,6 +11,8 @@
   ``key_prefix`` (the audit could not tell its items apart).
 - ``accounts.E014``: ``ACCOUNTS_SITE_URL`` is not set, or not a site's address (links in
   mail are built from it, never from a request's Host).
+- ``accounts.W020`` (``check --deploy``): outside debug, ``ACCOUNTS_SITE_URL`` still names
+  ``localhost`` (or a loopback address) or plain ``http``.
 - ``accounts.W001``: the table cannot be reached or does not exist.
 - ``accounts.W002``: the table is not keyed ``PK`` (string, hash) + ``SK`` (string, range).
 - ``accounts.E018``: the table is a multi-Region strongly consistent (MRSC) global table.
@@ -28,6 +30,9 @@
 - ``accounts.W010``: ``ACCOUNTS_UNIQUE_FIELDS`` takes from ``email`` or ``username`` the
   normalizer or the look-alike lock the app gives them.
 """
+
+import ipaddress
+from urllib.parse import urlsplit
 
 import botocore.config
 import botocore.exceptions
@@ -314,6 +319,44 @@ def check_site_url(app_configs, **kwargs):
             id="accounts.E014",
         )
     ]
+
+
+@checks.register(checks.Tags.security, deploy=True)
+def check_site_url_for_deploy(app_configs: object, **kwargs: object) -> list[checks.CheckMessage]:
+    """W020: a deployed site's ``ACCOUNTS_SITE_URL`` is its public HTTPS address.
+
+    Every mailed link starts with it and passkeys are bound to its host, so a development
+    value left in production settings mails links nobody can open (``localhost``), or sends
+    tokens in clear text (``http``), while the site itself seems to work.
+    """
+    value = app_settings.SITE_URL
+    if settings.DEBUG or site_url_problem(value) is not None:
+        return []  # E014 reports a missing or malformed address
+    parts = urlsplit(value)
+    problems = []
+    if _is_loopback(parts.hostname or ""):
+        problems.append(f"names {parts.hostname}, which only this machine reaches")
+    if parts.scheme != "https":
+        problems.append("is plain http, so mailed links carry their tokens unencrypted")
+    if not problems:
+        return []
+    return [
+        checks.Warning(
+            f"ACCOUNTS_SITE_URL {value!r} {' and '.join(problems)}.",
+            hint="Set it in the production settings to the public HTTPS address people open the site at, "
+            "e.g. ACCOUNTS_SITE_URL = os.environ['ACCOUNTS_SITE_URL'] with https://accounts.example.com.",
+            id="accounts.W020",
+        )
+    ]
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 @checks.register(checks.Tags.compatibility)

@@ -321,7 +321,7 @@ def describe_requests(flow):
 
 
 def markdown_table(costs, read_price=READ_PRICE, write_price=WRITE_PRICE):
-    """The README's table of flows (the one ``tests/test_costs.py`` holds the README to)."""
+    """The docs' table of flows (docs/costs.md; ``tests/test_costs.py`` holds the page to it)."""
     lines = [
         f"| flow | requests | read units | write units | $ per million (reads ${read_price:g}/M, writes ${write_price:g}/M) |",
         "|---|---|---|---|---|",
@@ -331,6 +331,27 @@ def markdown_table(costs, read_price=READ_PRICE, write_price=WRITE_PRICE):
             f"| {cost.flow.name}: {cost.flow.description} | {describe_requests(cost.flow)} | {cost.reads} | "
             f"{cost.writes} | {cost.dollars_per_million:.2f} |"
         )
+    return "\n".join(lines)
+
+
+def markdown_sizes(sizes: dict[str, int]) -> str:
+    """The docs' table of item sizes (docs/costs.md; ``tests/test_costs.py`` holds the page to
+    it): every sample item the code builds that is stored, in bytes by DynamoDB's rules."""
+    lines = ["| item | bytes |", "|---|---|"]
+    lines += [f"| {name} | {size} |" for name, size in sizes.items() if size]
+    return "\n".join(lines)
+
+
+def markdown_month(month: "Month") -> str:
+    """The docs' worked month (``accounts_cost --markdown --daily-users ...``): each flow's
+    runs, then what the requests and the storage cost."""
+    lines = ["| line | a month |", "|---|---|"]
+    lines += [f"| {name} | {runs:,} runs |" for name, runs in month.runs.items()]
+    lines += [
+        f"| requests: {month.reads:,} read units, {month.writes:,} write units | ${month.requests_dollars:.2f} |",
+        f"| storage: {month.storage_gb:.2f} GB | ${month.storage_dollars:.2f} |",
+        f"| total | ${month.dollars:.2f} |",
+    ]
     return "\n".join(lines)
 
 

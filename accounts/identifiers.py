@@ -17,11 +17,12 @@ identifier profile) and character properties, the ``idna`` package for UTS #46.
 """
 
 import unicodedata
+from typing import Any
 
 import icu
 import idna
 
-from .uniqueness import normalize_text
+from .uniqueness import Normalizer, normalize_text
 
 #: The Unicode version of ICU's data, which the skeletons and script rules follow.
 UNICODE_VERSION = icu.UNICODE_VERSION
@@ -43,7 +44,7 @@ KEY_VERSION = (
 COMBINING_DOT_ABOVE = "\u0307"
 
 
-def _frozen(unicode_set):
+def _frozen(unicode_set: icu.UnicodeSet) -> icu.UnicodeSet:
     # A frozen set is immutable and, as ICU documents, safe to read from many threads.
     unicode_set.freeze()
     return unicode_set
@@ -77,12 +78,14 @@ _RESTRICTION.setRestrictionLevel(icu.URestrictionLevel.HIGHLY_RESTRICTIVE)
 IDENTIFIER_CHARACTERS = _frozen(icu.UnicodeSet(_SKELETONS.getRecommendedUnicodeSet()))
 
 
-def skeleton(text):
+def skeleton(text: str) -> str:
     """The UTS #39 confusable skeleton of ``text``: two strings that look alike share it."""
-    return _SKELETONS.getSkeleton(0, text)
+    # PyICU is unannotated: the name gives its result a type.
+    skeleton_text: str = _SKELETONS.getSkeleton(0, text)
+    return skeleton_text
 
 
-def fold_skeleton(text):
+def fold_skeleton(text: str) -> str:
     """Fold what a UTS #39 skeleton keeps apart though people read it alike: case (the
     skeleton of ``0`` is ``O``, of ``o`` is ``o``, so ``sc0tt`` and ``scott`` differ) and
     nonspacing marks on Latin, Greek and Cyrillic letters (``paypaĺ``, ``paypaḷ``: ``paypal``).
@@ -91,7 +94,7 @@ def fold_skeleton(text):
     A separate step after :func:`skeleton`, so that a change to it is a new version of the
     look-alike key (existing locks are re-keyed by ``accounts_backfill``).
     """
-    kept = []
+    kept: list[str] = []
     base_script = None
     for character in unicodedata.normalize("NFD", text.casefold()):
         if unicodedata.category(character) == "Mn":
@@ -103,17 +106,17 @@ def fold_skeleton(text):
     return "".join(kept)
 
 
-def lookalike_key(text):
+def lookalike_key(text: str) -> str:
     """The look-alike key of ``text``: its :func:`skeleton`, folded by :func:`fold_skeleton`."""
     return fold_skeleton(skeleton(text))
 
 
-def describe_character(character):
+def describe_character(character: str) -> str:
     """``"U+3164 HANGUL FILLER"``: a character named so that a person can see which one."""
     return f"U+{ord(character):04X} {unicodedata.name(character, '')}".rstrip()
 
 
-def _drop_redundant_dots(text):
+def _drop_redundant_dots(text: str) -> str:
     """Remove a dot above written after a soft-dotted letter, as Unicode's casing rules do.
 
     Full case folding turns Turkish ``İ`` into ``i`` + U+0307, so ``İstanbul`` would not be
@@ -122,7 +125,7 @@ def _drop_redundant_dots(text):
     """
     if text.isascii():
         return text  # no combining mark: nothing to drop (the common case, kept fast)
-    kept = []
+    kept: list[str] = []
     after_soft_dotted = False
     for character in unicodedata.normalize("NFD", text):
         combining = unicodedata.combining(character)
@@ -136,7 +139,7 @@ def _drop_redundant_dots(text):
     return unicodedata.normalize("NFC", "".join(kept))
 
 
-def normalize_username_key(value):
+def normalize_username_key(value: object) -> str:
     """The text a username's lock is keyed on: NFKC, case-folded, ``İ`` folded to ``i``.
 
     ``İstanbul``, ``istanbul`` and ``ISTANBUL`` are one name. Dotless ``ı`` stays a letter
@@ -145,18 +148,18 @@ def normalize_username_key(value):
     return _drop_redundant_dots(normalize_text(value))
 
 
-def skeleton_normalizer(normalizer):
+def skeleton_normalizer(normalizer: Normalizer) -> Normalizer:
     """A normalizer keying a second lock on the look-alike key of what ``normalizer`` returns."""
 
-    def normalize_skeleton(value):
+    def normalize_skeleton(value: Any) -> str:
         return lookalike_key(normalizer(value))
 
     normalize_skeleton.__doc__ = f"The look-alike key of {getattr(normalizer, '__name__', normalizer)}(value)."
-    normalize_skeleton.key_version = KEY_VERSION
+    normalize_skeleton.key_version = KEY_VERSION  # type: ignore[attr-defined]
     return normalize_skeleton
 
 
-def key_version_of(normalizer):
+def key_version_of(normalizer: Normalizer) -> str | None:
     """The :data:`KEY_VERSION` when ``normalizer`` depends on Unicode data (ours, the
     default :func:`~accounts.uniqueness.normalize_text`, or one that declares
     ``key_version`` itself), else its own ``key_version`` or ``None`` (a number, a phone)."""
@@ -165,18 +168,18 @@ def key_version_of(normalizer):
     return getattr(normalizer, "key_version", None)
 
 
-def username_skeleton_key(value):
+def username_skeleton_key(value: object) -> str:
     """The look-alike key of :func:`normalize_username_key`: what the ``HANDLE_SKEL`` lock holds."""
     return lookalike_key(normalize_username_key(value))
 
 
-def ascii_domain(domain):
+def ascii_domain(domain: str) -> str:
     """The IDNA (UTS #46) A-label spelling of ``domain``: ``bücher.example`` ->
     ``xn--bcher-kva.example``. Raises ``idna.IDNAError`` for a domain IDNA refuses."""
     return idna.encode(domain, uts46=True).decode("ascii")
 
 
-def normalize_email_key(value):
+def normalize_email_key(value: object) -> str:
     """The text an email's lock is keyed on: NFKC and case-folded, the domain in its IDNA
     A-label spelling, so ``user@bücher.example`` and ``user@xn--bcher-kva.example`` collide.
 
@@ -194,26 +197,26 @@ def normalize_email_key(value):
     return f"{local}@{domain}"
 
 
-def unicode_domain(domain):
+def unicode_domain(domain: str) -> str:
     """The IDNA U-label spelling of ``domain``. Raises ``idna.IDNAError`` when invalid."""
     return idna.decode(domain, uts46=True)
 
 
-def invisible_characters(text):
+def invisible_characters(text: str) -> list[str]:
     """The characters of ``text`` nobody can see (default-ignorable, controls, formats, ...)."""
     return [character for character in text if INVISIBLE.contains(character)]
 
 
-def unusual_characters(text):
+def unusual_characters(text: str) -> list[str]:
     """The non-ASCII characters of ``text`` outside UTS #39's identifier profile
     (U+2800 BRAILLE PATTERN BLANK, symbols, obsolete and technical characters)."""
     return [character for character in text if ord(character) > 0x7F and not IDENTIFIER_CHARACTERS.contains(character)]
 
 
-def scripts_of(text, language="en"):
+def scripts_of(text: str, language: str = "en") -> list[str]:
     """The names, in ``language``, of the scripts ``text`` is written in, in order of
     appearance; digits and ``.`` alone are "Common"."""
-    codes = []
+    codes: list[str] = []
     for character in text:
         script = icu.Script.getScript(ord(character))
         if script.getScriptCode() not in NEUTRAL_SCRIPTS and script.getShortName() not in codes:
@@ -222,7 +225,7 @@ def scripts_of(text, language="en"):
     return [names.scriptDisplayName(code) for code in codes or ["Zyyy"]]
 
 
-def mixed_scripts(text, language="en"):
+def mixed_scripts(text: str, language: str = "en") -> list[str]:
     """The scripts of ``text``, named in ``language``, when it mixes them beyond UTS #39's
     "highly restrictive" level (or mixes digit systems), else ``[]``: ``аdmin`` ->
     ``["Cyrillic", "Latin"]``, in Japanese ``["キリル文字", "ラテン文字"]``."""
@@ -231,11 +234,11 @@ def mixed_scripts(text, language="en"):
     return scripts_of(text, language)
 
 
-def has_letter_or_digit(text):
+def has_letter_or_digit(text: str) -> bool:
     """Whether ``text`` holds at least one letter or decimal digit, in any script."""
     return any(LETTERS_AND_DIGITS.contains(character) for character in text)
 
 
-def has_letter(text):
+def has_letter(text: str) -> bool:
     """Whether ``text`` holds at least one letter, in any script."""
     return any(LETTERS.contains(character) for character in text)

@@ -7,7 +7,9 @@ the only place that knows how a value is normalized and encoded into that key.
 
 import numbers
 import unicodedata
+from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
 from .exceptions import InvalidUniqueValue
 
@@ -16,8 +18,11 @@ LOCK_SORT_KEY = "LOCK"
 # DynamoDB rejects a partition key over 2,048 bytes (measured on DynamoDB Local: 2,049 fails).
 MAX_KEY_BYTES = 2048
 
+# What turns a field's raw value into the text its lock key is built from.
+Normalizer = Callable[[Any], str]
 
-def as_text(value):
+
+def as_text(value: object) -> str:
     """``value`` as text; a number as DynamoDB stores and returns it.
 
     DynamoDB keeps a Number in canonical form: ``18.0`` comes back as ``18``, ``1.50`` as
@@ -36,12 +41,12 @@ def as_text(value):
     return str(value)
 
 
-def normalize_text(value):
+def normalize_text(value: object) -> str:
     """NFKC-normalize, strip and casefold: ``" ＡＤＡ@X.io "`` and ``"ada@x.io"`` are one value."""
     return unicodedata.normalize("NFKC", as_text(value).strip()).casefold()
 
 
-def normalize_exact(value):
+def normalize_exact(value: object) -> str:
     """Keep the value as it is (numbers, case-sensitive identifiers); only turn it into text.
 
     Numbers are canonical (see :func:`as_text`): ``18``, ``18.0`` and ``Decimal("18.00")``
@@ -50,7 +55,7 @@ def normalize_exact(value):
     return as_text(value)
 
 
-def encode_component(text):
+def encode_component(text: str) -> str:
     """Escape ``%`` and ``#`` so that joined components can never be read two ways.
 
     ``("a#b", "c")`` becomes ``a%23b#c`` and ``("a", "b#c")`` becomes ``a#b%23c``.
@@ -58,19 +63,19 @@ def encode_component(text):
     return text.replace("%", "%25").replace("#", "%23")
 
 
-def join_components(*components):
+def join_components(*components: str) -> str:
     """One element of a set-valued constraint of ``parts`` components, as stored: the
     components escaped (:func:`encode_component`) and joined by ``#``, so that its lock key
     is ``UNIQ#<NAMESPACE>#<component>#<component>`` and no two pairs share a spelling."""
     return "#".join(encode_component(component) for component in components)
 
 
-def split_components(element):
+def split_components(element: str) -> tuple[str, ...]:
     """The components :func:`join_components` joined into ``element``."""
     return tuple(part.replace("%23", "#").replace("%25", "%") for part in element.split("#"))
 
 
-def _is_empty(value):
+def _is_empty(value: object) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
 
@@ -110,19 +115,19 @@ class UniqueConstraint:
 
     def __init__(
         self,
-        *fields,
-        namespace,
-        normalizer=normalize_text,
-        scope=(),
-        allow_empty=False,
-        lookalike=False,
-        partial_on=None,
-        many=False,
-        max_values=None,
-        key_version=None,
-        parts=1,
-        limit_group=None,
-    ):
+        *fields: str,
+        namespace: str,
+        normalizer: Normalizer = normalize_text,
+        scope: Sequence[str] = (),
+        allow_empty: bool = False,
+        lookalike: bool = False,
+        partial_on: str | None = None,
+        many: bool = False,
+        max_values: int | None = None,
+        key_version: str | None = None,
+        parts: int = 1,
+        limit_group: str | None = None,
+    ) -> None:
         if not fields:
             raise ValueError("A unique constraint needs at least one field.")
         if not namespace or "#" in namespace:
@@ -151,25 +156,25 @@ class UniqueConstraint:
         self.limit_group = limit_group
         self.key_version = key_version
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         scope = f" scope={self.scope}" if self.scope else ""
         return f"<UniqueConstraint {self.namespace} {self.fields}{scope}>"
 
     @property
-    def attributes(self):
+    def attributes(self) -> tuple[str, ...]:
         """Every attribute the lock key is built from: scope first, then the fields."""
         return self.scope + self.fields
 
     @property
-    def guarded_attributes(self):
+    def guarded_attributes(self) -> tuple[str, ...]:
         """Every attribute that decides whether and which lock an item holds."""
         return self.attributes + ((self.partial_on,) if self.partial_on else ())
 
-    def applies_to(self, item):
+    def applies_to(self, item: object) -> bool:
         """False when the partial condition leaves ``item`` out: it then holds no lock."""
         return self.partial_on is None or getattr(item, self.partial_on, None) is not False
 
-    def _normalize(self, values):
+    def _normalize(self, values: Sequence[object]) -> tuple[str, ...]:
         """Normalize raw values given in ``attributes`` order; empty values become ``""``."""
         scope_count = len(self.scope)
         return tuple(
@@ -177,7 +182,7 @@ class UniqueConstraint:
             for index, value in enumerate(values)
         )
 
-    def normalized_values(self, item):
+    def normalized_values(self, item: object) -> tuple[str, ...] | None:
         """The normalized values this item holds, or ``None`` when it takes no lock."""
         normalized = self._normalize([getattr(item, name, None) for name in self.attributes])
         empty = [name for name, value in zip(self.attributes, normalized) if not value]
@@ -187,7 +192,7 @@ class UniqueConstraint:
             return None
         raise InvalidUniqueValue(empty, "empty", "This field is required.")
 
-    def key_for_values(self, values):
+    def key_for_values(self, values: Iterable[str]) -> str:
         """The lock item's partition key for already normalized values."""
         encoded = "#".join(encode_component(value) for value in values)
         key = f"{LOCK_PREFIX}{self.namespace}#{encoded}"
@@ -200,25 +205,25 @@ class UniqueConstraint:
             raise InvalidUniqueValue(self.fields, "too_long", "This value is too long.")
         return key
 
-    def owns_key(self, key):
+    def owns_key(self, key: str) -> bool:
         """True when ``key`` is a lock key of this constraint (its namespace)."""
         return key.startswith(f"{LOCK_PREFIX}{self.namespace}#")
 
-    def lock_key(self, item):
+    def lock_key(self, item: object) -> str | None:
         """The lock key this item must hold, or ``None`` when it takes no lock."""
         self._single()
         if not self.applies_to(item):
             return None
         return self.claimed_key(item)
 
-    def claimed_key(self, item):
+    def claimed_key(self, item: object) -> str | None:
         """The lock key of the item's value, whether or not the partial condition holds:
         the key an item left out by the condition would take once it applies."""
         self._single()
         values = self.normalized_values(item)
         return None if values is None else self.key_for_values(values)
 
-    def lock_keys(self, item):
+    def lock_keys(self, item: object) -> tuple[str, ...]:
         """Every lock key this item must hold, sorted: one per element of a set-valued
         constraint's set, else the one :meth:`lock_key` names (none when it takes no lock)."""
         if not self.many:
@@ -227,18 +232,18 @@ class UniqueConstraint:
         values = getattr(item, self.fields[0], None) or ()
         return tuple(sorted(self.key_for(value) for value in values))
 
-    def claimed_keys(self, item):
+    def claimed_keys(self, item: object) -> tuple[str, ...]:
         """:meth:`lock_keys`, or for a partial constraint the key :meth:`claimed_key` names."""
         if self.many:
             return self.lock_keys(item)
         key = self.claimed_key(item)
         return () if key is None else (key,)
 
-    def _single(self):
+    def _single(self) -> None:
         if self.many:
             raise TypeError(f"{self!r} is set-valued: an item holds lock_keys(item), not one lock_key.")
 
-    def key_for(self, *raw_values):
+    def key_for(self, *raw_values: object) -> str:
         """The lock key for raw values given in ``attributes`` order (scope first)."""
         if len(raw_values) != len(self.attributes):
             raise ValueError(f"{self!r} takes {len(self.attributes)} values.")
@@ -255,7 +260,7 @@ class UniqueConstraint:
         return self.key_for_values(tuple(self.normalizer(component) for component in components))
 
 
-def constraints_of(model_class):
+def constraints_of(model_class: type[Any]) -> tuple[UniqueConstraint, ...]:
     """The unique constraints a PynamoDB model declares.
 
     A model declares them as a ``unique_constraints`` sequence, or as a

@@ -26,6 +26,20 @@ def _dynamodb_unblocked(accounts_dynamodb_blocker):
 
 
 @pytest.fixture(autouse=True)
+def _argon2_when_marked(request):
+    """``@pytest.mark.argon2``: the test hashes with the demo site's hashers (Argon2 first),
+    as production does, instead of the test settings' fast MD5."""
+    if request.node.get_closest_marker("argon2") is None:
+        yield
+        return
+    from django.conf import settings
+    from django.test import override_settings
+
+    with override_settings(PASSWORD_HASHERS=settings.DEMO_PASSWORD_HASHERS):
+        yield
+
+
+@pytest.fixture(autouse=True)
 def _clients_of_its_own():
     """Each test gets DynamoDB clients of its own: tests that inject faults or count requests
     register handlers on them, which the next test must not inherit."""

@@ -1,5 +1,5 @@
 """Other projects using the app: running tests under another project's settings module in
-the same pytest run, and building a project from ``startproject`` and the README."""
+the same pytest run, and building a project from ``startproject`` and the docs' recipes."""
 
 import importlib
 import re
@@ -66,14 +66,20 @@ def settings_module(module_name, **overrides):
 
 
 # Building a project the way a new user would: ``django-admin startproject``, then the
-# README's blocks for it, with the app installed from a wheel of this tree.
+# docs' recipe blocks for it, with the app installed from a wheel of this tree.
 
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
-NOT_SOURCE = (".git", ".venv*", "var", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", "node_modules")
-# The first line of a README block that belongs to a file of the project: "# myproject/urls.py",
-# maybe with the Django versions it is for: "# myproject/settings.py (Django 5.2, 6.0)".
-FILE_LINE = re.compile(r"# ((?:myproject/)?[\w/.]+\.(?:py|toml))(?: \(Django ([\d., ]+)\))?")
+DOCS = ROOT / "docs"
+# A page of the manual as mkdocs.yml's nav names it ("  - Installation: installation.md"),
+# commented-out slots left out.
+NAV_PAGE = re.compile(r"^\s*- (?:[^:#]+: )?([\w/.-]+\.md)\s*$", re.M)
+NOT_SOURCE = (".git", ".venv*", ".nox", "var", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", "node_modules")
+# The first line of a recipe block that belongs to a file of the project, its path from the
+# directory of manage.py: "# myproject/urls.py", maybe with the Django versions it is for:
+# "# myproject/settings.py (Django 5.2, 6.0)"; a template's: "{# templates/base.html #}".
+FILE_LINE = re.compile(
+    r"# ((?:myproject/)?[\w/.]+\.(?:py|toml))(?: \(Django ([\d., ]+)\))?|\{# ((?:templates|myproject)/[\w/.]+\.html) #\}"
+)
 FENCE = re.compile(r"( *)```(\w*)")
 
 
@@ -90,9 +96,20 @@ def build_wheel(source, out):
     return built
 
 
+def doc_pages():
+    """The manual's pages in the order of mkdocs.yml's nav, the order a reader follows."""
+    return [DOCS / name for name in NAV_PAGE.findall((ROOT / "mkdocs.yml").read_text())]
+
+
 def readme_blocks():
-    """``[(path, django versions or None, code)]``: each README block headed by a file name."""
-    blocks, lines = [], README.read_text().splitlines()
+    """``[(path, django versions or None, code)]``: each block of the docs headed by a file
+    name, page by page in the nav's order."""
+    return [block for page in doc_pages() for block in page_blocks(page.read_text())]
+
+
+def page_blocks(text):
+    """``[(path, django versions or None, code)]``: each block of ``text`` headed by a file name."""
+    blocks, lines = [], text.splitlines()
     index = 0
     while index < len(lines):
         opening = FENCE.fullmatch(lines[index])
@@ -105,14 +122,14 @@ def readme_blocks():
         header = FILE_LINE.fullmatch(code[0]) if code else None
         if header:
             versions = header.group(2) and [version.strip() for version in header.group(2).split(",")]
-            blocks.append((header.group(1), versions, "\n".join(code[1:]) + "\n"))
+            blocks.append((header.group(1) or header.group(3), versions, "\n".join(code[1:]) + "\n"))
         index = end + 1
     return blocks
 
 
 def readme_files(django_version):
-    """``{path: text}``: what the README adds to each file of a project on ``django_version``
-    (``"5.2"``), its blocks in the README's order."""
+    """``{path: text}``: what the docs add to each file of a project on ``django_version``
+    (``"5.2"``), their blocks in the order of the pages and within each page."""
     files = {}
     for path, versions, code in readme_blocks():
         if versions is None or django_version in versions:
@@ -121,7 +138,7 @@ def readme_files(django_version):
 
 
 def start_readme_project(directory, env):
-    """``django-admin startproject myproject directory``, then every README block added at
+    """``django-admin startproject myproject directory``, then every docs block added at
     the end of its file (or as a new file), for the Django of this interpreter."""
     Path(directory).mkdir(parents=True)
     subprocess.run(

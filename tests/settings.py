@@ -1,4 +1,4 @@
-"""Test settings: the demo site's (Argon2 hashing included), with a throwaway key."""
+"""Test settings: the demo site's, with a throwaway key and a fast password hasher."""
 
 import os
 
@@ -32,3 +32,10 @@ else:
 # Links in mail lead to the test client's host, and passkeys' relying party is that host
 # (neither is ever taken from a request).
 ACCOUNTS_SITE_URL = "http://testserver"
+# Argon2 costs ~0.1 s and ~100 MB a hash, and most tests hash a password only to have an
+# account: they hash with MD5 (never for a real site), and still verify the demo's Argon2
+# and PBKDF2 hashes. A test that measures hashing (the login limits count Argon2 hashes,
+# the hash stored, its upgrade) asks for the demo's hashers with @pytest.mark.argon2
+# (tests/conftest.py); the web benchmark runs on the demo's settings.
+DEMO_PASSWORD_HASHERS = PASSWORD_HASHERS  # noqa: F405
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher", *DEMO_PASSWORD_HASHERS]

@@ -1,9 +1,11 @@
 """What each flow costs (``accounts.costs``, ``manage.py accounts_cost``): AWS's billing
-rules, each flow's requests as the code sends them on the wire, and the README's table.
+rules, each flow's requests as the code sends them on the wire, and the tables of docs/costs.md.
 
 When a flow's requests change, the flow's test here fails until ``accounts/costs.py`` says
-the same, and then the README test fails until the README's table is the command's."""
+the same, and then the docs test fails until the page's table is the command's."""
 
+import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,7 @@ from tests.mail import link_in, mails_to, path_of
 from tests.staff import run_command
 from tests.web import OTHER_PASSWORD, PASSWORD, login, signed_up_client, signup_data
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "costs.md"
 
 
 # The rules
@@ -135,13 +137,34 @@ def test_each_flows_requests_are_those_the_code_sends(proxy, settings, flow):
     assert proxy.snapshot() == flow.operations()
 
 
-# The README
+# The page
 
 
-def test_the_readme_cost_table_is_the_commands():
+def test_the_docs_cost_table_is_the_commands():
     _, out, _ = run_command("accounts_cost", "--markdown")
 
-    assert out.strip() in README.read_text(), "README's cost table differs: paste `manage.py accounts_cost --markdown`"
+    assert out.strip() in PAGE.read_text(), (
+        "docs/costs.md's cost table differs: paste `manage.py accounts_cost --markdown`"
+    )
+
+
+def test_the_docs_item_sizes_are_those_of_the_items_the_code_builds():
+    sizes = {name: costs.item_size(item) for name, item in costs.sample_items().items() if item}
+    stated = dict(re.findall(r"^\| ([a-z ]+) \| (\d+) \|$", PAGE.read_text(), re.M))
+
+    assert set(stated) == set(sizes)
+    # A session's signed data holds a random key, so its compressed size moves by a byte or two.
+    assert all(abs(int(stated[name]) - size) <= 3 for name, size in sizes.items()), (stated, sizes)
+
+
+def test_the_docs_worked_month_is_what_its_command_prints():
+    text = PAGE.read_text()
+    [command] = re.findall(r"^python manage.py (accounts_cost --markdown --daily-users .*)$", text, re.M)
+    _, out, _ = run_command(*shlex.split(command))
+
+    month = out.strip().split("\n\n")[1]
+    assert month.startswith("| line | a month |")
+    assert month in text, "docs/costs.md's month differs: paste the command's month table"
 
 
 def test_the_command_prints_sizes_flows_and_a_month(capsys):

@@ -1,4 +1,4 @@
-"""README's layout recipe, taken from the README itself, in the members site
+"""The layout recipe of docs/installation.md, taken from the page itself, in the members site
 (tests/hostproject) under the app's defaults: a host's base.html with the blocks title and
 content, including accounts/nav.html and accounts/messages.html."""
 
@@ -16,19 +16,19 @@ from tests.web import PASSWORD, signup
 
 pytestmark = pytest.mark.dynamodb_local
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "installation.md"
 
 
 def recipe_templates():
-    """``(accounts/base.html, base.html)`` exactly as README's "Your site's layout" shows them."""
-    section = README.read_text().split("#### Your site's layout", 1)[1]
+    """``(accounts/base.html, base.html)`` exactly as the page's "Your site's layout" shows them."""
+    section = PAGE.read_text().split("### Your site's layout", 1)[1]
     one_line, base = re.findall(r"```django\n(.*?)```", section, re.S)[:2]
     return one_line, base
 
 
 @pytest.fixture
 def members_in_their_layout(dynamodb_local, tmp_path):
-    """The members site, its templates first under the README's layout templates."""
+    """The members site, its templates first under the recipe's layout templates."""
     one_line, base = recipe_templates()
     (tmp_path / "accounts").mkdir()
     (tmp_path / "accounts" / "base.html").write_text(one_line)

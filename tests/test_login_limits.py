@@ -19,7 +19,8 @@ from tests.mail import link_in, mails_to, path_of
 from tests.test_ratelimit import refused
 from tests.web import OTHER_PASSWORD, PASSWORD, login, signup
 
-pytestmark = pytest.mark.dynamodb_local
+# What these tests count is Argon2 hashes: the real hasher, not the test settings' MD5.
+pytestmark = [pytest.mark.dynamodb_local, pytest.mark.argon2]
 
 NEW_PASSWORD = "Velvet-Compass-Orchard-5"
 

@@ -91,6 +91,7 @@ def test_the_signup_limit_counts_passkey_signups(ddb, passkey_signup, settings):
     assert response.status_code == 429
 
 
+@pytest.mark.argon2
 def test_an_account_without_a_password_confirms_with_its_passkey_and_may_set_one(ddb, passkey_signup):
     client = Client()
     credential, _ = sign_up_with_a_passkey(client)

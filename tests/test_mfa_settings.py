@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from django.core import checks as django_checks
 from django.test import Client
 
 from accounts.mfa import checks, passkeys
@@ -73,12 +74,30 @@ def test_without_a_site_url_the_authenticator_pages_still_work(ddb, settings):
 
 
 @pytest.mark.parametrize("url", ["http://127.0.0.1:8000", "http://[::1]:8000"])
-def test_an_ip_address_as_relying_party_is_an_error(settings, url):
+def test_an_ip_address_as_relying_party_is_a_warning_that_passkeys_are_off(settings, url):
     settings.ACCOUNTS_SITE_URL = url
 
-    (error,) = checks.check_relying_party_id(None)
+    (warning,) = checks.check_relying_party_id(None)
 
-    assert error.id == "accounts.mfa.E001"
+    assert warning.id == "accounts.mfa.W002"
+    assert warning.level == django_checks.WARNING and not warning.is_serious()
+    assert "Passkeys are off" in warning.msg
+
+
+@pytest.mark.dynamodb_local
+def test_a_site_on_an_ip_address_starts_and_offers_every_second_factor_but_passkeys(ddb, settings):
+    settings.ACCOUNTS_SITE_URL = "http://127.0.0.1:8000"
+    client = signed_up_client()
+
+    serious = [message for message in django_checks.run_checks() if message.is_serious()]
+    totp_page = client.get("/accounts/mfa/totp/")
+    passkeys_page = client.get("/accounts/mfa/passkeys/")
+    options = Client().post("/accounts/mfa/passkey/options/login/")
+
+    assert serious == []
+    assert totp_page.status_code == 200 and totp_page.context["uri"].startswith("otpauth://totp/")
+    assert passkeys_page.status_code == 200 and str(passkeys.UNAVAILABLE) in passkeys_page.content.decode()
+    assert options.status_code == 503 and options.json()["message"] == str(passkeys.UNAVAILABLE)
 
 
 def test_localhost_is_a_relying_party(settings):

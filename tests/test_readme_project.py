@@ -150,6 +150,36 @@ def test_its_tests_pass_and_a_test_forgetting_the_fixture_fails_clearly_and_writ
     assert project.shell("from accounts import store; print(store.get_by_username('forgetful'))") == "None"
 
 
+def test_its_pages_render_in_the_layout_of_the_recipe_from_its_templates_directory(project):
+    page = project.shell(
+        "from django.test import Client; "
+        "print(Client(HTTP_HOST='localhost').get('/accounts/signup/').content.decode())"
+    )
+
+    assert "<title>Sign up · My site</title>" in page
+    assert 'action="/accounts/signup/"' in page
+
+
+def production_env(dynamodb_local, **overrides):
+    """The environment the production recipe reads, on this test run's DynamoDB Local."""
+    return {
+        "DJANGO_SETTINGS_MODULE": "myproject.settings_production",
+        "DJANGO_SECRET_KEY": "a-production-key-for-this-test-only-" + "x" * 30,
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
+        "ACCOUNTS_ENDPOINT_URL": dynamodb_local.endpoint_url,
+        "ACCOUNTS_SITE_URL": "https://accounts.example.com",
+        **overrides,
+    }
+
+
+def test_check_deploy_warns_when_the_production_site_url_is_still_localhost(project, dynamodb_local):
+    env = production_env(dynamodb_local, ACCOUNTS_SITE_URL="http://localhost:8000")
+
+    status, output = project.manage("check", "--deploy", env=env)
+
+    assert sorted(re.findall(r"\((\w+\.\w+)\)", output)) == ["accounts.W003", "accounts.W020"], output
+
+
 def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -176,12 +206,7 @@ def wait_for(url, seconds=60):
 
 
 def test_gunicorn_serves_the_site_and_its_static_files_with_the_production_settings(project, dynamodb_local):
-    env = {
-        "DJANGO_SETTINGS_MODULE": "myproject.settings_production",
-        "DJANGO_SECRET_KEY": "a-production-key-for-this-test-only-" + "x" * 30,
-        "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
-        "ACCOUNTS_ENDPOINT_URL": dynamodb_local.endpoint_url,
-    }
+    env = production_env(dynamodb_local)
     status, output = project.manage("collectstatic", "--noinput", env=env)
     assert status == 0, output
     status, output = project.manage("check", "--deploy", env=env)

@@ -41,6 +41,7 @@ def test_signup_logs_in_and_redirects_to_the_profile(ddb):
     assert messages_of(profile) == ["Welcome, ada! Your account is ready."]
 
 
+@pytest.mark.argon2
 def test_signup_stores_an_argon2_hash_of_the_password(ddb):
     signup(Client(), "ada@example.com", "ada")
 

@@ -89,6 +89,7 @@ def test_delete_removes_the_account_and_frees_its_values(account):
     assert store.get_by_username("ada") is None
 
 
+@pytest.mark.argon2
 def test_argon2_is_the_default_hasher_and_pbkdf2_still_verifies():
     assert project.settings.PASSWORD_HASHERS[:2] == [
         "django.contrib.auth.hashers.Argon2PasswordHasher",
@@ -98,6 +99,7 @@ def test_argon2_is_the_default_hasher_and_pbkdf2_still_verifies():
     assert get_hasher().algorithm == "argon2"
 
 
+@pytest.mark.argon2
 def test_login_with_an_old_pbkdf2_hash_upgrades_it_to_argon2(ddb):
     account, _ = store.signup("ada@example.com", "ada", make_password(PASSWORD, hasher="pbkdf2_sha256"))
 

@@ -2,10 +2,9 @@
 
 - ``accounts.mfa.W001``: the settings name no relying party, so passkeys are unavailable
   (``ACCOUNTS_SITE_URL`` is missing, which ``accounts.E014`` reports too).
-- ``accounts.mfa.E001``: the relying-party id is an IP address, which browsers refuse.
+- ``accounts.mfa.W002``: the relying-party id is an IP address, which browsers refuse: passkeys
+  are off on that address (the site and its other second factors work).
 """
-
-import ipaddress
 
 from django.core import checks
 
@@ -27,17 +26,19 @@ def check_relying_party_configured(app_configs, **kwargs):
 
 
 @checks.register()
-def check_relying_party_id(app_configs, **kwargs):
-    """E001: a relying-party id must be a domain: browsers refuse an IP address."""
+def check_relying_party_id(app_configs: object, **kwargs: object) -> list[checks.CheckMessage]:
+    """W002: passkeys need a relying-party id that is a domain: browsers refuse an IP address.
+
+    Only passkeys need a host name, so the site still starts: the passkey pages say passkeys
+    are unavailable (:func:`~accounts.mfa.passkeys.relying_party`), and everything else works.
+    """
     rp = passkeys.configured_relying_party()
-    try:
-        ipaddress.ip_address(rp.id if rp is not None else "")
-    except ValueError:
+    if rp is None or not passkeys.is_ip_address(rp.id):
         return []
     return [
-        checks.Error(
-            f"The passkeys' relying-party id {rp.id!r} is an IP address, which browsers refuse.",
+        checks.Warning(
+            f"Passkeys are off: their relying-party id {rp.id!r} is an IP address, which browsers refuse.",
             hint="Use a host name: http://localhost:8000 in development, not http://127.0.0.1:8000.",
-            id="accounts.mfa.E001",
+            id="accounts.mfa.W002",
         )
     ]

@@ -20,6 +20,7 @@ options of each ceremony, their challenge, and checking what the browser answers
   and a credential's backup eligibility must not change; its backup state is recorded.
 """
 
+import ipaddress
 import secrets
 import time
 from dataclasses import dataclass
@@ -116,12 +117,31 @@ def configured_relying_party():
     return RelyingParty(rp_id, origins, app_settings.MFA_ISSUER or rp_id)
 
 
+def is_ip_address(host: str) -> bool:
+    """Whether ``host`` is an IPv4 or IPv6 address rather than a name."""
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def usable_relying_party() -> RelyingParty | None:
+    """The relying party passkeys can use: the configured one, or ``None`` when the settings
+    name none or an IP address (browsers refuse one: system check ``accounts.mfa.W002``)."""
+    rp = configured_relying_party()
+    return None if rp is None or is_ip_address(rp.id) else rp
+
+
 def relying_party():
     """This site's relying party; raises :class:`PasskeyRefused` (:data:`UNAVAILABLE`) when
-    the settings name none."""
-    rp = configured_relying_party()
+    passkeys have none they can use (:func:`usable_relying_party`)."""
+    rp = usable_relying_party()
     if rp is None:
-        raise PasskeyRefused(UNAVAILABLE, "no ACCOUNTS_SITE_URL, nor ACCOUNTS_WEBAUTHN_RP_ID and ACCOUNTS_WEBAUTHN_ORIGIN")
+        raise PasskeyRefused(
+            UNAVAILABLE,
+            "no ACCOUNTS_SITE_URL, nor ACCOUNTS_WEBAUTHN_RP_ID and ACCOUNTS_WEBAUTHN_ORIGIN, or an IP address as id",
+        )
     return rp
 
 

