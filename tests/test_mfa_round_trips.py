@@ -32,9 +32,10 @@ def test_a_passkey_login_is_three_requests(proxy):
     response, requests = counted(proxy, lambda: client.post("/accounts/mfa/passkey/login/", {"credential": answer}))
 
     assert response["Location"] == "/accounts/profile/"
-    # The session (its challenge) with the credential's lock; the account's partition (the
-    # account, its credential item, its sessions); the transaction.
-    assert requests == {"BatchGetItem": 1, "Query": 1, "TransactWriteItems": 1}
+    # The credential's lock (an anonymous visitor's challenge is in a signed cookie: no
+    # session to read with it); the account's partition (the account, its credential item,
+    # its sessions); the transaction.
+    assert requests == {"GetItem": 1, "Query": 1, "TransactWriteItems": 1}
 
 
 def test_a_passkey_login_without_a_user_handle_finds_the_account_by_the_lock_read_with_the_session(proxy):
