@@ -249,6 +249,9 @@ class SessionStore(SessionBase):
         self._account_sessions = None
         # Items to delete in the same request as the next save (an old key, a counter).
         self._deletes = []
+        # A new session of nobody that a rate limit of its own already paid for (a half-login
+        # after a checked password): not counted again as an anonymous session.
+        self._limited_elsewhere = False
         # (key, data) as last saved by this request: saving them again sends nothing.
         self._saved = None
         # (account id, its live session items, its slots) as a login read them (counting_sessions).
@@ -265,6 +268,13 @@ class SessionStore(SessionBase):
 
     # Reading
 
+
+    def limited_elsewhere(self) -> None:
+        """Say that this new session of nobody follows a request a rate limit of its own
+        already counted (the password of a login staged for its second step, under
+        ``login_failed``): it is not counted again against ``ACCOUNTS_ANONYMOUS_SESSION_LIMIT``,
+        so the login costs what it did."""
+        self._limited_elsewhere = True
     def want_all_sessions(self):
         """Load the account's other sessions with this one (one ``Query`` instead of one
         ``BatchGetItem``). Call it before anything touches the session or ``request.user``."""
@@ -591,11 +601,13 @@ class SessionStore(SessionBase):
 
 def starts_anonymous_session(request: HttpRequest) -> bool:
     """Whether saving the request's session would write a new session of nobody: modified,
-    not empty, with no item yet and no logged-in user (see
+    not empty, with no item yet and no logged-in user, and not paid for by a limit of its own
+    (:meth:`SessionStore.limited_elsewhere`; see
     :func:`accounts.ratelimit.consume_anonymous_session`)."""
     session = getattr(request, "session", None)
     return (
         isinstance(session, SessionStore)
+        and not session._limited_elsewhere
         and session.modified
         and session.session_key is None
         and not session.is_empty()

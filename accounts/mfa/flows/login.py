@@ -82,8 +82,12 @@ def stage(request, user, redirect_to):
     sessions the login will end (beyond ``ACCOUNTS_MAX_SESSIONS``, as counted by the
     password step's read of the account), and the stamp of the password it was staged with
     (:func:`staged_for`). Nothing logs in yet."""
-    ends = request.session.beyond_limit_at_login(user.pk) if _counts_sessions(request) else []
-    slot = request.session.slot_at_login(user.pk) if _counts_sessions(request) else None
+    ends, slot = [], None
+    if _counts_sessions(request):
+        # The password was counted by login_failed: the half-login's session is paid for.
+        request.session.limited_elsewhere()
+        ends = request.session.beyond_limit_at_login(user.pk)
+        slot = request.session.slot_at_login(user.pk)
     request.session[STAGE_SESSION_KEY] = {
         "id": user.pk,
         "expires": int(time.time()) + STAGE_SECONDS,
