@@ -406,11 +406,13 @@ class Guess:
       read stop a lucky right one too; :meth:`refused` is then its answer.
 
     A right guess counts nothing and forgets nothing: the wrong guesses' counts stand.
+    ``counters`` replaces the rules of ``action`` for ``key``/``user``:
+    :func:`accounts.devices.second_step_guess` chooses a second step's.
     """
 
-    def __init__(self, request, action, *, key=None, user=None):
+    def __init__(self, request, action, *, key=None, user=None, counters=None):
         self.action = action
-        self.counters = counters_for(request, action, key=key, user=user)
+        self.counters = counters_for(request, action, key=key, user=user) if counters is None else counters
         self._read_at = None
 
     @property

@@ -3,9 +3,10 @@
 After the password, an account with an authenticator app or a passkey is not logged in: its
 id is *staged* in the (anonymous, server-side) session for :data:`STAGE_SECONDS`, and the
 second step asks for a TOTP code, a recovery code or a passkey. No logged-in session exists
-before the second factor. Wrong codes count against ``mfa_attempt`` (per account), whose
-counters are read with the account in one request; a right code's sign-in checks them in
-its transaction.
+before the second factor. Wrong codes count against ``mfa_attempt`` (per account, or per
+browser from a browser the account logged in from: :func:`accounts.devices.second_step_guess`),
+whose counters are read with the account in one request; a right code's sign-in checks them
+in its transaction.
 
 Every successful second step, and every passkey login, ends in :func:`sign_in`: ONE
 transaction writes the new session, deletes the session that held the half-login or the
@@ -23,7 +24,7 @@ import time
 from django.contrib.auth import login
 from django.contrib.auth.models import AnonymousUser
 
-from ... import dynamo, ratelimit, sessions
+from ... import devices, dynamo, sessions
 from ...backends import AccountBackend, may_log_in
 from ...exceptions import Busy, OverLimit, StaleItem, Unavailable
 from ...models import User
@@ -139,7 +140,7 @@ def authenticate_with_code(request, code):
     found = staged(request)
     if found is None:
         return EXPIRED, None
-    guess = ratelimit.Guess(request, RATE_LIMIT_ACTION, key=found["id"])
+    guess = devices.second_step_guess(request, found["id"])
     account, counters = store.read_account(found["id"], *guess.keys)
     guess.take(counters)
     if not can_log_in(account):
