@@ -9,8 +9,11 @@ locks its values map to are read, and for each lock of the page its owner: one c
 - :func:`check_lock`: a lock must name a live owner that holds its value (I3);
 - :func:`check_item_values`: a value that cannot become a lock key is ``invalid``;
 - a lock of a namespace no audited model declares is ``undeclared``;
-- an item or lock read with an attribute of the wrong type is ``malformed``, and an item
-  that holds its locks without recording their keys is ``unrecorded``.
+- an item or lock read with an attribute of the wrong type is ``malformed`` (an item's, in
+  the namespace of the constraint the attribute is a value of), and an item that holds its
+  locks without recording their keys is ``unrecorded``;
+- second factors: :func:`.factors.check_factors` (the account's factors against the
+  partition's credential items and TOTP records and the credential locks).
 
 A lock naming another item is resolved with a second read of that item (rare: only damage
 needs it). Each check yields a finding of what this page saw; :class:`.findings.Findings`
@@ -26,6 +29,7 @@ from ..exceptions import InvalidUniqueValue
 from ..tables import TOMBSTONE_ATTRIBUTE, TTL_ATTRIBUTE, is_gone, malformed_attributes, raw_expires
 from ..transactions import LOCK_KEYS
 from ..uniqueness import LOCK_PREFIX, LOCK_SORT_KEY, constraints_of
+from . import factors
 from .findings import (
     INVALID,
     MALFORMED,
@@ -80,6 +84,8 @@ class Scope:
             guarded = {name for constraint in self.constraints[model] for name in constraint.guarded_attributes}
             self._values[model] = [(name, declared[name]) for name in sorted(guarded)]
             names.update(declared[name].attr_name for name in guarded)
+        if factors.WEBAUTHN in self._by_namespace:
+            names.update(factors.SCANNED_ATTRIBUTES)
         self.attributes = sorted(names)
 
     def model_of(self, pk):
@@ -240,6 +246,10 @@ def check_lock(model, constraint, key, lock_owner, owner_item, now):
     holders = (owner,) if owner_item is not None and holds(owner_item, model, constraint, key) else ()
     if holders and owner == lock_owner:
         return None
+    if owner == lock_owner and owner_item is not None and owner_item.model is model and unreadable(owner_item, constraint):
+        # The owner's values of this constraint are damaged: its own finding says so, and
+        # its repair rebuilds them; releasing the lock now would lose the value for good.
+        return None
     items = {owner: owner_item.instance()} if owner_item is not None else {}
     finding = _examine(constraint, key, True, lock_owner, holders, items, model, now)
     return replace(finding, items=items)
@@ -253,22 +263,38 @@ def records(item, constraint, key):
     return records_lock(item.model, constraint, recorded.get("S"), key)
 
 
+def unreadable(item, constraint):
+    """Whether ``item`` (an :class:`ItemRead`) was read with a value of ``constraint`` of the
+    wrong type."""
+    return any(name in item.malformed for name in constraint.fields)
+
+
 def check_item(pk, item, constraints):
-    """The ``malformed`` finding of an item read with attributes of the wrong type, or ``None``."""
-    if not item.malformed or not constraints:
-        return None
-    malformed = tuple(sorted(item.malformed))
-    return Finding(
-        MALFORMED,
-        constraints[0],
-        pk,
-        True,
-        holders=(pk,),
-        model=item.model,
-        malformed=malformed,
-        stored=item.malformed,
-        items={pk: item.instance()},
-    )
+    """The ``malformed`` findings of an item read with attributes of the wrong type: one per
+    namespace, each attribute in that of the constraint it is a value of (the others, such
+    as ``expires``, in the first constraint's). A second factor's attribute is left to
+    :mod:`.factors`, which reports it ``damaged`` (no repair writes it again as read)."""
+    stored = {name: value for name, value in item.malformed.items() if name not in factors.UNREBUILDABLE}
+    if not stored or not constraints:
+        return []
+    groups = {}
+    for name in sorted(stored):
+        constraint = next((each for each in constraints if name in each.fields), constraints[0])
+        groups.setdefault(constraint.namespace, (constraint, {}))[1][name] = stored[name]
+    return [
+        Finding(
+            MALFORMED,
+            constraint,
+            pk,
+            True,
+            holders=(pk,),
+            model=item.model,
+            malformed=tuple(sorted(names)),
+            stored=names,
+            items={pk: item.instance()},
+        )
+        for constraint, names in groups.values()
+    ]
 
 
 def check_page(raw_items, scope, read, now):
@@ -302,9 +328,7 @@ def check_page(raw_items, scope, read, now):
     for pk, item in items.items():
         values, invalid = check_item_values(pk, item, scope.constraints[item.model])
         findings.extend(invalid)
-        damaged = check_item(pk, item, scope.constraints[item.model])
-        if damaged is not None:
-            findings.append(damaged)
+        findings.extend(check_item(pk, item, scope.constraints[item.model]))
         held.extend((item.model, constraint, key, pk, item) for constraint, key in values)
 
     # First read: the lock of every value held here, the owner of every lock read here.
@@ -344,7 +368,20 @@ def check_page(raw_items, scope, read, now):
             findings.append(finding)
     for namespace, (count, example) in undeclared.items():
         findings.append(Finding(UNDECLARED, UndeclaredNamespace(namespace), key=example, lock_exists=True, count=count))
+    findings.extend(_factor_findings(raw_items, scope, items, read, now))
     return findings, counts
+
+
+def _factor_findings(raw_items, scope, items, read, now):
+    """The second factors' findings of the page (:func:`.factors.check_factors`), when an
+    audited model declares the passkeys' namespace."""
+    declared = scope.constraint_of(factors.WEBAUTHN)
+    if declared is None:
+        return []
+    model, constraint = declared
+    accounts = {pk: item.raw for pk, item in items.items() if item.model is model}
+    found = factors.check_factors(raw_items, accounts, constraint, read, now)
+    return [replace(finding, model=model) for finding in found]
 
 
 class _Items:
