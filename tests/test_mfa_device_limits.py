@@ -6,8 +6,8 @@ and the owner's browser still signs in with the right code or a recovery code.""
 import pytest
 
 from tests.mfa import enable_totp, password_login, second_step
-from tests.test_mfa_limits import half_logged_in, next_code_of, wrong_code_of
 from tests.test_login_limits import from_address
+from tests.test_mfa_limits import half_logged_in, next_code_of, wrong_code_of
 from tests.test_ratelimit import refused
 from tests.web import signed_up_client
 

@@ -89,7 +89,9 @@ def test_a_passkey_answer_with_a_stale_counter_is_refused_at_the_second_step(ddb
     browser = Client()
     password_login(browser)
     answer = authenticator.get(credential, options(browser, "second_factor"), ORIGIN, counter=5)
-    assert browser.post("/accounts/mfa/authenticate/passkey/", {"credential": answer})["Location"] == "/accounts/profile/"
+    assert (
+        browser.post("/accounts/mfa/authenticate/passkey/", {"credential": answer})["Location"] == "/accounts/profile/"
+    )
     again = Client()
     password_login(again)
 

@@ -246,7 +246,8 @@ def check_lock(model, constraint, key, lock_owner, owner_item, now):
     holders = (owner,) if owner_item is not None and holds(owner_item, model, constraint, key) else ()
     if holders and owner == lock_owner:
         return None
-    if owner == lock_owner and owner_item is not None and owner_item.model is model and unreadable(owner_item, constraint):
+    damaged_owner = owner_item is not None and owner_item.model is model and unreadable(owner_item, constraint)
+    if owner == lock_owner and damaged_owner:
         # The owner's values of this constraint are damaged: its own finding says so, and
         # its repair rebuilds them; releasing the lock now would lose the value for good.
         return None

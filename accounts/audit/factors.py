@@ -63,7 +63,9 @@ def wrongly_typed(raw, types):
     """``{attribute: raw value}`` of the attributes of ``raw`` present with another type
     than ``types`` names (a null counts as absent)."""
     return {
-        name: raw[name] for name, kind in types.items() if name in raw and "NULL" not in raw[name] and kind not in raw[name]
+        name: raw[name]
+        for name, kind in types.items()
+        if name in raw and "NULL" not in raw[name] and kind not in raw[name]
     }
 
 
@@ -183,9 +185,14 @@ def check_factors(raw_items, accounts, passkeys_constraint, read, now):
         # A credential item of another page's account is judged on this page only when
         # this page holds the item; the listed ids of an account only on its own page.
         owned = {sk: raw for (item_pk, sk), raw in have.items() if item_pk == pk and sk.startswith(PASSKEY_SORT_PREFIX)}
-        judged = dict(owned) if pk in accounts else {sk: raw for (item_pk, sk), raw in credentials.items() if item_pk == pk}
+        judged = (
+            dict(owned) if pk in accounts else {sk: raw for (item_pk, sk), raw in credentials.items() if item_pk == pk}
+        )
         ids = listed_ids(account) | {raw_text(raw.get("credential_id")) for raw in owned.values()} - {None}
-        locks = {credential_id: have.get((passkeys_constraint.key_for(credential_id), LOCK_SORT_KEY)) for credential_id in ids}
+        locks = {
+            credential_id: have.get((passkeys_constraint.key_for(credential_id), LOCK_SORT_KEY))
+            for credential_id in ids
+        }
         listing = account if pk in accounts else _listing_only(account, judged)
         findings.extend(credential_findings(pk, listing, judged, locks, passkeys_constraint, now))
     return findings
@@ -213,4 +220,3 @@ def rebuilt_passkeys(pk, credential_items, locks):
         if credential_id is not None and lock_names(locks.get(credential_id), pk):
             rebuilt.add(credential_id)
     return rebuilt
-
