@@ -302,8 +302,10 @@ def check_page(raw_items, scope, read, now):
     """Every finding on one Scan page, and its :class:`PageCounts`.
 
     ``read(keys)`` returns the live raw items at ``keys`` (consistent reads); it is called
-    at most twice: the locks the page's items hold and the owners of its locks, then the
-    owners of locks found naming another item.
+    at most three times: the locks the page's items hold and the owners of its locks, then
+    the owners of locks found naming another item, then what the second factors' rules
+    need (:func:`.factors.check_factors`: only for accounts with passkeys and credential
+    items).
     """
     counts = PageCounts(scanned=len(raw_items))
     items, locks, undeclared, findings = {}, {}, {}, []
