@@ -29,7 +29,7 @@ from ..exceptions import InvalidUniqueValue
 from ..tables import TOMBSTONE_ATTRIBUTE, TTL_ATTRIBUTE, is_gone, malformed_attributes, raw_expires
 from ..transactions import LOCK_KEYS
 from ..uniqueness import LOCK_PREFIX, LOCK_SORT_KEY, constraints_of
-from . import factors
+from .factors import SCANNED_ATTRIBUTES, UNREBUILDABLE, WEBAUTHN, check_factors
 from .findings import (
     INVALID,
     MALFORMED,
@@ -84,8 +84,8 @@ class Scope:
             guarded = {name for constraint in self.constraints[model] for name in constraint.guarded_attributes}
             self._values[model] = [(name, declared[name]) for name in sorted(guarded)]
             names.update(declared[name].attr_name for name in guarded)
-        if factors.WEBAUTHN in self._by_namespace:
-            names.update(factors.SCANNED_ATTRIBUTES)
+        if WEBAUTHN in self._by_namespace:
+            names.update(SCANNED_ATTRIBUTES)
         self.attributes = sorted(names)
 
     def model_of(self, pk):
@@ -275,7 +275,7 @@ def check_item(pk, item, constraints):
     namespace, each attribute in that of the constraint it is a value of (the others, such
     as ``expires``, in the first constraint's). A second factor's attribute is left to
     :mod:`.factors`, which reports it ``damaged`` (no repair writes it again as read)."""
-    stored = {name: value for name, value in item.malformed.items() if name not in factors.UNREBUILDABLE}
+    stored = {name: value for name, value in item.malformed.items() if name not in UNREBUILDABLE}
     if not stored or not constraints:
         return []
     groups = {}
@@ -378,12 +378,12 @@ def check_page(raw_items, scope, read, now):
 def _factor_findings(raw_items, scope, items, read, now):
     """The second factors' findings of the page (:func:`.factors.check_factors`), when an
     audited model declares the passkeys' namespace."""
-    declared = scope.constraint_of(factors.WEBAUTHN)
+    declared = scope.constraint_of(WEBAUTHN)
     if declared is None:
         return []
     model, constraint = declared
     accounts = {pk: item.raw for pk, item in items.items() if item.model is model}
-    found = factors.check_factors(raw_items, accounts, constraint, read, now)
+    found = check_factors(raw_items, accounts, constraint, read, now)
     return [replace(finding, model=model) for finding in found]
 
 

@@ -18,7 +18,7 @@ from .. import dynamo, lookups, transactions
 from ..exceptions import InvalidUniqueValue, StaleItem, UniquenessError
 from ..tables import PASSKEY_SORT_PREFIX, account_pk, get_account_model, is_gone, malformed_attributes, raw_text
 from ..uniqueness import LOCK_SORT_KEY, constraints_of
-from . import factors
+from .factors import WEBAUTHN, rebuilt_passkeys
 from .findings import (
     MALFORMED,
     MISSING,
@@ -116,11 +116,11 @@ def _rebuilt_passkeys(account):
     consistent ``Query`` of its partition and one ``BatchGetItem`` of the locks)."""
     credentials = [raw for raw in dynamo.query_partition(account.PK, PASSKEY_SORT_PREFIX) if not is_gone(raw)]
     ids = {raw_text(raw.get("credential_id")) for raw in credentials} - {None}
-    constraint = constraint_for_namespace(factors.WEBAUTHN, type(account))
+    constraint = constraint_for_namespace(WEBAUTHN, type(account))
     by_key = {constraint.key_for(credential_id): credential_id for credential_id in ids}
     found = dynamo.batch_get([dynamo.key(key, LOCK_SORT_KEY) for key in sorted(by_key)]) if by_key else []
     locks = {by_key[raw["PK"]["S"]]: raw for raw in found if raw["PK"]["S"] in by_key and not is_gone(raw)}
-    return factors.rebuilt_passkeys(account.PK, credentials, locks)
+    return rebuilt_passkeys(account.PK, credentials, locks)
 
 
 def action_of(finding):

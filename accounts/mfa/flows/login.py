@@ -40,8 +40,11 @@ RATE_LIMIT_ACTION = "mfa_attempt"
 
 # How a second step ended.
 SIGNED_IN, WRONG_CODE, ALREADY_USED, EXPIRED = "signed_in", "wrong_code", "already_used", "expired"
-# A right code spent already, seen so in the account as read: nothing sent, the half-login stays.
+# A right recovery code spent already, seen so in the account as read: nothing sent, the
+# half-login stays.
 USED_CODE = "used_code"
+# What the judging of a code returns for the time step its enrolment spent.
+STEP_SPENT = object()
 
 
 def can_log_in(account):
@@ -122,10 +125,10 @@ def authenticate_with_code(request, code):
     """The second step with a TOTP code or a recovery code; returns ``(outcome, user)``.
 
     ``signed_in``; ``wrong_code`` (counted against ``mfa_attempt``); ``used_code`` (a right
-    code that the account as read shows spent: a used recovery code, the enrolment's step;
-    not counted, the half-login stays); ``already_used`` (the code, or this half-login, was
-    used meanwhile, or is being used by another request at this very moment: nothing
-    written, not counted, log in again); ``expired``.
+    recovery code that the account as read shows used: not counted, the half-login stays);
+    ``already_used`` (the code, or this half-login, was used meanwhile, or is being used by
+    another request at this very moment, or the code is the one that turned the app on:
+    nothing written, not counted, log in again); ``expired``.
 
     Raises :class:`~accounts.ratelimit.RateLimited` past the limit, for a wrong code and a
     right one alike: wrong codes are counted by guarded writes, and a right code signs in
@@ -147,6 +150,9 @@ def authenticate_with_code(request, code):
         return EXPIRED, None
     guess.check()
     spends, used_recovery_code = _spends_for_code(account, totp.normalize(code))
+    if spends is STEP_SPENT:
+        # The enrolment's own code: spent, as a step spent by a sign-in is (log in again).
+        return ALREADY_USED, None
     if spends is None:
         # A right code that is spent already (it lost a race, or is typed again): not a
         # guess, so not counted, and told as such.
@@ -181,14 +187,14 @@ def _keep_half_login(request, session_key):
 
 def _spends_for_code(account, code):
     """``(spends, is a recovery code)`` for a typed code: ``([], False)`` when it is wrong,
-    ``(None, ...)`` when it is right but spent already (the enrolment's step, a used
-    recovery code)."""
+    ``(STEP_SPENT, False)`` for the step the enrolment spent, ``(None, True)`` for a used
+    recovery code."""
     if account.totp_secret and totp.looks_like_a_code(code):
         step = totp.matching_step(account.totp_secret, code)
         if step is None:
             return [], False
         if store.step_spent_at_enrolment(account, step):
-            return None, False
+            return STEP_SPENT, False
         return [store.totp_spend(account.id, step)], False
     typed = recovery_codes.normalize(code)
     if store.holds_recovery_code(account, typed):
