@@ -14,7 +14,9 @@ nonce of that browser's own. A login attempt, counted before its password is che
   id; for a name nobody holds, by its lock key) and the client address (the ``ip`` rules).
 
 So guesses from elsewhere lock out only the browsers without the cookie: the owner's usual
-browser logs in at once, and its own wrong passwords lock only itself. The account's
+browser logs in at once, and its own wrong passwords lock only itself. The second step of
+a login counts its codes (``mfa_attempt``, :func:`second_step_guess`) the same way: someone
+who knows the password cannot lock the owner's browser out of its code or a recovery code. The account's
 counters live in its partition; a completed password reset deletes them
 (:func:`accounts.ratelimit.forget_account`).
 """
@@ -33,6 +35,7 @@ SALT = "accounts.devices"
 # A shared computer: the most recent accounts logged in from it stay trusted.
 MAX_ACCOUNTS = 10
 ACTION = "login_failed"
+SECOND_STEP_ACTION = "mfa_attempt"
 
 
 def trusted_accounts(request):
@@ -100,3 +103,21 @@ def login_attempt(request, login, account):
     counters += [ratelimit.Counter(ACTION, rule, address) for rule in rules if rule.per == "ip" and address]
     return ratelimit.Attempt(request, ACTION, counters=counters)
 
+
+
+def second_step_guess(request, account_id):
+    """The :class:`~accounts.ratelimit.Guess` of a code at the second step of a login of
+    ``account_id``: from a browser whose cookie names the account, on that browser's own
+    counters (the ``key`` rules of ``mfa_attempt``; the ``ip`` rules do not apply), else on
+    the account's and the address's, as for a password (:func:`login_attempt`).
+
+    Unlike the password's, a browser's counters live outside the account's partition, with
+    the account's: a password reset, which whoever holds the mailbox can complete, does not
+    clear them (each reset would buy more guesses at the code)."""
+    nonce = trusted_accounts(request).get(account_id)
+    if nonce is None:
+        return ratelimit.Guess(request, SECOND_STEP_ACTION, key=account_id)
+    rules = ratelimit.limits().get(SECOND_STEP_ACTION, ())
+    value = f"{account_id}#device#{nonce}"
+    counters = [ratelimit.Counter(SECOND_STEP_ACTION, rule, value) for rule in rules if rule.per == "key"]
+    return ratelimit.Guess(request, SECOND_STEP_ACTION, counters=counters)

@@ -449,11 +449,14 @@ class Guess:
       read stop a lucky right one too; :meth:`refused` is then its answer.
 
     A right guess counts nothing and forgets nothing: the wrong guesses' counts stand.
+    ``counters`` replaces the rules of ``action`` for ``key``/``user``:
+    :func:`accounts.devices.second_step_guess` chooses a second step's.
     """
 
     def __init__(self, request, action, *, key=None, user=None, counters=None):
         self.action = action
-        # ``counters``: the guess's own (a login code's tries beside the login's limits).
+        # ``counters``: the guess's own (a login code's tries beside the login's limits; a
+        # browser's own at the second step).
         self.counters = counters if counters is not None else counters_for(request, action, key=key, user=user)
         self._read_at = None
 

@@ -298,12 +298,16 @@ class Account(TableModel):
     pending_email = UnicodeAttribute(null=True)
     pending_nonce = UnicodeAttribute(null=True)
     # Second factors (accounts.mfa). The credential ids of its passkeys (each locked under
-    # UNIQ#WEBAUTHN#<id>; the credential items hold the rest), its TOTP secret, and the
-    # digests of its unused recovery codes.
+    # UNIQ#WEBAUTHN#<id>; the credential items hold the rest), its TOTP secret and the time
+    # step whose code turned it on (spent by that write: no item of its own, so an enrolment
+    # racing a deletion leaves nothing behind), and the digests of its unused recovery codes
+    # and of those used since they were generated (so a used one is told apart from a wrong one).
     passkeys = UnicodeSetAttribute(null=True)
     totp_secret = UnicodeAttribute(null=True)
     totp_created = UTCDateTimeAttribute(null=True)
+    totp_step = NumberAttribute(null=True)
     recovery_codes = UnicodeSetAttribute(null=True)
+    used_recovery_codes = UnicodeSetAttribute(null=True)
     # The OpenID Connect identities it signs in with (accounts.providers), each the pair
     # (issuer, subject) joined as identity_element() spells it, locked under
     # UNIQ#OIDC#<issuer>#<subject>.

@@ -13,7 +13,7 @@ from accounts.mfa import store as mfa_store
 from tests import authenticator
 from tests.mail import mails_to
 from tests.mfa import ORIGIN, add_passkey, options, passkey_login
-from tests.seeding import read_lock
+from tests.seeding import overwrite, read_lock
 from tests.web import messages_of, signed_up_client
 
 pytestmark = pytest.mark.dynamodb_local
@@ -81,6 +81,13 @@ def test_a_user_handle_naming_another_account_gets_nobody_in(ddb):
     credential, _ = add_passkey(signed_up_client())
     signed_up_client("grace@example.com", "grace")
     credential.user_handle = account_of("grace").id.encode()
+    # Grace claims the credential in her own partition too (listed, with a copy of its item,
+    # written behind the engine): the lock, which names ada, is all that refuses her.
+    grace = account_of("grace")
+    (item,) = mfa_store.passkeys_of(account_of())
+    item.PK = grace.PK
+    item.save()
+    overwrite(grace, passkeys={credential.b64_id})
 
     visitor = Client()
     response = passkey_login(visitor, credential)

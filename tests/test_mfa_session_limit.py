@@ -1,8 +1,10 @@
-"""ACCOUNTS_MAX_SESSIONS holds for every way in: the second step of a login and a login with
-a passkey alone end the account's least recently seen sessions beyond the limit in their one
-transaction, as a password login's write does, without a request more (the second step's
-count comes from the password step's read; a passkey login's from its read of the account's
-partition)."""
+"""ACCOUNTS_MAX_SESSIONS at each way in through a second factor, one login at a time: the
+second step of a login and a login with a passkey alone end the account's least recently
+seen sessions beyond the limit that they counted, in their one transaction, as a password
+login's write does, without a request more (the second step's count comes from the password
+step's read; a passkey login's from its read of the account's partition). Concurrent logins
+each end the excess they read, so together they may leave more: these tests do not show a
+bound under concurrency."""
 
 import time
 

@@ -1,13 +1,15 @@
 """Each single-use write of a sign-in refuses its second use, on DynamoDB Local, whatever
 the order in which requests read: the half-login (or passkey challenge) session, a TOTP
-time step, a recovery code, a passkey's counter. Each test fails without its condition."""
+time step, a recovery code, a passkey's counter. Each test fails without its condition
+(the half-login's ``expires >= :now``, the step's ``attribute_not_exists``, the code's
+``contains``, the counter's ``sign_count = read``)."""
 
 import pytest
 from django.contrib.auth import SESSION_KEY
 
 from accounts import sessions, store
 from accounts.exceptions import StaleItem
-from accounts.mfa import recovery_codes, totp
+from accounts.mfa import passkeys, recovery_codes, totp
 from accounts.mfa import store as mfa_store
 
 pytestmark = pytest.mark.dynamodb_local
@@ -78,4 +80,19 @@ def test_a_failed_sign_in_writes_no_session_and_keeps_the_half_login(ada):
         sign_in(logging_in(ada, staged), staged, [mfa_store.totp_spend(ada.id, totp.current_step())])
 
     assert sessions.SessionStore(staged).load()["accounts_mfa_stage"] == {"id": ada.id}
+    assert len(sessions.list_sessions(ada.id)) == 1
+
+
+def test_a_passkey_counter_is_stored_once_even_by_a_request_that_read_it_unchanged(ada):
+    credential = passkeys.NewCredential("cred1", b"key", 3, False, False, [], "0" * 32)
+    mfa_store.add_passkey(store.get_account(ada.id), credential, "Laptop")
+    _, read = mfa_store.read_for_passkey(ada.id, "cred1")
+    first, second = staged_session(ada), staged_session(ada)
+    sign_in(logging_in(ada, first), first, [mfa_store.passkey_spend(read, {"sign_count": 4})])
+
+    # Another half-login, its own session unspent, sending the same answer (counter 4 over 3 as read).
+    with pytest.raises(StaleItem):
+        sign_in(logging_in(ada, second), second, [mfa_store.passkey_spend(read, {"sign_count": 4})])
+
+    assert mfa_store.read_for_passkey(ada.id, "cred1")[1].sign_count == 4
     assert len(sessions.list_sessions(ada.id)) == 1

@@ -27,7 +27,9 @@ A finding is one of, by the invariant it breaks:
   keys to release instead of reading them; ``accounts_backfill`` records them;
 - ``invalid``: an item's value cannot become a lock key (empty or too long);
 - ``undeclared``: locks in a namespace no audited model declares, so nothing can check
-  them (one finding per namespace, with how many locks it holds).
+  them (one finding per namespace, with how many locks it holds);
+- ``damaged``, ``no_credential``, ``stray_credential``: second factors out of step with
+  their items and locks, for a person to look at (see :mod:`.factors`).
 
 The audit reads the table page by page, so one value's holders may show up on different
 pages: :class:`Findings` merges what each page saw of a lock key into one finding.
@@ -47,7 +49,23 @@ from ..transactions import LOCK_KEYS, recorded_keys
 ORPHANED, MISSING, WRONG_OWNER, DUPLICATE, INVALID = "orphaned", "missing", "wrong_owner", "duplicate", "invalid"
 TRANSIENT, MALFORMED, UNRECORDED = "transient", "malformed", "unrecorded"
 UNDECLARED = "undeclared"
-KINDS = (ORPHANED, MISSING, WRONG_OWNER, DUPLICATE, TRANSIENT, MALFORMED, UNRECORDED, INVALID, UNDECLARED)
+DAMAGED, NO_CREDENTIAL, STRAY_CREDENTIAL = "damaged", "no_credential", "stray_credential"
+KINDS = (
+    ORPHANED,
+    MISSING,
+    WRONG_OWNER,
+    DUPLICATE,
+    TRANSIENT,
+    MALFORMED,
+    UNRECORDED,
+    INVALID,
+    UNDECLARED,
+    DAMAGED,
+    NO_CREDENTIAL,
+    STRAY_CREDENTIAL,
+)
+# Second factors' findings: one item each, merged with nothing else (see merge_key).
+FACTOR_KINDS = (DAMAGED, NO_CREDENTIAL, STRAY_CREDENTIAL)
 REPAIRABLE = frozenset({ORPHANED, MISSING, WRONG_OWNER, MALFORMED, UNRECORDED})
 # The invariant each kind of finding breaks (see the module docstring); ``invalid`` breaks
 # none: such a value holds no lock, and the engine refuses to write one.
@@ -234,6 +252,18 @@ def _describe_templates(finding):
             "%(count)d lock(s) in namespace %(namespace)s (such as %(key)s), which no audited model declares, "
             "so nothing checks them: add the model that declares it to ACCOUNTS_UNIQUE_MODELS."
         ),
+        DAMAGED: _(
+            "%(key)s: the %(attributes)s of a second factor (%(namespace)s) is stored with the wrong type. "
+            "No repair can rebuild it: have the owner of %(holder)s set that factor up again."
+        ),
+        NO_CREDENTIAL: _(
+            "Account %(holder)s lists this passkey and holds its lock, but its credential item is gone: "
+            "the passkey cannot be used. Have the owner register it again."
+        ),
+        STRAY_CREDENTIAL: _(
+            "The credential item %(key)s is not listed by account %(holder)s and no lock names that account "
+            "for it: it was left behind."
+        ),
     }
 
 
@@ -351,8 +381,8 @@ def merge_key(finding):
     """What two findings must share to be about one thing: the lock key; for an invalid
     value, its item and namespace; for a finding on an item, its kind and item; for an
     undeclared namespace, the namespace."""
-    if finding.on_item:
-        return (finding.kind, finding.key)
+    if finding.on_item or finding.kind in FACTOR_KINDS:
+        return (finding.kind, finding.namespace, finding.key)
     if finding.kind == INVALID:
         return (INVALID, finding.namespace, finding.holders)
     if finding.kind == UNDECLARED:
@@ -363,7 +393,7 @@ def merge_key(finding):
 def merged(first, second):
     """One finding from two of one :func:`merge_key`, or ``None`` when together they say
     the lock is as it should be: the holders of both, the lock as either saw it."""
-    if first.kind == INVALID or first.on_item:
+    if first.kind == INVALID or first.on_item or first.kind in FACTOR_KINDS:
         return first
     if first.kind == UNDECLARED:
         return replace(first, count=first.count + second.count)

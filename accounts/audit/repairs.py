@@ -6,17 +6,19 @@ be as read and every account involved must still hold what was read, so a repair
 clobbers a concurrent legitimate change. When anything moved, DynamoDB cancels the repair
 and it is reported as ``changed``. A damaged lock is written again for its one holder (or
 released when nobody holds its value), compared with its damaged values as stored; a
-damaged item's values are written again as they are read.
+damaged item's values are written again as they are read, but a damaged ``passkeys``,
+rebuilt from the partition's credential items and their locks (:mod:`.factors`).
 """
 
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from .. import lookups, transactions
+from .. import dynamo, lookups, transactions
 from ..exceptions import InvalidUniqueValue, StaleItem, UniquenessError
-from ..tables import account_pk, get_account_model, malformed_attributes
-from ..uniqueness import constraints_of
+from ..tables import PASSKEY_SORT_PREFIX, account_pk, get_account_model, is_gone, malformed_attributes, raw_text
+from ..uniqueness import LOCK_SORT_KEY, constraints_of
+from .factors import WEBAUTHN, rebuilt_passkeys
 from .findings import (
     MALFORMED,
     MISSING,
@@ -92,7 +94,12 @@ def plan_repair(finding, accounts, model_class=None):
         return transactions.plan_record_locks(accounts[finding.holder], finding.stored)
     if finding.kind == MALFORMED and finding.on_item:
         item = accounts[finding.holder]
-        return transactions.plan_rewrite(item, malformed_attributes(item))
+        names = set(finding.malformed) or set(malformed_attributes(item))
+        if "passkeys" in names:
+            # Never written absent (that would lose the registrations and their locks):
+            # rebuilt from the partition's credential items whose lock names the account.
+            item.passkeys = _rebuilt_passkeys(item) or None
+        return transactions.plan_rewrite(item, names)
     if finding.kind == MALFORMED:
         # The lock as stored: its owner of the wrong type is compared raw, as read.
         owner = finding.stored.get("owner", finding.owner)
@@ -102,6 +109,18 @@ def plan_repair(finding, accounts, model_class=None):
             )
         return transactions.plan_release_lock(model, constraint, finding.key, owner, owner_item)
     raise ValueError(f"A {finding.kind} finding has no automatic repair.")
+
+
+def _rebuilt_passkeys(account):
+    """The credential ids of ``account``'s credential items whose lock names it (one
+    consistent ``Query`` of its partition and one ``BatchGetItem`` of the locks)."""
+    credentials = [raw for raw in dynamo.query_partition(account.PK, PASSKEY_SORT_PREFIX) if not is_gone(raw)]
+    ids = {raw_text(raw.get("credential_id")) for raw in credentials} - {None}
+    constraint = constraint_for_namespace(WEBAUTHN, type(account))
+    by_key = {constraint.key_for(credential_id): credential_id for credential_id in ids}
+    found = dynamo.batch_get([dynamo.key(key, LOCK_SORT_KEY) for key in sorted(by_key)]) if by_key else []
+    locks = {by_key[raw["PK"]["S"]]: raw for raw in found if raw["PK"]["S"] in by_key and not is_gone(raw)}
+    return rebuilt_passkeys(account.PK, credentials, locks)
 
 
 def action_of(finding):

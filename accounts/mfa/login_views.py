@@ -81,8 +81,9 @@ class SecondStepView(RateLimitMixin, FormView):
         except ratelimit.RateLimited as error:
             ratelimit.refuse(form, error)
             return self.form_invalid(form)
-        if outcome == login.WRONG_CODE:
-            form.add_error("code", ValidationError(form.error_messages["wrong_code"], code="wrong_code"))
+        if outcome in (login.WRONG_CODE, login.USED_CODE):
+            error = "wrong_code" if outcome == login.WRONG_CODE else "already_used"
+            form.add_error("code", ValidationError(form.error_messages[error], code=error))
             return self.form_invalid(form)
         return _second_step_done(self.request, outcome, user)
 

@@ -3,8 +3,10 @@
 They are shown once, when generated, and stored only as digests on the account
 (``Account.recovery_codes``): a SHA-256 of the account id and the code. The codes are random
 (60 bits each, from an alphabet without look-alike characters), so a fast hash is enough: no
-dictionary or brute force can reach them. Using one removes its digest with a guarded write
-(:func:`accounts.transactions.recovery_code_spend`), so each is accepted once.
+dictionary or brute force can reach them. Using one moves its digest to
+``Account.used_recovery_codes`` with a guarded write
+(:func:`accounts.transactions.recovery_code_spend`), so each is accepted once, and a used
+one is told "already used", not "wrong code", until new codes replace them all.
 """
 
 import hashlib

@@ -172,7 +172,7 @@ def remove_passkey(account, credential_id):
         raise LastWayIn("The account's last passkey is its only way in: set a password first.")
     changes = {"passkeys": held or None}
     if not held and not account.totp_secret:
-        changes["recovery_codes"] = None
+        changes.update(NO_RECOVERY_CODES)
     sort_key = Passkey.key_for(account.id, credential_id)[1]
     store.update_account(account, also=[transactions.owned_delete(account, sort_key)], **changes)
 
@@ -228,27 +228,50 @@ def sign_in(session_put, deletes, spent_session, spends, slot_put=None):
 
 def enable_totp(account, secret, step, codes=None):
     """Turn the authenticator app on with ``secret``, whose code of ``step`` confirmed it:
-    that step is spent first (the confirming code is not accepted again), then the account
-    stores the secret (and the digests of ``codes``, new recovery codes) as read."""
-    spend(totp_spend(account.id, step))
-    changes = {"totp_secret": secret, "totp_created": utcnow()}
+    ONE guarded change of the account as read stores the secret, ``step`` as spent (a login
+    refuses a code of that step or an earlier one: :func:`step_spent_at_enrolment`) and the
+    digests of ``codes`` (new recovery codes). Raises
+    :class:`~accounts.exceptions.StaleItem` when the account changed or was deleted since
+    it was read: then nothing is written, in its partition or elsewhere."""
+    changes = {"totp_secret": secret, "totp_created": utcnow(), "totp_step": step}
     if codes:
-        changes["recovery_codes"] = recovery_codes.digests(account.id, codes)
+        changes.update(_new_recovery_codes(account.id, codes))
     store.update_account(account, **changes)
+
+
+def step_spent_at_enrolment(account, step):
+    """Whether the code of TOTP time step ``step`` can no longer be used because the
+    enrolment spent it (or a later step)."""
+    spent = account.totp_step
+    return isinstance(spent, (int, float)) and step <= spent
 
 
 def disable_totp(account):
     """Turn the authenticator app off (and the recovery codes, with the last second factor)."""
-    changes = {"totp_secret": None, "totp_created": None}
+    changes = {"totp_secret": None, "totp_created": None, "totp_step": None}
     if not account.passkeys:
-        changes["recovery_codes"] = None
+        changes.update(NO_RECOVERY_CODES)
     store.update_account(account, **changes)
 
 
+# The changes that remove the recovery codes, with the last second factor.
+NO_RECOVERY_CODES = {"recovery_codes": None, "used_recovery_codes": None}
+
+
+def _new_recovery_codes(account_id, codes):
+    return {"recovery_codes": recovery_codes.digests(account_id, codes), "used_recovery_codes": None}
+
+
 def set_recovery_codes(account, codes):
-    """Replace the account's recovery codes by ``codes`` (only their digests are stored)."""
-    store.update_account(account, recovery_codes=recovery_codes.digests(account.id, codes))
+    """Replace the account's recovery codes by ``codes`` (only their digests are stored);
+    the old ones, used or not, are forgotten."""
+    store.update_account(account, **_new_recovery_codes(account.id, codes))
 
 
 def holds_recovery_code(account, code):
     return recovery_codes.digest(account.id, code) in (account.recovery_codes or ())
+
+
+def used_recovery_code(account, code):
+    """Whether ``code`` is one of the account's recovery codes that was used already."""
+    return recovery_codes.digest(account.id, code) in (account.used_recovery_codes or ())

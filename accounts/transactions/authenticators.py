@@ -92,10 +92,13 @@ def _single_use_record(record: TableModel) -> Callable[[int], Action]:
 
 
 def recovery_code_spend(account, digest):
-    """The builder of ``Update account DELETE recovery_codes :digest``, guarded
-    ``contains(recovery_codes, :digest)``: a recovery code is accepted once."""
-    codes = type(account).recovery_codes
-    body = account.get_update_kwargs_from_instance(actions=[codes.delete({digest})], condition=codes.contains(digest))
+    """The builder of ``Update account DELETE recovery_codes :digest ADD used_recovery_codes
+    :digest``, guarded ``contains(recovery_codes, :digest)``: a recovery code is accepted
+    once, and is known afterwards as used (not wrong)."""
+    model = type(account)
+    codes, used = model.recovery_codes, model.used_recovery_codes
+    actions = [codes.delete({digest}), used.add({digest})]
+    body = account.get_update_kwargs_from_instance(actions=actions, condition=codes.contains(digest))
     action = Action("Update", body, SPENT, _key_target(account))
     return lambda now: action
 

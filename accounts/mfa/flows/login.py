@@ -3,9 +3,10 @@
 After the password, an account with an authenticator app or a passkey is not logged in: its
 id is *staged* in the (anonymous, server-side) session for :data:`STAGE_SECONDS`, and the
 second step asks for a TOTP code, a recovery code or a passkey. No logged-in session exists
-before the second factor. Wrong codes count against ``mfa_attempt`` (per account), whose
-counters are read with the account in one request; a right code's sign-in checks them in
-its transaction.
+before the second factor. Wrong codes count against ``mfa_attempt`` (per account, or per
+browser from a browser the account logged in from: :func:`accounts.devices.second_step_guess`),
+whose counters are read with the account in one request; a right code's sign-in checks them
+in its transaction.
 
 Every successful second step, and every passkey login, ends in :func:`sign_in`: ONE
 transaction writes the new session, deletes the session that held the half-login (guarded:
@@ -26,7 +27,7 @@ from django.contrib.auth import login
 from django.contrib.auth.models import AnonymousUser
 from django.utils.crypto import constant_time_compare
 
-from ... import dynamo, ratelimit, sessions
+from ... import devices, dynamo, sessions
 from ...backends import AccountBackend, may_log_in
 from ...exceptions import Busy, OverLimit, StaleItem, Unavailable
 from ...models import User
@@ -46,6 +47,11 @@ logger = logging.getLogger("accounts.mfa")
 # How a second step ended. ``damaged``: the account's second factor is stored with the wrong
 # type, and no code or passkey is judged until staff repair it.
 SIGNED_IN, WRONG_CODE, ALREADY_USED, EXPIRED, DAMAGED = "signed_in", "wrong_code", "already_used", "expired", "damaged"
+# A right recovery code spent already, seen so in the account as read: nothing sent, the
+# half-login stays.
+USED_CODE = "used_code"
+# What the judging of a code returns for the time step its enrolment spent.
+STEP_SPENT = object()
 
 
 def can_log_in(account):
@@ -166,10 +172,12 @@ def sign_in(request, user, spends, ends=(), slot=None):
 def authenticate_with_code(request, code):
     """The second step with a TOTP code or a recovery code; returns ``(outcome, user)``.
 
-    ``signed_in``; ``wrong_code`` (counted against ``mfa_attempt``); ``already_used`` (the
-    code, or this half-login, was used meanwhile, or is being used by another request at
-    this very moment: nothing written, log in again); ``expired``; ``damaged`` (a second
-    factor of the account is stored with the wrong type: nothing judged, logged).
+    ``signed_in``; ``wrong_code`` (counted against ``mfa_attempt``); ``used_code`` (a right
+    recovery code that the account as read shows used: not counted, the half-login stays);
+    ``already_used`` (the code, or this half-login, was used meanwhile, or is being used by
+    another request at this very moment, or the code is the one that turned the app on:
+    nothing written, not counted, log in again); ``expired``; ``damaged`` (a second factor
+    of the account is stored with the wrong type: nothing judged, logged).
 
     Raises :class:`~accounts.ratelimit.RateLimited` past the limit, for a wrong code and a
     right one alike: wrong codes are counted by guarded writes, and a right code signs in
@@ -184,7 +192,7 @@ def authenticate_with_code(request, code):
     found = staged(request)
     if found is None:
         return EXPIRED, None
-    guess = ratelimit.Guess(request, RATE_LIMIT_ACTION, key=found["id"])
+    guess = devices.second_step_guess(request, found["id"])
     account, counters = store.read_account(found["id"], *guess.keys)
     guess.take(counters)
     if not staged_for(found, account):
@@ -193,6 +201,13 @@ def authenticate_with_code(request, code):
         return DAMAGED, None
     guess.check()
     spends, used_recovery_code = _spends_for_code(account, totp.normalize(code))
+    if spends is STEP_SPENT:
+        # The enrolment's own code: spent, as a step spent by a sign-in is (log in again).
+        return ALREADY_USED, None
+    if spends is None:
+        # A right code that is spent already (it lost a race, or is typed again): not a
+        # guess, so not counted, and told as such.
+        return USED_CODE, None
     if not spends:
         guess.fail()
         return WRONG_CODE, None
@@ -222,12 +237,21 @@ def _keep_half_login(request, session_key):
 
 
 def _spends_for_code(account, code):
-    """``(spends, is a recovery code)`` for a typed code, ``([], False)`` when it is wrong."""
+    """``(spends, is a recovery code)`` for a typed code: ``([], False)`` when it is wrong,
+    ``(STEP_SPENT, False)`` for the step the enrolment spent, ``(None, True)`` for a used
+    recovery code."""
     if account.totp_secret and totp.looks_like_a_code(code):
         step = totp.matching_step(account.totp_secret, code)
-        return ([store.totp_spend(account.id, step)] if step is not None else []), False
-    if store.holds_recovery_code(account, recovery_codes.normalize(code)):
+        if step is None:
+            return [], False
+        if store.step_spent_at_enrolment(account, step):
+            return STEP_SPENT, False
+        return [store.totp_spend(account.id, step)], False
+    typed = recovery_codes.normalize(code)
+    if store.holds_recovery_code(account, typed):
         return [store.recovery_code_spend(account, code)], True
+    if store.used_recovery_code(account, typed):
+        return None, True
     return [], False
 
 

@@ -15,7 +15,7 @@ from django.http import HttpRequest
 from django.shortcuts import redirect, resolve_url
 from django.urls import reverse
 
-from ... import ratelimit
+from ... import ratelimit, sessions
 from ...app_settings import app_settings
 from .. import passkeys, store
 
@@ -59,18 +59,34 @@ def with_password(request, password):
 
 
 def with_passkey(request, credential_json):
-    """Reauthenticate with a passkey of the account (user verification required); its use
-    is recorded (counter, last use) with a guarded write. Raises
+    """Reauthenticate with a passkey of the account (user verification required). Raises
     :class:`~accounts.mfa.passkeys.PasskeyRefused` or
-    :class:`~accounts.exceptions.StaleItem` (the passkey was used meanwhile)."""
+    :class:`~accounts.exceptions.StaleItem` (the challenge or the passkey was used
+    meanwhile: this request's session is then emptied).
+
+    The challenge is used once whatever the passkey's counter (a synced passkey reports 0
+    every time, so its counter's guard lets one answer through any number of times): the
+    session that holds it gets a new key, and ONE transaction puts the new session, deletes
+    the old one ``[expires >= :now]`` and records the passkey's use ``[sign_count as read]``
+    (:func:`accounts.transactions.plan_sign_in`, as a sign-in). Of requests that read the
+    same challenge, only the first deletes its session; the others are cancelled whole. With
+    another session engine the use is recorded alone, and only the counter guards it.
+    """
     challenge = passkeys.take_challenge(request, passkeys.REAUTHENTICATE)
     assertion = passkeys.read_assertion(credential_json)
     account, passkey = store.read_for_passkey(request.user.pk, assertion.credential_id)
     if account is None or passkey is None or passkey.credential_id not in (account.passkeys or ()):
         raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "not a passkey of this account")
     changes = passkeys.verify_assertion(request, assertion, challenge, passkey, require_user_verification=True)
-    store.spend(store.passkey_spend(passkey, changes))
+    spends = [store.passkey_spend(passkey, changes)]
+    if not isinstance(request.session, sessions.SessionStore):
+        store.spend(*spends)
+        record(request)
+        return
+    spent_session = sessions.raw_key(request.session.session_key)
+    request.session.cycle_key()
     record(request)
+    request.session.write_with(lambda put, deletes: store.sign_in(put, deletes, spent_session, spends))
 
 
 def reauthenticate_url(request, back_to: str | None = None) -> str:
