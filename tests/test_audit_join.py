@@ -4,6 +4,7 @@ audit knows, it finds what reading each item's locks by key found, with the same
 import time
 
 import pytest
+import sqlglot
 
 from accounts import audit, store
 from accounts.audit import joining
@@ -171,3 +172,15 @@ def test_a_memory_limit_duckdb_cannot_read_is_refused(settings, tmp_path):
 
     with pytest.raises(ValueError, match="ACCOUNTS_AUDIT_MEMORY_LIMIT"):
         joining.connect(tmp_path)
+
+
+def test_the_query_is_trino_sql_with_no_engine_s_own_function():
+    # Athena runs findings.sql as it is: it must parse as Trino's SQL and call nothing but
+    # the aggregates and casts every engine has.
+    tree = sqlglot.parse_one(joining.findings_sql(), read="trino", error_level=sqlglot.ErrorLevel.RAISE)
+
+    functions = {type(function).__name__ for function in tree.find_all(sqlglot.exp.Func)}
+    assert functions <= {"And", "Or", "Not", "Cast", "Count", "Min"}, functions
+    assert {"held", "locks", "items"} == {table.name for table in tree.find_all(sqlglot.exp.Table)} - {
+        "declared_locks"
+    }

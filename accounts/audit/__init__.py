@@ -2,9 +2,11 @@
 
 Lock items are plumbing nobody sees until a signup fails mysteriously or a person cannot
 reclaim an old handle. The audit reads the whole table (a parallel Scan: a staff command,
-never a person's request) page by page and checks, key by key, the lock items against the
-values the items hold: the accounts and every model listed in ``ACCOUNTS_UNIQUE_MODELS``
-(each declared constraint of each). Memory is bounded by a page per thread, not the table.
+never a person's request, or a DynamoDB export) once, into rows, and joins the lock items
+with the values the items hold in one query: the accounts and every model listed in
+``ACCOUNTS_UNIQUE_MODELS`` (each declared constraint of each). What the join finds is read
+again by key before it is reported (see docs/audit.md). Memory is bounded by a page per
+thread and the join's ``ACCOUNTS_AUDIT_MEMORY_LIMIT``, not the table.
 
 Expired items (an unverified sign-up past its ``expires``, and its locks) and the
 tombstones deleted accounts leave are absent to the audit as to every read, though TTL may
@@ -18,11 +20,15 @@ Its parts, whose public names are all importable from here:
 - :mod:`accounts.audit.findings`: the kinds of finding, ``Finding``, ``Report``, and how
   what different pages saw of one key is merged;
 - :mod:`accounts.audit.scope`: the models and constraints the audit covers;
-- :mod:`accounts.audit.checking`: the checks of one Scan page (its items' locks, its
-  locks' owners, one consistent BatchGetItem);
+- :mod:`accounts.audit.checking`: the rules: what an item holds, what is out of step;
+- :mod:`accounts.audit.rows`: what the workers keep of each item read, as Parquet rows;
+- :mod:`accounts.audit.joining`: ``findings.sql``, the one query over the rows (DuckDB);
+- :mod:`accounts.audit.confirming`: the candidates read again, the findings they show;
+- :mod:`accounts.audit.exports`: DynamoDB exports to S3, read and written;
 - :mod:`accounts.audit.reading`: the reads, paced by a read-unit budget, backing off
   when throttled;
-- :mod:`accounts.audit.scan`: the driver, ``run_audit`` (threads or one slice of N);
+- :mod:`accounts.audit.scan`: the drivers, ``run_audit`` (threads or one slice of N),
+  ``run_export_audit``, ``run_findings_audit``;
 - :mod:`accounts.audit.checkpoints`: where a run got to, to continue a stopped one;
 - :mod:`accounts.audit.records`: reports as JSON documents, and merging slices' reports;
 - :mod:`accounts.audit.repairs`: the guarded repairs, of a report or of one lock key;
@@ -56,6 +62,7 @@ from .findings import (
     Report,
     lock_as_read,
 )
+from .joining import InvalidFindings, read_findings
 from .locks import LockState, lock_states
 from .repairs import (
     ACTION_OF,
@@ -80,7 +87,6 @@ from .repairs import (
     repair_all,
     repair_key,
 )
-from .joining import InvalidFindings, read_findings
 from .reading import ReadBudget
 from .records import InvalidReport, merge_reports, report_document, report_from_document
 from .scan import AuditStopped, estimated_items, run_audit, run_export_audit, run_findings_audit

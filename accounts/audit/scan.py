@@ -1,14 +1,17 @@
-"""The audit's driver: a parallel Scan streamed page by page through :mod:`.checking`.
+"""The audit's drivers: a parallel Scan streamed page by page into rows (:mod:`.rows`),
+one query over them (:mod:`.joining`), the candidates read again (:mod:`.confirming`); or
+the same over a DynamoDB export (:func:`run_export_audit`), or over another engine's
+candidates (:func:`run_findings_audit`).
 
 The table is read as AWS documents for whole-table jobs: ``TotalSegments`` Scan segments,
 each streamed one page at a time. One process may read every segment with a thread each
 (``segments=K``), or one segment of ``N`` (``segment=I, total_segments=N``): N processes
 on N machines then each audit a slice, and :func:`.records.merge_reports` joins their
-reports. Memory is bounded by the pages in flight (one per thread) and the findings:
-nothing else read is kept.
+reports. Memory is bounded by the pages in flight (one per thread), the join's
+``ACCOUNTS_AUDIT_MEMORY_LIMIT`` and the findings: the rows wait on disk.
 
 A run can be stopped and continued: with a ``checkpoint`` (:class:`.checkpoints.Checkpoint`)
-the last finished page of each segment, the counts and the findings so far are saved every
+the last finished page of each segment, its counts and its row files are saved every
 :data:`CHECKPOINT_SECONDS` and when the run stops, and a run given the same checkpoint
 continues from there.
 """
@@ -107,8 +110,7 @@ def run_audit(
     if state is None:
         segments_state = {index: SegmentState() for index in covered}
         state = RunState(run_id or new_run_id(), total, segments_state, Findings(), utcnow())
-    job = _Job(scope, reader, state, progress, on_finding, checkpoint, page_size, stop or threading.Event())
-    job.rows_directory = rows_directory
+    job = _Job(rows_directory, scope, reader, state, progress, on_finding, checkpoint, page_size, stop or threading.Event())
     try:
         return job.run()
     finally:
@@ -200,7 +202,8 @@ def _scope(model_class):
 
 
 class _Job:
-    def __init__(self, scope, reader, state, progress, on_finding, checkpoint, page_size, stop):
+    def __init__(self, rows_directory, scope, reader, state, progress, on_finding, checkpoint, page_size, stop):
+        self.rows_directory = rows_directory
         self.scope = scope
         self.reader = reader
         self.state = state
@@ -326,4 +329,3 @@ class _Job:
             started=self.state.started,
             finished=utcnow(),
         )
-
