@@ -85,7 +85,7 @@ def sample_items():
     """The items the flows read and write, built by the code that writes them: name -> raw
     item (an empty item stands for one that is not there: a delete of it costs 1 unit)."""
     from .email_views import PENDING_SESSION_KEY
-    from .sessions import SessionStore, session_item
+    from .sessions import SessionStore, session_item, slot_put
 
     account = store.build_signup_account(SAMPLE_EMAIL, SAMPLE_USERNAME, SAMPLE_PASSWORD_HASH, email_verified=True)
     unverified = store.build_signup_account(
@@ -119,6 +119,7 @@ def sample_items():
         "lock": locks[0].body["Item"],
         "expiring lock": expiring_locks[0].body["Item"],
         "session": session,
+        "session slot": slot_put(account.id, 0, None, session["SK"]["S"])["Item"],
         "anonymous session": anonymous,
         "rate counter": counter,
         "staff registry entry (absent)": {},
@@ -204,14 +205,15 @@ FLOWS = (
     Flow(
         "login",
         "login from a new browser (1 session before): its two counters counted before the "
-        "password check, the address's taken back, the account's deleted with the session's write",
+        "password check, the address's taken back, the account's deleted with the session's write "
+        "(which takes its session slot)",
         (
             Request("GetItem", ("lock",)),
             Request("Query", ("account", "session")),
             Request("UpdateItem", ("rate counter",)),
             Request("UpdateItem", ("rate counter",)),
             Request("UpdateItem", ("rate counter",)),
-            Request("BatchWriteItem", ("session", "rate counter")),
+            Request("TransactWriteItems", ("session", "session slot", "rate counter")),
         ),
     ),
     Flow(
@@ -269,7 +271,7 @@ FLOWS = (
             Request("TransactWriteItems", ("account",)),
             Request("Query", ("session", "session")),
             Request("BatchWriteItem", ("session", "session")),
-            Request("PutItem", ("session",)),
+            Request("TransactWriteItems", ("session", "session slot", "session")),
             Request("UpdateItem", ("rate counter",)),
         ),
     ),
