@@ -16,7 +16,7 @@ pytestmark = pytest.mark.dynamodb_local
 NESTED = "[" * 20000 + "]" * 20000
 FORM = "application/x-www-form-urlencoded"
 # Values for the URLs' parameters: a real account's id is filled in by the test.
-PARAMETERS = {"credential_id": "AAAA", "token": "x", "uidb64": "x", "purpose": passkeys.LOGIN}
+PARAMETERS = {"credential_id": "AAAA", "token": "x", "uidb64": "x", "purpose": passkeys.LOGIN, "provider_id": "x"}
 PURPOSES = (passkeys.LOGIN, passkeys.SECOND_FACTOR, passkeys.REAUTHENTICATE, passkeys.REGISTER, passkeys.SIGNUP)
 
 
@@ -30,11 +30,12 @@ def _named_patterns(patterns, namespace=""):
 
 
 def app_urls(account_id):
-    """Every URL of the namespaces ``accounts`` (``accounts:mfa`` inside) and ``staff``,
-    each passkey ceremony's options included."""
+    """Every URL of the namespaces ``accounts`` (``accounts:mfa`` and ``accounts:providers``
+    inside), ``staff`` and ``headless`` (the JSON API's both clients), each passkey
+    ceremony's options included."""
     urls = []
     for name, parameters in _named_patterns(get_resolver().url_patterns):
-        if not name.startswith(("accounts:", "staff:")):
+        if not name.startswith(("accounts:", "staff:", "headless:")):
             continue
         values = {**PARAMETERS, "account_id": account_id}
         purposes = PURPOSES if "purpose" in parameters else (None,)
