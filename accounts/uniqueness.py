@@ -251,7 +251,7 @@ class UniqueConstraint:
             return self._element_key(raw_values[0])
         return self.key_for_values(self._normalize(raw_values))
 
-    def _element_key(self, element):
+    def _element_key(self, element: object) -> str:
         """The key of one element of a constraint of several ``parts``: each component is a
         value of the key; an element of another shape (damage) is no value at all."""
         components = split_components(as_text(element))
