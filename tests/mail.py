@@ -28,3 +28,26 @@ class DownBackend(BaseEmailBackend):
 
     def send_messages(self, messages):
         raise smtplib.SMTPConnectError(421, "Service not available")
+
+
+# The settings Django before 6.1 reads for each option of a backend (6.1: MAILERS' OPTIONS).
+LEGACY_MAIL_SETTINGS = {
+    "host": "EMAIL_HOST",
+    "port": "EMAIL_PORT",
+    "use_tls": "EMAIL_USE_TLS",
+    "use_ssl": "EMAIL_USE_SSL",
+    "username": "EMAIL_HOST_USER",
+    "password": "EMAIL_HOST_PASSWORD",
+}
+
+
+def use_mail_backend(settings, backend, **options):
+    """Send this test's mail through ``backend`` with ``options`` (``host``, ``port``, ...):
+    Django 6.1's ``MAILERS`` (its ``EMAIL_*`` settings are deprecated), or ``EMAIL_BACKEND``
+    and the ``EMAIL_*`` settings before it."""
+    if hasattr(settings, "MAILERS"):
+        settings.MAILERS = {"default": {"BACKEND": backend, "OPTIONS": options}}
+        return
+    settings.EMAIL_BACKEND = backend
+    for option, value in options.items():
+        setattr(settings, LEGACY_MAIL_SETTINGS[option], value)

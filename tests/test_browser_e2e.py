@@ -14,7 +14,7 @@ import time
 import pytest
 
 from accounts import store
-from tests.mail import link_in, mails_to
+from tests.mail import link_in, mails_to, use_mail_backend
 from tests.web import PASSWORD, stored_accounts
 
 CHROMIUM = "/usr/bin/chromium"
@@ -188,10 +188,16 @@ def smtp_server(settings):
     mailbox = Mailbox()
     controller = Controller(mailbox, hostname="127.0.0.1", port=port)
     controller.start()
-    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", port
-    settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
-    settings.EMAIL_HOST_USER = settings.EMAIL_HOST_PASSWORD = ""
+    use_mail_backend(
+        settings,
+        "django.core.mail.backends.smtp.EmailBackend",
+        host="127.0.0.1",
+        port=port,
+        use_tls=False,
+        use_ssl=False,
+        username="",
+        password="",
+    )
     yield mailbox
     controller.stop()
 

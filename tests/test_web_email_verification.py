@@ -7,7 +7,7 @@ from django.test import Client
 
 from accounts import store
 from accounts.tables import epoch_now
-from tests.mail import DownBackend, link_in, mails_to, path_of
+from tests.mail import DownBackend, link_in, mails_to, path_of, use_mail_backend
 from tests.test_engine import table_items
 from tests.web import PASSWORD, login, messages_of, signup
 
@@ -123,7 +123,7 @@ def test_prevent_enumeration_answers_like_a_signup_and_mails_the_owner(ddb, sett
 
 
 def test_a_mail_that_cannot_be_sent_loses_nothing_and_can_be_sent_again(ddb, settings):
-    settings.EMAIL_BACKEND = DOWN
+    use_mail_backend(settings, DOWN)
     client = Client()
 
     response = signup(client, "ada@example.com", "ada")
@@ -131,7 +131,7 @@ def test_a_mail_that_cannot_be_sent_loses_nothing_and_can_be_sent_again(ddb, set
     assert response["Location"] == "/accounts/verify/sent/"
     assert "could not be sent" in client.get("/accounts/verify/sent/").content.decode()
     assert store.get_by_username("ada") is not None
-    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    use_mail_backend(settings, "django.core.mail.backends.locmem.EmailBackend")
     page = client.post("/accounts/verify/sent/", follow=True)
     assert any("We sent a link" in text for text in messages_of(page))
     assert len(mails_to("ada@example.com")) == 1
