@@ -19,6 +19,7 @@ on the partitions the workers flag (the ``items`` rows' ``factors``).
 
 from dataclasses import dataclass, replace
 from types import SimpleNamespace
+from typing import Any
 
 from pynamodb.constants import NULL
 
@@ -265,7 +266,7 @@ def records(item, constraint, key):
     return records_lock(item.model, constraint, recorded.get("S"), key)
 
 
-def keeps_locks(item, model, constraint):
+def keeps_locks(item: "ItemRead", model: type, constraint: Any) -> bool:
     """Whether the locks of ``constraint`` naming ``item`` (an :class:`ItemRead` of
     ``model``) are kept though it holds none: its ``passkeys`` is of the wrong type, and
     its repair rebuilds it from those locks (:func:`.factors.rebuilt_passkeys`). Other

@@ -25,7 +25,9 @@ a consistent ``Query``.
   outside its transaction, a deletion behind the engine).
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ..tables import PASSKEY_SORT_PREFIX, PROFILE_SORT_KEY, TTL_ATTRIBUTE, is_gone, passkey_sort_key, raw_text
 from ..uniqueness import LOCK_SORT_KEY
@@ -112,7 +114,7 @@ def is_factor_item(raw):
     return sort_key.startswith((PASSKEY_SORT_PREFIX, TOTP_RECORD_PREFIX))
 
 
-def has_factors(raw):
+def has_factors(raw: dict) -> bool:
     """Whether the audit confirms ``raw``'s partition against its second factors: an
     account with ``passkeys`` (even damaged), a credential item or a TOTP record."""
     return "passkeys" in raw or is_factor_item(raw)
@@ -152,7 +154,13 @@ def credential_findings(pk, raw_account, credentials, locks, passkeys_constraint
     return findings
 
 
-def partition_findings(pk, partition, passkeys_constraint, read, now):
+def partition_findings(
+    pk: str,
+    partition: list[dict],
+    passkeys_constraint: Any,
+    read: Callable[[list[dict]], list[dict]],
+    now: int,
+) -> list[Finding]:
     """The findings of one account's partition, read again consistently: each credential
     item's and TOTP record's ``damaged``, and the account's listed credentials against its
     credential items and their locks (``no_credential``, ``stray_credential``).

@@ -132,7 +132,7 @@ class Reader:
         answer = self._call("scan", **params)
         return answer.get("Items", []), answer.get("LastEvaluatedKey"), answer.get("ScannedCount", 0)
 
-    def query_partition(self, pk, *, attributes=None):
+    def query_partition(self, pk: str, *, attributes: list[str] | None = None) -> list[dict]:
         """Every item under partition key ``pk``, read consistently (a ``Query``, page after
         page)."""
         params = {
