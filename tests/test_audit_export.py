@@ -13,6 +13,7 @@ from django.core.management import CommandError
 from accounts import audit
 from accounts.audit import joining
 from accounts.audit.checking import Scope
+from accounts.audit.findings import FACTOR_KINDS
 from accounts.audit.reading import Reader
 from accounts.audit.rows import RowFiles, SegmentRows
 from accounts.audit.scope import audited_models
@@ -131,7 +132,11 @@ def test_the_candidates_another_engine_found_are_confirmed_and_repaired(every_ki
 
     assert outcomes <= {"not_repairable", "changed"}
     assert {finding["kind"] for finding in json.loads(out)["remaining"]} == {
-        audit.DUPLICATE, audit.TRANSIENT, audit.INVALID, audit.UNDECLARED
+        audit.DUPLICATE,
+        audit.TRANSIENT,
+        audit.INVALID,
+        audit.UNDECLARED,
+        *FACTOR_KINDS,
     }
 
 

@@ -9,7 +9,8 @@ import sqlglot
 from accounts import audit, store
 from accounts.audit import joining
 from accounts.audit.records import report_document
-from accounts.tables import dynamodb_client, get_account_model
+from accounts.mfa import store as mfa_store
+from accounts.tables import dynamodb_client, get_account_model, passkey_sort_key
 from tests.seeding import (
     delete_lock,
     new_account,
@@ -19,6 +20,7 @@ from tests.seeding import (
     write_locks,
     write_ownerless_lock,
 )
+from tests.test_mfa_deletion_audit import new_credential
 
 pytestmark = pytest.mark.dynamodb_local
 
@@ -48,7 +50,7 @@ def every_kind(ddb):
     write_locks({"UNIQ#HANDLE#twin": twin.PK, "UNIQ#HANDLE_SKEL#twin": twin.PK})
     legacy = new_account("legacy@example.com", "legacy")
     write_accounts([legacy], with_locks=False)  # holds its locks, records none
-    write_locks({key: legacy.PK for key in ("UNIQ#EMAIL#legacy@example.com", "UNIQ#HANDLE#legacy")})
+    write_locks(dict.fromkeys(("UNIQ#EMAIL#legacy@example.com", "UNIQ#HANDLE#legacy"), legacy.PK))
     write_locks({"UNIQ#HANDLE_SKEL#legacy": legacy.PK})
     blank = new_account("blank@example.com", "   ", lock_keys={"EMAIL": "UNIQ#EMAIL#blank@example.com"})
     write_accounts([blank], with_locks=False)  # invalid
@@ -68,6 +70,15 @@ def every_kind(ddb):
     expired = new_account("old@example.com", "old", expires=int(time.time()) - 3600)
     write_accounts([expired], with_locks=False)
     write_locks({"UNIQ#HANDLE#elder": expired.PK})
+    # Second factors: a damaged TOTP secret, a stray credential item, a listed and locked
+    # credential whose item is gone.
+    operator_sets(accounts[8].PK, "PROFILE", totp_secret={"L": [{"S": "JBSWY3DPEHPK3PXP"}]})
+    operator_sets(accounts[9].PK, passkey_sort_key("cred9"), credential_id={"S": "cred9"}, public_key={"B": b"k"})
+    mfa_store.add_passkey(store.get_account(accounts[10].id), new_credential("cred10"), "cred10")
+    dynamodb_client().delete_item(
+        TableName=get_account_model().Meta.table_name,
+        Key={"PK": {"S": accounts[10].PK}, "SK": {"S": passkey_sort_key("cred10")}},
+    )
     return {**{f"user{n}": account for n, account in enumerate(accounts)}, "twin": twin, "legacy": legacy,
             "blank": blank, "gone": gone, "dora": dora, "carol": carol, "expired": expired}
 
@@ -86,8 +97,9 @@ def comparable(report):
 
 def planted(named):
     """What reading every item's locks by key found on the ``every_kind`` table (the audit
-    before the join, run on it): ``(kind, key, holders, owner, owner status, malformed
-    attributes, count)``, items by their names."""
+    before the join, run on it, with the second factors' rules of :mod:`accounts.audit.factors`):
+    ``(kind, key, holders, owner, owner status, malformed attributes, count)``, items by
+    their names."""
     return {
         ("orphaned", "UNIQ#EMAIL#nobody@example.com", (), None, "no_owner", (), 1),
         ("orphaned", "UNIQ#EMAIL#user1@example.com", (), "user1", "owner_changed", (), 1),
@@ -112,6 +124,9 @@ def planted(named):
         ("unrecorded", "legacy", ("legacy",), None, None, (), 1),
         ("invalid", None, ("blank",), None, None, (), 1),
         ("undeclared", "UNIQ#UNIFORM#team-1#18", (), None, None, (), 2),
+        ("damaged", "user8", ("user8",), None, None, ("totp_secret",), 1),
+        ("stray_credential", f"{named['user9'].PK}|{passkey_sort_key('cred9')}", ("user9",), None, None, (), 1),
+        ("no_credential", "UNIQ#WEBAUTHN#cred10", ("user10",), "user10", None, (), 1),
     }
 
 
@@ -136,7 +151,8 @@ def test_the_join_finds_the_damage_of_every_kind_reads_by_key_found(every_kind):
 
     assert found(report, every_kind) == planted(every_kind)
     assert {finding.kind for finding in report.findings} == set(audit.KINDS)
-    assert (report.accounts, report.locks) == (35, 102)  # neither the tombstone nor the expired account
+    # Neither the tombstone nor the expired account; the locks with cred10's.
+    assert (report.accounts, report.locks) == (35, 103)
 
 
 def test_three_segments_report_what_one_reports_json_and_all(every_kind):

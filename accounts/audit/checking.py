@@ -12,11 +12,14 @@ Both halves of the audit ask these, so what a finding is lives here once:
 
 A rule of what is wrong with an item by itself (a new kind of damage) goes in
 :func:`item_findings`: the workers flag the items it finds something in (the ``items``
-rows' ``damaged``), and the confirmation reports its findings.
+rows' ``damaged``), and the confirmation reports its findings. The second factors' rule
+across an account's partition (:func:`.factors.partition_findings`) runs at confirmation
+on the partitions the workers flag (the ``items`` rows' ``factors``).
 """
 
 from dataclasses import dataclass, replace
 from types import SimpleNamespace
+from typing import Any
 
 from pynamodb.constants import NULL
 
@@ -30,6 +33,7 @@ from ..tables import (
 )
 from ..transactions import LOCK_KEYS
 from ..uniqueness import LOCK_PREFIX, constraints_of
+from .factors import SCANNED_ATTRIBUTES, UNREBUILDABLE, WEBAUTHN, account_damage
 from .findings import (
     INVALID,
     MALFORMED,
@@ -81,6 +85,8 @@ class Scope:
             guarded = {name for constraint in self.constraints[model] for name in constraint.guarded_attributes}
             self._values[model] = [(name, declared[name]) for name in sorted(guarded)]
             names.update(declared[name].attr_name for name in guarded)
+        if WEBAUTHN in self._by_namespace:
+            names.update(SCANNED_ATTRIBUTES)
         self.attributes = sorted(names)
 
     def model_of(self, pk):
@@ -231,6 +237,16 @@ def check_key(model, constraint, key, lock_raw, items, seen_holders, now):
     holders = {pk for pk in seen_holders if pk in items and holds(items[pk], model, constraint, key)}
     if owner in items and holds(items[owner], model, constraint, key):
         holders.add(owner)
+    if (
+        not holders
+        and lock_exists
+        and owner == lock_owner
+        and owner in items
+        and keeps_locks(items[owner], model, constraint)
+    ):
+        # The owner's passkeys are damaged: its own finding says so, and its repair rebuilds
+        # them from these locks; releasing one now would lose the registration for good.
+        return None, []
     unrecorded = sorted(
         pk for pk in holders if lock_exists and lock_owner == pk and not records(items[pk], constraint, key)
     )
@@ -250,32 +266,55 @@ def records(item, constraint, key):
     return records_lock(item.model, constraint, recorded.get("S"), key)
 
 
+def keeps_locks(item: "ItemRead", model: type, constraint: Any) -> bool:
+    """Whether the locks of ``constraint`` naming ``item`` (an :class:`ItemRead` of
+    ``model``) are kept though it holds none: its ``passkeys`` is of the wrong type, and
+    its repair rebuilds it from those locks (:func:`.factors.rebuilt_passkeys`). Other
+    damaged values are rewritten as the model reads them, and their locks checked then."""
+    return (
+        constraint.namespace == WEBAUTHN
+        and item.model is model
+        and any(name in item.malformed for name in constraint.fields)
+    )
+
+
 def item_findings(pk, item, constraints):
     """``(held, findings)`` of one audited item (an :class:`ItemRead`), from the item alone:
     the ``(constraint, lock key)`` of each value it holds, and the findings of its own
-    (``invalid`` values, ``malformed`` attributes). The one place that says what is wrong
-    with an item by itself: the workers flag the items it finds something in, the
-    confirmation reports what it finds when the item is read again."""
+    (``invalid`` values, ``malformed`` attributes, a second factor's ``damaged``
+    attributes). The one place that says what is wrong with an item by itself: the
+    workers flag the items it finds something in, the confirmation reports what it finds
+    when the item is read again."""
     held, findings = check_item_values(pk, item, constraints)
-    damaged = check_item(pk, item, constraints)
-    if damaged is not None:
-        findings.append(damaged)
+    findings.extend(check_item(pk, item, constraints))
+    if any(constraint.namespace == WEBAUTHN for constraint in constraints):
+        findings.extend(account_damage(pk, item.raw, item.model))
     return held, findings
 
 
 def check_item(pk, item, constraints):
-    """The ``malformed`` finding of an item read with attributes of the wrong type, or ``None``."""
-    if not item.malformed or not constraints:
-        return None
-    malformed = tuple(sorted(item.malformed))
-    return Finding(
-        MALFORMED,
-        constraints[0],
-        pk,
-        True,
-        holders=(pk,),
-        model=item.model,
-        malformed=malformed,
-        stored=item.malformed,
-        items={pk: item.instance()},
-    )
+    """The ``malformed`` findings of an item read with attributes of the wrong type: one per
+    namespace, each attribute in that of the constraint it is a value of (the others, such
+    as ``expires``, in the first constraint's). A second factor's attribute is left to
+    :mod:`.factors`, which reports it ``damaged`` (no repair writes it again as read)."""
+    stored = {name: value for name, value in item.malformed.items() if name not in UNREBUILDABLE}
+    if not stored or not constraints:
+        return []
+    groups = {}
+    for name in sorted(stored):
+        constraint = next((each for each in constraints if name in each.fields), constraints[0])
+        groups.setdefault(constraint.namespace, (constraint, {}))[1][name] = stored[name]
+    return [
+        Finding(
+            MALFORMED,
+            constraint,
+            pk,
+            True,
+            holders=(pk,),
+            model=item.model,
+            malformed=tuple(sorted(names)),
+            stored=names,
+            items={pk: item.instance()},
+        )
+        for constraint, names in groups.values()
+    ]

@@ -6,7 +6,9 @@ export froze it; a concurrent write, or a lock held on another slice, can make a
 that is no finding. So each candidate's lock, the items seen holding its key and the
 lock's owner are read again, consistently (BatchGetItem, 100 keys a request, paced by the
 run's read budget), and the rules of :mod:`.checking` say what they show: only that is
-reported, and only that is repaired.
+reported, and only that is repaired. A partition holding second factors is read again
+whole (one consistent ``Query``) and its credential locks with it, for
+:func:`.factors.partition_findings`.
 """
 
 from collections.abc import Callable, Iterable, Iterator
@@ -16,8 +18,9 @@ from itertools import groupby
 from ..tables import epoch_now
 from ..uniqueness import LOCK_SORT_KEY
 from .checking import Scope, check_key, is_live, item_findings
+from .factors import WEBAUTHN, partition_findings
 from .findings import UNDECLARED, Finding, UndeclaredNamespace, unrecorded_finding
-from .joining import HELD, ITEM, LOCK, Candidate
+from .joining import FACTORS, HELD, ITEM, LOCK, Candidate
 from .reading import Reader
 
 # Lock keys (or damaged items) confirmed together: one BatchGetItem round of their locks,
@@ -37,6 +40,9 @@ def confirmed_findings(
             yield from _undeclared(group)
         elif lock_key is None:
             items.extend(candidate.pk for candidate in group if candidate.subject == ITEM)
+            for candidate in group:
+                if candidate.subject == FACTORS:
+                    yield from _confirm_factors(candidate.pk, scope, reader, now())
         else:
             keys.append((lock_key, group))
         if len(keys) >= KEYS_PER_ROUND:
@@ -113,3 +119,17 @@ def _confirm_items(pks: list[str], scope: Scope, reader: Reader) -> Iterator[Fin
         return
     for pk, item in _read_items(pks, scope, reader, epoch_now()).items():
         yield from item_findings(pk, item, scope.constraints[item.model])[1]
+
+
+def _confirm_factors(pk: str, scope: Scope, reader: Reader, now: int) -> Iterator[Finding]:
+    declared = scope.constraint_of(WEBAUTHN)
+    if declared is None or scope.model_of(pk) is not declared[0]:
+        return
+    model, constraint = declared
+    partition = reader.query_partition(pk, attributes=scope.attributes)
+
+    def read(keys: list) -> list:
+        return [raw for raw in reader.batch_get(keys, attributes=scope.attributes) if is_live(raw, now)]
+
+    for finding in partition_findings(pk, partition, constraint, read, now):
+        yield replace(finding, model=model)

@@ -3,8 +3,10 @@
 (``WEBAUTHN#``) and TOTP records (``TOTP#``), and the credential locks.
 
 Each rule is a function of raw items (DynamoDB's attribute values, as a Scan page or an
-export holds them), so any reader can call it: :func:`check_factors` is how a Scan page
-(:mod:`.checking`) does, with one consistent ``BatchGetItem`` for what the page lacks.
+export holds them), so any reader can call it. The workers flag what they see of each item
+(:func:`has_factors`; an account's own damage through :func:`.checking.item_findings`), and
+the confirmation runs :func:`partition_findings` on each flagged partition, read again with
+a consistent ``Query``.
 
 - ``malformed`` (WEBAUTHN): the account's ``passkeys`` is of the wrong type. Its repair
   rebuilds it from the credential items and the locks that name the account
@@ -23,7 +25,9 @@ export holds them), so any reader can call it: :func:`check_factors` is how a Sc
   outside its transaction, a deletion behind the engine).
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ..tables import PASSKEY_SORT_PREFIX, PROFILE_SORT_KEY, TTL_ATTRIBUTE, is_gone, passkey_sort_key, raw_text
 from ..uniqueness import LOCK_SORT_KEY
@@ -110,6 +114,12 @@ def is_factor_item(raw):
     return sort_key.startswith((PASSKEY_SORT_PREFIX, TOTP_RECORD_PREFIX))
 
 
+def has_factors(raw: dict) -> bool:
+    """Whether the audit confirms ``raw``'s partition against its second factors: an
+    account with ``passkeys`` (even damaged), a credential item or a TOTP record."""
+    return "passkeys" in raw or is_factor_item(raw)
+
+
 def listed_ids(raw_account):
     """The credential ids a raw account lists (none when ``passkeys`` is damaged)."""
     value = raw_account.get("passkeys", {}) if raw_account else {}
@@ -135,7 +145,7 @@ def credential_findings(pk, raw_account, credentials, locks, passkeys_constraint
         if credential is None and lock_names(locks.get(credential_id), pk):
             lock_key = passkeys_constraint.key_for(credential_id)
             findings.append(Finding(NO_CREDENTIAL, passkeys_constraint, lock_key, True, owner=pk, holders=(pk,)))
-    for sort_key, raw in sorted(credentials.items()):
+    for _, raw in sorted(credentials.items()):
         credential_id = raw_text(raw.get("credential_id"))
         if credential_id is None or credential_id in listed or TTL_ATTRIBUTE in raw:
             continue
@@ -144,67 +154,38 @@ def credential_findings(pk, raw_account, credentials, locks, passkeys_constraint
     return findings
 
 
-def check_factors(raw_items, accounts, passkeys_constraint, read, now):
-    """Every finding about second factors on one Scan page.
+def partition_findings(
+    pk: str,
+    partition: list[dict],
+    passkeys_constraint: Any,
+    read: Callable[[list[dict]], list[dict]],
+    now: int,
+) -> list[Finding]:
+    """The findings of one account's partition, read again consistently: each credential
+    item's and TOTP record's ``damaged``, and the account's listed credentials against its
+    credential items and their locks (``no_credential``, ``stray_credential``).
 
-    ``raw_items``: the page; ``accounts``: its live accounts (PK -> raw item);
+    ``partition``: the raw items under ``pk`` (the account among them, if live);
     ``read(keys)``: the live raw items at ``keys`` (consistent), called once for the
-    credential items of the page's accounts and the accounts and locks of its credential
-    items."""
-    findings = []
-    credentials = {}
-    for raw in raw_items:
-        if not is_factor_item(raw):
-            continue
-        damaged = item_damage(raw, passkeys_constraint)
-        if damaged is not None:
-            findings.append(damaged)
-        elif raw["SK"]["S"].startswith(PASSKEY_SORT_PREFIX) and not is_gone(raw, now):
-            credentials[(raw["PK"]["S"], raw["SK"]["S"])] = raw
-    for pk, raw in accounts.items():
-        findings.extend(account_damage(pk, raw))
-    # What the page lacks: each listed credential's item and lock, each credential item's
-    # account and lock.
-    wanted = {}
-    for pk, raw in accounts.items():
-        for credential_id in listed_ids(raw):
-            wanted[(pk, passkey_sort_key(credential_id))] = None
-            wanted[(passkeys_constraint.key_for(credential_id), LOCK_SORT_KEY)] = None
-    for (pk, _), raw in credentials.items():
-        wanted[(pk, PROFILE_SORT_KEY)] = None
-        credential_id = raw_text(raw.get("credential_id"))
-        if credential_id is not None:
-            wanted[(passkeys_constraint.key_for(credential_id), LOCK_SORT_KEY)] = None
-    have = {**{(pk, PROFILE_SORT_KEY): raw for pk, raw in accounts.items()}, **credentials}
-    keys = [{"PK": {"S": pk}, "SK": {"S": sk}} for pk, sk in wanted if (pk, sk) not in have]
-    if keys:
-        have.update({(raw["PK"]["S"], raw["SK"]["S"]): raw for raw in read(keys)})
-    partitions = {pk for pk in accounts} | {pk for pk, _ in credentials}
-    for pk in sorted(partitions):
-        account = have.get((pk, PROFILE_SORT_KEY))
-        # A credential item of another page's account is judged on this page only when
-        # this page holds the item; the listed ids of an account only on its own page.
-        owned = {sk: raw for (item_pk, sk), raw in have.items() if item_pk == pk and sk.startswith(PASSKEY_SORT_PREFIX)}
-        judged = (
-            dict(owned) if pk in accounts else {sk: raw for (item_pk, sk), raw in credentials.items() if item_pk == pk}
-        )
-        ids = listed_ids(account) | {raw_text(raw.get("credential_id")) for raw in owned.values()} - {None}
-        locks = {
-            credential_id: have.get((passkeys_constraint.key_for(credential_id), LOCK_SORT_KEY))
-            for credential_id in ids
-        }
-        listing = account if pk in accounts else _listing_only(account, judged)
-        findings.extend(credential_findings(pk, listing, judged, locks, passkeys_constraint, now))
+    credential locks."""
+    findings, credentials, account = [], {}, None
+    for raw in partition:
+        sort_key = raw["SK"]["S"]
+        if sort_key == PROFILE_SORT_KEY:
+            account = None if is_gone(raw, now) else raw
+        elif is_factor_item(raw):
+            damaged = item_damage(raw, passkeys_constraint)
+            if damaged is not None:
+                findings.append(damaged)
+            # A damaged credential item is there all the same: its id is not "without item".
+            if sort_key.startswith(PASSKEY_SORT_PREFIX) and not is_gone(raw, now):
+                credentials[sort_key] = raw
+    ids = listed_ids(account) | {raw_text(raw.get("credential_id")) for raw in credentials.values()} - {None}
+    by_lock_key = {passkeys_constraint.key_for(credential_id): credential_id for credential_id in ids}
+    keys = [{"PK": {"S": lock_key}, "SK": {"S": LOCK_SORT_KEY}} for lock_key in sorted(by_lock_key)]
+    locks = {by_lock_key[raw["PK"]["S"]]: raw for raw in (read(keys) if keys else ()) if raw["PK"]["S"] in by_lock_key}
+    findings.extend(credential_findings(pk, account, credentials, locks, passkeys_constraint, now))
     return findings
-
-
-def _listing_only(account, judged):
-    """The account as a page that does not hold it judges it: only whether it lists the
-    credential items this page holds (its own page judges its listed ids)."""
-    if account is None:
-        return None
-    listed = listed_ids(account) & {raw_text(raw.get("credential_id")) for raw in judged.values()}
-    return {"passkeys": {"SS": sorted(listed)}} if listed else {}
 
 
 # The account's attributes of second factors that no repair rewrites as read (``damaged``).

@@ -4,13 +4,17 @@
 -- a DynamoDB export for Amazon Athena):
 --   held(lock_key, namespace, holder, recorded)  a lock key a live item's values map to
 --   locks(lock_key, namespace, owner, damaged, declared)  a live lock item
---   items(pk, damaged)  a live audited item, damaged: a finding of its own
+--   items(pk, damaged, factors)  a live audited item, damaged: a finding of its own;
+--               factors: its partition holds second factors (and one row, damaged false,
+--               per live credential item or TOTP record of an account's partition)
 -- it lists what may be out of step, one row per (subject, lock key, PK):
 --   held        an item holds the key, and its lock is absent or names another item or
 --               nobody (I2; and I1: of two holders, one at least is not the lock's
 --               owner), or the item does not record the key (unrecorded)
 --   lock        a lock its owner does not hold (I3), or damaged (malformed)
---   item        an item with damage of its own (invalid, malformed)
+--   item        an item with damage of its own (invalid, malformed, damaged)
+--   factors     a partition holding second factors, confirmed against its credential
+--               items and locks (damaged, no_credential, stray_credential)
 --   undeclared  a namespace no audited model declares: its smallest lock key, and how many
 -- Candidates only: each is confirmed with consistent reads of its keys before it is
 -- reported (accounts/audit/confirming.py), and what a finding is stays there. Plain SQL
@@ -34,6 +38,10 @@ UNION ALL
 SELECT 'item' AS subject, NULL AS namespace, NULL AS lock_key, i.pk, '' AS detail
 FROM items i
 WHERE i.damaged
+UNION ALL
+SELECT DISTINCT 'factors' AS subject, NULL AS namespace, NULL AS lock_key, i.pk, '' AS detail
+FROM items i
+WHERE i.factors
 UNION ALL
 SELECT 'undeclared' AS subject, l.namespace, min(l.lock_key) AS lock_key, NULL AS pk,
        CAST(count(*) AS VARCHAR) AS detail

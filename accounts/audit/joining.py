@@ -21,7 +21,7 @@ from .rows import COLUMNS, TABLES
 # Candidates fetched from DuckDB at a time.
 FETCH_ROWS = 10_000
 
-SUBJECTS = HELD, LOCK, ITEM, UNDECLARED = ("held", "lock", "item", "undeclared")
+SUBJECTS = HELD, LOCK, ITEM, FACTORS, UNDECLARED = ("held", "lock", "item", "factors", "undeclared")
 
 _DUCKDB_TYPES = {"string": "VARCHAR", "bool": "BOOLEAN"}
 
@@ -30,8 +30,8 @@ _DUCKDB_TYPES = {"string": "VARCHAR", "bool": "BOOLEAN"}
 class Candidate:
     """One row of ``findings.sql``: what may be out of step, to confirm (see the SQL file).
 
-    ``subject`` is ``held``, ``lock``, ``item`` or ``undeclared``; ``pk`` the holder, the
-    lock's owner, or the damaged item; ``detail`` an undeclared namespace's lock count."""
+    ``subject`` is ``held``, ``lock``, ``item``, ``factors`` or ``undeclared``; ``pk`` the
+    holder, the lock's owner, the damaged item, or the partition holding second factors; ``detail`` an undeclared namespace's lock count."""
 
     subject: str
     namespace: str | None

@@ -132,6 +132,29 @@ class Reader:
         answer = self._call("scan", **params)
         return answer.get("Items", []), answer.get("LastEvaluatedKey"), answer.get("ScannedCount", 0)
 
+    def query_partition(self, pk: str, *, attributes: list[str] | None = None) -> list[dict]:
+        """Every item under partition key ``pk``, read consistently (a ``Query``, page after
+        page)."""
+        params = {
+            "TableName": self.table_name,
+            "KeyConditionExpression": "#pk = :pk",
+            "ExpressionAttributeValues": {":pk": {"S": pk}},
+            "ConsistentRead": True,
+        }
+        names = {"#pk": "PK"}
+        if attributes:
+            projection = _projection(attributes)
+            params["ProjectionExpression"] = projection["ProjectionExpression"]
+            names.update(projection["ExpressionAttributeNames"])
+        params["ExpressionAttributeNames"] = names
+        found = []
+        while True:
+            answer = self._call("query", **params)
+            found.extend(answer.get("Items", ()))
+            if not answer.get("LastEvaluatedKey"):
+                return found
+            params["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+
     def batch_get(self, keys, *, attributes=None):
         """The items at ``keys`` (raw keys), read consistently, 100 to a request; keys
         left unprocessed (throttled) are sent again after a pause."""

@@ -9,7 +9,10 @@ item alone, and keeps nothing else of it:
 - ``locks``: one row per live lock item: its key, namespace, owner, whether its owner or
   ``expires`` is damaged, and whether an audited model declares its namespace;
 - ``items``: one row per live audited item, saying whether it has damage of its own (a
-  value that cannot be keyed, an attribute of the wrong type: :func:`.checking.item_findings`).
+  value that cannot be keyed, an attribute of the wrong type: :func:`.checking.item_findings`),
+  and whether its partition holds second factors (``passkeys``); and one per live credential
+  item or TOTP record, naming its partition (:func:`.factors.has_factors`): the
+  confirmation checks those partitions' factors against their items and locks.
 
 Expired items and tombstones are absent to the audit as to every read: they are counted
 as scanned, and leave no row. Each segment writes its rows to Parquet files of its own
@@ -22,6 +25,7 @@ from pathlib import Path
 from ..uniqueness import LOCK_PREFIX, LOCK_SORT_KEY
 from .checking import PageCounts, Scope, is_live, item_findings, namespace_of, records
 from .engines import optional_module
+from .factors import WEBAUTHN, has_factors
 from .findings import lock_as_read, owner_named
 
 # Rows of a segment's file before the next: files the size DuckDB reads well (a row is a
@@ -32,10 +36,13 @@ ROWS_PER_FILE = 1_000_000
 COLUMNS = {
     "held": (("lock_key", "string"), ("namespace", "string"), ("holder", "string"), ("recorded", "bool")),
     "locks": (
-        ("lock_key", "string"), ("namespace", "string"), ("owner", "string"), ("damaged", "bool"),
+        ("lock_key", "string"),
+        ("namespace", "string"),
+        ("owner", "string"),
+        ("damaged", "bool"),
         ("declared", "bool"),
     ),
-    "items": (("pk", "string"), ("damaged", "bool")),
+    "items": (("pk", "string"), ("damaged", "bool"), ("factors", "bool")),
 }
 TABLES = tuple(COLUMNS)
 
@@ -53,6 +60,8 @@ class SegmentRows:
         """Add the rows of one page of raw items read at ``now``."""
         counts = PageCounts(scanned=len(raw_items))
         held, locks, items = self.columns["held"], self.columns["locks"], self.columns["items"]
+        passkeys = scope.constraint_of(WEBAUTHN)
+        factors = passkeys is not None
         for raw in raw_items:
             if not is_live(raw, now):
                 continue
@@ -64,6 +73,7 @@ class SegmentRows:
                 keys, damage = item_findings(pk, item, scope.constraints[model])
                 items["pk"].append(pk)
                 items["damaged"].append(bool(damage))
+                items["factors"].append(factors and has_factors(raw))
                 for constraint, key in keys:
                     held["lock_key"].append(key)
                     held["namespace"].append(constraint.namespace)
@@ -81,8 +91,11 @@ class SegmentRows:
                 locks["owner"].append(owner_named(owner))
                 locks["damaged"].append(not isinstance(owner, (str, type(None))))
                 locks["declared"].append(declared)
+            elif factors and has_factors(raw) and scope.model_of(pk) is passkeys[0]:
+                items["pk"].append(pk)
+                items["damaged"].append(False)
+                items["factors"].append(True)
         return counts
-
 
 
 class RowFiles:
@@ -95,7 +108,8 @@ class RowFiles:
         self._parquet = optional_module("pyarrow.parquet")
         types = {"string": pyarrow.string(), "bool": pyarrow.bool_()}
         self._schemas = {
-            table: pyarrow.schema([(column, types[kind]) for column, kind in columns]) for table, columns in COLUMNS.items()
+            table: pyarrow.schema([(column, types[kind]) for column, kind in columns])
+            for table, columns in COLUMNS.items()
         }
         self._table = pyarrow.table
         self.rows = 0
