@@ -26,7 +26,7 @@ import time
 
 from django.utils.crypto import constant_time_compare, salted_hmac
 
-from .. import devices, dynamo, ratelimit, store
+from .. import devices, dynamo, ratelimit, sessions, store
 from ..exceptions import Busy, OverLimit, StaleItem, Unavailable
 from ..mfa import store as mfa_store
 from ..mfa.flows import login as second_step
@@ -97,7 +97,9 @@ def confirm_code(request, code: str) -> tuple[str, User | None]:
     found = pending(request)
     if found is None:
         return EXPIRED, None
-    account, _ = mfa_store.read_account(found["id"]) if found["id"] else (None, [])
+    # The partition, not the account alone: its sessions and slots are what the sign-in's
+    # write ends and takes under ACCOUNTS_MAX_SESSIONS (a slot guessed unread is refused).
+    account, others = mfa_store.read_partition(found["id"]) if found["id"] else (None, [])
     counters = [ratelimit.Counter(TRIES_ACTION, TRIES_RULE, found["code_id"])]
     counters += devices.login_attempt(request, found["login"], account).counters
     guess = ratelimit.Guess(request, TRIES_ACTION, counters=counters)
@@ -107,6 +109,8 @@ def confirm_code(request, code: str) -> tuple[str, User | None]:
     if not right or not second_step.can_log_in(account):
         guess.fail()
         return WRONG_CODE, None
+    if isinstance(request.session, sessions.SessionStore):
+        request.session.note_account_items(others)
     user = User.from_account(account)
     if second_step.needs_second_step(user):
         del request.session[SESSION_KEY]
