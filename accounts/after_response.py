@@ -9,23 +9,23 @@ written, and Django's test client before it returns it, so a test sees the mail 
 
 import logging
 from collections.abc import Callable
+from typing import Any
 
-from django.http import HttpResponseRedirect
+from django.http import HttpResponseRedirect, JsonResponse
 from django.utils import translation
 
 logger = logging.getLogger(__name__)
 
 
-class RedirectThen(HttpResponseRedirect):
-    """A redirect to ``redirect_to`` that runs ``work`` when it is closed, after it was sent.
+class WorkAfterClose:
+    """A response mixin that runs ``work`` when the response is closed, after it was sent.
 
     ``work`` runs once, in the language the request was answered in (the mail it sends
     speaks the asker's language); what it raises is logged, never answered: the answer is
     gone already, and it said nothing of what the work would find.
     """
 
-    def __init__(self, redirect_to: str, work: Callable[[], object]) -> None:
-        super().__init__(redirect_to)
+    def run_after_close(self, work: Callable[[], object]) -> None:
         self._work: Callable[[], object] | None = work
         self._language = translation.get_language()
 
@@ -36,6 +36,22 @@ class RedirectThen(HttpResponseRedirect):
                 with translation.override(self._language):
                     work()
         except Exception:
-            logger.exception("The work after the answer to %s failed.", self.url)
+            logger.exception("The work after the answer to %s failed.", self)
         finally:
             super().close()
+
+
+class RedirectThen(WorkAfterClose, HttpResponseRedirect):
+    """A redirect to ``redirect_to`` that runs ``work`` once it was sent (:class:`WorkAfterClose`)."""
+
+    def __init__(self, redirect_to: str, work: Callable[[], object]) -> None:
+        super().__init__(redirect_to)
+        self.run_after_close(work)
+
+
+class JsonThen(WorkAfterClose, JsonResponse):
+    """A JSON answer of ``data`` that runs ``work`` once it was sent (:class:`WorkAfterClose`)."""
+
+    def __init__(self, data: dict, work: Callable[[], object], **kwargs: Any) -> None:
+        super().__init__(data, **kwargs)
+        self.run_after_close(work)

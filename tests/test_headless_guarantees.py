@@ -48,8 +48,9 @@ def test_api_signup_costs_what_the_signup_page_costs(proxy, client):
     response, requests = counted(proxy, lambda: api.signup())
 
     assert response.status_code == 200
-    # The signup limit's counter, the one transaction, the session.
-    assert requests == {"UpdateItem": 1, "TransactWriteItems": 1, "PutItem": 1}
+    # As the page: the signup limit's counter, the one transaction, the session written
+    # with the session slot it takes (a transaction of its own).
+    assert requests == {"UpdateItem": 1, "TransactWriteItems": 2}
 
 
 @pytest.mark.parametrize("client", ["browser", "app"])
@@ -61,8 +62,9 @@ def test_api_login_costs_what_the_login_page_costs(proxy, client):
 
     assert response.status_code == 200
     # As the page from a new browser: the lock, the account with its sessions, the attempt
-    # on two counters and taken back from one, the session with the counter deleted.
-    assert requests == {"GetItem": 1, "Query": 1, "UpdateItem": 3, "BatchWriteItem": 1}
+    # on two counters and taken back from one, the session written with its session slot
+    # and the counter deleted (one transaction).
+    assert requests == {"GetItem": 1, "Query": 1, "UpdateItem": 3, "TransactWriteItems": 1}
 
 
 @pytest.mark.parametrize("client", ["browser", "app"])

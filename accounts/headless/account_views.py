@@ -235,10 +235,9 @@ class RequestPasswordView(APIView):
         form = password_reset.PasswordResetRequestForm(data={"email": self.text("email") or ""})
         if not form.is_valid():
             return responses.form_errors(form)
-        email = form.cleaned_data["email"]
-        ratelimit.consume(request, "reset_password", key=store.login_lock_key(email))
-        password_reset.request_reset(request, email)
-        return Answer()
+        reset = password_reset.count_reset_request(request, form.cleaned_data["email"])
+        # Mailed once the answer is sent: a known address answers as fast as an unknown one.
+        return Answer(then=lambda: password_reset.request_reset(request, reset))
 
 
 def user_of_reset_key(key: str) -> tuple[User | None, str]:

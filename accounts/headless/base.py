@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views import View
 
 from .. import devices, ratelimit
+from ..after_response import JsonThen
 from ..middleware import RETRY_AFTER_SECONDS, is_unavailable, outcome_of
 from . import clients, responses
 from .responses import Answer
@@ -118,7 +119,10 @@ class APIView(View):
         return value if isinstance(value, str) else None
 
     def render(self, request: HttpRequest, answer: Answer) -> HttpResponse:
-        response = JsonResponse(answer.body(), status=answer.status)
+        if answer.then is not None:
+            response: HttpResponse = JsonThen(answer.body(), answer.then, status=answer.status)
+        else:
+            response = JsonResponse(answer.body(), status=answer.status)
         for name, value in answer.headers.items():
             response[name] = value
         add_never_cache_headers(response)

@@ -178,10 +178,10 @@ class RecoveryCodesView(ReauthenticatedView):
         return Answer(data=recovery_codes_data(account, codes))
 
 
-def request_options(options_json: str) -> dict:
+def request_options(options: passkeys.CeremonyOptions) -> dict:
     """allauth's ``WebAuthnCredentialRequestOptions``: ``navigator.credentials.get()``'s
     options under ``request_options.publicKey``."""
-    return {"request_options": {"publicKey": json.loads(options_json)}}
+    return {"request_options": {"publicKey": json.loads(options.json)}}
 
 
 class WebAuthnView(APIView):
@@ -204,7 +204,9 @@ class WebAuthnLoginView(WebAuthnView):
     user verification required), as the login page's passkey button."""
 
     def get(self, request: HttpRequest) -> Answer:
-        return Answer(data=request_options(passkeys.authentication_options(request, passkeys.LOGIN)))
+        # The challenge stays in the session: the session token carries it for an app.
+        options = passkeys.authentication_options(request, passkeys.LOGIN, in_session=True)
+        return Answer(data=request_options(options))
 
     def post(self, request: HttpRequest) -> Answer:
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any
@@ -32,6 +33,9 @@ class Answer:
     headers: dict[str, str] = field(default_factory=dict)
     # The account a browser is now trusted for (its device cookie), after a login.
     trusted_account: str | None = None
+    # Work to run once the answer was sent (accounts.after_response), so that its time
+    # does not show in the answer's.
+    then: Callable[[], object] | None = None
 
     def body(self) -> dict:
         """The JSON body: ``status`` and, when present, ``data``, ``meta``, ``errors``."""

@@ -11,7 +11,8 @@ options of each ceremony, their challenge, and checking what the browser answers
   :mod:`accounts.sessions`) and taken out when it is checked; a second step's sign-in also
   deletes the session that held it, in its guarded transaction. An anonymous visitor's
   (a passkey login, a passkey signup: :data:`SIGNED_PURPOSES`) is signed into a cookie
-  instead, so that asking for options writes no session item (issue 26, finding 9); the
+  instead, so that asking for options writes no session item (issue 26, finding 9; the
+  API keeps it in the session all the same, as an app client's token is its only carrier); the
   sign-in that answers it writes the record that it was used in the same transaction
   (:func:`accounts.transactions.used_challenge_spend`), and a signup's answer creates the
   account whose id its one-time token fixes: both single-use.
@@ -154,16 +155,17 @@ class CeremonyOptions:
     challenge_cookie: str | None = None
 
 
-def _new_challenge(request: HttpRequest, purpose: str) -> tuple[bytes, str | None]:
+def _new_challenge(request: HttpRequest, purpose: str, *, in_session: bool = False) -> tuple[bytes, str | None]:
     """``(challenge, cookie value or None)``: a new challenge for ``purpose``, kept in the
-    session, or signed into the cookie's value for :data:`SIGNED_PURPOSES`."""
+    session, or signed into the cookie's value for :data:`SIGNED_PURPOSES` unless
+    ``in_session``."""
     challenge = secrets.token_bytes(CHALLENGE_BYTES)
     issued = {
         "challenge": bytes_to_base64url(challenge),
         "purpose": purpose,
         "expires": int(time.time()) + CHALLENGE_SECONDS,
     }
-    if purpose in SIGNED_PURPOSES:
+    if purpose in SIGNED_PURPOSES and not in_session:
         return challenge, signing.dumps(issued, salt=CHALLENGE_SALT, compress=True)
     request.session[CHALLENGE_SESSION_KEY] = issued
     return challenge, None
@@ -172,6 +174,10 @@ def _new_challenge(request: HttpRequest, purpose: str) -> tuple[bytes, str | Non
 def _issued_challenge(request: HttpRequest, purpose: str) -> dict | None:
     if purpose not in SIGNED_PURPOSES:
         return request.session.pop(CHALLENGE_SESSION_KEY, None)
+    held = request.session.get(CHALLENGE_SESSION_KEY)
+    if held and held.get("purpose") == purpose:
+        # Issued ``in_session`` (the API: an app keeps no cookie, its session token does).
+        return request.session.pop(CHALLENGE_SESSION_KEY)
     try:
         return signing.loads(request.COOKIES.get(CHALLENGE_COOKIE, ""), salt=CHALLENGE_SALT, max_age=CHALLENGE_SECONDS)
     except signing.BadSignature:
@@ -180,8 +186,8 @@ def _issued_challenge(request: HttpRequest, purpose: str) -> dict | None:
 
 def take_challenge(request, purpose):
     """The challenge issued to this browser for ``purpose``, taken out of the session (it
-    cannot be used again) or read from its signed cookie (:data:`SIGNED_PURPOSES`: the
-    caller's write makes it single-use); raises :class:`PasskeyRefused` when there is none,
+    cannot be used again) or read from its signed cookie (:data:`SIGNED_PURPOSES` unless
+    issued ``in_session``: the caller's write makes it single-use); raises :class:`PasskeyRefused` when there is none,
     it was for another purpose, or it expired."""
     issued = _issued_challenge(request, purpose)
     if not issued or issued.get("purpose") != purpose:
@@ -219,13 +225,14 @@ def registration_options(request, purpose, *, user_id, name, existing=()):
     return CeremonyOptions(options_to_json(options), cookie)
 
 
-def authentication_options(request, purpose, *, allowed=()):
+def authentication_options(request, purpose, *, allowed=(), in_session=False):
     """The :class:`CeremonyOptions` of ``navigator.credentials.get()``: for the account's
     ``allowed`` credential ids, or any discoverable passkey of this site when empty (a login
     without a name); a new challenge is issued for ``purpose``, whose user verification it
-    asks for."""
+    asks for. ``in_session``: keep even a :data:`SIGNED_PURPOSES` challenge in the session
+    (the API, whose app client keeps no cookie but its session token)."""
     rp = relying_party()
-    challenge, cookie = _new_challenge(request, purpose)
+    challenge, cookie = _new_challenge(request, purpose, in_session=in_session)
     options = generate_authentication_options(
         rp_id=rp.id,
         challenge=challenge,
