@@ -74,12 +74,13 @@ def reset_path(user):
 
 @dataclass(frozen=True)
 class ResetRequest:
-    """A reset request as counted: the address asked for, and the budget of the browser
-    that asked (its device cookie's, see :func:`count_reset_request`; ``None``: the
-    address's own)."""
+    """A reset request as counted: the address asked for, the budget of the browser that
+    asked (its device cookie's, see :func:`count_reset_request`; ``None``: the address's
+    own), and the id of the account the address's lock named then (``None``: nobody's)."""
 
     email: str
     budget: str | None = None
+    owner_id: str | None = None
 
 
 def count_reset_request(request: HttpRequest, email: str) -> ResetRequest:
@@ -93,13 +94,14 @@ def count_reset_request(request: HttpRequest, email: str) -> ResetRequest:
     and per address asked for. One consistent GetItem (the address's lock), whether or not
     anybody holds it.
     """
-    own = devices.own_budget(request, ACTION, store.email_owner_id(email))
+    owner_id = store.email_owner_id(email)
+    own = devices.own_budget(request, ACTION, owner_id)
     if own is None:
         ratelimit.consume(request, ACTION, key=store.login_lock_key(email))
-        return ResetRequest(email)
+        return ResetRequest(email, owner_id=owner_id)
     budget, counters = own
     ratelimit.count_attempt(ACTION, counters)
-    return ResetRequest(email, budget)
+    return ResetRequest(email, budget, owner_id)
 
 
 def request_reset(request: HttpRequest, reset: ResetRequest) -> None:
@@ -108,13 +110,17 @@ def request_reset(request: HttpRequest, reset: ResetRequest) -> None:
 
     The caller answers the same either way, and calls this once the answer is sent
     (:class:`accounts.after_response.RedirectThen`), so that the answer takes no longer for
-    a registered address. At most two GetItems.
+    a registered address. The address's lock was read when the request was counted: one
+    GetItem more, the account's, and only for an address somebody holds.
     """
+    account = store.get_account(reset.owner_id) if reset.owner_id else None
     try:
-        account = store.get_by_email(reset.email)
+        # The account still holds the address (it may have changed it since the lock was read).
+        if account is None or not store.is_same_address(account, reset.email):
+            return
     except InvalidUniqueValue:
         return
-    if account is None or not account.is_active or not store.is_verified(account):
+    if not account.is_active or not store.is_verified(account):
         return
     user = User.from_account(account)
     context = {"account": account}

@@ -230,13 +230,14 @@ def test_ending_the_other_sessions_is_one_query_and_one_batch_write(proxy):
     assert requests == {"Query": 1, "BatchWriteItem": 1}
 
 
-# An email change request also counts its change_email rate limit, and its two mails (the
-# link, the notice to the old address) the mail limit: three UpdateItem.
+# Each change counts its current password against reauthenticate (one UpdateItem). An email
+# change request also counts its change_email rate limit, and its two mails (the link, the
+# notice to the old address) the mail limit: four UpdateItem; a username change its notice.
 @pytest.mark.parametrize(
     ("url", "data", "limit"),
     [
-        ("/accounts/email/", {"email": "lovelace@example.com", "password": PASSWORD}, {"UpdateItem": 3}),
-        ("/accounts/username/", {"username": "lovelace", "password": PASSWORD}, {}),
+        ("/accounts/email/", {"email": "lovelace@example.com", "password": PASSWORD}, {"UpdateItem": 4}),
+        ("/accounts/username/", {"username": "lovelace", "password": PASSWORD}, {"UpdateItem": 2}),
     ],
 )
 def test_change_is_one_batch_get_item_and_one_transact_write_items(proxy, url, data, limit):
@@ -256,9 +257,9 @@ def test_password_change_also_ends_the_sessions_and_puts_this_one_anew(proxy):
 
     assert response.status_code == 302
     # The session's read, the change, the Query and delete of every session, the new session
-    # (which deletes none again) with the session slot the old one held, and the mail limit
-    # of the notice to the account's address.
-    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 2, "Query": 1, "BatchWriteItem": 1, "UpdateItem": 1}
+    # (which deletes none again) with the session slot the old one held, the old password's
+    # count against reauthenticate, and the budget of the notice to the account's address.
+    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 2, "Query": 1, "BatchWriteItem": 1, "UpdateItem": 2}
 
 
 def test_delete_also_ends_the_sessions(proxy):
@@ -267,8 +268,9 @@ def test_delete_also_ends_the_sessions(proxy):
     response, requests = counted(proxy, lambda: client.post("/accounts/delete/", {"password": PASSWORD}))
 
     assert response.status_code == 302
-    # The logout that follows deletes no session again: 4 requests.
-    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1, "Query": 1, "BatchWriteItem": 1}
+    # The password's count against reauthenticate; the logout that follows deletes no session
+    # again: 5 requests.
+    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1, "Query": 1, "BatchWriteItem": 1, "UpdateItem": 1}
 
 
 def test_refused_email_change_is_one_batch_get_item_and_one_transact_write_items(proxy):
@@ -280,7 +282,8 @@ def test_refused_email_change_is_one_batch_get_item_and_one_transact_write_items
     )
 
     assert response.context["form"].has_error("email", "email_taken")
-    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1, "UpdateItem": 1}  # + the limit
+    # + the password's count against reauthenticate, and the change_email limit
+    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1, "UpdateItem": 2}
 
 
 def test_a_whole_visit_never_scans(proxy):
@@ -356,8 +359,9 @@ def test_email_change_request_is_one_batch_get_item_and_one_transact_write_items
     )
 
     assert response.status_code == 302
-    # + the change_email limit, and the mail limit of the link and of the notice
-    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1, "UpdateItem": 3}
+    # + the password's count against reauthenticate, the change_email limit, and the mail
+    # limit of the link and of the notice
+    assert requests == {"BatchGetItem": 1, "TransactWriteItems": 1, "UpdateItem": 4}
 
 
 @pytest.mark.parametrize("email", ["ada@example.com", "nobody@example.com"])
