@@ -100,6 +100,8 @@ def test_staff_reach_every_page_and_action(people):
 
 
 def test_staff_whose_flag_is_revoked_lose_access_at_once(people):
+    # Another staff member, so that this is not the last one's access (which is refused).
+    make_account("deputy@example.com", "deputy", staff=True)
     client = client_as(people["boss"])
     store.update_account(store.get_account(people["boss"].id), is_staff=False)
 
@@ -107,6 +109,8 @@ def test_staff_whose_flag_is_revoked_lose_access_at_once(people):
 
 
 def test_deactivated_staff_are_logged_out_of_the_staff_pages(people):
+    # Another staff member, so that this is not the last one's access (which is refused).
+    make_account("deputy@example.com", "deputy", staff=True)
     client = client_as(people["boss"])
     store.update_account(store.get_account(people["boss"].id), is_active=False)
 
