@@ -37,9 +37,7 @@ PREFIX_LENGTH = 5
 TIMEOUT_SECONDS = 3
 USER_AGENT = "django-dynamo-accounts (breached password check)"
 # Shown after a login whose (right) password appears in a breach: the login goes on.
-LOGIN_WARNING = gettext_lazy(
-    "Your password has appeared in a data breach, so others may try it. Please change it now."
-)
+LOGIN_WARNING = gettext_lazy("Your password has appeared in a data breach, so others may try it. Please change it now.")
 
 
 class SourceUnavailable(Exception):

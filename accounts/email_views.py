@@ -20,8 +20,8 @@ from django.views.decorators.cache import never_cache
 from django.views.generic import FormView
 
 from . import password_reset, ratelimit, store, verification
-from .after_response import RedirectThen
 from .adapter import get_adapter
+from .after_response import RedirectThen
 from .forms import STORE_REFUSALS
 from .models import User
 from .pending import PENDING_SESSION_KEY, remember_pending

@@ -219,6 +219,7 @@ if HTTPS:
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
 
+
 def _origin(url):
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}"

@@ -19,15 +19,24 @@ MUTATIONS = {
     "G_DELETE_STAFF_FLAGS_AS_READ": ("Put", lambda body: "deleted" in body["Item"], ("is_staff", "is_active")),
     "G_STAFF_ITEM_AS_READ": (
         "Update",
-        lambda body: re.search(r"is_staff|is_active", str(body.get("ExpressionAttributeNames", {}))) is not None
-        and "SET" in body.get("UpdateExpression", ""),
+        lambda body: (
+            re.search(r"is_staff|is_active", str(body.get("ExpressionAttributeNames", {}))) is not None
+            and "SET" in body.get("UpdateExpression", "")
+        ),
         ("is_staff", "is_active", "updated"),
     ),
     "G_SLOT_FREE": ("Put", lambda body: body["Item"]["SK"]["S"].startswith("SESS_SLOT#"), ("PK",)),
     "G_SLOT_HOLDER_AS_READ": ("Put", lambda body: body["Item"]["SK"]["S"].startswith("SESS_SLOT#"), ("holder",)),
-    "G_LIMIT_UNDER": ("ConditionCheck", lambda body: body["Key"]["SK"]["S"].startswith("RATE#")
-                      or body["Key"]["PK"]["S"].startswith("RATE#"), ("*",)),
-    "G_SIGNUP_EMAIL_LOCK_FREE": ("Put", lambda body: body["Item"]["PK"]["S"].startswith("UNIQ#EMAIL#"), ("PK", "expires")),
+    "G_LIMIT_UNDER": (
+        "ConditionCheck",
+        lambda body: body["Key"]["SK"]["S"].startswith("RATE#") or body["Key"]["PK"]["S"].startswith("RATE#"),
+        ("*",),
+    ),
+    "G_SIGNUP_EMAIL_LOCK_FREE": (
+        "Put",
+        lambda body: body["Item"]["PK"]["S"].startswith("UNIQ#EMAIL#"),
+        ("PK", "expires"),
+    ),
 }
 ALWAYS = "(attribute_exists(#mutation_pk) OR attribute_not_exists(#mutation_pk))"
 
@@ -37,7 +46,9 @@ def _without(body, names):
     condition = body.get("ConditionExpression")
     if condition is None:
         return body
-    placeholders = {key for key, name in body.get("ExpressionAttributeNames", {}).items() if name in names or "*" in names}
+    placeholders = {
+        key for key, name in body.get("ExpressionAttributeNames", {}).items() if name in names or "*" in names
+    }
     spelled = "|".join(re.escape(name) for name in [*placeholders, *names] if name != "*")
     if "*" in names:
         condition = ALWAYS
@@ -53,7 +64,9 @@ def _without(body, names):
     else:
         mutated.pop("ExpressionAttributeValues", None)
     names_used = set(re.findall(r"#\w+", condition))
-    mutated["ExpressionAttributeNames"] = {k: v for k, v in mutated["ExpressionAttributeNames"].items() if k in names_used}
+    mutated["ExpressionAttributeNames"] = {
+        k: v for k, v in mutated["ExpressionAttributeNames"].items() if k in names_used
+    }
     return mutated
 
 

@@ -49,7 +49,9 @@ def install(prefix: Path = PREFIX) -> Path:
     prefix.mkdir(parents=True, exist_ok=True)
     shutil.copy(SOURCES / "package.json", prefix / "package.json")
     shutil.copy(lock, installed)
-    subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"], cwd=prefix, check=True, capture_output=True)
+    subprocess.run(
+        [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"], cwd=prefix, check=True, capture_output=True
+    )
     return modules
 
 
@@ -140,8 +142,6 @@ def provider_login(client, login: str):
     """A whole sign-in at the site with the provider's user ``login``: the callback's response."""
     url = sign_in_at_provider(begin_at_site(client), login, "http://testserver" + CALLBACK_PATH)
     return client.get(CALLBACK_PATH, callback_query(url))
-
-
 
 
 @pytest.fixture(scope="session")

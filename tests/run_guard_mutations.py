@@ -22,7 +22,18 @@ CAUGHT_BY = {
 
 def run(guard):
     test = CAUGHT_BY[guard]
-    command = [sys.executable, "-m", "pytest", "-p", "tests.guard_mutations", "-q", "-x", "-p", "no:cacheprovider", test]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "tests.guard_mutations",
+        "-q",
+        "-x",
+        "-p",
+        "no:cacheprovider",
+        test,
+    ]
     result = subprocess.run(command, env={**os.environ, "GUARD_MUTATION": guard}, capture_output=True, text=True)
     if result.returncode != 1:
         return f"NOT caught (pytest exit {result.returncode})"

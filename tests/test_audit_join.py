@@ -79,8 +79,16 @@ def every_kind(ddb):
         TableName=get_account_model().Meta.table_name,
         Key={"PK": {"S": accounts[10].PK}, "SK": {"S": passkey_sort_key("cred10")}},
     )
-    return {**{f"user{n}": account for n, account in enumerate(accounts)}, "twin": twin, "legacy": legacy,
-            "blank": blank, "gone": gone, "dora": dora, "carol": carol, "expired": expired}
+    return {
+        **{f"user{n}": account for n, account in enumerate(accounts)},
+        "twin": twin,
+        "legacy": legacy,
+        "blank": blank,
+        "gone": gone,
+        "dora": dora,
+        "carol": carol,
+        "expired": expired,
+    }
 
 
 def comparable(report):
@@ -197,6 +205,4 @@ def test_the_query_is_trino_sql_with_no_engine_s_own_function():
 
     functions = {type(function).__name__ for function in tree.find_all(sqlglot.exp.Func)}
     assert functions <= {"And", "Or", "Not", "Cast", "Count", "Min"}, functions
-    assert {"held", "locks", "items"} == {table.name for table in tree.find_all(sqlglot.exp.Table)} - {
-        "declared_locks"
-    }
+    assert {"held", "locks", "items"} == {table.name for table in tree.find_all(sqlglot.exp.Table)} - {"declared_locks"}

@@ -93,13 +93,17 @@ def test_every_post_url_answers_bad_bodies_without_a_server_error(ddb, passkeys_
 def test_a_form_in_another_charset_is_the_sites_400_page(ddb):
     client = visitor("anonymous", None, None)
 
-    response = client.generic("POST", "/accounts/login/", "username=ada".encode("utf-16"), content_type=f"{FORM}; charset=utf-16")
+    response = client.generic(
+        "POST", "/accounts/login/", "username=ada".encode("utf-16"), content_type=f"{FORM}; charset=utf-16"
+    )
 
     assert response.status_code == 400
     assert "This request could not be read" in response.content.decode()
 
 
-@pytest.mark.parametrize("read", [passkeys.read_assertion, lambda answer: passkeys.verify_new_credential(None, answer, b"")])
+@pytest.mark.parametrize(
+    "read", [passkeys.read_assertion, lambda answer: passkeys.verify_new_credential(None, answer, b"")]
+)
 def test_a_deeply_nested_passkey_answer_is_refused_as_invalid(read, settings):
     with pytest.raises(passkeys.PasskeyRefused) as refusal:
         read(NESTED)

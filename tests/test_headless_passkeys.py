@@ -22,7 +22,9 @@ def passkey(ddb):
 
 
 def answer(credential, options, **get_options):
-    return json.loads(authenticator.get(credential, options["data"]["request_options"]["publicKey"], ORIGIN, **get_options))
+    return json.loads(
+        authenticator.get(credential, options["data"]["request_options"]["publicKey"], ORIGIN, **get_options)
+    )
 
 
 def test_an_app_logs_in_with_a_passkey_alone(passkey):

@@ -13,8 +13,8 @@ from django.core.exceptions import ValidationError
 from django.test import Client
 
 from accounts import breached_passwords
-from accounts.password_reset import SetPasswordForm
 from accounts.models import User
+from accounts.password_reset import SetPasswordForm
 from tests.staff import client_as, make_account
 from tests.web import PASSWORD, login, messages_of, signed_up_client, signup
 

@@ -105,7 +105,9 @@ def test_linking_a_free_identity_writes_its_lock_and_mails_a_notice(oidc_site, m
 
 
 def test_deleting_the_account_releases_its_identity_lock(ddb):
-    account, _ = provider_store.signup(email="ada@example.com", username="ada", issuer=ISSUER, subject="7", email_verified=True)
+    account, _ = provider_store.signup(
+        email="ada@example.com", username="ada", issuer=ISSUER, subject="7", email_verified=True
+    )
     provider_store.link(store.get_account(account.id), "https://other.example", "8")
 
     store.delete_account(store.get_account(account.id))
@@ -118,7 +120,9 @@ def test_deleting_the_account_releases_its_identity_lock(ddb):
 def test_unlinking_releases_the_lock_and_the_last_way_in_is_kept(ddb):
     from accounts.providers import flows
 
-    account, _ = provider_store.signup(email="ada@example.com", username="ada", issuer=ISSUER, subject="7", email_verified=True)
+    account, _ = provider_store.signup(
+        email="ada@example.com", username="ada", issuer=ISSUER, subject="7", email_verified=True
+    )
     with pytest.raises(flows.LastWayIn):
         flows.unlink(store.get_account(account.id), ISSUER, "7")
     provider_store.link(store.get_account(account.id), "https://other.example", "8")
@@ -130,7 +134,9 @@ def test_unlinking_releases_the_lock_and_the_last_way_in_is_kept(ddb):
 
 
 def test_the_audit_finds_a_missing_identity_lock_and_claims_it(ddb):
-    account, _ = provider_store.signup(email="ada@example.com", username="ada", issuer=ISSUER, subject="7", email_verified=True)
+    account, _ = provider_store.signup(
+        email="ada@example.com", username="ada", issuer=ISSUER, subject="7", email_verified=True
+    )
     key = provider_store.identity_lock_key(ISSUER, "7")
     delete_lock(key)
 
@@ -150,15 +156,17 @@ def test_the_audit_finds_and_releases_an_orphaned_identity_lock(ddb):
 
 
 def test_an_identity_stored_as_an_element_is_the_pair_it_was_made_of():
-    assert provider_store.identities_of(type("A", (), {"oidc_identities": {identity_element("https://a#b", "c%d")}})) == [
-        ("https://a#b", "c%d")
-    ]
+    assert provider_store.identities_of(
+        type("A", (), {"oidc_identities": {identity_element("https://a#b", "c%d")}})
+    ) == [("https://a#b", "c%d")]
 
 
 def test_the_staff_account_page_shows_its_identity_locks(ddb):
     from tests.staff import client_as, make_account
 
-    account, _ = provider_store.signup(email="ada@example.com", username="ada", issuer=ISSUER, subject="7", email_verified=True)
+    account, _ = provider_store.signup(
+        email="ada@example.com", username="ada", issuer=ISSUER, subject="7", email_verified=True
+    )
     boss = make_account("boss@example.com", "boss", staff=True)
 
     page = client_as(boss).get(f"/staff/accounts/{account.id}/").content.decode()

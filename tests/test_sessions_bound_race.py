@@ -51,7 +51,7 @@ def test_16_concurrent_password_logins_leave_at_most_the_limit_of_live_sessions_
     after_each_round, logged_in = [], []
     for _ in range(ROUNDS):
         clients = [Client() for _ in range(LOGINS)]
-        answers = at_once(LOGINS, lambda number: login(clients[number], "ada"))
+        answers = at_once(LOGINS, lambda number, clients=clients: login(clients[number], "ada"))
         assert [answer.status_code for answer in answers] == [302] * LOGINS
         after_each_round.append(len(live_sessions(account_id)))
         logged_in.append(sum(is_logged_in(client) for client in clients))

@@ -110,7 +110,9 @@ def run_audit(
     if state is None:
         segments_state = {index: SegmentState() for index in covered}
         state = RunState(run_id or new_run_id(), total, segments_state, Findings(), utcnow())
-    job = _Job(rows_directory, scope, reader, state, progress, on_finding, checkpoint, page_size, stop or threading.Event())
+    job = _Job(
+        rows_directory, scope, reader, state, progress, on_finding, checkpoint, page_size, stop or threading.Event()
+    )
     try:
         return job.run()
     finally:

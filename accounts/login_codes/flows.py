@@ -44,7 +44,13 @@ TRIES_ACTION = "login_code"
 TRIES_RULE = ratelimit.Rule(MAX_TRIES, 24 * 3600, "key")
 
 # How a confirmation ended.
-SIGNED_IN, SECOND_STEP, WRONG_CODE, ALREADY_USED, EXPIRED = "signed_in", "second_step", "wrong_code", "already_used", "expired"
+SIGNED_IN, SECOND_STEP, WRONG_CODE, ALREADY_USED, EXPIRED = (
+    "signed_in",
+    "second_step",
+    "wrong_code",
+    "already_used",
+    "expired",
+)
 
 
 def new_code() -> str:
@@ -77,7 +83,9 @@ def request_code(request, login: str, *, next_url: str) -> None:
         "next": next_url,
     }
     if known:
-        send_mail(request, "login_code", account.email, {"account": account, "code": code, "minutes": CODE_SECONDS // 60})
+        send_mail(
+            request, "login_code", account.email, {"account": account, "code": code, "minutes": CODE_SECONDS // 60}
+        )
 
 
 def pending(request) -> dict | None:
@@ -128,4 +136,3 @@ def confirm_code(request, code: str) -> tuple[str, User | None]:
     except StaleItem:
         return ALREADY_USED, None
     return SIGNED_IN, user
-

@@ -20,5 +20,7 @@ class CodeConfirmForm(forms.Form):
     }
 
     code = forms.CharField(
-        label=_("Code"), max_length=20, widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "autofocus": True})
+        label=_("Code"),
+        max_length=20,
+        widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "autofocus": True}),
     )

@@ -41,11 +41,15 @@ class CodeRequestView(ratelimit.RateLimitMixin, FormView):
 
     def form_valid(self, form):
         next_url = self.request.GET.get("next") or self.request.POST.get("next")
-        allowed = url_has_allowed_host_and_scheme(next_url, {self.request.get_host()}, require_https=self.request.is_secure())
+        allowed = url_has_allowed_host_and_scheme(
+            next_url, {self.request.get_host()}, require_https=self.request.is_secure()
+        )
         flows.request_code(
             self.request,
             form.cleaned_data["login"],
-            next_url=next_url if next_url and allowed else get_adapter(self.request).get_login_redirect_url(self.request),
+            next_url=next_url
+            if next_url and allowed
+            else get_adapter(self.request).get_login_redirect_url(self.request),
         )
         messages.info(self.request, MESSAGES["sent"])
         return redirect("accounts:login_codes:confirm")

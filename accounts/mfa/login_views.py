@@ -91,7 +91,9 @@ class SecondStepView(RateLimitMixin, FormView):
 def _second_step_done(request, outcome, user, next_url=None):
     if outcome == login.SIGNED_IN:
         return _logged_in(request, user, next_url)
-    messages.error(request, MESSAGES[{login.ALREADY_USED: "already_used", login.DAMAGED: "damaged"}.get(outcome, "expired")])
+    messages.error(
+        request, MESSAGES[{login.ALREADY_USED: "already_used", login.DAMAGED: "damaged"}.get(outcome, "expired")]
+    )
     return redirect("accounts:login")
 
 

@@ -16,8 +16,8 @@ from ..tables import (
     get_account_model,
     is_gone,
     malformed_attributes,
-    sign_in_methods_held,
     raw_text,
+    sign_in_methods_held,
     utcnow,
 )
 from ..uniqueness import LOCK_SORT_KEY

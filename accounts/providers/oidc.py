@@ -157,7 +157,9 @@ def _session(provider: ProviderConfig, redirect_uri: str) -> OAuth2Session:
     )
 
 
-def authorization_url(provider: ProviderConfig, *, redirect_uri: str, state: str, nonce: str, code_verifier: str) -> str:
+def authorization_url(
+    provider: ProviderConfig, *, redirect_uri: str, state: str, nonce: str, code_verifier: str
+) -> str:
     """The URL that sends the browser to the provider: the code flow, PKCE (S256) with
     ``code_verifier``, ``state`` and ``nonce``."""
     endpoint = discovery(provider)["authorization_endpoint"]
@@ -232,7 +234,9 @@ def verify_id_token(provider: ProviderConfig, id_token: str, *, nonce: str, now:
         subject=claims["sub"],
         email=email if isinstance(email, str) and email else None,
         email_verified=claims.get("email_verified") is True,
-        preferred_username=claims.get("preferred_username") if isinstance(claims.get("preferred_username"), str) else None,
+        preferred_username=claims.get("preferred_username")
+        if isinstance(claims.get("preferred_username"), str)
+        else None,
     )
 
 

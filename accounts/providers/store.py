@@ -109,7 +109,9 @@ def ways_in(account) -> int:
     return int(has_password(account)) + sign_in_methods_held(account)
 
 
-def signup(*, email: str, username: str, issuer: str, subject: str, email_verified: bool | None, token: str | None = None):
+def signup(
+    *, email: str, username: str, issuer: str, subject: str, email_verified: bool | None, token: str | None = None
+):
     """Create an account holding the identity, in ONE transaction with its locks (the
     identity's among them) and an unusable password (it signs in with the provider; it may
     set a password by resetting it). ``email_verified=True`` only when the provider said so

@@ -57,7 +57,9 @@ def callback_uri(request, provider: oidc.ProviderConfig) -> str:
 
 
 def _safe_next(request, value: str | None) -> str:
-    if value and url_has_allowed_host_and_scheme(value, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+    if value and url_has_allowed_host_and_scheme(
+        value, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
         return value
     return get_adapter(request).get_login_redirect_url(request)
 
@@ -98,7 +100,9 @@ class CallbackView(View):
         if not code or not state or request.GET.get("error"):
             return self.refused(request, provider, "refused")
         try:
-            identity = flows.verify_callback(provider, redirect_uri=callback_uri(request, provider), code=code, state=state)
+            identity = flows.verify_callback(
+                provider, redirect_uri=callback_uri(request, provider), code=code, state=state
+            )
         except oidc.TokenRefused:
             return self.refused(request, provider, "refused")
         except oidc.ProviderError:
@@ -175,7 +179,10 @@ class ProviderSignupView(FormView):
     def form_valid(self, form):
         try:
             account, _ = flows.sign_up(
-                self.request.session, self.pending, email=form.cleaned_data["email"], username=form.cleaned_data["username"]
+                self.request.session,
+                self.pending,
+                email=form.cleaned_data["email"],
+                username=form.cleaned_data["username"],
             )
         except store.IdentityTaken:
             # Another first sign-in of this identity won: sign in with the provider again.

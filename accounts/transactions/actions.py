@@ -451,9 +451,7 @@ def leaving(before, after):
 
 def _other_member_check(model, registry, pk):
     """``ConditionCheck attribute_exists(PK)`` on member ``pk``'s entry in ``registry``."""
-    body = model.get_operation_kwargs_from_class(
-        registry.partition, pk, condition=model._hash_key_attribute().exists()
-    )
+    body = model.get_operation_kwargs_from_class(registry.partition, pk, condition=model._hash_key_attribute().exists())
     return Action("ConditionCheck", body, OTHER_MEMBER, (model.Meta.table_name, registry.partition, pk))
 
 

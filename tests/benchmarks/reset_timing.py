@@ -107,7 +107,7 @@ def seed(count):
 def measure(port, registered, unknown, pause):
     """``(registered times, unknown times)``, the requests interleaved one for one."""
     times = {"registered": [], "unknown": []}
-    for known, stranger in zip(registered, unknown):
+    for known, stranger in zip(registered, unknown, strict=True):
         for kind, email in (("registered", known), ("unknown", stranger)):
             times[kind].append(post_reset(port, email))
             time.sleep(pause)
@@ -153,7 +153,13 @@ def main(argv=None):
         port = free_port()
         smtp_url = f"smtp://127.0.0.1:{smtp.server_address[1]}"
         gunicorn = start_gunicorn(
-            local.endpoint_url, table, 2, static_root, port, EMAIL_URL=smtp_url, ACCOUNTS_SITE_URL="http://bench.example"
+            local.endpoint_url,
+            table,
+            2,
+            static_root,
+            port,
+            EMAIL_URL=smtp_url,
+            ACCOUNTS_SITE_URL="http://bench.example",
         )
         try:
             print(f"gunicorn project.wsgi on port {port}, DynamoDB Local {local.endpoint_url}, SMTP {smtp_url}")

@@ -214,7 +214,9 @@ def authenticate_with_code(request, code):
     user = User.from_account(account)
     half_login = request.session.session_key
     try:
-        sign_in(request, user, [*spends, *store.limit_checks(guess.conditions())], found.get("ends", ()), found.get("slot"))
+        sign_in(
+            request, user, [*spends, *store.limit_checks(guess.conditions())], found.get("ends", ()), found.get("slot")
+        )
     except OverLimit as error:
         _keep_half_login(request, half_login)
         raise guess.refused(error.counters) from error
