@@ -8,7 +8,7 @@ import uuid
 
 from django.utils.crypto import salted_hmac
 
-from . import lookups, sessions, signals, transactions
+from . import dynamo, lookups, sessions, signals, transactions
 from .app_settings import MANDATORY, NONE, app_settings
 from .exceptions import (
     InvalidUniqueValue,
@@ -19,7 +19,16 @@ from .exceptions import (
     TokenReused,
     Unavailable,
 )
-from .tables import ACCOUNT_PREFIX, account_constraints, account_pk, epoch_now, get_account_model, utcnow
+from .tables import (
+    ACCOUNT_PREFIX,
+    PROFILE_SORT_KEY,
+    account_constraints,
+    account_pk,
+    epoch_now,
+    get_account_model,
+    is_gone,
+    utcnow,
+)
 from .uniqueness import normalize_text
 
 
@@ -237,6 +246,19 @@ def apply_email_change(account, old_email, new_email, nonce):
     update_account(account, **email_change_changes(account))
     signals.email_changed.send(sender=type(account), account=account, old_email=old_email, new_email=new_email)
     return account
+
+
+def read_partition(account_id: str):
+    """The account ``account_id`` and the other items of its partition (its sessions and
+    session slots, for a login to count and to choose its slot), in one consistent
+    ``Query``: ``(account or None, other raw items)``."""
+    if not lookups.can_be_a_key(account_pk(account_id)):
+        return None, []
+    items = dynamo.query_partition(account_pk(account_id))
+    account = next((raw for raw in items if raw["SK"]["S"] == PROFILE_SORT_KEY), None)
+    others = [raw for raw in items if raw is not account]
+    live = account is not None and not is_gone(account)
+    return (get_account_model().from_raw_data(account) if live else None), others
 
 
 def get_account(account_id):

@@ -107,7 +107,7 @@ def confirm_code(request, code: str) -> tuple[str, User | None]:
         return EXPIRED, None
     # The partition, not the account alone: its sessions and slots are what the sign-in's
     # write ends and takes under ACCOUNTS_MAX_SESSIONS (a slot guessed unread is refused).
-    account, others = mfa_store.read_partition(found["id"]) if found["id"] else (None, [])
+    account, others = store.read_partition(found["id"]) if found["id"] else (None, [])
     counters = [ratelimit.Counter(TRIES_ACTION, TRIES_RULE, found["code_id"])]
     counters += devices.login_attempt(request, found["login"], account).counters
     guess = ratelimit.Guess(request, TRIES_ACTION, counters=counters)

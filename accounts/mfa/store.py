@@ -85,18 +85,6 @@ def read_account(account_id, *keys):
     return (get_account_model().from_raw_data(account) if _live(account) else None), others
 
 
-def read_partition(account_id):
-    """The account ``account_id`` and the other items of its partition (its sessions and
-    session slots, for a login to count and to choose its slot), in one ``Query``:
-    ``(account or None, other raw items)``."""
-    if not lookups.can_be_a_key(account_pk(account_id)):
-        return None, []
-    items = dynamo.query_partition(account_pk(account_id))
-    account = next((raw for raw in items if raw["SK"]["S"] == PROFILE_SORT_KEY), None)
-    others = [raw for raw in items if raw is not account]
-    return (get_account_model().from_raw_data(account) if _live(account) else None), others
-
-
 def read_for_passkey(account_id, credential_id):
     """The account ``account_id`` and its credential item of ``credential_id``, in one
     ``BatchGetItem``: ``(account or None, passkey or None)``."""

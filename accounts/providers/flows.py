@@ -134,7 +134,7 @@ def log_in(request, provider: ProviderConfig, identity: VerifiedIdentity, *, nex
     if owner is None:
         remember_pending(request.session, provider, identity, next_url)
         return Outcome(NEEDS_SIGNUP)
-    account, others = store.read_partition(owner.removeprefix(ACCOUNT_PREFIX))
+    account, others = account_store.read_partition(owner.removeprefix(ACCOUNT_PREFIX))
     if account is None or not store.holds(account, identity.issuer, identity.subject):
         # The lock is the one authority; an account not holding what its lock says is the
         # audit's finding, never a login.

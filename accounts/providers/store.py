@@ -10,8 +10,6 @@ from .. import dynamo, lookups, store
 from ..exceptions import UniqueViolation
 from ..tables import (
     MAX_PASSKEYS,
-    PROFILE_SORT_KEY,
-    account_pk,
     get_account_model,
     identity_element,
     is_gone,
@@ -49,18 +47,6 @@ def identity_owner(issuer: str, subject: str, read_along: dict | None = None) ->
         return lookups.lock_owner(get_account_model(), key)
     lock = read_along.get((key, LOCK_SORT_KEY))
     return raw_text(lock.get("owner")) if lock is not None and not is_gone(lock) else None
-
-
-def read_partition(account_id: str):
-    """The account ``account_id`` and the other items of its partition (its sessions, for
-    the login to count), in one consistent ``Query``: ``(account or None, other raw items)``."""
-    if not lookups.can_be_a_key(account_pk(account_id)):
-        return None, []
-    items = dynamo.query_partition(account_pk(account_id))
-    account = next((raw for raw in items if raw["SK"]["S"] == PROFILE_SORT_KEY), None)
-    others = [raw for raw in items if raw is not account]
-    live = account is not None and not is_gone(account)
-    return (get_account_model().from_raw_data(account) if live else None), others
 
 
 def identities_of(account) -> list[tuple[str, str]]:
