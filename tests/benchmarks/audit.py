@@ -217,7 +217,7 @@ def generate_rows(directory, rows):
         "held": f"SELECT lock_key, namespace, pk AS holder, true AS recorded FROM ({keys})",
         "locks": f"SELECT lock_key, namespace, pk AS owner, false AS damaged, true AS declared FROM ({keys}) "
         f"WHERE n % 100000 <> 7 OR namespace <> 'EMAIL'",
-        "items": f"SELECT 'ACCT#' || n AS pk, false AS damaged FROM ({numbers})",
+        "items": f"SELECT 'ACCT#' || n AS pk, false AS damaged, false AS factors FROM ({numbers})",
     }
     for table, query in tables.items():
         folder = directory / table
