@@ -2,40 +2,15 @@
 with ``Retry-After``), enumeration prevention, an honest 503 when DynamoDB is gone, a safe
 resend (``Idempotency-Key``), and never a 500 on any input."""
 
-import botocore.exceptions
 import pytest
 from django.test import Client
 
-from accounts.dynamodb_local import free_port
-from accounts.tables import dynamodb_client
 from tests.headless import APIClient
+from tests.test_web_round_trips import counted
+from tests.test_web_unavailable import outage, refuse_transactions  # noqa: F401 (a fixture)
 from tests.web import OTHER_PASSWORD, PASSWORD, signed_up_client, stored_accounts
 
 pytestmark = pytest.mark.dynamodb_local
-
-
-def counted(proxy, send):
-    proxy.reset()
-    response = send()
-    return response, proxy.snapshot()
-
-
-@pytest.fixture
-def outage(ddb, settings):
-    """Call it to make DynamoDB refuse connections; it is back for the table's teardown."""
-
-    def start():
-        settings.ACCOUNTS_ENDPOINT_URL = f"http://127.0.0.1:{free_port()}"
-
-    yield start
-    settings.ACCOUNTS_ENDPOINT_URL = ddb.endpoint_url
-
-
-def refuse_transactions():
-    def refuse(**kwargs):
-        raise botocore.exceptions.EndpointConnectionError(endpoint_url="http://dynamodb.invalid")
-
-    dynamodb_client().meta.events.register("before-call.dynamodb.TransactWriteItems", refuse)
 
 
 # Round trips: what the HTML twins cost (tests/test_web_round_trips.py).
