@@ -252,7 +252,9 @@ class DefaultAccountAdapter:
 def _own_namespaces(field, model=None):
     """The namespaces of ``model``'s constraints on ``field`` that are not look-alike locks."""
     constraints = constraints_of(model or get_account_model())
-    return {constraint.namespace for constraint in constraints if field in constraint.fields and not constraint.lookalike}
+    return {
+        constraint.namespace for constraint in constraints if field in constraint.fields and not constraint.lookalike
+    }
 
 
 def get_adapter(request=None):

@@ -16,8 +16,10 @@ class AccountsConfig(AppConfig):
     def ready(self):
         from django.contrib.auth.signals import user_logged_in
 
-        from . import checks  # noqa: F401  (registers the system checks)
-        from . import sessions
+        from . import (
+            checks,  # noqa: F401  (registers the system checks)
+            sessions,
+        )
         from .mfa import checks as mfa_checks  # noqa: F401  (registers the system checks)
         from .mfa.flows import reauthentication
         from .tables import configure

@@ -48,18 +48,16 @@ SAMPLE_EMAIL = "ada.lovelace@example.com"
 SAMPLE_USERNAME = "ada_lovelace"
 # The site's hasher (Argon2), as stored: what every account carries.
 SAMPLE_PASSWORD_HASH = (
-    "argon2$argon2id$v=19$m=102400,t=2,p=8$Z3o3N1BOWUdpcHpZY3RGVFZGSWtwNw$"
-    "RdrAhRPjUS5vXW92YbWCy9EXLryVflOkcAHMLu6XT7c"
+    "argon2$argon2id$v=19$m=102400,t=2,p=8$Z3o3N1BOWUdpcHpZY3RGVFZGSWtwNw$RdrAhRPjUS5vXW92YbWCy9EXLryVflOkcAHMLu6XT7c"
 )
 SAMPLE_USER_AGENT = (
-    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
-    "Chrome/126.0.0.0 Safari/537.36"
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36"
 )
 
 
 def value_size(value):
     """Bytes of one attribute value (DynamoDB's JSON form), by AWS's item size rules."""
-    (kind, data), = value.items()
+    ((kind, data),) = value.items()
     if kind == "S":
         return len(data.encode("utf-8"))
     if kind == "N":
@@ -88,9 +86,7 @@ def sample_items():
     from .sessions import SessionStore, session_item, slot_put
 
     account = store.build_signup_account(SAMPLE_EMAIL, SAMPLE_USERNAME, SAMPLE_PASSWORD_HASH, email_verified=True)
-    unverified = store.build_signup_account(
-        SAMPLE_EMAIL, SAMPLE_USERNAME, SAMPLE_PASSWORD_HASH, email_verified=False
-    )
+    unverified = store.build_signup_account(SAMPLE_EMAIL, SAMPLE_USERNAME, SAMPLE_PASSWORD_HASH, email_verified=False)
     locks = transactions.plan_create(account).actions[1:]
     expiring_locks = [action for action in transactions.plan_create(unverified).actions if action.kind == "Put"][1:]
     data = {
@@ -102,9 +98,7 @@ def sample_items():
     now = epoch_now()
     expires = now + settings.SESSION_COOKIE_AGE
     encode = SessionStore().encode
-    session = session_item(
-        f"{account.id}.{uuid.uuid4().hex}", encode(data), expires, now, now, SAMPLE_USER_AGENT
-    )
+    session = session_item(f"{account.id}.{uuid.uuid4().hex}", encode(data), expires, now, now, SAMPLE_USER_AGENT)
     anonymous = session_item(uuid.uuid4().hex, encode(pending), expires, now, now)
     [rule] = parse_rules("5/5m/key")
     counter = {
@@ -181,7 +175,11 @@ FLOWS = (
         "a page that also refreshes its session's last seen (at most once per ACCOUNTS_SESSION_TOUCH_INTERVAL)",
         (Request("BatchGetItem", ("session", "account")), Request("PutItem", ("session",))),
     ),
-    Flow("profile", "the profile with its session list (2 sessions)", (Request("Query", ("account", "session", "session")),)),
+    Flow(
+        "profile",
+        "the profile with its session list (2 sessions)",
+        (Request("Query", ("account", "session", "session")),),
+    ),
     Flow(
         "signup",
         "sign-up, the address to verify (ACCOUNTS_EMAIL_VERIFICATION mandatory, with its default "

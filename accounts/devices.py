@@ -70,9 +70,7 @@ def remember(request, response, account_id):
     )
 
 
-def own_budget(
-    request: HttpRequest, action: str, account_id: str | None
-) -> tuple[str, list[ratelimit.Counter]] | None:
+def own_budget(request: HttpRequest, action: str, account_id: str | None) -> tuple[str, list[ratelimit.Counter]] | None:
     """``(budget key, counters)`` of this browser's own budget for ``action`` about account
     ``account_id`` (the ``key`` rules, counted in the account's partition), when its device
     cookie names that account; ``None`` otherwise. What others send about the account (reset
@@ -102,7 +100,6 @@ def login_attempt(request, login, account):
     address = ratelimit.client_ip(request)
     counters += [ratelimit.Counter(ACTION, rule, address) for rule in rules if rule.per == "ip" and address]
     return ratelimit.Attempt(request, ACTION, counters=counters)
-
 
 
 def second_step_guess(request, account_id):

@@ -114,7 +114,6 @@ def query_partition(pk, sort_key_prefix=None, attributes=None):
         params["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
 
 
-
 def _partition_query(pk, descending=False):
     return {
         "TableName": table_name(),

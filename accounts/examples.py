@@ -33,9 +33,7 @@ class Player(TableModel):
     number = NumberAttribute()
 
     # Numbers compare exactly (no case folding, canonical: 18.0 is 18); the team is the scope.
-    unique_constraints = (
-        UniqueConstraint("number", scope=("team",), namespace="UNIFORM", normalizer=normalize_exact),
-    )
+    unique_constraints = (UniqueConstraint("number", scope=("team",), namespace="UNIFORM", normalizer=normalize_exact),)
 
 
 class PlayerForm(StoreErrorsMixin, forms.Form):

@@ -25,6 +25,7 @@ SIGNUP_TOKEN_SALT = "accounts.forms.SignupForm.token"
 # older than this is not sent again: the signup gets a fresh one instead.
 SIGNUP_TOKEN_MAX_AGE = 9 * 60
 
+
 def new_signup_token():
     """A signed, timestamped one-time token for a signup form."""
     return signing.TimestampSigner(salt=SIGNUP_TOKEN_SALT).sign(uuid.uuid4().hex)
@@ -92,12 +93,9 @@ class LoginForm(auth_forms.AuthenticationForm):
     error_messages = {
         **auth_forms.AuthenticationForm.error_messages,
         "invalid_login": _(
-            "Please enter a correct username or email address and password. Note that the "
-            "password is case-sensitive."
+            "Please enter a correct username or email address and password. Note that the password is case-sensitive."
         ),
-        "unverified": _(
-            "Your email address is not verified yet. Open the link we mailed you, or send it again below."
-        ),
+        "unverified": _("Your email address is not verified yet. Open the link we mailed you, or send it again below."),
     }
 
     # The account whose password was right but whose address is not verified (or None).

@@ -23,6 +23,7 @@ def can_be_a_key(value):
     except UnicodeEncodeError:
         return False
 
+
 _read_along = contextvars.ContextVar("accounts_read_along", default=None)
 _owner_partition = contextvars.ContextVar("accounts_owner_partition", default=None)
 

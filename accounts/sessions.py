@@ -45,7 +45,7 @@ import hashlib
 import re
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import botocore.exceptions
 from django.conf import settings
@@ -219,11 +219,11 @@ class SessionInfo:
 
 
 def _info(raw, account_id, current_key=None):
-    key = f"{account_id}.{raw['SK']['S'][len(SESSION_SORT_PREFIX):]}"
+    key = f"{account_id}.{raw['SK']['S'][len(SESSION_SORT_PREFIX) :]}"
     return SessionInfo(
         id=hashlib.sha256(key.encode()).hexdigest()[:12],
-        created=datetime.fromtimestamp(int(raw["created"]["N"]), timezone.utc),
-        last_seen=datetime.fromtimestamp(int(raw["last_seen"]["N"]), timezone.utc),
+        created=datetime.fromtimestamp(int(raw["created"]["N"]), UTC),
+        last_seen=datetime.fromtimestamp(int(raw["last_seen"]["N"]), UTC),
         user_agent=raw.get("user_agent", {}).get("S", ""),
         current=key == current_key,
     )
@@ -268,13 +268,13 @@ class SessionStore(SessionBase):
 
     # Reading
 
-
     def limited_elsewhere(self) -> None:
         """Say that this new session of nobody follows a request a rate limit of its own
         already counted (the password of a login staged for its second step, under
         ``login_failed``): it is not counted again against ``ACCOUNTS_ANONYMOUS_SESSION_LIMIT``,
         so the login costs what it did."""
         self._limited_elsewhere = True
+
     def want_all_sessions(self):
         """Load the account's other sessions with this one (one ``Query`` instead of one
         ``BatchGetItem``). Call it before anything touches the session or ``request.user``."""
@@ -308,7 +308,9 @@ class SessionStore(SessionBase):
         if along:
             wanted = {_pair(raw_key) for raw_key in along}
             self._along_found = {_pair(raw): raw for raw in items if _pair(raw) in wanted and not is_gone(raw, now)}
-        session = next((raw for raw in items if raw["PK"] == session_key["PK"] and raw["SK"] == session_key["SK"]), None)
+        session = next(
+            (raw for raw in items if raw["PK"] == session_key["PK"] and raw["SK"] == session_key["SK"]), None
+        )
         if session is None or not _is_live(session, now):
             self._session_key = None
             return {}
@@ -710,4 +712,3 @@ def describe_user_agent(user_agent):
         # Translators: a browser and the operating system it runs on, e.g. "Firefox on Linux".
         return gettext("%(browser)s on %(system)s") % {"browser": browser, "system": system}
     return browser or system
-

@@ -24,7 +24,7 @@ import threading
 import time
 import typing
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import botocore.config
 import botocore.handlers
@@ -82,7 +82,7 @@ KEY_VERSION_ITEM = {"PK": {"S": "META#KEYS"}, "SK": {"S": "META"}}
 
 
 def utcnow():
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def epoch_now():
@@ -326,7 +326,7 @@ class Account(TableModel):
     @property
     def id(self):
         """The generated id: the PK without its ``ACCT#`` prefix."""
-        return self.PK[len(ACCOUNT_PREFIX):]
+        return self.PK[len(ACCOUNT_PREFIX) :]
 
     def owned_sort_keys(self):
         """The sort keys of the items this account owns in its partition (its passkeys'

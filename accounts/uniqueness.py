@@ -185,7 +185,7 @@ class UniqueConstraint:
     def normalized_values(self, item: object) -> tuple[str, ...] | None:
         """The normalized values this item holds, or ``None`` when it takes no lock."""
         normalized = self._normalize([getattr(item, name, None) for name in self.attributes])
-        empty = [name for name, value in zip(self.attributes, normalized) if not value]
+        empty = [name for name, value in zip(self.attributes, normalized, strict=True) if not value]
         if not empty:
             return normalized
         if self.allow_empty:

@@ -319,4 +319,3 @@ def send_signup_attempt_notice(request, email):
     """``ACCOUNTS_PREVENT_ENUMERATION``: tell the owner of ``email`` (a verified account) that
     someone tried to sign up with it, and, if it was them, to reset the password."""
     return send_mail(request, "signup_attempt", email, {"email": email}, path=reverse("accounts:password_reset"))
-

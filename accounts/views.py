@@ -18,7 +18,6 @@ from django.views.decorators.debug import sensitive_post_parameters
 from django.views.generic import FormView, TemplateView, View
 
 from . import breached_passwords, devices, notices, password_reset, pending, sessions, store, verification
-from .ratelimit import RateLimitMixin
 from .adapter import get_adapter
 from .exceptions import Busy, StaleItem
 from .forms import STORE_REFUSALS
@@ -27,6 +26,7 @@ from .internal.flows import signup as signup_flow
 from .mfa.flows.reauthentication import ReauthenticationRequiredMixin
 from .middleware import OUTCOME_UNKNOWN, RETRY_AFTER_SECONDS, is_unavailable, outcome_of
 from .models import User
+from .ratelimit import RateLimitMixin
 
 
 @method_decorator(never_cache, name="dispatch")

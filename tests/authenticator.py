@@ -79,7 +79,9 @@ def get(credential, options, origin, *, user_verified=True, counter=None, user_h
     ``counter``): the answer JSON."""
     options = json.loads(options) if isinstance(options, str) else options
     credential.counter = credential.counter + 1 if counter is None else counter
-    auth_data = credential._rp_hash() + bytes([credential._flags(user_verified)]) + struct.pack(">I", credential.counter)
+    auth_data = (
+        credential._rp_hash() + bytes([credential._flags(user_verified)]) + struct.pack(">I", credential.counter)
+    )
     client_data = _client_data("webauthn.get", options, origin)
     signature = credential.sign(auth_data + hashlib.sha256(client_data).digest())
     response = {

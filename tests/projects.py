@@ -73,7 +73,18 @@ DOCS = ROOT / "docs"
 # A page of the manual as mkdocs.yml's nav names it ("  - Installation: installation.md"),
 # commented-out slots left out.
 NAV_PAGE = re.compile(r"^\s*- (?:[^:#]+: )?([\w/.-]+\.md)\s*$", re.M)
-NOT_SOURCE = (".git", ".venv*", ".nox", "var", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", "node_modules")
+NOT_SOURCE = (
+    ".git",
+    ".venv*",
+    ".nox",
+    "var",
+    "build",
+    "dist",
+    "*.egg-info",
+    "__pycache__",
+    ".pytest_cache",
+    "node_modules",
+)
 # The first line of a recipe block that belongs to a file of the project, its path from the
 # directory of manage.py: "# myproject/urls.py", maybe with the Django versions it is for:
 # "# myproject/settings.py (Django 5.2, 6.0)"; a template's: "{# templates/base.html #}".
@@ -118,7 +129,7 @@ def page_blocks(text):
             continue
         indent = opening.group(1)
         end = lines.index(f"{indent}```", index + 1)
-        code = [line[len(indent):] for line in lines[index + 1 : end]]
+        code = [line[len(indent) :] for line in lines[index + 1 : end]]
         header = FILE_LINE.fullmatch(code[0]) if code else None
         if header:
             versions = header.group(2) and [version.strip() for version in header.group(2).split(",")]

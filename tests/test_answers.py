@@ -101,7 +101,10 @@ def test_query_and_batch_get_equal_botocores(clients):
     assert isinstance(direct["Items"][0]["map"]["M"]["list"]["L"][0]["B"], bytes)
     keys = [{"PK": item["PK"], "SK": item["SK"]} for item in ITEMS] + [{"PK": {"S": "T#9"}, "SK": {"S": "A"}}]
     direct, parsed = both(
-        clients, "batch_get_item", RequestItems={table: {"Keys": keys, "ConsistentRead": True}}, ReturnConsumedCapacity="TOTAL"
+        clients,
+        "batch_get_item",
+        RequestItems={table: {"Keys": keys, "ConsistentRead": True}},
+        ReturnConsumedCapacity="TOTAL",
     )
     by_key = sorted(direct["Responses"][table], key=lambda item: (item["PK"]["S"], item["SK"]["S"]))
     assert by_key == sorted(parsed["Responses"][table], key=lambda item: (item["PK"]["S"], item["SK"]["S"]))

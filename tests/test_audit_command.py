@@ -131,5 +131,7 @@ def test_json_counts_the_undeclared_locks_by_namespace(ddb, settings):
     data = json.loads(out)
     assert status == 1
     assert data["consistent"] is False
-    undeclared = {finding["namespace"]: finding["count"] for finding in data["findings"] if finding["kind"] == "undeclared"}
+    undeclared = {
+        finding["namespace"]: finding["count"] for finding in data["findings"] if finding["kind"] == "undeclared"
+    }
     assert undeclared == {"EMAIL": 2, "HANDLE_SKEL": 2}

@@ -156,7 +156,13 @@ def test_the_command_keeps_the_whole_tables_report_in_the_table(damaged):
     [run] = reports.recent_runs()
     assert status == 1
     # Read: 40 accounts and their locks, 6 deleted and 1 added, and the key-version item.
-    assert (run.status, run.source, run.scanned, run.accounts, run.findings) == ("finished", "command", 40 * 4 - 6 + 1 + 1, 40, 8)
+    assert (run.status, run.source, run.scanned, run.accounts, run.findings) == (
+        "finished",
+        "command",
+        40 * 4 - 6 + 1 + 1,
+        40,
+        8,
+    )
     assert run.kinds[audit.MISSING] == 6
     stored, next_page = reports.stored_findings(run.run_id, Scope(audit.audited_models()), limit=5)
     assert len(stored) == 5 and next_page is not None

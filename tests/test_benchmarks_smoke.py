@@ -31,8 +31,17 @@ def run_benchmark(module, *args, timeout=240):
 
 def test_the_audit_benchmark_sets_the_audit_beside_a_raw_scan_at_two_sizes(dynamodb_local):
     out = run_benchmark(
-        "audit", "--items", "400,800", "--rounds", "1", "--segments", "2", "--page-size", "50",
-        "--endpoint", dynamodb_local.endpoint_url,
+        "audit",
+        "--items",
+        "400,800",
+        "--rounds",
+        "1",
+        "--segments",
+        "2",
+        "--page-size",
+        "50",
+        "--endpoint",
+        dynamodb_local.endpoint_url,
     )
 
     assert "400 items (100 accounts and their 3 locks) loaded" in out

@@ -124,9 +124,12 @@ def test_register_a_passkey_log_in_with_it_and_see_its_id_refused_to_another_acc
             )
             route.continue_(post_data=urlencode(form))
 
-        page.route("**/accounts/mfa/passkeys/", lambda route, request: (
-            claim_adas_credential(route, request) if request.method == "POST" else route.continue_()
-        ))
+        page.route(
+            "**/accounts/mfa/passkeys/",
+            lambda route, request: (
+                claim_adas_credential(route, request) if request.method == "POST" else route.continue_()
+            ),
+        )
         page.goto("/accounts/mfa/passkeys/")
         page.fill("#id_name", "Not mine")
         page.get_by_role("button", name="Add a passkey").click()

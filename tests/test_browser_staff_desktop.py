@@ -8,7 +8,6 @@ from django.contrib.auth.hashers import make_password
 
 from accounts import audit
 from accounts.audit import reports
-
 from tests.seeding import new_account, seed_accounts, write_accounts, write_locks
 from tests.staff import make_account
 from tests.test_browser_e2e import browser, transactional_db  # noqa: F401  (fixtures)

@@ -20,7 +20,9 @@ OVERFLOWING = """() => [...document.querySelectorAll("body *")]
     .filter((element) => !element.closest("thead"))
     .filter((element) => element.getBoundingClientRect().right > window.innerWidth + 0.5)
     .map((element) => element.outerHTML.slice(0, 120))"""
-CELL_WIDTHS = """() => [...document.querySelectorAll("table.staff-table td")].map((cell) => cell.getBoundingClientRect().width)"""
+CELL_WIDTHS = (
+    """() => [...document.querySelectorAll("table.staff-table td")].map((cell) => cell.getBoundingClientRect().width)"""
+)
 
 
 @pytest.fixture

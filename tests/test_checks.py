@@ -6,8 +6,8 @@ from io import StringIO
 import pytest
 from django.core.management import call_command, execute_from_command_line
 
-from accounts.backends import AccountBackend
 from accounts.app_settings import app_settings
+from accounts.backends import AccountBackend
 from accounts.checks import (
     check_account_model,
     check_auth_settings,
@@ -350,7 +350,9 @@ def test_e014_site_url_missing_or_not_a_sites_address(settings, value):
     assert ids(check_site_url(None)) == ["accounts.E014"]
 
 
-@pytest.mark.parametrize("value", ["https://accounts.example.com", "https://accounts.example.com/", "http://localhost:8000"])
+@pytest.mark.parametrize(
+    "value", ["https://accounts.example.com", "https://accounts.example.com/", "http://localhost:8000"]
+)
 def test_e014_not_raised_for_a_scheme_and_a_host(settings, value):
     settings.ACCOUNTS_SITE_URL = value
 

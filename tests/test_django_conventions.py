@@ -11,7 +11,7 @@ from django.test import Client
 
 from accounts import store
 from accounts.models import User
-from tests.web import PASSWORD, OTHER_PASSWORD
+from tests.web import OTHER_PASSWORD, PASSWORD
 
 pytestmark = pytest.mark.dynamodb_local
 
@@ -27,7 +27,12 @@ def test_create_user_stores_an_account_with_its_locks_and_returns_its_user(ddb):
 
     account = store.get_by_email("ada@example.com")
     assert user.pk == account.id and user.account.PK == account.PK
-    assert (account.email, account.username, account.is_staff, account.is_active) == ("Ada@example.com", "ada", False, True)
+    assert (account.email, account.username, account.is_staff, account.is_active) == (
+        "Ada@example.com",
+        "ada",
+        False,
+        True,
+    )
     assert store.get_by_username("ADA").id == account.id
     assert authenticate(username="ada", password=PASSWORD).pk == account.id
 

@@ -181,9 +181,9 @@ def test_no_repair_gives_an_address_to_an_unverified_account(ddb):
 
 def test_explain_shows_the_verify_transaction_and_sends_nothing_but_reads(ddb):
     import json
+    from io import StringIO
 
     from django.core.management import call_command
-    from io import StringIO
 
     account = unverified("victim@example.org", "owner")
     out = StringIO()
@@ -201,9 +201,9 @@ def test_explain_shows_the_verify_transaction_and_sends_nothing_but_reads(ddb):
 
 def test_explain_shows_the_apply_email_change_transaction(ddb):
     import json
+    from io import StringIO
 
     from django.core.management import call_command
-    from io import StringIO
 
     account = verified("ada@example.org", "ada")
     store.request_email_change(store.get_account(account.id), "lovelace@example.org")
@@ -288,5 +288,8 @@ def test_confirming_and_discarding_at_once_one_wins_and_nothing_is_half_done(ddb
         assert discarded[0] == verification.DISCARDED and confirmed[0] in (verification.STALE, verification.BUSY)
         assert [pk for pk in table_items() if pk.startswith("UNIQ#")] == []
     else:
-        assert confirmed[0] == verification.VERIFIED and discarded[0] in (verification.ALREADY_VERIFIED, verification.BUSY)
+        assert confirmed[0] == verification.VERIFIED and discarded[0] in (
+            verification.ALREADY_VERIFIED,
+            verification.BUSY,
+        )
         assert stored.email_verified is True and locks()[EMAIL_LOCK] == account.PK

@@ -205,7 +205,13 @@ def test_delete_releases_every_lock(ddb):
     store.delete_account(account)
     bob = store.get_by_username("bob").PK
     # ada's item is now her tombstone (her id never comes back).
-    assert set(table_items()) == {account.PK, bob, "UNIQ#EMAIL#bob@example.org", "UNIQ#HANDLE#bob", "UNIQ#HANDLE_SKEL#bob"}
+    assert set(table_items()) == {
+        account.PK,
+        bob,
+        "UNIQ#EMAIL#bob@example.org",
+        "UNIQ#HANDLE#bob",
+        "UNIQ#HANDLE_SKEL#bob",
+    }
     assert signup("ada@example.org", "ada")
 
 

@@ -75,12 +75,14 @@ def test_team_and_number_changed_at_once_never_leave_a_lock_behind(ddb):
     # else it moves the lock inside a team the player has just left (I2 and I3 break).
     for round_number in range(ROUNDS):
         players = [
-            transactions.create(Player(PK=f"PLAYER#{round_number}-{i}", team="team-001", name="P", number=round_number * 100 + i))
+            transactions.create(
+                Player(PK=f"PLAYER#{round_number}-{i}", team="team-001", name="P", number=round_number * 100 + i)
+            )
             for i in range(PLAYERS_PER_ROUND)
         ]
         copies = [(lookups.get_item(Player, p.PK), lookups.get_item(Player, p.PK)) for p in players]
 
-        def attempt(index):
+        def attempt(index, copies=copies, round_number=round_number):
             first, second = copies[index // 2]
             if index % 2:
                 return transactions.change(first, {"team": f"team-{round_number}-moved"})

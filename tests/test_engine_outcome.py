@@ -20,7 +20,8 @@ pytestmark = pytest.mark.dynamodb_local
 def sent_tokens():
     tokens = []
     dynamodb_client().meta.events.register(
-        "provide-client-params.dynamodb.TransactWriteItems", lambda params, **kwargs: tokens.append(params["ClientRequestToken"])
+        "provide-client-params.dynamodb.TransactWriteItems",
+        lambda params, **kwargs: tokens.append(params["ClientRequestToken"]),
     )
     return tokens
 

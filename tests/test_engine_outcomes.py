@@ -149,7 +149,9 @@ def test_an_old_lock_still_held_by_another_item_is_kept(ddb):
     ada = signup("ada@example.org", "ada")
     bob = signup("bob@example.org", "bob")
     Lock(PK="UNIQ#EMAIL#ada@example.org", owner=bob.PK).save()
-    transaction = transactions.plan_change(ada, {"email": "c@example.org"}, keep_locks={"UNIQ#EMAIL#ada@example.org": bob.PK})
+    transaction = transactions.plan_change(
+        ada, {"email": "c@example.org"}, keep_locks={"UNIQ#EMAIL#ada@example.org": bob.PK}
+    )
     assert [(action.kind, action.role) for action in transaction.actions] == [
         ("Update", "item"),
         ("Put", "new_lock"),

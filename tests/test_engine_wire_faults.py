@@ -136,7 +136,9 @@ def test_random_operations_through_random_faults_match_a_model_exactly(proxy, mo
             model.accounts = accounts_in_table()
         assert accounts_in_table() == model.accounts
         assert violations() == []
-    print(f"wire faults: {sum(done.values())} operations {done}, faults {dict(proxy.faults)}, requests {proxy.snapshot()}")
+    print(
+        f"wire faults: {sum(done.values())} operations {done}, faults {dict(proxy.faults)}, requests {proxy.snapshot()}"
+    )
     assert sum(proxy.faults.values()) > 0
 
 

@@ -10,9 +10,15 @@ from tests.web import PASSWORD, login, signed_up_client
 
 KEYS = {
     "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"}, {"AttributeName": "SK", "KeyType": "RANGE"}],
-    "AttributeDefinitions": [{"AttributeName": "PK", "AttributeType": "S"}, {"AttributeName": "SK", "AttributeType": "S"}],
+    "AttributeDefinitions": [
+        {"AttributeName": "PK", "AttributeType": "S"},
+        {"AttributeName": "SK", "AttributeType": "S"},
+    ],
 }
-REPLICAS = [{"RegionName": "us-east-1", "ReplicaStatus": "ACTIVE"}, {"RegionName": "eu-west-1", "ReplicaStatus": "ACTIVE"}]
+REPLICAS = [
+    {"RegionName": "us-east-1", "ReplicaStatus": "ACTIVE"},
+    {"RegionName": "eu-west-1", "ReplicaStatus": "ACTIVE"},
+]
 
 
 @pytest.fixture

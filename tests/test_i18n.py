@@ -273,7 +273,12 @@ def test_staff_answers_about_sessions_and_flags_are_translated(ddb, language):
     assert unknown.content.decode() == STAFF_ANSWERS[language]["unknown"]
 
 
-BROWSER_ON_SYSTEM = {"en": "Firefox on Linux", "ja": "Linux の Firefox", "tr": "Linux üzerinde Firefox", "fr": "Firefox sous Linux"}
+BROWSER_ON_SYSTEM = {
+    "en": "Firefox on Linux",
+    "ja": "Linux の Firefox",
+    "tr": "Linux üzerinde Firefox",
+    "fr": "Firefox sous Linux",
+}
 
 
 @pytest.mark.parametrize("language", BROWSER_ON_SYSTEM)

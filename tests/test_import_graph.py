@@ -45,7 +45,7 @@ def find_cycle(graph):
 
     def visit(module):
         if module in visiting:
-            return [*visiting[visiting.index(module):], module]
+            return [*visiting[visiting.index(module) :], module]
         if module in done:
             return []
         visiting.append(module)

@@ -117,7 +117,9 @@ def test_16_concurrent_wrong_passwords_check_at_most_the_limit(softy, capsys):
 
     statuses = sorted(answer.status_code for answer in answers)
     with capsys.disabled():
-        print(f"\n16 concurrent wrong passwords: {len(hashed)} hashed, {statuses.count(200)} checked, {statuses.count(429)} refused")
+        print(
+            f"\n16 concurrent wrong passwords: {len(hashed)} hashed, {statuses.count(200)} checked, {statuses.count(429)} refused"
+        )
     # The limit is 5 per account (5/5m/key): exactly 5 were checked, 11 refused unhashed.
     assert statuses == [200] * 5 + [429] * 11
     assert hashed == ["verify"] * 5
@@ -175,9 +177,11 @@ def answering(client, operation, answer):
 @pytest.mark.parametrize("code", ["TransactionConflictException", "ThrottlingException"])
 def test_a_counter_write_meeting_contention_is_a_503_and_checks_no_password(softy, code):
     # Every way a counter might be written (a transaction, an update) is contended.
-    with answering(dynamodb_client(), "TransactWriteItems", CONFLICT), answering(
-        plain_client(), "UpdateItem", error_answer(code)
-    ), hasher_calls() as hashed:
+    with (
+        answering(dynamodb_client(), "TransactWriteItems", CONFLICT),
+        answering(plain_client(), "UpdateItem", error_answer(code)),
+        hasher_calls() as hashed,
+    ):
         response = login(from_address(1), "bfkid", OTHER_PASSWORD)
 
     assert response.status_code == 503
@@ -282,7 +286,9 @@ def test_the_device_cookie_lasts_its_age_after_the_last_login(softy, settings, m
     browser = owner_browser()
     assert int(browser.cookies[devices.COOKIE_NAME]["max-age"]) == 3600
     with monkeypatch.context() as earlier:
-        earlier.setattr(signing.TimestampSigner, "timestamp", lambda signer: signing.b62_encode(int(time.time()) - 3601))
+        earlier.setattr(
+            signing.TimestampSigner, "timestamp", lambda signer: signing.b62_encode(int(time.time()) - 3601)
+        )
         stale = signing.dumps([[softy.id, "nonce"]], salt=devices.SALT, compress=True)
     fresh = signing.dumps([[softy.id, "nonce"]], salt=devices.SALT, compress=True)
     request = RequestFactory().get("/")
@@ -365,7 +371,9 @@ def test_the_sign_up_browser_typing_another_address_is_told_nothing_more(signed_
 def test_a_verified_account_is_found_by_its_lock_only_never_through_the_sign_up_session(signed_up_unverified):
     account = store.verify_email(store.get_by_username("ada"))
     # Damage: the verified account's email lock is gone (staff's audit would repair it).
-    dynamo.call("delete_item", TableName=dynamo.table_name(), Key=dynamo.key(store.login_lock_key("ada@example.com"), "LOCK"))
+    dynamo.call(
+        "delete_item", TableName=dynamo.table_name(), Key=dynamo.key(store.login_lock_key("ada@example.com"), "LOCK")
+    )
 
     response = login(signed_up_unverified, "ada@example.com")
 

@@ -20,7 +20,9 @@ def printed(message):
     return message.message().as_bytes().decode("utf-8")
 
 
-@pytest.mark.parametrize("body", [f"Hello,\n\n{LONG_LINK}\n", f"こんにちは、\n\n{LONG_LINK}\n"], ids=["ascii", "japanese"])
+@pytest.mark.parametrize(
+    "body", [f"Hello,\n\n{LONG_LINK}\n", f"こんにちは、\n\n{LONG_LINK}\n"], ids=["ascii", "japanese"]
+)
 def test_a_long_link_prints_on_one_line_as_written(body):
     output = printed(PlainTextMessage("Subject", body, to=["ada@example.com"]))
 

@@ -52,5 +52,7 @@ def test_the_notices_speak_the_language(ddb, rf, language):
         notices.authenticator_removed(request, account, "totp", by_staff=True)
         notices.recovery_code_used(request, account, 9)
     for mail in mails_to("ada@example.com")[-3:]:
-        assert "Hello" not in mail.body and not mail.subject.startswith(("An authenticator", "A recovery code")), mail.body
+        assert "Hello" not in mail.body and not mail.subject.startswith(("An authenticator", "A recovery code")), (
+            mail.body
+        )
         assert "ada" in mail.body

@@ -71,7 +71,11 @@ def test_an_unverified_passkey_signup_expires_with_its_account_until_the_link_is
     credential, response = sign_up_with_a_passkey(Client())
     assert response["Location"] == "/accounts/verify/sent/"
     ada = store.get_by_username("ada")
-    owned = [raw for raw in scan_everything() if raw["PK"]["S"] == account_pk(ada.id) and raw["SK"]["S"].startswith("WEBAUTHN#")]
+    owned = [
+        raw
+        for raw in scan_everything()
+        if raw["PK"]["S"] == account_pk(ada.id) and raw["SK"]["S"].startswith("WEBAUTHN#")
+    ]
     assert [int(raw["expires"]["N"]) for raw in owned] == [ada.expires]
     assert passkey_login(Client(), credential)["Location"] == "/accounts/login/"
 

@@ -238,7 +238,9 @@ def test_an_account_has_at_most_max_passkeys(ddb, monkeypatch):
 
 
 def test_deleting_an_account_with_the_most_passkeys_fits_one_transaction():
-    account = store.build_account("ada@example.com", "ada", "!", passkeys={f"id{n}" for n in range(passkeys.MAX_PASSKEYS)})
+    account = store.build_account(
+        "ada@example.com", "ada", "!", passkeys={f"id{n}" for n in range(passkeys.MAX_PASSKEYS)}
+    )
 
     transaction = transactions.plan_delete(account)
 

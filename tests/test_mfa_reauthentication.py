@@ -110,9 +110,7 @@ def test_a_passkey_makes_it_fresh(ddb):
     assert "Confirm with a passkey" in page
     answer = authenticator.get(credential, options(client, "reauthenticate"), ORIGIN)
 
-    response = client.post(
-        "/accounts/mfa/reauthenticate/passkey/", {"credential": answer, "next": "/accounts/delete/"}
-    )
+    response = client.post("/accounts/mfa/reauthenticate/passkey/", {"credential": answer, "next": "/accounts/delete/"})
 
     assert response["Location"] == "/accounts/delete/"
     assert client.get("/accounts/delete/").status_code == 200

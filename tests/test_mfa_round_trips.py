@@ -118,7 +118,9 @@ def test_a_code_the_read_counters_put_over_the_limit_writes_nothing(proxy, setti
     wrong = f"{(int(code_of(secret)) + 500_000) % 10**6:06d}"
     assert second_step(client, wrong).status_code == 200
 
-    response, requests = counted(proxy, lambda: second_step(client, code_of(secret, at=time.time() + totp.STEP_SECONDS)))
+    response, requests = counted(
+        proxy, lambda: second_step(client, code_of(secret, at=time.time() + totp.STEP_SECONDS))
+    )
 
     assert response.status_code == 429
     assert requests == {"BatchGetItem": 2}

@@ -21,7 +21,11 @@ def test_the_relying_party_is_the_site_urls_host_and_origin(settings):
 
     rp = passkeys.relying_party()
 
-    assert (rp.id, rp.origins, rp.name) == ("accounts.example.com", ("https://accounts.example.com:8443",), "accounts.example.com")
+    assert (rp.id, rp.origins, rp.name) == (
+        "accounts.example.com",
+        ("https://accounts.example.com:8443",),
+        "accounts.example.com",
+    )
 
 
 def test_its_id_origin_and_name_may_be_set_apart(settings):
@@ -32,7 +36,11 @@ def test_its_id_origin_and_name_may_be_set_apart(settings):
 
     rp = passkeys.relying_party()
 
-    assert (rp.id, rp.origins, rp.name) == ("example.com", ("https://accounts.example.com", "https://www.example.com"), "Example")
+    assert (rp.id, rp.origins, rp.name) == (
+        "example.com",
+        ("https://accounts.example.com", "https://www.example.com"),
+        "Example",
+    )
 
 
 def test_without_a_site_url_passkeys_are_unavailable(settings):
@@ -126,7 +134,10 @@ def demo_setting(name, **environment):
 def test_the_demo_reads_its_address_and_the_staff_policy_from_the_environment():
     assert demo_setting("ACCOUNTS_SITE_URL", DJANGO_DEBUG="1") == "http://localhost:8000"
     assert demo_setting("ACCOUNTS_SITE_URL", DJANGO_DEBUG="0") is None
-    assert demo_setting("ACCOUNTS_SITE_URL", ACCOUNTS_SITE_URL="https://accounts.example.com") == "https://accounts.example.com"
+    assert (
+        demo_setting("ACCOUNTS_SITE_URL", ACCOUNTS_SITE_URL="https://accounts.example.com")
+        == "https://accounts.example.com"
+    )
     assert demo_setting("ACCOUNTS_MFA_REQUIRED_FOR_STAFF") is False
     assert demo_setting("ACCOUNTS_MFA_REQUIRED_FOR_STAFF", ACCOUNTS_MFA_REQUIRED_FOR_STAFF="true") is True
     assert demo_setting("ACCOUNTS_PASSKEY_SIGNUP", ACCOUNTS_PASSKEY_SIGNUP="1") is True

@@ -91,7 +91,18 @@ def test_installing_the_app_pulls_in_only_django_pynamodb_and_the_unicode_and_se
     required = [requirement for requirement in metadata.get_all("Requires-Dist") if "extra ==" not in requirement]
 
     names = sorted(re.match(r"[\w.-]+", requirement).group(0) for requirement in required)
-    assert names == ["Django", "PyICU", "authlib", "idna", "joserfc", "pynamodb", "pyotp", "requests", "segno", "webauthn"]
+    assert names == [
+        "Django",
+        "PyICU",
+        "authlib",
+        "idna",
+        "joserfc",
+        "pynamodb",
+        "pyotp",
+        "requests",
+        "segno",
+        "webauthn",
+    ]
 
 
 def test_wheel_registers_the_pytest_plugin(wheel):
@@ -104,4 +115,8 @@ def test_wheel_registers_the_pytest_plugin(wheel):
 def test_testing_extra_brings_what_the_accounts_table_fixture_needs(metadata):
     testing = [requirement for requirement in metadata.get_all("Requires-Dist") if 'extra == "testing"' in requirement]
 
-    assert sorted(re.match(r"[\w.-]+", requirement).group(0) for requirement in testing) == ["moto", "pytest", "pytest-django"]
+    assert sorted(re.match(r"[\w.-]+", requirement).group(0) for requirement in testing) == [
+        "moto",
+        "pytest",
+        "pytest-django",
+    ]

@@ -92,7 +92,12 @@ def test_perms_in_templates_follow_has_perm(ddb, settings):
     boss = User.objects.create_superuser("boss", "boss@example.com", PASSWORD)
     ada = User.objects.create_user("ada", "ada@example.com", PASSWORD)
 
-    assert [with_perms(user) for user in (staff, boss, ada, AnonymousUser())] == ["polls:change", "polls:change", "", ""]
+    assert [with_perms(user) for user in (staff, boss, ada, AnonymousUser())] == [
+        "polls:change",
+        "polls:change",
+        "",
+        "",
+    ]
 
 
 def test_an_account_stored_before_superusers_existed_is_not_one(ddb):

@@ -62,7 +62,16 @@ class Gunicorn:
     def __enter__(self):
         collected = manage(self.env, "collectstatic", "--noinput")
         assert collected.returncode == 0, collected.stderr
-        command = [sys.executable, "-m", "gunicorn", "project.wsgi", "--bind", f"127.0.0.1:{self.port}", "--workers", "1"]
+        command = [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "project.wsgi",
+            "--bind",
+            f"127.0.0.1:{self.port}",
+            "--workers",
+            "1",
+        ]
         self.log = open(self.log_path, "w")
         self.process = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
         try:
@@ -168,7 +177,9 @@ def demo_settings(code, **environment):
     """What ``code`` prints with the demo's settings read from ``environment`` (debug off)."""
     env = {name: value for name, value in os.environ.items() if not name.startswith(("ACCOUNTS_", "DJANGO_"))}
     env.update({"DJANGO_SETTINGS_MODULE": "project.settings", "DJANGO_SECRET_KEY": "x" * 50, **environment})
-    answer = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    answer = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
     assert answer.returncode == 0, answer.stderr
     return answer.stdout.strip()
 
@@ -189,7 +200,12 @@ def test_the_demo_reads_the_site_url_from_the_environment(environment, expected)
 
 
 @pytest.mark.parametrize(
-    "environment, expected", [({"ACCOUNTS_PREVENT_ENUMERATION": "false"}, "False"), ({"ACCOUNTS_PREVENT_ENUMERATION": "1"}, "True"), ({}, "unset")]
+    "environment, expected",
+    [
+        ({"ACCOUNTS_PREVENT_ENUMERATION": "false"}, "False"),
+        ({"ACCOUNTS_PREVENT_ENUMERATION": "1"}, "True"),
+        ({}, "unset"),
+    ],
 )
 def test_the_demo_reads_enumeration_prevention_from_the_environment(environment, expected):
     assert demo_settings(SHOW.format("ACCOUNTS_PREVENT_ENUMERATION"), **environment) == expected
@@ -234,6 +250,8 @@ def test_csrf_failure_page_uses_the_sites_layout(ddb):
     assert not INLINE.search(html)
 
 
-@pytest.mark.parametrize("template", [path for folder in TEMPLATE_DIRS for path in sorted(folder.rglob("*.html"))], ids=str)
+@pytest.mark.parametrize(
+    "template", [path for folder in TEMPLATE_DIRS for path in sorted(folder.rglob("*.html"))], ids=str
+)
 def test_templates_have_no_inline_script_or_style(template):
     assert not INLINE.search(template.read_text()), template

@@ -17,11 +17,9 @@ import re
 import time
 
 import pytest
+from django.contrib.auth import SESSION_KEY
 from django.core.management import call_command
 from django.core.management.base import CommandParser
-
-from django.contrib.auth import SESSION_KEY
-
 from django.test import RequestFactory
 
 from accounts import dynamo, ratelimit, sessions, store, transactions
@@ -229,8 +227,22 @@ def code_transactions(ada, bob, carol):
     email_free_key = email.key_for("free@x.io")
     now = utcnow()
     yield "signup", explain("signup", "--email", "new@x.io", "--username", "new"), "create", None, None, None
-    yield "change_email", explain("change-email", "--email", "ada@x.io", "--to", "lovelace@x.io"), "change", ada.PK, None, None
-    yield "change_username", explain("change-username", "--username", "ada", "--to", "countess"), "change", ada.PK, None, None
+    yield (
+        "change_email",
+        explain("change-email", "--email", "ada@x.io", "--to", "lovelace@x.io"),
+        "change",
+        ada.PK,
+        None,
+        None,
+    )
+    yield (
+        "change_username",
+        explain("change-username", "--username", "ada", "--to", "countess"),
+        "change",
+        ada.PK,
+        None,
+        None,
+    )
     yield "delete", explain("delete", "--email", "ada@x.io"), "delete", ada.PK, None, None
     yield "verify", explain("verify", "--username", "carol"), "change", carol.PK, None, None
     store.request_email_change(bob, "robert@x.io")
@@ -241,9 +253,14 @@ def code_transactions(ada, bob, carol):
         {**store.email_change_changes(pending), "updated": now},
         keep_locks={email.lock_key(pending): ada.PK},
     )
-    yield "apply_email_change_keeping_lock", json.loads(transactions.explain(kept)), "change", bob.PK, None, [
-        action.role for action in kept.actions
-    ]
+    yield (
+        "apply_email_change_keeping_lock",
+        json.loads(transactions.explain(kept)),
+        "change",
+        bob.PK,
+        None,
+        [action.role for action in kept.actions],
+    )
     planned = {
         "signup_unverified": transactions.plan_create(
             store.build_signup_account("dora@x.io", "dora", "hash", email_verified=False)
@@ -293,7 +310,10 @@ def code_transactions(ada, bob, carol):
         if constraint is username:
             owners.append(("changed", carol.PK, carol))
         for holder in items:
-            planned[f"claim {constraint.namespace} {holder.PK}"] = (transactions.plan_claim_lock(holder, constraint), holder)
+            planned[f"claim {constraint.namespace} {holder.PK}"] = (
+                transactions.plan_claim_lock(holder, constraint),
+                holder,
+            )
             for suffix, owner, owner_item in owners:
                 if owner == holder.PK:
                     continue
@@ -393,7 +413,9 @@ def second_factor_transactions(ada, carol):
         "sign_in_totp": _sign_in(ada, [mfa_store.totp_spend(ada.id, 100)]),
         "sign_in_totp_under_limit": _sign_in(ada, [mfa_store.totp_spend(ada.id, 100), *_limit_checks(ada)]),
         "sign_in_recovery_code": _sign_in(ada, [mfa_store.recovery_code_spend(ada, "code")]),
-        "sign_in_passkey": _sign_in(ada, [mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=3), {"sign_count": 4})]),
+        "sign_in_passkey": _sign_in(
+            ada, [mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=3), {"sign_count": 4})]
+        ),
         "spend_totp_step": transactions.plan_spend([mfa_store.totp_spend(ada.id, 100)]),
         "spend_passkey": transactions.plan_spend(
             [mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=3), {"sign_count": 4})]

@@ -132,7 +132,10 @@ def mutants(tmp_path_factory):
     return compiled, ids
 
 
-def run_mutant(directory, number, asserts=max(ASSERT_LEVELS)):
+DEEPEST_ASSERTS = max(ASSERT_LEVELS)
+
+
+def run_mutant(directory, number, asserts=DEEPEST_ASSERTS):
     for trail in directory.glob("*.trail"):
         trail.unlink()
     result = subprocess.run(

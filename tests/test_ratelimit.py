@@ -198,7 +198,13 @@ def test_the_wait_is_said_in_seconds_under_a_minute_else_in_whole_minutes(second
 
 @pytest.mark.parametrize(
     ("language", "seconds", "words"),
-    [("fr", 27, "27 secondes"), ("ja", 27, "27秒"), ("tr", 27, "27 saniye"), ("fr", 1, "1 seconde"), ("ja", 120, "2分")],
+    [
+        ("fr", 27, "27 secondes"),
+        ("ja", 27, "27秒"),
+        ("tr", 27, "27 saniye"),
+        ("fr", 1, "1 seconde"),
+        ("ja", 120, "2分"),
+    ],
 )
 def test_the_wait_is_translated(language, seconds, words):
     with translation.override(language):

@@ -8,8 +8,8 @@ attempt ``number`` and says whether it was refused (asserting how: 429 with ``Re
 or the flow's documented answer). ``test_every_rule_has_a_row`` fails until the row exists.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import pytest
 from django.contrib.auth.hashers import make_password
@@ -195,7 +195,9 @@ FLOWS = [
 
 
 def test_every_rule_has_a_row():
-    claimed = {(action, rule.per) for action, text in DEFAULT_RATE_LIMITS.items() for rule in ratelimit.parse_rules(text)}
+    claimed = {
+        (action, rule.per) for action, text in DEFAULT_RATE_LIMITS.items() for rule in ratelimit.parse_rules(text)
+    }
 
     assert claimed <= {(flow.action, flow.per) for flow in FLOWS}
 

@@ -31,13 +31,13 @@ pytestmark = pytest.mark.dynamodb_local
 README_ENDPOINT = "http://127.0.0.1:8001"
 # The README's own tests: myproject/tests/test_accounts.py and test_players.py.
 README_TESTS = 8
-FORGOTTEN_FIXTURE = '''
+FORGOTTEN_FIXTURE = """
 from django.contrib.auth import get_user_model
 
 
 def test_that_forgets_the_accounts_table_fixture():
     get_user_model().objects.create_user("forgetful", "forgetful@example.com", "a password")
-'''
+"""
 
 
 @dataclass
@@ -72,7 +72,18 @@ def project(tmp_path_factory, dynamodb_local):
     wheel = build_wheel(tmp_path_factory.mktemp("source") / "repository", tmp_path_factory.mktemp("wheel"))
     site = tmp_path_factory.mktemp("site-packages")
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--target", str(site), str(wheel)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-index",
+            "--target",
+            str(site),
+            str(wheel),
+        ],
         check=True,
         capture_output=True,
     )
@@ -116,24 +127,35 @@ def test_createsuperuser_makes_a_superuser(project):
     status, output = project.manage("createsuperuser", "--noinput", env=env)
 
     assert status == 0, output
-    assert project.shell(
-        "from django.contrib.auth import get_user_model; user = get_user_model().objects.get(username='boss'); "
-        "print(user.is_staff, user.is_superuser, user.has_perm('polls.change_poll'))"
-    ) == "True True True"
+    assert (
+        project.shell(
+            "from django.contrib.auth import get_user_model; user = get_user_model().objects.get(username='boss'); "
+            "print(user.is_staff, user.is_superuser, user.has_perm('polls.change_poll'))"
+        )
+        == "True True True"
+    )
 
 
 def test_accounts_createstaff_uses_the_signup_form_and_adapter_of_the_recipe(project):
     status, output = project.manage(
-        "accounts_createstaff", "--email", "clerk@example.com", "--username", "clerk", "--noinput",
+        "accounts_createstaff",
+        "--email",
+        "clerk@example.com",
+        "--username",
+        "clerk",
+        "--noinput",
         env={"DJANGO_STAFF_PASSWORD": PASSWORD},
     )
 
     assert status == 0, output
     assert "Staff account clerk (clerk@example.com) created" in output
-    assert project.shell(
-        "from accounts import store; account = store.get_by_username('clerk'); "
-        "print(type(account).__name__, account.is_staff, account.phone)"
-    ) == "MemberAccount True None"
+    assert (
+        project.shell(
+            "from accounts import store; account = store.get_by_username('clerk'); "
+            "print(type(account).__name__, account.is_staff, account.phone)"
+        )
+        == "MemberAccount True None"
+    )
 
 
 def test_its_tests_pass_and_a_test_forgetting_the_fixture_fails_clearly_and_writes_nothing(project):
@@ -152,8 +174,7 @@ def test_its_tests_pass_and_a_test_forgetting_the_fixture_fails_clearly_and_writ
 
 def test_its_pages_render_in_the_layout_of_the_recipe_from_its_templates_directory(project):
     page = project.shell(
-        "from django.test import Client; "
-        "print(Client(HTTP_HOST='localhost').get('/accounts/signup/').content.decode())"
+        "from django.test import Client; print(Client(HTTP_HOST='localhost').get('/accounts/signup/').content.decode())"
     )
 
     assert "<title>Sign up · My site</title>" in page
@@ -212,12 +233,16 @@ def test_gunicorn_serves_the_site_and_its_static_files_with_the_production_setti
     status, output = project.manage("check", "--deploy", env=env)
     assert status == 0, output
     assert re.findall(r"\((\w+\.\w+)\)", output) == ["accounts.W003"]
-    status, output = project.manage("createsuperuser", "--noinput", env={
-        **env,
-        "DJANGO_SUPERUSER_USERNAME": "owner",
-        "DJANGO_SUPERUSER_EMAIL": "owner@example.com",
-        "DJANGO_SUPERUSER_PASSWORD": PASSWORD,
-    })
+    status, output = project.manage(
+        "createsuperuser",
+        "--noinput",
+        env={
+            **env,
+            "DJANGO_SUPERUSER_USERNAME": "owner",
+            "DJANGO_SUPERUSER_EMAIL": "owner@example.com",
+            "DJANGO_SUPERUSER_PASSWORD": PASSWORD,
+        },
+    )
     assert status == 0, output
 
     port = free_port()

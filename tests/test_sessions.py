@@ -314,7 +314,10 @@ def deleted_session_keys(monkeypatch):
 @pytest.mark.parametrize(
     "url, data",
     [
-        ("/accounts/password/", {"old_password": PASSWORD, "new_password1": OTHER_PASSWORD, "new_password2": OTHER_PASSWORD}),
+        (
+            "/accounts/password/",
+            {"old_password": PASSWORD, "new_password1": OTHER_PASSWORD, "new_password2": OTHER_PASSWORD},
+        ),
         ("/accounts/delete/", {"password": PASSWORD}),
     ],
 )

@@ -158,14 +158,18 @@ def test_two_clocks_four_seconds_apart_never_make_two_live_holders(ddb, clocks, 
             # list() re-raises the first unexpected exception of any thread.
             list(
                 pool.map(
-                    lambda index: run_thread(race, clocks, index, round_number, profile["operations"]),
+                    lambda index, round_number=round_number: run_thread(
+                        race, clocks, index, round_number, profile["operations"]
+                    ),
                     range(THREADS),
                 )
             )
         assert violations() == [], f"round {round_number} (seed {seed})"
     with capsys.disabled():
         done = sum(count for (_, outcome), count in race.counts.items() if outcome == "ok")
-        print(f"skew race: {profile['rounds']} rounds, {sum(race.counts.values())} operations ({done} ok): "
-              + ", ".join(f"{name} {outcome} {count}" for (name, outcome), count in sorted(race.counts.items())))
+        print(
+            f"skew race: {profile['rounds']} rounds, {sum(race.counts.values())} operations ({done} ok): "
+            + ", ".join(f"{name} {outcome} {count}" for (name, outcome), count in sorted(race.counts.items()))
+        )
     # The race did race: sign-ups collided and some claim was taken over after it expired.
     assert race.counts[("signup", "ok")] and race.counts[("signup", "UniqueViolation")]

@@ -89,7 +89,9 @@ def test_repair_redirect_ignores_a_next_on_another_site(staff_client, ada):
 def test_unknown_account_is_404_on_every_account_url(staff_client):
     for name in ("account", "delete"):
         assert staff_client.get(reverse(f"staff:{name}", args=["nobody"])).status_code == 404
-    assert staff_client.post(reverse("staff:flag", args=["nobody"]), {"flag": "is_staff", "value": "1"}).status_code == 404
+    assert (
+        staff_client.post(reverse("staff:flag", args=["nobody"]), {"flag": "is_staff", "value": "1"}).status_code == 404
+    )
 
 
 # Email

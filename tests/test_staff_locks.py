@@ -120,7 +120,10 @@ def test_repair_all_acts_on_the_stored_report_a_batch_at_a_time(staff_client, da
     first = staff_client.post(reverse("staff:repair_all"), follow=True)
     second = staff_client.post(reverse("staff:repair_all"), follow=True)
 
-    assert messages_of(first) == ["Repaired 2 of 3 finding(s).", "More findings wait for a repair: press “Repair all” again."]
+    assert messages_of(first) == [
+        "Repaired 2 of 3 finding(s).",
+        "More findings wait for a repair: press “Repair all” again.",
+    ]
     assert messages_of(second) == ["Repaired 1 of 3 finding(s)."]
     assert audit.run_audit().consistent
 

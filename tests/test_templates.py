@@ -137,9 +137,7 @@ def test_app_layout_renders_without_a_project_base_template(boss, app_templates_
     assert f'<a href="{reverse("staff:accounts")}">Staff</a>' in html
 
 
-def test_app_layout_leaves_out_the_staff_link_when_the_staff_pages_are_not_included(
-    boss, app_templates_only, settings
-):
+def test_app_layout_leaves_out_the_staff_link_when_the_staff_pages_are_not_included(boss, app_templates_only, settings):
     settings.ROOT_URLCONF = __name__
 
     response = client_as(boss).get("/members/profile/")

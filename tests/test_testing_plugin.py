@@ -24,7 +24,7 @@ from tests.web import PASSWORD
 ROOT = Path(__file__).resolve().parent.parent
 
 HOST_TESTS = textwrap.dedent(
-    '''
+    """
     from accounts import store
     from accounts.testing import unique_fields
 
@@ -61,11 +61,11 @@ HOST_TESTS = textwrap.dedent(
     @unique_fields(nickname={"namespace": "NICK"}, account_model="tests.hostproject.tables.MemberAccount")
     def test_unique_fields_declares_one_for_this_test(settings):
         assert set(settings.ACCOUNTS_UNIQUE_FIELDS) == {"email", "username", "phone", "nickname"}
-    '''
+    """
 )
 HOST_TEST_COUNT = 4
 FORGETFUL_TESTS = textwrap.dedent(
-    '''
+    """
     from accounts import store
     from accounts.models import User
 
@@ -76,7 +76,7 @@ FORGETFUL_TESTS = textwrap.dedent(
 
     def test_writes_without_the_fixture(client):
         User.objects.create_user("ada", "ada@example.com", "a password")
-    '''
+    """
 )
 
 

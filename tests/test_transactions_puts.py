@@ -106,7 +106,16 @@ def same_json(first, second):
         ),
         Shelf(PK="S1", sizes={3, 1}),
     ],
-    ids=["account", "player", "reading", "reading-with-note", "account-recording-keys", "empty-shelf", "shelf", "sizes"],
+    ids=[
+        "account",
+        "player",
+        "reading",
+        "reading-with-note",
+        "account-recording-keys",
+        "empty-shelf",
+        "shelf",
+        "sizes",
+    ],
 )
 def test_guarded_put_is_pynamodbs_request_key_for_key(item):
     assert same_json(actions._guarded_put(item), pynamodb_put(item))

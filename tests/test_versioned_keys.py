@@ -110,7 +110,7 @@ def test_a_deletion_after_an_upgrade_releases_the_keys_the_account_recorded(ddb,
 def test_accounts_written_before_keys_were_recorded_get_them_from_the_backfill(ddb, upgrade):
     legacy = new_account("lily@example.org", "lily")
     write_accounts([legacy], with_locks=False)
-    write_locks({key: legacy.PK for key in ("UNIQ#EMAIL#lily@example.org", "UNIQ#HANDLE#lily", LILY_BEFORE)})
+    write_locks(dict.fromkeys(("UNIQ#EMAIL#lily@example.org", "UNIQ#HANDLE#lily", LILY_BEFORE), legacy.PK))
     [finding] = audit.run_audit().findings
     assert (finding.kind, finding.key) == (audit.UNRECORDED, legacy.PK)
 

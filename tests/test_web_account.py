@@ -7,7 +7,7 @@ from accounts import store
 from accounts.tables import dynamodb_client
 from tests.mail import link_in, mails_to, path_of
 from tests.support import answer_before_call, cancellation
-from tests.web import PASSWORD, OTHER_PASSWORD, login, messages_of, signed_up_client, signup, stored_accounts
+from tests.web import OTHER_PASSWORD, PASSWORD, login, messages_of, signed_up_client, signup, stored_accounts
 
 pytestmark = pytest.mark.dynamodb_local
 
@@ -176,7 +176,12 @@ def test_username_change_to_a_taken_username_gets_username_error(ada_client, gra
 
 @pytest.mark.parametrize(
     ("username", "code"),
-    [("ada@home", "username_at"), ("ad\u200ba", "username_invisible"), ("a" * 151, "max_length"), ("a b", "username_invalid")],
+    [
+        ("ada@home", "username_at"),
+        ("ad\u200ba", "username_invisible"),
+        ("a" * 151, "max_length"),
+        ("a b", "username_invalid"),
+    ],
 )
 def test_username_change_follows_the_signup_rules(ada_client, username, code):
     response = ada_client.post("/accounts/username/", {"username": username, "password": PASSWORD})

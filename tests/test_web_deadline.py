@@ -80,9 +80,7 @@ def test_a_stalled_login_answers_503_by_the_deadline_saying_nothing_was_saved(pr
 # A dropped answer is settled by the engine itself (the sign-up reads its account back and
 # finds it): see test_an_answer_lost_after_commit_is_settled_... below.
 @pytest.mark.parametrize("fault", [STALL, RESET])
-def test_a_signup_without_an_answer_says_the_outcome_is_unknown_and_resending_makes_one_account(
-    proxy, deadline, fault
-):
+def test_a_signup_without_an_answer_says_the_outcome_is_unknown_and_resending_makes_one_account(proxy, deadline, fault):
     signed_up_client("grace@example.com", "grace")
     client = Client()
     data = signup_data(client)

@@ -8,7 +8,7 @@ from django.test import Client
 from accounts import store
 from accounts.backends import AccountBackend
 from accounts.models import User
-from tests.web import PASSWORD, OTHER_PASSWORD, csrf_token_in, login, messages_of, signed_up_client, signup
+from tests.web import OTHER_PASSWORD, PASSWORD, csrf_token_in, login, messages_of, signed_up_client, signup
 
 pytestmark = pytest.mark.dynamodb_local
 
@@ -20,7 +20,9 @@ def ada(ddb):
     return store.get_by_username("ada")
 
 
-@pytest.mark.parametrize("login_name", ["Ada", "ada", "ADA", "ａｄａ", "Ada@Example.com", "ada@example.com", "ADA@EXAMPLE.COM"])
+@pytest.mark.parametrize(
+    "login_name", ["Ada", "ada", "ADA", "ａｄａ", "Ada@Example.com", "ada@example.com", "ADA@EXAMPLE.COM"]
+)
 def test_login_with_username_or_email_in_any_case_or_width(ada, login_name):
     client = Client()
 

@@ -24,9 +24,7 @@ def set_new_password(client, link_path, password=NEW_PASSWORD):
     """Open the link (Django moves the token into the session) and post the new password."""
     form_page = client.get(link_path, follow=True)
     assert form_page.context["validlink"], "the link should be valid"
-    return client.post(
-        form_page.redirect_chain[-1][0], {"new_password1": password, "new_password2": password}
-    )
+    return client.post(form_page.redirect_chain[-1][0], {"new_password1": password, "new_password2": password})
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ import pytest
 from django.test import Client
 
 from tests.mail import link_in, mails_to, path_of
-from tests.web import PASSWORD, OTHER_PASSWORD, login, signed_up_client, signup_data
+from tests.web import OTHER_PASSWORD, PASSWORD, login, signed_up_client, signup_data
 
 pytestmark = pytest.mark.dynamodb_local
 
@@ -62,7 +62,7 @@ def test_anonymous_signup_and_login_pages_cost_nothing(proxy):
     client = Client()
 
     for url in ("/", "/accounts/signup/", "/accounts/login/"):
-        response, requests = counted(proxy, lambda: client.get(url))
+        response, requests = counted(proxy, lambda url=url: client.get(url))
         assert response.status_code == 200
         assert requests == {}
 

@@ -10,7 +10,7 @@ from accounts import store
 from accounts.forms import SIGNUP_TOKEN_MAX_AGE, SIGNUP_TOKEN_SALT
 from accounts.tables import dynamodb_client
 from tests.support import answer_before_call, cancellation
-from tests.web import PASSWORD, OTHER_PASSWORD, email_of_length, messages_of, signup, signup_data, stored_accounts
+from tests.web import OTHER_PASSWORD, PASSWORD, email_of_length, messages_of, signup, signup_data, stored_accounts
 
 pytestmark = pytest.mark.dynamodb_local
 
@@ -145,9 +145,7 @@ def test_username_with_control_zero_width_or_bidi_character_is_refused(ddb, user
 
     form = form_of(response)
     assert form.has_error("username", "username_invisible")
-    assert form.errors["username"] == [
-        "A username cannot contain control, invisible or text-direction characters."
-    ]
+    assert form.errors["username"] == ["A username cannot contain control, invisible or text-direction characters."]
     assert stored_accounts() == []
 
 
@@ -226,7 +224,9 @@ def test_password_similar_to_the_username_is_refused(ddb):
     assert form_of(response).has_error("password2", "password_too_similar")
 
 
-@pytest.mark.parametrize(("password", "code"), [("short1", "password_too_short"), ("password123", "password_too_common")])
+@pytest.mark.parametrize(
+    ("password", "code"), [("short1", "password_too_short"), ("password123", "password_too_common")]
+)
 def test_weak_password_is_refused_by_the_validators(ddb, password, code):
     response = signup(Client(), password=password)
 

@@ -6,8 +6,8 @@ import botocore.exceptions
 import pytest
 from django.test import Client
 
-from accounts.tables import dynamodb_client
 from accounts.dynamodb_local import free_port
+from accounts.tables import dynamodb_client
 from tests.web import PASSWORD, csrf_token_in, login, signed_up_client, signup_data, stored_accounts
 
 pytestmark = pytest.mark.dynamodb_local

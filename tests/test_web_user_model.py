@@ -12,7 +12,7 @@ from accounts import store
 from accounts.models import User
 from accounts.tables import dynamodb_client
 from tests.support import answer_before_call, cancellation
-from tests.web import PASSWORD, OTHER_PASSWORD, login
+from tests.web import OTHER_PASSWORD, PASSWORD, login
 
 
 @pytest.fixture

@@ -64,6 +64,8 @@ from .findings import (
 )
 from .joining import InvalidFindings, read_findings
 from .locks import LockState, lock_states
+from .reading import ReadBudget
+from .records import InvalidReport, merge_reports, report_document, report_from_document
 from .repairs import (
     ACTION_OF,
     CHANGED,
@@ -87,8 +89,6 @@ from .repairs import (
     repair_all,
     repair_key,
 )
-from .reading import ReadBudget
-from .records import InvalidReport, merge_reports, report_document, report_from_document
 from .scan import AuditStopped, estimated_items, run_audit, run_export_audit, run_findings_audit
 from .scope import audited_models, constraint_for_namespace, model_and_constraint
 

@@ -77,4 +77,3 @@ def _run(run_id, started, segments):
     except Exception as error:  # the page shows it; the log has the traceback
         logger.exception("The audit started from the staff page failed.")
         reports.record_failure(run_id, started, f"{type(error).__name__}: {error}", source="page")
-

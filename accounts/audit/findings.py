@@ -42,8 +42,7 @@ from datetime import datetime
 from django.utils.translation import gettext as _
 
 from ..app_settings import app_settings
-from ..exceptions import InvalidUniqueValue
-from ..tables import TTL_ATTRIBUTE, epoch_now, malformed_attributes, raw_expires, raw_text
+from ..tables import TTL_ATTRIBUTE, epoch_now, raw_expires, raw_text
 from ..transactions import LOCK_KEYS, recorded_keys
 
 ORPHANED, MISSING, WRONG_OWNER, DUPLICATE, INVALID = "orphaned", "missing", "wrong_owner", "duplicate", "invalid"

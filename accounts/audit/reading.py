@@ -19,9 +19,7 @@ from ..exceptions import Unavailable
 # BatchGetItem takes at most 100 keys.
 BATCH_GET_SIZE = 100
 # Answers that mean "too fast": wait and send again.
-THROTTLE_CODES = frozenset(
-    {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
-)
+THROTTLE_CODES = frozenset({"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"})
 # Consecutive throttled attempts of one request before the job gives up, and the longest
 # pause between two (the pauses double from BACKOFF_BASE_SECONDS).
 THROTTLE_ATTEMPTS = 12

@@ -16,8 +16,8 @@ class SecondFactorRequiredForStaffMixin:
 
     def dispatch(self, request, *args, **kwargs):
         user = request.user
-        if app_settings.MFA_REQUIRED_FOR_STAFF and user.is_authenticated and user.is_staff:
-            if not has_second_factor(user.account):
-                messages.warning(request, ENROL_MESSAGE)
-                return redirect("accounts:mfa:totp")
+        staff = app_settings.MFA_REQUIRED_FOR_STAFF and user.is_authenticated and user.is_staff
+        if staff and not has_second_factor(user.account):
+            messages.warning(request, ENROL_MESSAGE)
+            return redirect("accounts:mfa:totp")
         return super().dispatch(request, *args, **kwargs)

@@ -4,27 +4,25 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='User',
+            name="User",
             fields=[
-                ('password', models.CharField(max_length=128, verbose_name='password')),
-                ('id', models.CharField(editable=False, max_length=64, primary_key=True, serialize=False)),
-                ('email', models.EmailField(max_length=254, unique=True, verbose_name='email address')),
-                ('username', models.CharField(max_length=150, unique=True, verbose_name='username')),
-                ('is_active', models.BooleanField(default=True, verbose_name='active')),
-                ('is_staff', models.BooleanField(default=False, verbose_name='staff status')),
+                ("password", models.CharField(max_length=128, verbose_name="password")),
+                ("id", models.CharField(editable=False, max_length=64, primary_key=True, serialize=False)),
+                ("email", models.EmailField(max_length=254, unique=True, verbose_name="email address")),
+                ("username", models.CharField(max_length=150, unique=True, verbose_name="username")),
+                ("is_active", models.BooleanField(default=True, verbose_name="active")),
+                ("is_staff", models.BooleanField(default=False, verbose_name="staff status")),
             ],
             options={
-                'verbose_name': 'user',
-                'verbose_name_plural': 'users',
-                'managed': False,
+                "verbose_name": "user",
+                "verbose_name_plural": "users",
+                "managed": False,
             },
         ),
     ]

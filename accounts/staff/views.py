@@ -48,9 +48,7 @@ LOCK_STATUS_LABELS = {
     "malformed": gettext_lazy("stored with the wrong type"),
     "invalid": gettext_lazy("cannot be locked"),
 }
-LAST_STAFF_MESSAGE = gettext_lazy(
-    "%(username)s is the last active staff account: make another staff account first."
-)
+LAST_STAFF_MESSAGE = gettext_lazy("%(username)s is the last active staff account: make another staff account first.")
 REPAIR_MESSAGES = {
     audit.REPAIRED: gettext_lazy("Repaired %(key)s: lock %(action)s."),
     audit.CHANGED: gettext_lazy("Not repaired %(key)s: %(detail)s"),
@@ -69,7 +67,7 @@ REPAIR_ACTIONS = {
 
 def account_id_of(pk):
     """The account id in an account PK, or ``None`` when ``pk`` is not an account's."""
-    return pk[len(ACCOUNT_PREFIX):] if pk and pk.startswith(ACCOUNT_PREFIX) else None
+    return pk[len(ACCOUNT_PREFIX) :] if pk and pk.startswith(ACCOUNT_PREFIX) else None
 
 
 def find_account(query):
@@ -319,7 +317,9 @@ class EndSessionsView(AccountView):
         account = self.get_account()
         ended = store.end_sessions(account)
         records.record(request, account, "sessions_ended", f"ended {ended} session(s)")
-        message = ngettext("Ended %(count)d session of %(username)s.", "Ended %(count)d sessions of %(username)s.", ended)
+        message = ngettext(
+            "Ended %(count)d session of %(username)s.", "Ended %(count)d sessions of %(username)s.", ended
+        )
         messages.success(request, message % {"count": ended, "username": account.username})
         return redirect(self.detail_url(account))
 
@@ -343,12 +343,16 @@ class VerificationView(AccountView):
         try:
             store.verify_email(account)
         except UniqueViolation:
-            messages.error(request, _("Another account holds %(email)s: nothing was changed.") % {"email": account.email})
+            messages.error(
+                request, _("Another account holds %(email)s: nothing was changed.") % {"email": account.email}
+            )
         except (Busy, StaleItem):
             messages.error(request, _("The account changed or the site was busy; nothing was saved. Try again."))
         else:
             records.record(request, account, "email_verified", f"marked {account.email} verified")
-            messages.success(request, _("%(email)s is now verified and locked to this account.") % {"email": account.email})
+            messages.success(
+                request, _("%(email)s is now verified and locked to this account.") % {"email": account.email}
+            )
 
 
 class AccountDeleteView(AccountView):
@@ -407,9 +411,7 @@ class LockAuditView(StaffView):
         if latest is not None:
             after = request.GET.get("after", "")
             start = reports.page_key(latest.run_id, int(after)) if after.isdigit() else None
-            found, next_key = reports.stored_findings(
-                latest.run_id, _scope(), start_key=start, limit=FINDINGS_PER_PAGE
-            )
+            found, next_key = reports.stored_findings(latest.run_id, _scope(), start_key=start, limit=FINDINGS_PER_PAGE)
             context["rows"] = [_finding_row(stored) for stored in found]
             context["next_after"] = found[-1].index if next_key is not None and found else None
             context["first_page"] = start is None

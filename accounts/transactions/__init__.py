@@ -91,8 +91,8 @@ from .plans import (
     plan_claim_lock,
     plan_create,
     plan_delete,
-    plan_registry_entry,
     plan_record_locks,
+    plan_registry_entry,
     plan_release_lock,
     plan_rewrite,
     plan_transfer_lock,
@@ -118,4 +118,3 @@ from .running import (
     run,
     settle,
 )
-

@@ -249,8 +249,7 @@ def _change_actions(item, changes, keep_locks, unheld, others, now):
         lock_actions.extend(_owned_keep(item, sort_key) for sort_key in _owned_sort_keys(item))
     attributes = model.get_attributes()
     updates = [
-        attributes[name].remove() if value is None else attributes[name].set(value)
-        for name, value in changes.items()
+        attributes[name].remove() if value is None else attributes[name].set(value) for name, value in changes.items()
     ]
     updates += _recording(item, keys_after_change(item, changes))
     update = Action(
@@ -311,10 +310,7 @@ def _delete_actions(item, keep_locks, others, now):
     # And what decides its registries as read: an account read as no staff member but made
     # one since would leave the registry unchecked (the last-staff rule), so it is cancelled.
     guarded.update(
-        name
-        for registry in getattr(model, "registries", ())
-        for name in registry.attributes
-        if name != TTL_ATTRIBUTE
+        name for registry in getattr(model, "registries", ()) for name in registry.attributes if name != TTL_ATTRIBUTE
     )
     actions = [_item_removal(item, _still_as_read(item, guarded, now), now)]
     for constraint in constraints:
@@ -446,7 +442,8 @@ def plan_rewrite(item, names, *, token=None):
     def actions(now):
         values = {name: getattr(item, name, None) for name in sorted(names)}
         updates = [
-            attributes[name].remove() if value is None else attributes[name].set(value) for name, value in values.items()
+            attributes[name].remove() if value is None else attributes[name].set(value)
+            for name, value in values.items()
         ]
         body = item.get_update_kwargs_from_instance(actions=updates, condition=_still_as_read(item, names, now))
         return [Action("Update", body, ITEM, _key_target(item))]
@@ -477,4 +474,3 @@ def plan_record_locks(item, keys, *, token=None):
         return checks
 
     return _transaction(REPAIR, actions, token)
-

@@ -105,7 +105,8 @@ def cancellation_error(transaction, reasons):
     collided, owners, namespaces, not_owned, contended, other = set(), {}, {}, {}, False, []
     over_limit, members_gone = [], []
     me = _owner_of_transaction(transaction)
-    for action, reason in zip(transaction.actions, reasons):
+    # DynamoDB answers one reason per action; a short answer leaves the rest unread.
+    for action, reason in zip(transaction.actions, reasons, strict=False):
         code = reason.get("Code", "None")
         if code == "None":
             continue
@@ -154,10 +155,10 @@ def _is_own_replay(transaction, error):
     if transaction.operation != CREATE or not isinstance(error, ItemAlreadyExists):
         return False
     me = _owner_of_transaction(transaction)
-    for action, reason in zip(transaction.actions, error.reasons):
-        if action.role == NEW_LOCK and reason.get("Code") == "ConditionalCheckFailed":
-            if _lock_owner(reason) != me:
-                return False
+    for action, reason in zip(transaction.actions, error.reasons, strict=False):
+        failed = action.role == NEW_LOCK and reason.get("Code") == "ConditionalCheckFailed"
+        if failed and _lock_owner(reason) != me:
+            return False
     return True
 
 

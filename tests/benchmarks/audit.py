@@ -146,7 +146,10 @@ def measure(size, args, endpoint_url, warm_up):
     accounts = size // 4
     began = time.perf_counter()
     items = load(client, table, accounts, "bench")
-    print(f"\n{items:,} items ({accounts:,} accounts and their 3 locks) loaded in {time.perf_counter() - began:.0f} s", flush=True)
+    print(
+        f"\n{items:,} items ({accounts:,} accounts and their 3 locks) loaded in {time.perf_counter() - began:.0f} s",
+        flush=True,
+    )
     # What the audit reads: those, and the item recording the key version of the table's
     # locks, which a new table has.
     expected = items + 1

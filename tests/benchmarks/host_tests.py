@@ -31,7 +31,7 @@ from pathlib import Path
 from tests.projects import ROOT, start_readme_project
 
 ALLAUTH_VERSION = "65.22.1"
-VIEWS = '''
+VIEWS = """
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 
@@ -39,13 +39,13 @@ from django.http import HttpResponse
 @login_required
 def whoami(request):
     return HttpResponse(request.user.get_username())
-'''
-URLS = '''
+"""
+URLS = """
 from myproject.views import whoami
 
 urlpatterns += [path(f"view{number}/", whoami, name=f"view{number}") for number in range(1, 5)]
-'''
-TESTS = '''
+"""
+TESTS = """
 import pytest
 from django.urls import reverse
 
@@ -55,24 +55,24 @@ def test_a_login_required_view_answers_its_user({fixture}, client, django_user_m
     user = django_user_model.objects.create_user("ada", "ada@example.com")
     client.force_login(user)
     assert client.get(reverse(f"view{{number}}")).content == b"ada"
-'''
-ALLAUTH_SETTINGS = '''
+"""
+ALLAUTH_SETTINGS = """
 INSTALLED_APPS += ["allauth", "allauth.account"]
 MIDDLEWARE += ["allauth.account.middleware.AccountMiddleware"]
 AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
     "allauth.account.auth_backends.AuthenticationBackend",
 ]
-'''
-ALLAUTH_URLS = '''
+"""
+ALLAUTH_URLS = """
 from django.urls import include
 
 urlpatterns += [path("accounts/", include("allauth.urls"))]
-'''
-PYTEST_SETTINGS = '''
+"""
+PYTEST_SETTINGS = """
 [tool.pytest.ini_options]
 DJANGO_SETTINGS_MODULE = "myproject.settings"
-'''
+"""
 
 
 def add(path, text):
@@ -112,7 +112,9 @@ def run_suite(directory, environment, report):
     if "allauth" in str(directory):
         command += ["-p", "no:accounts.testing"]  # the app's plugin is installed here too
     started = time.perf_counter()
-    result = subprocess.run(command, cwd=directory, env={"PATH": "/usr/bin:/bin", **environment}, capture_output=True, text=True)
+    result = subprocess.run(
+        command, cwd=directory, env={"PATH": "/usr/bin:/bin", **environment}, capture_output=True, text=True
+    )
     wall = time.perf_counter() - started
     if result.returncode != 0:
         raise SystemExit(f"The suite of {directory.name} failed:\n{result.stdout}{result.stderr}")
@@ -134,8 +136,17 @@ def main():
             temporary = Path(temporary)
             site_packages = temporary / "allauth-site-packages"
             subprocess.run(
-                [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site_packages),
-                 f"django-allauth=={ALLAUTH_VERSION}"],
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "install",
+                    "--quiet",
+                    "--no-deps",
+                    "--target",
+                    str(site_packages),
+                    f"django-allauth=={ALLAUTH_VERSION}",
+                ],
                 check=True,
             )
             suites = {
@@ -157,7 +168,9 @@ def main():
         server.stop()
 
     allauth = statistics.median(walls["allauth-sqlite"])
-    print(f"{'suite (4 tests)':<16} {'wall s':>7} {'x allauth':>10} {'further test s':>15}   (medians of {options.rounds} rounds)")
+    print(
+        f"{'suite (4 tests)':<16} {'wall s':>7} {'x allauth':>10} {'further test s':>15}   (medians of {options.rounds} rounds)"
+    )
     for name in suites:
         wall = statistics.median(walls[name])
         print(f"{name:<16} {wall:>7.2f} {wall / allauth:>10.2f} {statistics.median(further[name]):>15.3f}")

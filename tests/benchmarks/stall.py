@@ -76,7 +76,10 @@ def main():
             wait_until_stopped(server.process.pid)
             rows = [
                 ("GET / (logged in)", *timed(lambda: client.get("/"))),
-                ("POST /accounts/login/", *timed(lambda: Client().post("/accounts/login/", {"username": "ada", "password": PASSWORD}))),
+                (
+                    "POST /accounts/login/",
+                    *timed(lambda: Client().post("/accounts/login/", {"username": "ada", "password": PASSWORD})),
+                ),
                 ("POST /accounts/signup/", *timed(lambda: fresh.post("/accounts/signup/", data))),
             ]
         finally:

@@ -28,7 +28,7 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime, timezone
 
 from accounts import store, tables, transactions
 from accounts.identifiers import KEY_VERSION, lookalike_key
@@ -39,8 +39,7 @@ THREAD_COUNTS = (1, 4, 16)
 GOAL = 0.95
 # An Argon2 hash of a throwaway password, stored as is: hashing is not what we measure.
 PASSWORD_HASH = (
-    "argon2$argon2id$v=19$m=102400,t=2,p=8$Z3o3N1BOWUdpcHpZY3RGVFZGSWtwNw$"
-    "RdrAhRPjUS5vXW92YbWCy9EXLryVflOkcAHMLu6XT7c"
+    "argon2$argon2id$v=19$m=102400,t=2,p=8$Z3o3N1BOWUdpcHpZY3RGVFZGSWtwNw$RdrAhRPjUS5vXW92YbWCy9EXLryVflOkcAHMLu6XT7c"
 )
 # PynamoDB's UTCDateTimeAttribute format, so raw account items equal the engine's.
 TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S.%f+0000"
@@ -70,7 +69,7 @@ class RawCreate:
 
     def request(self, email, username):
         owner = tables.account_pk(uuid.uuid4().hex)
-        now = datetime.now(timezone.utc).strftime(TIMESTAMP_FORMAT)
+        now = datetime.now(UTC).strftime(TIMESTAMP_FORMAT)
         keys = {
             "EMAIL": f"UNIQ#EMAIL#{email}",
             "HANDLE": f"UNIQ#HANDLE#{username}",
@@ -295,7 +294,7 @@ def summarize(cells):
         summaries[threads] = Summary(
             raw=raw_rate,
             engine=engine_rate,
-            ratio=statistics.median(e.rate / r.rate for r, e in zip(raw, engine)),
+            ratio=statistics.median(e.rate / r.rate for r, e in zip(raw, engine, strict=True)),
             ratio_of_medians=engine_rate / raw_rate,
             cpu={"raw": _cpu_per_transaction(raw), "engine": _cpu_per_transaction(engine)},
         )

@@ -73,7 +73,7 @@ def hasher_rate(kind, encoded, processes, seconds):
     started = time.monotonic()
     for worker in workers:
         worker.start()
-    counts, cpu = zip(*(results.get() for _ in workers))
+    counts, cpu = zip(*(results.get() for _ in workers), strict=True)
     elapsed = time.monotonic() - started
     for worker in workers:
         worker.join()
@@ -179,7 +179,16 @@ def start_gunicorn(endpoint_url, table, workers, static_root, port, **extra_env)
     }
     manage = [sys.executable, str(ROOT / "manage.py"), "collectstatic", "--noinput", "-v", "0"]
     subprocess.run(manage, cwd=ROOT, env=env, check=True)
-    command = [sys.executable, "-m", "gunicorn", "project.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", str(workers)]
+    command = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "project.wsgi",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--workers",
+        str(workers),
+    ]
     process = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -212,7 +221,10 @@ def measure(server, port, encoded, workers, processes, seconds, rounds):
                     cells[kind].append(rate)
                     cpu[kind].append(used)
             else:
-                for name, path, body in (("login", "/accounts/login/", login_body), ("signup", "/accounts/signup/", signup_body)):
+                for name, path, body in (
+                    ("login", "/accounts/login/", login_body),
+                    ("signup", "/accounts/signup/", signup_body),
+                ):
                     rate, failed, used = web_rate(server, port, path, body, 2 * workers, seconds)
                     cells[name].append(rate)
                     cpu[name].append(used)

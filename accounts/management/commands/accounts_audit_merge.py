@@ -20,7 +20,9 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("reports", nargs="+", metavar="REPORT", help="A slice's report (the JSON file its --json wrote).")
+        parser.add_argument(
+            "reports", nargs="+", metavar="REPORT", help="A slice's report (the JSON file its --json wrote)."
+        )
         parser.add_argument("--json", action="store_true", help="Print the merged report as JSON on stdout.")
         parser.add_argument("--repair", action="store_true", help="Repair what can be repaired safely.")
 

@@ -15,12 +15,22 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument(
-            "--read-price", type=float, default=costs.READ_PRICE, help=f"$ per million read request units (default {costs.READ_PRICE}, US East)."
+            "--read-price",
+            type=float,
+            default=costs.READ_PRICE,
+            help=f"$ per million read request units (default {costs.READ_PRICE}, US East).",
         )
         parser.add_argument(
-            "--write-price", type=float, default=costs.WRITE_PRICE, help=f"$ per million write request units (default {costs.WRITE_PRICE}, US East)."
+            "--write-price",
+            type=float,
+            default=costs.WRITE_PRICE,
+            help=f"$ per million write request units (default {costs.WRITE_PRICE}, US East).",
         )
-        parser.add_argument("--markdown", action="store_true", help="Print the flows (and the month, with --daily-users) as the docs' Markdown tables.")
+        parser.add_argument(
+            "--markdown",
+            action="store_true",
+            help="Print the flows (and the month, with --daily-users) as the docs' Markdown tables.",
+        )
         month = parser.add_argument_group("a month of a site")
         month.add_argument("--daily-users", type=int, help="People who come each day.")
         month.add_argument("--pages", type=int, default=20, help="Pages each sees a day (default 20).")

@@ -49,7 +49,9 @@ class Command(BaseCommand):
             account = self._create_interactively(options["email"], options["username"])
         else:
             account = self._create_without_input(options["email"], options["username"])
-        self.stdout.write(self.style.SUCCESS(f"Staff account {account.username} ({account.email}) created, id {account.id}."))
+        self.stdout.write(
+            self.style.SUCCESS(f"Staff account {account.username} ({account.email}) created, id {account.id}.")
+        )
 
     def _create_without_input(self, email, username):
         password = os.environ.get(PASSWORD_VARIABLE)
@@ -127,9 +129,7 @@ class Command(BaseCommand):
             form.add_store_error(error)
             return None
         except OutcomeUnknown as error:
-            raise CommandError(
-                f"{error} Look the account up (or run the audit) before trying again."
-            ) from error
+            raise CommandError(f"{error} Look the account up (or run the audit) before trying again.") from error
         return account
 
     def _error_lines(self, form):

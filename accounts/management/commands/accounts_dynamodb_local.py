@@ -34,8 +34,12 @@ class Command(BaseCommand):
         except DynamoDBLocalError as error:
             raise CommandError(str(error)) from error
         where = server.db_path or "memory"
-        self.stdout.write(self.style.SUCCESS(f"DynamoDB Local is listening on {server.endpoint_url} (data in {where})."))
-        self.stdout.write(f'Settings: ACCOUNTS_ENDPOINT_URL = "{server.endpoint_url}"; then: python manage.py accounts_createtable')
+        self.stdout.write(
+            self.style.SUCCESS(f"DynamoDB Local is listening on {server.endpoint_url} (data in {where}).")
+        )
+        self.stdout.write(
+            f'Settings: ACCOUNTS_ENDPOINT_URL = "{server.endpoint_url}"; then: python manage.py accounts_createtable'
+        )
         self.stdout.flush()
         stopped = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stopped.set())

@@ -8,7 +8,6 @@ whose proof is older than ``ACCOUNTS_REAUTHENTICATION_TIMEOUT`` to that page fir
 """
 
 import time
-
 from urllib.parse import urlencode
 
 from django.http import HttpRequest
