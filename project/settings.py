@@ -185,6 +185,8 @@ LOCALE_PATHS = [BASE_DIR / "project" / "locale"]
 USE_TZ = True
 
 STATIC_URL = "static/"
+# The demo's own static files: the single-page client of the headless API (/spa/).
+STATICFILES_DIRS = [BASE_DIR / "project" / "static"]
 
 # Every error with its traceback on stderr (Django's default prints nothing when DEBUG is off).
 LOGGING = {
