@@ -396,9 +396,9 @@ def check_account_model(app_configs, **kwargs):
 def _check_client():
     """A DynamoDB client with short timeouts and no retries: a check must not hang start-up."""
     session = botocore.session.get_session()
-    from .tables import _credentials
+    from .tables.clients import credentials
 
-    access_key, secret_key = _credentials()
+    access_key, secret_key = credentials()
     if access_key:
         session.set_credentials(access_key, secret_key)
     return session.create_client(

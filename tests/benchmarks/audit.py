@@ -141,8 +141,8 @@ def measure(size, args, endpoint_url, warm_up):
 
     table = f"bench-audit-{uuid.uuid4().hex[:8]}"
     configure_django(endpoint_url, table)
-    client = tables._SharedClient(attempts=3).get()
-    parsing = botocore_parsing(tables._SharedClient(attempts=3).get())
+    client = tables.clients.SharedClient(attempts=3).get()
+    parsing = botocore_parsing(tables.clients.SharedClient(attempts=3).get())
     accounts = size // 4
     began = time.perf_counter()
     items = load(client, table, accounts, "bench")

@@ -56,7 +56,7 @@ def unique_values(side):
 
 def new_client():
     """A botocore client of its own, built by the same code and config as the engine's."""
-    return tables._SharedClient().get()
+    return tables.clients.SharedClient().get()
 
 
 class RawCreate:

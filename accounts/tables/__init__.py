@@ -13,22 +13,18 @@ times, so every read and every guard treats an item whose ``expires`` has passed
 
 Endpoint, region and table name come from the ``ACCOUNTS_*`` settings and are applied by
 :func:`configure` at start-up and whenever those settings change (tests).
+
+The package's modules, by seam: this one holds the models, the staff registry, the declared
+constraints and the table's own administration (create, TTL, the key version's record);
+:mod:`.clocks` the time items are kept in, :mod:`.raw` the readers of raw attribute values,
+:mod:`.clients` the shared botocore clients. Their public names are importable from here.
 """
 
 import base64
 import functools
 import hashlib
-import math
-import os
-import threading
-import time
-import typing
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 
-import botocore.config
-import botocore.handlers
-import botocore.session
 from pynamodb.attributes import (
     BooleanAttribute,
     MapAttribute,
@@ -39,18 +35,26 @@ from pynamodb.attributes import (
 )
 from pynamodb.models import Model
 
-from . import answers, deadline, identifiers, regions
-from .app_settings import app_settings
-from .identifiers import key_version_of, skeleton_normalizer
-from .uniqueness import LOCK_SORT_KEY, UniqueConstraint, join_components, normalize_exact, normalize_text
+from .. import identifiers
+from ..app_settings import app_settings
+from ..identifiers import key_version_of, skeleton_normalizer
+from ..uniqueness import LOCK_SORT_KEY, UniqueConstraint, join_components, normalize_exact, normalize_text
+from . import clients, clocks
+from .clients import MAX_POOL_CONNECTIONS, ClientConfiguration, dynamodb_client, forget_clients, plain_client
+from .clocks import TTL_ATTRIBUTE, epoch_now, has_expired, is_expired, takeover_cutoff, utcnow
+from .raw import (
+    TOMBSTONE_ATTRIBUTE,
+    TOMBSTONE_LIFETIME,
+    is_gone,
+    is_tombstone,
+    raw_expires,
+    raw_number,
+    raw_text,
+    read_text,
+)
 
 ACCOUNT_PREFIX = "ACCT#"
 PROFILE_SORT_KEY = "PROFILE"
-# Enough pooled connections for every thread a busy server or the benchmark runs, so no
-# request waits for (or re-opens) a connection.
-MAX_POOL_CONNECTIONS = 64
-# The table's one TTL attribute (DynamoDB allows one per table), on every item that expires.
-TTL_ATTRIBUTE = "expires"
 # An account's passkeys: each credential id is a unique value of its own (one lock each), and
 # each has a credential item in the account's partition (accounts.mfa), deleted with it.
 PASSKEY_NAMESPACE = "WEBAUTHN"
@@ -68,104 +72,9 @@ MAX_PASSKEYS = 20
 # releases them all, and the bound keeps its transaction the size it was before identities.
 OIDC_NAMESPACE = "OIDC"
 SIGN_IN_METHODS = "SIGN_IN_METHODS"
-# A deleted account leaves a tombstone at its key: PK, SK, this attribute (when it was
-# deleted) and an `expires` far off. Its id is never used again: a sign-up form posted again
-# (its token derives the id) is refused by the create's attribute_not_exists(PK), whatever
-# the form's age, while every read treats the tombstone as absent. A form's token is
-# accepted for 9 minutes by a server's clock and DynamoDB remembers a token for 10: 30 days
-# outlive both by far.
-TOMBSTONE_ATTRIBUTE = "deleted"
-TOMBSTONE_LIFETIME = timedelta(days=30)
 # The item recording the key version (identifiers.KEY_VERSION) the table's locks are keyed
 # with: the system check accounts.E016 compares it with the running one.
 KEY_VERSION_ITEM = {"PK": {"S": "META#KEYS"}, "SK": {"S": "META"}}
-
-
-def utcnow():
-    return datetime.now(UTC)
-
-
-def epoch_now():
-    """Now by this server's clock, in the whole epoch seconds ``expires`` is written in.
-
-    Servers' clocks differ: a value an expired item held is taken only past
-    ``ACCOUNTS_CLOCK_SKEW_MARGIN`` (:func:`takeover_cutoff`).
-    """
-    return int(time.time())
-
-
-def has_expired(expires, now=None):
-    """Whether an item whose ``expires`` is ``expires`` (``None``: it does not expire) has
-    expired at ``now``: the one boundary every read and guard uses, DynamoDB's own TTL's.
-    An item lives through the second ``expires`` names and is gone once ``expires < now``."""
-    return expires is not None and expires < (epoch_now() if now is None else now)
-
-
-def is_expired(item, now=None):
-    """Whether ``item``'s ``expires`` has passed: it is then absent, deleted or not."""
-    return has_expired(getattr(item, TTL_ATTRIBUTE, None), now)
-
-
-def takeover_cutoff(now):
-    """The ``expires`` a claim must be older than (``expires < cutoff``) before another item
-    may take its value, at ``now`` by this server's clock: ``ACCOUNTS_CLOCK_SKEW_MARGIN``
-    earlier, so a holder whose clock is behind ours by less than that can no longer act on
-    it (its own guards require ``expires >= now`` by its clock)."""
-    return now - _skew_margin_seconds()
-
-
-@functools.lru_cache(maxsize=1)
-def _skew_margin_seconds():
-    # Read once per configuration (configure() forgets it when a setting changes): a
-    # create compares each of its locks with the cutoff, and reading a setting the project
-    # leaves to its default costs Django an AttributeError each time (measured: 12 of the
-    # 88 us a create spends before botocore).
-    return int(app_settings.CLOCK_SKEW_MARGIN.total_seconds())
-
-
-def raw_number(value):
-    """The number a raw DynamoDB attribute value (``{"N": "12.5"}``) holds, or ``None`` when
-    it is absent or of another type (an operator's ``{"S": "soon"}``): read, never trusted."""
-    if not isinstance(value, dict) or not isinstance(value.get("N"), str):
-        return None
-    try:
-        number = float(value["N"])
-    except ValueError:
-        return None
-    return number if math.isfinite(number) else None
-
-
-def raw_text(value):
-    """The string a raw DynamoDB attribute value (``{"S": "..."}``) holds, or ``None``."""
-    text = value.get("S") if isinstance(value, dict) else None
-    return text if isinstance(text, str) else None
-
-
-def raw_expires(raw):
-    """The ``expires`` of a raw item as a number, or ``None`` when it has none or one of
-    another type (DynamoDB's TTL ignores such a value too: the item does not expire)."""
-    return raw_number(raw.get(TTL_ATTRIBUTE))
-
-
-def is_tombstone(raw):
-    """Whether raw item ``raw`` is the tombstone a deleted item left at its key."""
-    return TOMBSTONE_ATTRIBUTE in raw
-
-
-def is_gone(raw, now=None):
-    """Whether raw item ``raw`` counts as absent to every read: it expired, or it is a
-    tombstone."""
-    return is_tombstone(raw) or has_expired(raw_expires(raw), now)
-
-
-def read_text(value):
-    """The text a raw DynamoDB attribute value spells: a string's own, a number's digits
-    (``{"N": "18"}`` -> ``"18"``), else ``None``."""
-    if not isinstance(value, dict):
-        return None
-    if isinstance(value.get("S"), str):
-        return value["S"]
-    return value["N"] if raw_number(value) is not None else None
 
 
 class TableModel(Model):
@@ -461,13 +370,6 @@ def _all_subclasses(cls):
         yield from _all_subclasses(subclass)
 
 
-def _credentials():
-    """Explicit credentials for a custom endpoint (DynamoDB Local needs some, any will do)."""
-    if app_settings.ENDPOINT_URL and not os.environ.get("AWS_ACCESS_KEY_ID"):
-        return "local", "local"
-    return None, None
-
-
 def configure():
     """Point every table model, and the transaction client, at the configured table."""
     meta = TableModel.Meta
@@ -478,135 +380,14 @@ def configure():
     # the configured timeouts. Requests read and write through the shared clients below.
     meta.connect_timeout_seconds = app_settings.CONNECT_TIMEOUT
     meta.read_timeout_seconds = app_settings.READ_TIMEOUT
-    meta.aws_access_key_id, meta.aws_secret_access_key = _credentials()
+    meta.aws_access_key_id, meta.aws_secret_access_key = clients.credentials()
     for model in [TableModel, *_all_subclasses(TableModel)]:
         model._connection = None
     _lock_models.clear()
     get_account_model.cache_clear()
     account_constraints.cache_clear()
-    _skew_margin_seconds.cache_clear()
-    _client.reset()
-    _plain_client.reset()
-
-
-class _SharedClient:
-    """One thread-safe botocore client, built once under a lock, sending each request in at
-    most ``attempts`` attempts (botocore's standard retries), under the request deadline.
-
-    PynamoDB builds its client lazily per connection; with many threads starting at once
-    each builds its own (hundreds of milliseconds each), so transactions use this one.
-    A client is kept for each configuration it was built for, so settings that change and
-    change back (every test, with the ``accounts_table`` fixture) find theirs again.
-    """
-
-    def __init__(self, attempts=1):
-        self._attempts = attempts
-        self._lock = threading.Lock()
-        self._client = None
-        self._built = {}
-
-    def reset(self):
-        with self._lock:
-            self._client = None
-
-    def forget(self):
-        with self._lock:
-            self._client = None
-            self._built.clear()
-
-    def get(self):
-        client = self._client
-        if client is not None:
-            return client
-        with self._lock:
-            if self._client is None:
-                configuration = ClientConfiguration.current()
-                if configuration not in self._built:
-                    self._built[configuration] = self._build(configuration)
-                self._client = self._built[configuration]
-            return self._client
-
-    def _build(self, configuration):
-        config = botocore.config.Config(
-            connect_timeout=configuration.connect_timeout,
-            read_timeout=configuration.read_timeout,
-            max_pool_connections=MAX_POOL_CONNECTIONS,
-            retries={"total_max_attempts": self._attempts, "mode": "standard"},
-            parameter_validation=False,
-        )
-        client = _create_client(
-            configuration,
-            region_name=configuration.region,
-            endpoint_url=configuration.endpoint_url,
-            aws_access_key_id=configuration.access_key,
-            aws_secret_access_key=configuration.secret_key,
-            config=config,
-        )
-        return answers.read_items_directly(regions.guard_writes(deadline.watch(client)))
-
-
-class ClientConfiguration(typing.NamedTuple):
-    """Everything a client is built from: the settings, and how many handlers botocore gives
-    a new session (moto's mock, or a test plugin, adds its own when imported: a client built
-    before would not have it)."""
-
-    region: str
-    endpoint_url: str | None
-    access_key: str | None
-    secret_key: str | None
-    connect_timeout: float
-    read_timeout: float
-    handler_count: int
-    # Outside ACCOUNTS_WRITE_REGION a client refuses every write (accounts.regions).
-    reads_only: bool
-
-    @classmethod
-    def current(cls):
-        return cls(
-            app_settings.REGION,
-            app_settings.ENDPOINT_URL,
-            *_credentials(),
-            *deadline.attempt_timeouts(),
-            len(botocore.handlers.BUILTIN_HANDLERS),
-            regions.reads_only(),
-        )
-
-
-_sessions_lock = threading.Lock()
-_sessions = {}
-
-
-def _create_client(configuration, **options):
-    """A DynamoDB client from the botocore session of ``configuration.handler_count``: one
-    session serves every client (a session of its own loads DynamoDB's service model again,
-    hundreds of milliseconds), and botocore sessions are not thread-safe."""
-    with _sessions_lock:
-        if configuration.handler_count not in _sessions:
-            _sessions[configuration.handler_count] = botocore.session.get_session()
-        return _sessions[configuration.handler_count].create_client("dynamodb", **options)
-
-
-def forget_clients():
-    """Build every client afresh when next used (a test that registered handlers on one)."""
-    _client.forget()
-    _plain_client.forget()
-
-
-# The engine resends itself, keeping the ClientRequestToken (see transactions): one attempt.
-_client = _SharedClient(attempts=1)
-# Sessions and rate counters (accounts.dynamo): botocore's own retries.
-_plain_client = _SharedClient(attempts=3)
-
-
-def dynamodb_client():
-    """The botocore DynamoDB client the transaction helper sends with."""
-    return _client.get()
-
-
-def plain_client():
-    """The botocore DynamoDB client of :mod:`accounts.dynamo` (sessions, rate counters),
-    which retries with botocore's standard retries."""
-    return _plain_client.get()
+    clocks.skew_margin_seconds.cache_clear()
+    clients.reset()
 
 
 def create_table(wait=True):
