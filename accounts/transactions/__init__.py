@@ -60,6 +60,7 @@ from .actions import (
     REPAIR,
     REPAIRED_LOCK,
     Action,
+    Role,
     Transaction,
     explain,
     leaving,

@@ -11,6 +11,7 @@ import functools
 import json
 import uuid
 from dataclasses import dataclass, field
+from enum import StrEnum
 from functools import reduce
 
 from pynamodb.attributes import Attribute, ListAttribute, MapAttribute
@@ -25,27 +26,45 @@ MAX_ACTIONS = 100
 MAX_TOKEN_LENGTH = 36
 
 CREATE, CHANGE, DELETE, REPAIR = "create", "change", "delete", "repair"
-# NEW_LOCK: a lock Put (or the ConditionCheck of a partial constraint's value) that fails
-# when another item holds the value; OLD_LOCK: a release; HELD_LOCK: a lock the item keeps,
-# updated with it (it stops expiring), guarded by ``owner = me``.
-ITEM, NEW_LOCK, OLD_LOCK, HELD_LOCK = "item", "new_lock", "old_lock", "held_lock"
-# A ConditionCheck that an old lock we do not release still names the other item.
-KEPT_LOCK = "kept_lock"
+
+
+class Role(StrEnum):
+    """What an action does in its transaction: a cancelled transaction's reasons are read by
+    it (:func:`~.running.cancellation_error`), each failed condition meaning what its role says."""
+
+    # The item itself: its Put, Update or Delete (a deletion's tombstone Put).
+    ITEM = "item"
+    # A lock Put (or the ConditionCheck of a partial constraint's value) that fails when
+    # another item holds the value.
+    NEW_LOCK = "new_lock"
+    # A release: a lock's Delete guarded by ``owner = me``.
+    OLD_LOCK = "old_lock"
+    # A lock the item keeps, updated with it (it stops expiring), guarded by ``owner = me``.
+    HELD_LOCK = "held_lock"
+    # A ConditionCheck that an old lock we do not release still names the other item.
+    KEPT_LOCK = "kept_lock"
+    # In a repair: the lock being fixed, and ConditionChecks on the accounts involved. Any
+    # failed condition of a repair means the table moved since it was read: StaleItem.
+    REPAIRED_LOCK = "repaired_lock"
+    HOLDER_CHECK = "holder_check"
+    # An item the item owns in its partition (a passkey's credential item of an account).
+    OWNED_ITEM = "owned_item"
+    # A ConditionCheck that a rate counter is under its limit (a sign-in with a second
+    # factor's code): its failure is the limit's refusal, whatever else failed.
+    LIMIT = "limit"
+    # An item's entry in a registry (tables.Registry), put or deleted with the item's own write.
+    REGISTRY = "registry"
+    # A ConditionCheck that another member's entry is still in a registry the item leaves: its
+    # failure means that member left meanwhile (the last-staff rule, see _registry_actions).
+    OTHER_MEMBER = "other_member"
+
+
+# The roles by name, as the planners, the runner and the tests import them.
+ITEM, NEW_LOCK, OLD_LOCK, HELD_LOCK, KEPT_LOCK = Role.ITEM, Role.NEW_LOCK, Role.OLD_LOCK, Role.HELD_LOCK, Role.KEPT_LOCK
+REPAIRED_LOCK, HOLDER_CHECK, OWNED_ITEM = Role.REPAIRED_LOCK, Role.HOLDER_CHECK, Role.OWNED_ITEM
+LIMIT, REGISTRY, OTHER_MEMBER = Role.LIMIT, Role.REGISTRY, Role.OTHER_MEMBER
 # The item attribute recording, by namespace, the lock keys it holds (see tables.Account).
 LOCK_KEYS = "lock_keys"
-# Roles in a repair: the lock being fixed, and ConditionChecks on the accounts involved.
-# Any failed condition of a repair means the table moved since it was read: StaleItem.
-REPAIRED_LOCK, HOLDER_CHECK = "repaired_lock", "holder_check"
-# An item the item owns in its partition (a passkey's credential item of an account).
-OWNED_ITEM = "owned_item"
-# A ConditionCheck that a rate counter is under its limit (a sign-in with a second factor's
-# code): its failure is the limit's refusal, whatever else failed.
-LIMIT = "limit"
-# An item's entry in a registry (tables.Registry), put or deleted with the item's own write.
-REGISTRY = "registry"
-# A ConditionCheck that another member's entry is still in a registry the item leaves: its
-# failure means that member left meanwhile (the last-staff rule, see _registry_actions).
-OTHER_MEMBER = "other_member"
 
 
 @dataclass(frozen=True)
@@ -54,7 +73,7 @@ class Action:
 
     kind: str  # "Put", "Update", "Delete" or "ConditionCheck"
     body: dict
-    role: str  # ITEM, NEW_LOCK or OLD_LOCK
+    role: Role
     target: tuple  # (table, partition key, sort key): DynamoDB allows one action per item
     constraint: object = None
     lock_key: str = None
