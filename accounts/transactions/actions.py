@@ -57,6 +57,14 @@ class Role(StrEnum):
     # A ConditionCheck that another member's entry is still in a registry the item leaves: its
     # failure means that member left meanwhile (the last-staff rule, see _registry_actions).
     OTHER_MEMBER = "other_member"
+    # A sign-in's (accounts.transactions.authenticators): the new session's Put; a single-use
+    # write (a staged session, a TOTP step, a recovery code, a signature counter); a
+    # housekeeping delete that needs no guard; the Put of the session slot a login's new
+    # session takes (ACCOUNTS_MAX_SESSIONS), guarded by the slot's holder as read.
+    SESSION = "session"
+    SPENT = "spent"
+    CLEARED = "cleared"
+    SLOT = "slot"
 
 
 # The roles by name, as the planners, the runner and the tests import them.

@@ -27,6 +27,7 @@ from .actions import (
     LIMIT,
     OWNED_ITEM,
     Action,
+    Role,
     _free_condition,
     _guarded_put,
     _key_target,
@@ -37,12 +38,8 @@ from .actions import (
 from .running import run, settle
 
 SIGN_IN, SPEND = "sign_in", "spend"
-# Roles: the new session's Put; a single-use write (a staged session, a TOTP step, a
-# recovery code, a signature counter); a housekeeping delete that needs no guard.
-SESSION, SPENT, CLEARED = "session", "spent", "cleared"
-# The Put of the session slot a login's new session takes (ACCOUNTS_MAX_SESSIONS), guarded
-# by the slot's holder as read (accounts.sessions.slot_put).
-SLOT = "slot"
+# A sign-in's roles (see Role).
+SESSION, SPENT, CLEARED, SLOT = Role.SESSION, Role.SPENT, Role.CLEARED, Role.SLOT
 # The condition the session store saves a session with (accounts.sessions.SAVE_CONDITION):
 # the session still lives. Spelled here because the session store imports this package.
 SESSION_LIVE = "expires >= :now"
