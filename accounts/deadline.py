@@ -65,13 +65,13 @@ def started(seconds=None):
         _current.reset(token)
 
 
-def remaining():
+def remaining() -> float | None:
     """Seconds left before the deadline, or ``None`` outside a deadline."""
     deadline = _current.get()
     return None if deadline is None else deadline.remaining()
 
 
-def note_saved():
+def note_saved() -> None:
     """Record that a transaction of this request committed: from now on, a failure of
     this request cannot say that nothing was saved."""
     deadline = _current.get()

@@ -1,6 +1,7 @@
 """What the uniqueness engine raises. Callers map these to form errors and pages."""
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 
 class UniquenessError(Exception):
@@ -32,7 +33,7 @@ class InvalidTransaction(UniquenessError, ValueError):
 class TransactionCancelled(UniquenessError):
     """DynamoDB cancelled the transaction; ``reasons`` holds the raw ``CancellationReasons``."""
 
-    def __init__(self, message, reasons=()):
+    def __init__(self, message: str, reasons: Sequence[Any] = ()) -> None:
         self.reasons = list(reasons)
         super().__init__(message)
 
@@ -46,7 +47,13 @@ class UniqueViolation(TransactionCancelled):
     constraints that collided (``{"username": {"HANDLE_SKEL"}}``: only a look-alike is taken).
     """
 
-    def __init__(self, fields, owners=None, reasons=(), namespaces=None):
+    def __init__(
+        self,
+        fields: Iterable[str],
+        owners: Mapping[str, object] | None = None,
+        reasons: Sequence[Any] = (),
+        namespaces: Mapping[str, Iterable[str]] | None = None,
+    ) -> None:
         self.fields = frozenset(fields)
         self.owners = dict(owners or {})
         self.namespaces = {field: frozenset(names) for field, names in (namespaces or {}).items()}
@@ -66,7 +73,7 @@ class OverLimit(TransactionCancelled):
     :meth:`accounts.ratelimit.Counter.under_limit`) is over its limit; nothing was written.
     ``counters`` holds those counter items as the checks found them (raw)."""
 
-    def __init__(self, message, reasons=(), counters=()):
+    def __init__(self, message: str, reasons: Sequence[Any] = (), counters: Iterable[object] = ()) -> None:
         self.counters = list(counters)
         super().__init__(message, reasons)
 
@@ -80,7 +87,7 @@ class LastMember(TransactionCancelled):
     transaction, failed and no other member is left to check instead, or when the registry
     lists no other member to check at all."""
 
-    def __init__(self, message, reasons=(), registry=None):
+    def __init__(self, message: str, reasons: Sequence[Any] = (), registry: str | None = None) -> None:
         self.registry = registry
         super().__init__(message, reasons)
 
@@ -101,7 +108,7 @@ class OutcomeUnknown(UniquenessError):
     the same token within 10 minutes settles it without applying it twice.
     """
 
-    def __init__(self, message, token=None):
+    def __init__(self, message: str, token: str | None = None) -> None:
         self.token = token
         super().__init__(message)
 

@@ -23,7 +23,9 @@ constraints and the table's own administration (create, TTL, the key version's r
 import base64
 import functools
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from pynamodb.attributes import (
     BooleanAttribute,
@@ -140,7 +142,7 @@ def _spelled(attribute, stored):
     return None
 
 
-def malformed_attributes(item):
+def malformed_attributes(item: object) -> dict[str, Any]:
     """``{attribute: the raw value stored}`` of ``item``'s attributes of the wrong type, as
     read (empty for a sound item)."""
     return getattr(item, "_malformed", {})
@@ -157,10 +159,10 @@ class Registry:
     """
 
     partition: str
-    attributes: tuple
-    includes: object
+    attributes: tuple[str, ...]
+    includes: Callable[[Any], bool]
 
-    def key(self, pk):
+    def key(self, pk: str) -> dict[str, dict[str, str]]:
         """The raw key of ``pk``'s registry item."""
         return {"PK": {"S": self.partition}, "SK": {"S": pk}}
 
@@ -352,7 +354,7 @@ def account_constraints():
 _lock_models = {}
 
 
-def lock_model_for(model_class):
+def lock_model_for(model_class: type[Model]) -> type["Lock"]:
     """The lock model living in the same table (and connection) as ``model_class``."""
     meta = model_class.Meta
     if meta is TableModel.Meta:

@@ -4,6 +4,7 @@ built once under a lock and shared by every thread, each under the request deadl
 import os
 import threading
 import typing
+from typing import Any
 
 import botocore.config
 import botocore.handlers
@@ -139,12 +140,12 @@ _client = SharedClient(attempts=1)
 _plain_client = SharedClient(attempts=3)
 
 
-def dynamodb_client():
+def dynamodb_client() -> Any:
     """The botocore DynamoDB client the transaction helper sends with."""
     return _client.get()
 
 
-def plain_client():
+def plain_client() -> Any:
     """The botocore DynamoDB client of :mod:`accounts.dynamo` (sessions, rate counters),
     which retries with botocore's standard retries."""
     return _plain_client.get()

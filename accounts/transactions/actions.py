@@ -10,16 +10,23 @@ import base64
 import functools
 import json
 import uuid
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import reduce
+from typing import Any
 
 from pynamodb.attributes import Attribute, ListAttribute, MapAttribute
 from pynamodb.exceptions import AttributeNullError
+from pynamodb.expressions.condition import Condition
 from pynamodb.expressions.operand import Path
+from pynamodb.expressions.update import Action as UpdateAction
+from pynamodb.models import Model
 
 from ..exceptions import InvalidTransaction, LastMember
-from ..tables import TOMBSTONE_ATTRIBUTE, TTL_ATTRIBUTE, epoch_now, malformed_attributes, takeover_cutoff
+from ..tables import Lock, Registry, malformed_attributes
+from ..tables.clocks import TTL_ATTRIBUTE, epoch_now, takeover_cutoff
+from ..tables.raw import TOMBSTONE_ATTRIBUTE
 from ..uniqueness import LOCK_SORT_KEY
 
 MAX_ACTIONS = 100
@@ -75,16 +82,22 @@ LIMIT, REGISTRY, OTHER_MEMBER = Role.LIMIT, Role.REGISTRY, Role.OTHER_MEMBER
 LOCK_KEYS = "lock_keys"
 
 
+# (table, partition key, sort key) of the item an action writes or checks.
+Target = tuple[str, Any, Any]
+# A raw DynamoDB request body (TableName, Key or Item, ConditionExpression...).
+Body = dict[str, Any]
+
+
 @dataclass(frozen=True)
 class Action:
     """One entry of ``TransactItems``, with what it means to the engine."""
 
     kind: str  # "Put", "Update", "Delete" or "ConditionCheck"
-    body: dict
+    body: dict[str, Any]
     role: Role
-    target: tuple  # (table, partition key, sort key): DynamoDB allows one action per item
-    constraint: object = None
-    lock_key: str = None
+    target: Target  # DynamoDB allows one action per item
+    constraint: Any = None  # the UniqueConstraint a lock action is for
+    lock_key: str | None = None
 
 
 @dataclass
@@ -98,13 +111,13 @@ class Transaction:
     """
 
     operation: str
-    actions: list
+    actions: list[Action]
     token: str = field(default_factory=lambda: uuid.uuid4().hex)
-    now: int = None
+    now: int | None = None
     # Builds the actions at a given ``now`` (None: the actions hold no clock reading).
-    build: object = field(default=None, repr=False, compare=False)
+    build: Callable[[int], list[Action]] | None = field(default=None, repr=False, compare=False)
 
-    def replan(self):
+    def replan(self) -> None:
         """Make this the request of a new attempt after a cancelled one (which did not
         commit): a new token, and the actions planned again with the clock read again."""
         self.token = uuid.uuid4().hex
@@ -112,7 +125,7 @@ class Transaction:
             self.now = epoch_now()
             self.actions = self.build(self.now)
 
-    def request(self):
+    def request(self) -> dict[str, Any]:
         """The exact parameters of the TransactWriteItems call, as the AWS CLI takes them."""
         return {
             "TransactItems": [{action.kind: action.body} for action in self.actions],
@@ -120,51 +133,57 @@ class Transaction:
         }
 
 
-def explain(transaction):
+def explain(transaction: Transaction) -> str:
     """The request of ``transaction`` as JSON, in the shape ``aws dynamodb transact-write-items
     --cli-input-json`` takes (binary values in base64, as it reads them). Nothing is sent."""
     return json.dumps(transaction.request(), indent=2, ensure_ascii=False, default=_base64)
 
 
-def _base64(value):
+def _base64(value: object) -> str:
     if isinstance(value, bytes):
         return base64.b64encode(value).decode()
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
-def _key_target(item):
+def _key_target(item: Model) -> Target:
     model = type(item)
     range_name = model._range_keyname
     return (
         model.Meta.table_name,
-        getattr(item, model._hash_keyname),
+        getattr(item, str(model._hash_keyname)),
         getattr(item, range_name) if range_name else None,
     )
 
 
-def _owner(item):
-    return getattr(item, type(item)._hash_keyname)
+def _hash_key(model: type[Model]) -> Attribute[Any]:
+    """The model's hash key attribute (PynamoDB's own accessor carries no annotation)."""
+    attribute: Attribute[Any] = model._hash_key_attribute()
+    return attribute
+
+
+def _owner(item: Model) -> Any:
+    return getattr(item, str(type(item)._hash_keyname))
 
 
 @functools.lru_cache(maxsize=64)
-def _not_exists_guard(model):
+def _not_exists_guard(model: type[Model]) -> tuple[str, dict[str, str]]:
     """``attribute_not_exists(<hash key>)`` as PynamoDB serializes it, with its names.
 
     It depends on the model only, so it is serialized once per model.
     """
-    names = {}
-    expression = model._hash_key_attribute().does_not_exist().serialize(names, {})
+    names: dict[str, str] = {}
+    expression = _hash_key(model).does_not_exist().serialize(names, {})
     return expression, {placeholder: name for name, placeholder in names.items()}
 
 
 @functools.lru_cache(maxsize=64)
-def _serializers(model):
+def _serializers(model: type[Model]) -> tuple[tuple[str, Attribute[Any], bool, bool], ...]:
     """Per attribute of ``model``, keys first as PynamoDB orders them: its name, the
     attribute, whether its value may be read straight from the item's ``attribute_values``
     (not when its class reads it its own way: PynamoDB's ``VersionAttribute`` casts), and
     whether it is a container."""
     attributes = model.get_attributes()
-    keys = [name for name in (model._hash_keyname, model._range_keyname) if name]
+    keys: list[str] = [name for name in (model._hash_keyname, model._range_keyname) if name]
     names = keys + [name for name in attributes if name not in keys]
     return tuple(
         (
@@ -177,12 +196,12 @@ def _serializers(model):
     )
 
 
-def serialized_item(item):
+def serialized_item(item: Model) -> dict[str, Any]:
     """``item.serialize(null_check=True)``, keys first: the same attributes in about half
     the time (measured on an account: 17 -> 10 us). PynamoDB reads every value through its
     descriptor; a create serializes every attribute of the item it writes."""
     values = item.attribute_values
-    serialized = {}
+    serialized: dict[str, Any] = {}
     for name, attribute, plain, container in _serializers(type(item)):
         value = values.get(name) if plain else getattr(item, name)
         try:
@@ -191,7 +210,8 @@ def serialized_item(item):
             elif container:
                 if isinstance(value, MapAttribute) and not value.validate(null_check=True):
                     raise ValueError(f"Attribute '{name}' is not correctly typed")
-                stored = attribute.serialize(value, null_check=True)
+                # Only containers take null_check (PynamoDB's annotation of serialize omits it).
+                stored = attribute.serialize(value, null_check=True)  # type: ignore[call-arg]
             else:
                 stored = attribute.serialize(value)
         except AttributeNullError as error:
@@ -204,7 +224,7 @@ def serialized_item(item):
     return serialized
 
 
-def _guarded_put(item):
+def _guarded_put(item: Model) -> Body:
     """The Put of ``item`` guarded by ``attribute_not_exists(<hash key>)``.
 
     The same request as PynamoDB's ``get_save_kwargs_from_instance(condition=...)``, in
@@ -214,7 +234,7 @@ def _guarded_put(item):
     model = type(item)
     if model._version_attribute_name is not None:
         # PynamoDB bumps the version and adds its own condition: let it combine the two.
-        return item.get_save_kwargs_from_instance(condition=model._hash_key_attribute().does_not_exist())
+        return item.get_save_kwargs_from_instance(condition=_hash_key(model).does_not_exist())
     expression, names = _not_exists_guard(model)
     return {
         "TableName": model.Meta.table_name,
@@ -225,25 +245,32 @@ def _guarded_put(item):
 
 
 @functools.lru_cache(maxsize=64)
-def _free_guard(lock_model):
+def _free_guard(lock_model: type[Lock]) -> tuple[str, dict[str, str], str]:
     """``attribute_not_exists(PK) OR expires < :cutoff`` as PynamoDB serializes it: the lock
     is free when it is absent, or expired longer ago than the clock-skew margin
     (``:cutoff`` = ``:now - ACCOUNTS_CLOCK_SKEW_MARGIN``, see :func:`~accounts.tables.takeover_cutoff`).
     Returns the expression, its names and the placeholder of ``:cutoff``, serialized once
     per model (the value changes, not the text)."""
-    names, values = {}, {}
-    condition = lock_model._hash_key_attribute().does_not_exist() | (lock_model.expires < 0)
+    names: dict[str, str] = {}
+    values: dict[str, Any] = {}
+    condition = _hash_key(lock_model).does_not_exist() | (lock_model.expires < 0)
     expression = condition.serialize(names, values)
     (placeholder,) = values
     return expression, {placeholder: name for name, placeholder in names.items()}, placeholder
 
 
-def _free_condition(lock_model, now):
-    """The same guard as :func:`_free_guard`, as a PynamoDB condition."""
-    return lock_model._hash_key_attribute().does_not_exist() | (lock_model.expires < takeover_cutoff(now))
+def _free_condition(model: type[Model], now: int) -> Condition:
+    """The same guard as :func:`_free_guard`, as a PynamoDB condition (on a lock, or on an
+    item that expires as a lock does: a single-use record)."""
+    condition: Condition = _hash_key(model).does_not_exist() | (
+        model.get_attributes()[TTL_ATTRIBUTE] < takeover_cutoff(now)
+    )
+    return condition
 
 
-def _lock_put(lock_model, key, owner, expires, now, key_version=None):
+def _lock_put(
+    lock_model: type[Lock], key: str, owner: str, expires: int | None, now: int, key_version: str | None = None
+) -> Body:
     """The guarded Put of lock ``key`` held by ``owner`` (expiring at ``expires``, if set;
     recording ``key_version``, if set): the request PynamoDB builds for
     ``lock_model(PK=key, owner=owner, expires=expires, key_version=key_version)`` with
@@ -251,7 +278,7 @@ def _lock_put(lock_model, key, owner, expires, now, key_version=None):
     model instance per lock (a create puts one lock per constraint, and the lock item is
     a few strings)."""
     expression, names, placeholder = _free_guard(lock_model)
-    item = {"PK": {"S": key}, "SK": {"S": LOCK_SORT_KEY}}
+    item: dict[str, dict[str, str]] = {"PK": {"S": key}, "SK": {"S": LOCK_SORT_KEY}}
     # In the order PynamoDB writes them (by name).
     if expires is not None:
         item[TTL_ATTRIBUTE] = {"N": str(expires)}
@@ -269,19 +296,19 @@ def _lock_put(lock_model, key, owner, expires, now, key_version=None):
     }
 
 
-def _lock_check(lock_model, key, constraint):
+def _lock_check(lock_model: type[Lock], key: str, constraint: Any) -> Action:
     """``ConditionCheck attribute_not_exists(PK)`` on lock ``key``: the value of a partial
     constraint (an unverified email) is refused when another item holds it, and not taken.
     (Locks of partial values never expire: only a verified account holds one.)"""
     body = lock_model.get_operation_kwargs_from_class(
-        key, LOCK_SORT_KEY, condition=lock_model._hash_key_attribute().does_not_exist()
+        key, LOCK_SORT_KEY, condition=_hash_key(lock_model).does_not_exist()
     )
     # On a collision DynamoDB returns the lock, so we learn who holds the value.
     body["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
     return Action("ConditionCheck", body, NEW_LOCK, (lock_model.Meta.table_name, key, LOCK_SORT_KEY), constraint, key)
 
 
-def _lock_keep(lock_model, key, owner, constraint):
+def _lock_keep(lock_model: type[Lock], key: str, owner: str, constraint: Any) -> Action:
     """``Update lock REMOVE expires`` guarded by ``owner = me``: a lock the item keeps
     stops expiring together with the item."""
     lock = lock_model(PK=key, owner=owner)
@@ -291,7 +318,16 @@ def _lock_keep(lock_model, key, owner, constraint):
     return Action("Update", body, HELD_LOCK, (lock_model.Meta.table_name, key, LOCK_SORT_KEY), constraint, key)
 
 
-def _lock_action(kind, lock_model, key, owner, role, constraint, now, expires=None):
+def _lock_action(
+    kind: str,
+    lock_model: type[Lock],
+    key: str,
+    owner: str,
+    role: Role,
+    constraint: Any,
+    now: int,
+    expires: int | None = None,
+) -> Action:
     if kind == "Put":
         body = _lock_put(lock_model, key, owner, expires, now, constraint.key_version if constraint else None)
     else:
@@ -303,7 +339,7 @@ def _lock_action(kind, lock_model, key, owner, role, constraint, now, expires=No
     return Action(kind, body, role, (lock_model.Meta.table_name, key, LOCK_SORT_KEY), constraint, key)
 
 
-def _kept_lock_check(lock_model, key, owner, constraint):
+def _kept_lock_check(lock_model: type[Lock], key: str, owner: Any, constraint: Any) -> Action:
     """A ConditionCheck that old lock ``key``, which we do not release, still names ``owner``.
 
     Without it, a lock found to be another item's and then handed to us between two
@@ -315,7 +351,9 @@ def _kept_lock_check(lock_model, key, owner, constraint):
     return Action("ConditionCheck", body, KEPT_LOCK, (lock_model.Meta.table_name, key, LOCK_SORT_KEY), constraint, key)
 
 
-def _old_lock_action(lock_model, key, owner, constraint, keep_locks, now):
+def _old_lock_action(
+    lock_model: type[Lock], key: str, owner: str, constraint: Any, keep_locks: Mapping[str, Any], now: int
+) -> Action:
     """Release old lock ``key`` (only if ours or gone), or, when ``keep_locks`` says another
     item holds it, check that it still does."""
     if key in keep_locks:
@@ -323,7 +361,7 @@ def _old_lock_action(lock_model, key, owner, constraint, keep_locks, now):
     return _lock_action("Delete", lock_model, key, owner, OLD_LOCK, constraint, now)
 
 
-def recorded_keys(item):
+def recorded_keys(item: Model) -> dict[str, str]:
     """The lock keys ``item`` records it holds, by namespace (``{}`` when it records none:
     its model keeps no ``lock_keys``, or it was written before they were recorded)."""
     stored = getattr(item, LOCK_KEYS, None) if LOCK_KEYS in type(item).get_attributes() else None
@@ -332,7 +370,7 @@ def recorded_keys(item):
     return dict(stored.as_dict() if isinstance(stored, MapAttribute) else stored)
 
 
-def _recording(item, keys, *, start=True):
+def _recording(item: Model, keys: Mapping[str, str | None], *, start: bool = True) -> list[UpdateAction]:
     """The update actions recording ``keys`` (namespace -> the key it now holds, or ``None``:
     it holds none there) in ``item``'s ``lock_keys``, path by path, or, when it has none yet
     and ``start``, the whole map (a namespace it does not name is computed when needed)."""
@@ -351,12 +389,12 @@ def _recording(item, keys, *, start=True):
     ]
 
 
-def _expires(item):
+def _expires(item: Model) -> Any:
     """The item's ``expires`` (epoch seconds), or ``None`` when it does not expire."""
     return getattr(item, TTL_ATTRIBUTE, None) if TTL_ATTRIBUTE in type(item).get_attributes() else None
 
 
-def _still_as_read(item, names, now):
+def _still_as_read(item: Model, names: Collection[str], now: int) -> Condition:
     """A condition that the item exists, is not expired at ``now`` (``expires >= :now`` when
     it expires), and ``names`` still hold the values we read.
 
@@ -373,7 +411,7 @@ def _still_as_read(item, names, now):
     # A value of the wrong type (damage) is compared as it is stored, raw: as read.
     stored = malformed_attributes(item)
     read = {name: stored.get(name, getattr(item, name, None)) for name in sorted(names)}
-    conditions = [] if expires is None else [attributes[TTL_ATTRIBUTE] >= now]
+    conditions: list[Condition] = [] if expires is None else [attributes[TTL_ATTRIBUTE] >= now]
     for name, value in read.items():
         attribute = attributes[name]
         conditions.append(attribute.does_not_exist() if value is None else attribute == value)
@@ -381,15 +419,15 @@ def _still_as_read(item, names, now):
     if _tombstone_lifetime(model) is not None and not values_read:
         conditions.insert(0, Path(TOMBSTONE_ATTRIBUTE).does_not_exist())
     if expires is None and all(value is None for value in read.values()):
-        conditions.insert(0, model._hash_key_attribute().exists())
+        conditions.insert(0, _hash_key(model).exists())
     return reduce(lambda left, right: left & right, conditions)
 
 
-def _absent(model, now):
+def _absent(model: type[Model], now: int) -> Condition:
     """A condition that the item does not exist, expired longer ago than the clock-skew
     margin (it is then absent by any server's clock, and its values free), or is a
     tombstone."""
-    condition = model._hash_key_attribute().does_not_exist()
+    condition: Condition = _hash_key(model).does_not_exist()
     if TTL_ATTRIBUTE in model.get_attributes():
         condition = condition | (model.get_attributes()[TTL_ATTRIBUTE] < takeover_cutoff(now))
     if _tombstone_lifetime(model) is not None:
@@ -397,12 +435,12 @@ def _absent(model, now):
     return condition
 
 
-def _tombstone_lifetime(model):
+def _tombstone_lifetime(model: type[Model]) -> Any:
     # Models outside the accounts table's (any PynamoDB model) leave none.
     return getattr(model, "tombstone_lifetime", None)
 
 
-def _item_removal(item, condition, now):
+def _item_removal(item: Model, condition: Condition | None, now: int) -> Action:
     """The action removing ``item`` if ``condition`` holds: its Delete, or, for a model that
     leaves a tombstone, the Put of its tombstone (``PK``, ``SK``, ``deleted``, ``expires``)
     in its place, which keeps its key from ever being created again."""
@@ -415,13 +453,13 @@ def _item_removal(item, condition, now):
     return Action("Put", {"TableName": body.pop("TableName"), "Item": tombstone, **body}, ITEM, _key_target(item))
 
 
-def _transaction(operation, build, token):
+def _transaction(operation: str, build: Callable[[int], list[Action]], token: str | None) -> Transaction:
     """The transaction of the actions ``build(now)`` returns, planned at this server's clock
     now; ``build`` plans them again for each new attempt (:meth:`Transaction.replan`)."""
     if token is not None and not 1 <= len(token) <= MAX_TOKEN_LENGTH:
         raise InvalidTransaction(f"A ClientRequestToken has 1 to {MAX_TOKEN_LENGTH} characters.")
 
-    def checked(now):
+    def checked(now: int) -> list[Action]:
         return _checked(build(now))
 
     now = epoch_now()
@@ -431,19 +469,19 @@ def _transaction(operation, build, token):
     return transaction
 
 
-def _owned_key(item, sort_key):
+def _owned_key(item: Model, sort_key: str) -> tuple[dict[str, dict[str, Any]], Target]:
     model = type(item)
     return {"PK": {"S": _owner(item)}, "SK": {"S": sort_key}}, (model.Meta.table_name, _owner(item), sort_key)
 
 
-def _owned_delete(item, sort_key):
+def _owned_delete(item: Model, sort_key: str) -> Action:
     """Delete an item ``item`` owns (with no condition: the owner's own guard, its values as
     read, says which items it owns; one already gone is fine)."""
     key, target = _owned_key(item, sort_key)
     return Action("Delete", {"TableName": target[0], "Key": key}, OWNED_ITEM, target)
 
 
-def _owned_keep(item, sort_key):
+def _owned_keep(item: Model, sort_key: str) -> Action:
     """``Update REMOVE expires`` of an item ``item`` owns: it stops expiring with its owner
     (no condition, as :func:`_owned_delete`)."""
     key, target = _owned_key(item, sort_key)
@@ -456,7 +494,7 @@ def _owned_keep(item, sort_key):
     return Action("Update", body, OWNED_ITEM, target)
 
 
-def _registry_entry(model, registry, pk, joins):
+def _registry_entry(model: type[Model], registry: Registry, pk: str, joins: bool) -> Action:
     """The unconditional Put (``joins``) or Delete of ``pk``'s item in ``registry``: it
     rides on the item's own action, whose guards decide whether the transaction commits."""
     table = model.Meta.table_name
@@ -466,7 +504,7 @@ def _registry_entry(model, registry, pk, joins):
     return Action("Delete", {"TableName": table, "Key": registry.key(pk)}, REGISTRY, target)
 
 
-def leaving(before, after):
+def leaving(before: Model, after: Model | None) -> list[Registry]:
     """The registries of its model that a write of an item from ``before`` (as read) to
     ``after`` (``None``: deleted) takes it out of: it was a member and no longer is."""
     return [
@@ -476,13 +514,15 @@ def leaving(before, after):
     ]
 
 
-def _other_member_check(model, registry, pk):
+def _other_member_check(model: type[Model], registry: Registry, pk: str) -> Action:
     """``ConditionCheck attribute_exists(PK)`` on member ``pk``'s entry in ``registry``."""
-    body = model.get_operation_kwargs_from_class(registry.partition, pk, condition=model._hash_key_attribute().exists())
+    body = model.get_operation_kwargs_from_class(registry.partition, pk, condition=_hash_key(model).exists())
     return Action("ConditionCheck", body, OTHER_MEMBER, (model.Meta.table_name, registry.partition, pk))
 
 
-def _registry_actions(before, after, others=None):
+def _registry_actions(
+    before: Model | None, after: Model | None, others: Mapping[str, str | None] | None = None
+) -> list[Action]:
     """The registry entries a write of an item from ``before`` to ``after`` (either may be
     ``None``: created, deleted) puts or deletes: one per registry it joins or leaves.
 
@@ -503,9 +543,10 @@ def _registry_actions(before, after, others=None):
     No other member to name raises :class:`~accounts.exceptions.LastMember`: nothing is sent.
     """
     item = after if after is not None else before
+    assert item is not None, "a write has an item before or after it"
     model = type(item)
     others = others or {}
-    actions = []
+    actions: list[Action] = []
     for registry in getattr(model, "registries", ()):
         was = before is not None and registry.includes(before)
         now = after is not None and registry.includes(after)
@@ -520,7 +561,7 @@ def _registry_actions(before, after, others=None):
     return actions
 
 
-def _checked(actions):
+def _checked(actions: list[Action]) -> list[Action]:
     if len(actions) > MAX_ACTIONS:
         raise InvalidTransaction(f"{len(actions)} actions; DynamoDB allows at most {MAX_ACTIONS}.")
     targets = [action.target for action in actions]
@@ -530,21 +571,24 @@ def _checked(actions):
     return actions
 
 
-def _default_range_key(model):
+def _default_range_key(model: type[Model]) -> Any:
     range_attribute = model._range_key_attribute()
     return range_attribute.default if range_attribute is not None else None
 
 
-def _condition_check(model, hash_key, condition):
+def _condition_check(model: type[Model], hash_key: str, condition: Condition) -> Action:
     range_key = _default_range_key(model)
     body = model.get_operation_kwargs_from_class(hash_key, range_key, condition=condition)
     return Action("ConditionCheck", body, HOLDER_CHECK, (model.Meta.table_name, hash_key, range_key))
 
 
-def _held_by(lock_model, owner):
+def _held_by(lock_model: type[Lock], owner: Any) -> Condition:
     """A condition that the lock exists and still names ``owner``: an owner PK, ``None``
     (names nobody), or the raw value of an owner of the wrong type (``{"N": "5"}``: damage,
     compared as stored)."""
+    condition: Condition
     if owner is None:
-        return lock_model.PK.exists() & lock_model.owner.does_not_exist()
-    return lock_model.owner == owner
+        condition = lock_model.PK.exists() & lock_model.owner.does_not_exist()
+    else:
+        condition = lock_model.owner == owner
+    return condition

@@ -5,9 +5,17 @@ lock, is planned here as one transaction of guarded actions (:mod:`.actions`); r
 is :mod:`.running`'s business. ``accounts_explain`` shows a plan without sending it.
 """
 
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import Any
+
+from pynamodb.expressions.condition import Condition
+from pynamodb.expressions.update import Action as UpdateAction
+from pynamodb.models import Model
+
 from ..exceptions import InvalidTransaction, InvalidUniqueValue
-from ..tables import TTL_ATTRIBUTE, lock_model_for
-from ..uniqueness import LOCK_SORT_KEY, constraints_of
+from ..tables import Lock, Registry, lock_model_for
+from ..tables.clocks import TTL_ATTRIBUTE
+from ..uniqueness import LOCK_SORT_KEY, UniqueConstraint, constraints_of
 from .actions import (
     CHANGE,
     CREATE,
@@ -19,6 +27,7 @@ from .actions import (
     REPAIR,
     REPAIRED_LOCK,
     Action,
+    Transaction,
     _absent,
     _condition_check,
     _expires,
@@ -43,7 +52,7 @@ from .actions import (
 )
 
 
-def _current_lock_key(constraint, item):
+def _current_lock_key(constraint: UniqueConstraint, item: Model) -> str | None:
     # Data written before a constraint existed may lack the value: it then holds no lock.
     try:
         return constraint.lock_key(item)
@@ -51,21 +60,21 @@ def _current_lock_key(constraint, item):
         return None
 
 
-def _current_lock_keys(constraint, item):
+def _current_lock_keys(constraint: UniqueConstraint, item: Model) -> tuple[str, ...]:
     try:
         return constraint.lock_keys(item)
     except InvalidUniqueValue:
         return ()
 
 
-def _current_claimed_key(constraint, item):
+def _current_claimed_key(constraint: UniqueConstraint, item: Model) -> str | None:
     try:
         return constraint.claimed_key(item)
     except InvalidUniqueValue:
         return None
 
 
-def _held_key(constraint, item):
+def _held_key(constraint: UniqueConstraint, item: Model) -> str | None:
     """The lock key ``item`` holds under single-valued ``constraint``: the one it records
     (what a change or deletion releases: after a Unicode upgrade a key computed again may be
     another), or, when it records none there (written before keys were recorded), its key
@@ -73,7 +82,7 @@ def _held_key(constraint, item):
     return recorded_keys(item).get(constraint.namespace, _current_lock_key(constraint, item))
 
 
-def _held_keys(constraint, item):
+def _held_keys(constraint: UniqueConstraint, item: Model) -> tuple[str, ...]:
     """Every lock key ``item`` holds under ``constraint``: :func:`_held_key`'s, or for a
     set-valued constraint one per element, computed (their keys are not recorded: such a
     constraint's normalizer depends on no Unicode data, see
@@ -84,19 +93,19 @@ def _held_keys(constraint, item):
     return () if key is None else (key,)
 
 
-def _touches(constraint, changes, stops_expiring):
+def _touches(constraint: UniqueConstraint, changes: Iterable[str], stops_expiring: bool) -> bool:
     # A change touches a constraint when it changes what decides its key, or when the item
     # stops expiring (its locks stop expiring too).
-    return stops_expiring or set(changes).intersection(constraint.guarded_attributes)
+    return stops_expiring or bool(set(changes).intersection(constraint.guarded_attributes))
 
 
-def keys_after_change(item, changes):
+def keys_after_change(item: Model, changes: Mapping[str, Any]) -> dict[str, str | None]:
     """``{namespace: new key or None}`` of each lock ``changes`` moves: what ``item``
     records it holds once the change committed (see :func:`plan_change`; a set-valued
     constraint's keys are not recorded)."""
     changed = changed_copy(item, changes)
     stops_expiring = _expires(item) is not None and _expires(changed) is None
-    moved = {}
+    moved: dict[str, str | None] = {}
     for constraint in constraints_of(type(item)):
         if not constraint.many and _touches(constraint, changes, stops_expiring):
             new_key = constraint.lock_key(changed)
@@ -105,7 +114,7 @@ def keys_after_change(item, changes):
     return moved
 
 
-def remember_keys(item, moved):
+def remember_keys(item: Model, moved: Mapping[str, str | None]) -> None:
     """Set ``item``'s ``lock_keys`` as a committed transaction recording ``moved``
     (``{namespace: key or None}``) left it in the table."""
     if LOCK_KEYS in type(item).get_attributes() and moved:
@@ -113,7 +122,9 @@ def remember_keys(item, moved):
         setattr(item, LOCK_KEYS, {namespace: key for namespace, key in held.items() if key is not None})
 
 
-def plan_create(item, *, token=None, check_unheld=True, also=()):
+def plan_create(
+    item: Model, *, token: str | None = None, check_unheld: bool = True, also: Sequence[Action] = ()
+) -> Transaction:
     """The transaction creating ``item`` and one guarded lock per unique constraint.
 
     ``Put item [attribute_not_exists(PK)]``, then per constraint, in declaration order:
@@ -131,12 +142,13 @@ def plan_create(item, *, token=None, check_unheld=True, also=()):
     return _transaction(CREATE, lambda now: [*_create_actions(item, now, check_unheld), *also], token)
 
 
-def _create_actions(item, now, check_unheld):
+def _create_actions(item: Model, now: int, check_unheld: bool) -> list[Action]:
     model = type(item)
     lock_model = lock_model_for(model)
     owner = _owner(item)
     expires = _expires(item)
-    lock_actions, taken = [], {}
+    lock_actions: list[Action] = []
+    taken: dict[str, str] = {}
     for constraint in constraints_of(model):
         keys = constraint.lock_keys(item)
         if keys:
@@ -154,7 +166,7 @@ def _create_actions(item, now, check_unheld):
     return [Action("Put", _guarded_put(item), ITEM, _key_target(item)), *lock_actions, *_registry_actions(None, item)]
 
 
-def changed_copy(item, changes):
+def changed_copy(item: Model, changes: Mapping[str, Any]) -> Any:
     """A copy of ``item`` with ``changes`` applied; ``item`` itself is left as read."""
     model = type(item)
     unknown = set(changes) - set(model.get_attributes())
@@ -166,7 +178,16 @@ def changed_copy(item, changes):
     return copy
 
 
-def plan_change(item, changes, *, token=None, keep_locks=None, unheld=(), also=(), others=None):
+def plan_change(
+    item: Model,
+    changes: Mapping[str, Any],
+    *,
+    token: str | None = None,
+    keep_locks: Mapping[str, Any] | None = None,
+    unheld: Iterable[tuple[UniqueConstraint, str]] = (),
+    also: Sequence[Action] = (),
+    others: Mapping[str, str | None] | None = None,
+) -> Transaction:
     """The transaction applying ``changes`` (attribute -> new value) to ``item`` as read.
 
     ``Update item [(expires >= :now, if it expires) AND every changed or lock-deciding
@@ -201,13 +222,20 @@ def plan_change(item, changes, *, token=None, keep_locks=None, unheld=(), also=(
     checks that ``others[registry.partition]``, another member, is still one (see
     :func:`~.actions._registry_actions`: the last-staff rule).
     """
-    keep_locks = keep_locks or {}
+    held_elsewhere = keep_locks or {}
     return _transaction(
-        CHANGE, lambda now: [*_change_actions(item, changes, keep_locks, unheld, others, now), *also], token
+        CHANGE, lambda now: [*_change_actions(item, changes, held_elsewhere, unheld, others, now), *also], token
     )
 
 
-def _change_actions(item, changes, keep_locks, unheld, others, now):
+def _change_actions(
+    item: Model,
+    changes: Mapping[str, Any],
+    keep_locks: Mapping[str, Any],
+    unheld: Iterable[tuple[UniqueConstraint, str]],
+    others: Mapping[str, str | None] | None,
+    now: int,
+) -> list[Action]:
     model = type(item)
     changed = changed_copy(item, changes)
     lock_model = lock_model_for(model)
@@ -215,7 +243,7 @@ def _change_actions(item, changes, keep_locks, unheld, others, now):
     expires = _expires(changed)
     stops_expiring = _expires(item) is not None and expires is None
     guarded = set(changes)
-    lock_actions = []
+    lock_actions: list[Action] = []
     for constraint in constraints_of(model):
         if not _touches(constraint, changes, stops_expiring):
             # Untouched: its lock stays as it is, even when the stored value could not be
@@ -248,7 +276,7 @@ def _change_actions(item, changes, keep_locks, unheld, others, now):
     if stops_expiring:
         lock_actions.extend(_owned_keep(item, sort_key) for sort_key in _owned_sort_keys(item))
     attributes = model.get_attributes()
-    updates = [
+    updates: list[UpdateAction] = [
         attributes[name].remove() if value is None else attributes[name].set(value) for name, value in changes.items()
     ]
     updates += _recording(item, keys_after_change(item, changes))
@@ -261,7 +289,15 @@ def _change_actions(item, changes, keep_locks, unheld, others, now):
     return [update, *lock_actions, *_registry_actions(item, changed, others)]
 
 
-def _set_lock_actions(constraint, item, changed, stops_expiring, keep_locks, guarded, now):
+def _set_lock_actions(
+    constraint: UniqueConstraint,
+    item: Model,
+    changed: Model,
+    stops_expiring: bool,
+    keep_locks: Mapping[str, Any],
+    guarded: set[str],
+    now: int,
+) -> list[Action]:
     """The lock actions of a set-valued constraint: Put each value added, release each one
     removed, and keep the others when the item stops expiring. A change of the set is
     guarded by the set as read (``guarded`` is updated)."""
@@ -279,12 +315,18 @@ def _set_lock_actions(constraint, item, changed, stops_expiring, keep_locks, gua
     return actions
 
 
-def _owned_sort_keys(item):
+def _owned_sort_keys(item: Model) -> tuple[str, ...]:
     owned = getattr(item, "owned_sort_keys", None)
-    return owned() if owned is not None else ()
+    return tuple(owned()) if owned is not None else ()
 
 
-def plan_delete(item, *, token=None, keep_locks=None, others=None):
+def plan_delete(
+    item: Model,
+    *,
+    token: str | None = None,
+    keep_locks: Mapping[str, Any] | None = None,
+    others: Mapping[str, str | None] | None = None,
+) -> Transaction:
     """The transaction deleting ``item`` and releasing every lock it holds.
 
     The item's Delete (for an account, the Put of its tombstone in its place) is guarded by
@@ -296,11 +338,13 @@ def plan_delete(item, *, token=None, keep_locks=None, others=None):
     attributes that decide its membership are guarded as read; an item read as a member checks that
     ``others[registry.partition]`` still is one, as in :func:`plan_change`.
     """
-    keep_locks = keep_locks or {}
-    return _transaction(DELETE, lambda now: _delete_actions(item, keep_locks, others, now), token)
+    held_elsewhere = keep_locks or {}
+    return _transaction(DELETE, lambda now: _delete_actions(item, held_elsewhere, others, now), token)
 
 
-def _delete_actions(item, keep_locks, others, now):
+def _delete_actions(
+    item: Model, keep_locks: Mapping[str, Any], others: Mapping[str, str | None] | None, now: int
+) -> list[Action]:
     model = type(item)
     lock_model = lock_model_for(model)
     owner = _owner(item)
@@ -320,14 +364,21 @@ def _delete_actions(item, keep_locks, others, now):
     return [*actions, *_registry_actions(item, None, others)]
 
 
-def _holder_checks(model, constraint, item, owner, owner_item, now):
+def _holder_checks(
+    model: type[Model],
+    constraint: UniqueConstraint,
+    item: Model | None,
+    owner: Any,
+    owner_item: Model | None,
+    now: int,
+) -> list[Action]:
     """Conditions that ``item`` (if any) still holds its value as read, and that the lock's
     current ``owner`` still does not: gone when ``owner_item`` is ``None``, else with the
     values read (which did not map to the lock). The holder's is an Update recording the
     lock it is given, when it records its keys already (an item written before it recorded
     them gets all of them at once, :func:`plan_record_locks`; a set-valued constraint's are
     not recorded); the rest are ConditionChecks."""
-    checks = []
+    checks: list[Action] = []
     guarded = constraint.guarded_attributes
     if item is not None:
         condition = _still_as_read(item, guarded, now)
@@ -348,7 +399,9 @@ def _holder_checks(model, constraint, item, owner, owner_item, now):
     return checks
 
 
-def _give_lock(item, constraint, condition, key=None):
+def _give_lock(
+    item: Model, constraint: UniqueConstraint, condition: Callable[[type[Lock]], Condition], key: str | None = None
+) -> Action:
     """The Put making ``item`` the owner of its value's lock (``key``, one of a set-valued
     constraint's), if ``condition`` holds."""
     model = type(item)
@@ -361,7 +414,9 @@ def _give_lock(item, constraint, condition, key=None):
     return Action("Put", body, REPAIRED_LOCK, _key_target(lock), constraint, key)
 
 
-def plan_claim_lock(item, constraint, *, key=None, token=None):
+def plan_claim_lock(
+    item: Model, constraint: UniqueConstraint, *, key: str | None = None, token: str | None = None
+) -> Transaction:
     """The transaction creating the missing lock of ``item``'s value under ``constraint``
     (``key``: which of a set-valued constraint's values).
 
@@ -370,14 +425,22 @@ def plan_claim_lock(item, constraint, *, key=None, token=None):
     An item a partial constraint leaves out (an unverified email) holds no lock: refused.
     """
 
-    def actions(now):
+    def actions(now: int) -> list[Action]:
         put = _give_lock(item, constraint, lambda lock_model: _free_condition(lock_model, now), key)
         return [put, *_holder_checks(type(item), constraint, item, None, None, now)]
 
     return _transaction(REPAIR, actions, token)
 
 
-def plan_transfer_lock(item, constraint, owner, owner_item=None, *, key=None, token=None):
+def plan_transfer_lock(
+    item: Model,
+    constraint: UniqueConstraint,
+    owner: Any,
+    owner_item: Model | None = None,
+    *,
+    key: str | None = None,
+    token: str | None = None,
+) -> Transaction:
     """The transaction giving ``item`` the lock of its value (``key``: which of a
     set-valued constraint's values), now held by the wrong ``owner``.
 
@@ -391,7 +454,15 @@ def plan_transfer_lock(item, constraint, owner, owner_item=None, *, key=None, to
     )
 
 
-def plan_release_lock(model_class, constraint, key, owner, owner_item=None, *, token=None):
+def plan_release_lock(
+    model_class: type[Model],
+    constraint: UniqueConstraint,
+    key: str,
+    owner: Any,
+    owner_item: Model | None = None,
+    *,
+    token: str | None = None,
+) -> Transaction:
     """The transaction deleting orphaned lock ``key``: nobody holds its value.
 
     ``owner`` is the lock's owner as read (``None``: the lock names nobody); ``owner_item`` is
@@ -414,7 +485,9 @@ def plan_release_lock(model_class, constraint, key, owner, owner_item=None, *, t
     )
 
 
-def plan_registry_entry(model_class, registry, pk, item=None, *, token=None):
+def plan_registry_entry(
+    model_class: type[Model], registry: Registry, pk: str, item: Model | None = None, *, token: str | None = None
+) -> Transaction:
     """The transaction making ``pk``'s entry in ``registry`` match its item as read
     (``item``; ``None``: gone): put for a member, deleted otherwise. Guarded by the item
     being still as read (its registry attributes), or still gone. For data written before
@@ -422,7 +495,7 @@ def plan_registry_entry(model_class, registry, pk, item=None, *, token=None):
     """
     entry = _registry_entry(model_class, registry, pk, item is not None and registry.includes(item))
 
-    def actions(now):
+    def actions(now: int) -> list[Action]:
         if item is None:
             check = _condition_check(model_class, pk, _absent(model_class, now))
         else:
@@ -432,16 +505,16 @@ def plan_registry_entry(model_class, registry, pk, item=None, *, token=None):
     return _transaction(REPAIR, actions, token)
 
 
-def plan_rewrite(item, names, *, token=None):
+def plan_rewrite(item: Model, names: Collection[str], *, token: str | None = None) -> Transaction:
     """The transaction writing ``item``'s attributes ``names`` again as they are read (a
     value of the wrong type stored as the engine reads it: damage repaired), guarded by each
     as stored. Nothing a read sees changes, so no lock moves."""
     model = type(item)
     attributes = model.get_attributes()
 
-    def actions(now):
+    def actions(now: int) -> list[Action]:
         values = {name: getattr(item, name, None) for name in sorted(names)}
-        updates = [
+        updates: list[UpdateAction] = [
             attributes[name].remove() if value is None else attributes[name].set(value)
             for name, value in values.items()
         ]
@@ -451,7 +524,7 @@ def plan_rewrite(item, names, *, token=None):
     return _transaction(REPAIR, actions, token)
 
 
-def plan_record_locks(item, keys, *, token=None):
+def plan_record_locks(item: Model, keys: Mapping[str, str], *, token: str | None = None) -> Transaction:
     """The transaction recording in ``item``'s ``lock_keys`` the locks it holds but does not
     record (``keys``: namespace -> key; an item written before items recorded them), all at
     once: ``Update item SET lock_keys [its values and lock_keys as read]`` and per lock
@@ -462,7 +535,7 @@ def plan_record_locks(item, keys, *, token=None):
     constraints = {constraint.namespace: constraint for constraint in constraints_of(model)}
     guarded = {name for namespace in keys for name in constraints[namespace].guarded_attributes}
 
-    def actions(now):
+    def actions(now: int) -> list[Action]:
         condition = _still_as_read(item, guarded | {LOCK_KEYS}, now)
         body = item.get_update_kwargs_from_instance(actions=_recording(item, keys), condition=condition)
         checks = [Action("Update", body, HOLDER_CHECK, _key_target(item))]

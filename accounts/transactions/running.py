@@ -21,8 +21,11 @@ A cancelled transaction's answer is read by position (:func:`cancellation_error`
 
 import random
 import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar, cast
 
 import botocore.exceptions
+from pynamodb.models import Model
 
 from .. import deadline
 from ..exceptions import (
@@ -38,10 +41,13 @@ from ..exceptions import (
     Unavailable,
     UniqueViolation,
 )
-from ..tables import dynamodb_client
-from .actions import CREATE, KEPT_LOCK, LIMIT, NEW_LOCK, OLD_LOCK, OTHER_MEMBER, leaving
+from ..tables import Registry
+from ..tables.clients import dynamodb_client
+from .actions import CREATE, KEPT_LOCK, LIMIT, NEW_LOCK, OLD_LOCK, OTHER_MEMBER, Action, Transaction, leaving
 from .plans import changed_copy, keys_after_change, plan_change, plan_create, plan_delete, remember_keys
 
+# The item a create or change is given back as (a project's own model, typed as its class).
+ModelT = TypeVar("ModelT", bound=Model)
 CONFLICT_ATTEMPTS = 4
 TRANSPORT_ATTEMPTS = 3
 BACKOFF_BASE_SECONDS = 0.02
@@ -80,18 +86,20 @@ class LockNotOwned(TransactionCancelled):
     free or ours, so the next attempt releases it.
     """
 
-    def __init__(self, keys, reasons=(), owners=None):
+    def __init__(
+        self, keys: Iterable[str], reasons: Sequence[object] = (), owners: Mapping[str, Any] | None = None
+    ) -> None:
         self.keys = frozenset(keys)
         self.owners = dict(owners or {})
         super().__init__(f"Lock(s) not as expected: {', '.join(sorted(self.keys))}", reasons)
 
 
-def _backoff(attempt):
+def _backoff(attempt: int) -> None:
     # Full jitter: concurrent losers spread out instead of colliding again in step.
     time.sleep(random.uniform(0, BACKOFF_BASE_SECONDS * 2**attempt))
 
 
-def _lock_owner(reason):
+def _lock_owner(reason: Mapping[str, Any]) -> Any:
     """The owner of the lock ``reason`` returned (ALL_OLD): its PK, ``None`` when it names
     nobody, or the raw value of an owner of the wrong type (damage), which a kept lock's
     check then compares as stored."""
@@ -99,11 +107,18 @@ def _lock_owner(reason):
     return owner if owner is None or "S" not in owner else owner["S"]
 
 
-def cancellation_error(transaction, reasons):
+def cancellation_error(
+    transaction: Transaction, reasons: Sequence[Mapping[str, Any]]
+) -> TransactionCancelled | InvalidTransaction:
     """The exception for a cancelled ``transaction``, reading ``reasons`` by position."""
     item_failed = False
-    collided, owners, namespaces, not_owned, contended, other = set(), {}, {}, {}, False, []
-    over_limit, members_gone = [], []
+    collided: set[str] = set()
+    owners: dict[str, Any] = {}
+    namespaces: dict[str, set[str]] = {}
+    not_owned: dict[str, tuple[bool, Any]] = {}
+    contended, other = False, []
+    over_limit: list[Any] = []
+    members_gone: list[str] = []
     me = _owner_of_transaction(transaction)
     # DynamoDB answers one reason per action; a short answer leaves the rest unread.
     for action, reason in zip(transaction.actions, reasons, strict=False):
@@ -118,7 +133,8 @@ def cancellation_error(transaction, reasons):
                     namespaces.setdefault(name, set()).add(action.constraint.namespace)
             elif action.role in (OLD_LOCK, KEPT_LOCK):
                 # ALL_OLD returns the lock as it is; no Item means it is gone.
-                not_owned[action.lock_key] = (reason.get("Item") is not None, _lock_owner(reason))
+                # Every release and kept lock's check names its lock (see actions._lock_action).
+                not_owned[cast(str, action.lock_key)] = (reason.get("Item") is not None, _lock_owner(reason))
             elif action.role == LIMIT:
                 over_limit.append(reason.get("Item"))
             elif action.role == OTHER_MEMBER:
@@ -150,7 +166,7 @@ def cancellation_error(transaction, reasons):
     return InvalidTransaction(f"DynamoDB rejected the transaction: {', '.join(other) or 'no reason given'}")
 
 
-def _is_own_replay(transaction, error):
+def _is_own_replay(transaction: Transaction, error: Exception) -> bool:
     """After a lost answer, is ``error`` just our own earlier attempt having committed?"""
     if transaction.operation != CREATE or not isinstance(error, ItemAlreadyExists):
         return False
@@ -162,11 +178,11 @@ def _is_own_replay(transaction, error):
     return True
 
 
-def _owner_of_transaction(transaction):
+def _owner_of_transaction(transaction: Transaction) -> Any:
     return transaction.actions[0].target[1]
 
 
-def run(transaction):
+def run(transaction: Transaction) -> None:
     """Send ``transaction``; retry what is safe to retry; raise a precise error otherwise.
 
     Raises :class:`UniqueViolation`, :class:`ItemAlreadyExists`, :class:`StaleItem`,
@@ -232,7 +248,7 @@ def run(transaction):
         _backoff(resends)
 
 
-def _unknown(transaction, why):
+def _unknown(transaction: Transaction, why: str) -> OutcomeUnknown:
     return OutcomeUnknown(
         f"The {transaction.operation} may or may not have been written: {why}. "
         f"Resending it with token {transaction.token} within 10 minutes settles it.",
@@ -240,7 +256,7 @@ def _unknown(transaction, why):
     )
 
 
-def settle(transaction, delays=None):
+def settle(transaction: Transaction, delays: Iterable[float] | None = None) -> None:
     """Find out whether ``transaction``, whose outcome was unknown, committed; apply it if not.
 
     Resends the same request with the same ``ClientRequestToken`` after each of ``delays``
@@ -266,14 +282,14 @@ def settle(transaction, delays=None):
     raise _unknown(transaction, "resending with the same token got no answer either")
 
 
-def _run_settled(transaction):
+def _run_settled(transaction: Transaction) -> None:
     try:
         run(transaction)
     except OutcomeUnknown:
         settle(transaction)
 
 
-def another_member(registry, model, pk):
+def another_member(registry: Registry, model: type[Model], pk: str) -> str | None:
     """The PK of a member of ``registry`` other than ``pk``, or ``None`` when it lists
     none: one consistent ``Query`` of its partition (two entries at most: ``pk``'s own is
     one of them when it has one)."""
@@ -296,7 +312,7 @@ def another_member(registry, model, pk):
     return next((entry["SK"]["S"] for entry in answer.get("Items", ()) if entry["SK"]["S"] != pk), None)
 
 
-def other_members(before, after):
+def other_members(before: Model, after: Model | None) -> dict[str, str | None]:
     """``{registry partition: another member's PK or None}`` for each registry a write of
     an item from ``before`` (as read) to ``after`` (``None``: deleted) takes it out of: the
     members the transaction checks (see :func:`~.plans.plan_change`)."""
@@ -304,16 +320,21 @@ def other_members(before, after):
     return {registry.partition: another_member(registry, type(before), pk) for registry in leaving(before, after)}
 
 
-def _is_member(item):
+def _is_member(item: Model) -> bool:
     # Only a member can leave a registry: the others need no Query (and no copy of the item).
     return any(registry.includes(item) for registry in getattr(type(item), "registries", ()))
 
 
-def _owner_of_item(item):
-    return getattr(item, type(item)._hash_keyname)
+def _owner_of_item(item: Model) -> Any:
+    return getattr(item, str(type(item)._hash_keyname))
 
 
-def _run_releasing_old_locks(plan, token, before=None, after=None):
+def _run_releasing_old_locks(
+    plan: Callable[[dict[str, Any], dict[str, str | None], str | None], Transaction],
+    token: str | None,
+    before: Model | None = None,
+    after: Model | None = None,
+) -> None:
     """Run the transaction ``plan(keep_locks, others, token)`` builds, re-planning when an
     old lock is not as assumed: held by another item (keep it, checked), or, after that,
     gone or handed back to us (release it after all); and when the other member of a
@@ -321,13 +342,15 @@ def _run_releasing_old_locks(plan, token, before=None, after=None):
     meanwhile: the registry is read again, and with no other member left the answer is
     :class:`LastMember`. Every attempt but the last was cancelled, so only the first
     carries the caller's ``token``; each re-plan is a new request."""
-    keep_locks = {}
+    keep_locks: dict[str, Any] = {}
     for _ in range(LOCK_ATTEMPTS):
-        others = other_members(before, after) if before is not None else {}
-        for partition, other in others.items():
-            if other is None:
-                message = f"No member of {partition} but {_owner_of_item(before)}: nothing was sent."
-                raise LastMember(message, registry=partition)
+        others = {}
+        if before is not None:
+            others = other_members(before, after)
+            for partition, other in others.items():
+                if other is None:
+                    message = f"No member of {partition} but {_owner_of_item(before)}: nothing was sent."
+                    raise LastMember(message, registry=partition)
         try:
             return _run_settled(plan(keep_locks, others, token))
         except LockNotOwned as error:
@@ -343,7 +366,7 @@ def _run_releasing_old_locks(plan, token, before=None, after=None):
     raise Busy("The old value's lock or the registry kept changing; nothing was written.")
 
 
-def create(item, *, token=None, check_unheld=True, also=()):
+def create(item: ModelT, *, token: str | None = None, check_unheld: bool = True, also: Sequence[Action] = ()) -> ModelT:
     """Create ``item`` and its locks in one transaction (with ``also``, actions on items it
     owns, see :func:`plan_create`). Returns ``item``.
 
@@ -354,7 +377,14 @@ def create(item, *, token=None, check_unheld=True, also=()):
     return item
 
 
-def change(item, changes, *, token=None, unheld=(), also=()):
+def change(
+    item: ModelT,
+    changes: Mapping[str, Any],
+    *,
+    token: str | None = None,
+    unheld: Iterable[tuple[Any, str]] = (),
+    also: Sequence[Action] = (),
+) -> ModelT:
     """Apply ``changes`` to ``item`` and move its locks in one transaction.
 
     ``item`` must be as read from the table; on success it carries the new values.
@@ -378,7 +408,7 @@ def change(item, changes, *, token=None, unheld=(), also=()):
     return item
 
 
-def delete(item, *, token=None):
+def delete(item: Model, *, token: str | None = None) -> None:
     """Delete ``item`` and release its locks in one transaction; never another item's lock
     (checked to still be that item's, as in :func:`change`)."""
     _run_releasing_old_locks(
