@@ -19,7 +19,11 @@ code also checks that each counter of its limit (``mfa_attempt``) is still under
 counters).
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from pynamodb.expressions.update import Action as UpdateAction
+from pynamodb.models import Model
 
 from ..exceptions import OutcomeUnknown
 from ..tables import TableModel
@@ -27,7 +31,9 @@ from .actions import (
     LIMIT,
     OWNED_ITEM,
     Action,
+    Body,
     Role,
+    Transaction,
     _free_condition,
     _guarded_put,
     _key_target,
@@ -43,22 +49,24 @@ SESSION, SPENT, CLEARED, SLOT = Role.SESSION, Role.SPENT, Role.CLEARED, Role.SLO
 # The condition the session store saves a session with (accounts.sessions.SAVE_CONDITION):
 # the session still lives. Spelled here because the session store imports this package.
 SESSION_LIVE = "expires >= :now"
+# A single-use write, as the builder of its action at a given ``:now`` (see the module).
+Spend = Callable[[int], Action]
 
 
-def owned_put(item):
+def owned_put(item: Model) -> Action:
     """``Put item [attribute_not_exists(PK)]`` of an item an account owns: a passkey's
     credential item, sent with the account's change that adds its credential id."""
     return Action("Put", _guarded_put(item), OWNED_ITEM, _key_target(item))
 
 
-def owned_delete(account, sort_key):
+def owned_delete(account: Model, sort_key: str) -> Action:
     """``Delete`` the item at ``sort_key`` in ``account``'s partition (a passkey's credential
     item), with no condition: the account's change that removes its credential id, guarded
     by the account's ``passkeys`` as read, says it is the account's."""
     return _owned_delete(account, sort_key)
 
 
-def totp_step_spend(record):
+def totp_step_spend(record: TableModel) -> Spend:
     """The builder of the ``Put`` of the record that an account used a TOTP time step,
     guarded ``attribute_not_exists(PK) OR expires < :now - margin``: a code of that step is
     accepted once. The record expires when no code of its step can be accepted any more (by
@@ -66,7 +74,7 @@ def totp_step_spend(record):
     return _single_use_record(record)
 
 
-def used_challenge_spend(record: TableModel) -> Callable[[int], Action]:
+def used_challenge_spend(record: TableModel) -> Spend:
     """The builder of the ``Put`` of the record that a passkey challenge was answered
     (:class:`~accounts.mfa.tables.UsedChallenge`), guarded as :func:`totp_step_spend`. It
     stands in for the deletion of the session that held the challenge, when none did (an
@@ -80,35 +88,35 @@ def used_challenge_spend(record: TableModel) -> Callable[[int], Action]:
     return _single_use_record(record)
 
 
-def _single_use_record(record: TableModel) -> Callable[[int], Action]:
-    def spend(now):
+def _single_use_record(record: TableModel) -> Spend:
+    def spend(now: int) -> Action:
         condition = _free_condition(type(record), now)
         return Action("Put", record.get_save_kwargs_from_instance(condition=condition), SPENT, _key_target(record))
 
     return spend
 
 
-def recovery_code_spend(account, digest):
+def recovery_code_spend(account: Any, digest: str) -> Spend:
     """The builder of ``Update account DELETE recovery_codes :digest ADD used_recovery_codes
     :digest``, guarded ``contains(recovery_codes, :digest)``: a recovery code is accepted
     once, and is known afterwards as used (not wrong)."""
     model = type(account)
     codes, used = model.recovery_codes, model.used_recovery_codes
-    actions = [codes.delete({digest}), used.add({digest})]
+    actions: list[UpdateAction] = [codes.delete({digest}), used.add({digest})]
     body = account.get_update_kwargs_from_instance(actions=actions, condition=codes.contains(digest))
     action = Action("Update", body, SPENT, _key_target(account))
     return lambda now: action
 
 
-def passkey_use(passkey, changes):
+def passkey_use(passkey: Model, changes: Mapping[str, Any]) -> Spend:
     """The builder of the ``Update`` of a passkey's credential item after a use (``changes``:
     signature counter, backup state, last used), guarded by its ``sign_count`` as read (and
     ``expires >= :now`` while its account is unverified): of two uses that read one counter
     only one stores its own, so an older count never overwrites a newer one."""
     attributes = type(passkey).get_attributes()
-    actions = [attributes[name].set(value) for name, value in changes.items()]
+    actions: list[UpdateAction] = [attributes[name].set(value) for name, value in changes.items()]
 
-    def spend(now):
+    def spend(now: int) -> Action:
         condition = _still_as_read(passkey, {"sign_count"}, now)
         body = passkey.get_update_kwargs_from_instance(actions=actions, condition=condition)
         return Action("Update", body, SPENT, _key_target(passkey))
@@ -116,11 +124,11 @@ def passkey_use(passkey, changes):
     return spend
 
 
-def _raw_target(table, key):
+def _raw_target(table: str, key: Mapping[str, Any]) -> tuple[str, str, str]:
     return table, key["PK"]["S"], key["SK"]["S"]
 
 
-def limit_check(params):
+def limit_check(params: Body) -> Spend:
     """The builder of the ``ConditionCheck`` that a rate counter is still under its limit,
     sent with a sign-in (``params`` from :meth:`accounts.ratelimit.Counter.under_limit`).
     When it fails the transaction raises :class:`~accounts.exceptions.OverLimit`, before any
@@ -129,12 +137,19 @@ def limit_check(params):
     return lambda now: action
 
 
-def _session_actions(table, session_put, slot_put, deletes, now, spent_session=None):
+def _session_actions(
+    table: str,
+    session_put: Body,
+    slot_put: Body | None,
+    deletes: Sequence[Mapping[str, Any]],
+    now: int,
+    spent_session: Mapping[str, Any] | None = None,
+) -> list[Action]:
     planned = [Action("Put", session_put, SESSION, _raw_target(table, session_put["Item"]))]
     if slot_put is not None:
         planned.append(Action("Put", slot_put, SLOT, _raw_target(table, slot_put["Item"])))
     for key in deletes:
-        body = {"TableName": table, "Key": key}
+        body: Body = {"TableName": table, "Key": key}
         role = CLEARED
         if key == spent_session:
             body.update(ConditionExpression=SESSION_LIVE, ExpressionAttributeValues={":now": {"N": str(now)}})
@@ -143,7 +158,7 @@ def _session_actions(table, session_put, slot_put, deletes, now, spent_session=N
     return planned
 
 
-def plan_login_session(session_put, slot_put, deletes):
+def plan_login_session(session_put: Body, slot_put: Body | None, deletes: Sequence[Mapping[str, Any]]) -> Transaction:
     """The transaction of a login's new session under ``ACCOUNTS_MAX_SESSIONS``: the
     session's Put (``attribute_not_exists(PK)``), the Put of the slot it takes
     (``slot_put``, guarded by the slot's holder as read: absent, or the session it names),
@@ -154,7 +169,13 @@ def plan_login_session(session_put, slot_put, deletes):
     return _transaction(SIGN_IN, lambda now: _session_actions(table, session_put, slot_put, deletes, now), None)
 
 
-def plan_sign_in(session_put, deletes, spent_session, spends, slot_put=None):
+def plan_sign_in(
+    session_put: Body,
+    deletes: Sequence[Mapping[str, Any]],
+    spent_session: Mapping[str, Any] | None,
+    spends: Iterable[Spend],
+    slot_put: Body | None = None,
+) -> Transaction:
     """The transaction of a sign-in with a second factor.
 
     ``session_put``: the PutItem of the new session (``attribute_not_exists(PK)``, from
@@ -172,21 +193,21 @@ def plan_sign_in(session_put, deletes, spent_session, spends, slot_put=None):
         raise ValueError("The session that held the sign-in is not among the session's deletes.")
     table = session_put["TableName"]
 
-    def actions(now):
+    def actions(now: int) -> list[Action]:
         planned = _session_actions(table, session_put, slot_put, deletes, now, spent_session)
         return [*planned, *(spend(now) for spend in spends)]
 
     return _transaction(SIGN_IN, actions, None)
 
 
-def plan_spend(spends):
+def plan_spend(spends: Iterable[Spend]) -> Transaction:
     """The transaction of single-use writes alone (a TOTP step at enrolment, a passkey's
     counter at reauthentication), given as their builders."""
-    spends = list(spends)
-    return _transaction(SPEND, lambda now: [spend(now) for spend in spends], None)
+    builders = list(spends)
+    return _transaction(SPEND, lambda now: [spend(now) for spend in builders], None)
 
 
-def run_once(transaction):
+def run_once(transaction: Transaction) -> None:
     """Run a sign-in or spend transaction; a lost answer is settled by resending it with
     the same token. A cancelled one raises :class:`~accounts.exceptions.StaleItem`: a
     single-use value (or the half-login) was used meanwhile, and nothing was written."""
