@@ -55,15 +55,8 @@ class PasswordResetRequestForm(forms.Form):
 
 class SetPasswordForm(StoreErrorsMixin, auth_forms.SetPasswordForm):
     """Django's set-password form (``new_password1``, ``new_password2``, the validators);
-    what the store refuses (busy, changed meanwhile) becomes a form error. A completed reset
-    also clears the account's login failure counters: whoever had locked them out, the
-    owner who proved their mailbox logs in at once."""
-
-    def save(self, commit=True):
-        user = super().save(commit)
-        if commit:
-            ratelimit.forget_account(user.pk)
-        return user
+    what the store refuses (busy, changed meanwhile) becomes a form error. The new password
+    is set by :func:`accounts.internal.flows.password_reset.reset_password`."""
 
 
 def reset_path(user):
