@@ -21,6 +21,7 @@ from . import devices, notices, ratelimit, store, verification
 from .exceptions import InvalidUniqueValue
 from .forms import EmailField, StoreErrorsMixin
 from .models import User
+from .tables import Account
 
 ACTION = "reset_password"
 
@@ -121,7 +122,7 @@ def request_reset(request: HttpRequest, reset: ResetRequest) -> None:
     verification.send_mail(request, "password_reset", account.email, context, path=path, limit_key=reset.budget)
 
 
-def send_password_changed_notice(request, account, *, reset):
+def send_password_changed_notice(request: HttpRequest, account: Account, *, reset: bool) -> str | None:
     """Tell the account's address that its password was changed (``reset=False``) or reset,
     with a link to reset it again if that was not its owner (:mod:`accounts.notices`: only
     a verified address is told, on the notices' own budget)."""

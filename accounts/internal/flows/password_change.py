@@ -27,12 +27,13 @@ def change_password(request: HttpRequest, *, user: User, password: str) -> Passw
     """Set the new ``password`` (already validated) of the signed-in ``user`` in one
     transaction: every other session of the account ends and a pending email change is
     cancelled; this session stays logged in, and the account's address is told."""
-    pending_email = user.account.pending_email
+    account = user.stored_account()
+    pending_email = account.pending_email
     user.set_password(password)
     try:
         user.save()
     except STORE_REFUSALS as refusal:
         return PasswordChange(refusal=refusal)
     update_session_auth_hash(request, user)
-    password_reset.send_password_changed_notice(request, user.account, reset=False)
+    password_reset.send_password_changed_notice(request, account, reset=False)
     return PasswordChange(cancelled=pending_email)

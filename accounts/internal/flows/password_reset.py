@@ -84,5 +84,5 @@ def reset_password(request: HttpRequest, *, user: User, password: str) -> Passwo
     except STORE_REFUSALS as refusal:
         return PasswordSet(refusal=refusal)
     ratelimit.forget_account(user.pk)
-    password_reset.send_password_changed_notice(request, user.account, reset=True)
+    password_reset.send_password_changed_notice(request, user.stored_account(), reset=True)
     return PasswordSet()
