@@ -14,6 +14,7 @@ from accounts.password_reset import token_generator
 from accounts.tables import account_pk
 from tests.flow_requests import flow_request, stored_account
 from tests.mail import mails_to
+from tests.support import RequestCounter
 from tests.web import OTHER_PASSWORD, PASSWORD
 
 pytestmark = pytest.mark.dynamodb_local
@@ -61,7 +62,14 @@ def test_a_valid_key_names_its_user_and_a_damaged_one_nobody(ddb):
     assert password_reset.user_of_key(key=f"{uidb64}:{token[:-1]}x") is None
     assert password_reset.user_of_key(key=key.replace(":", "")) is None
     assert password_reset.user_of_key(key=f"!!!:{token}") is None
-    assert password_reset.user_of_link(urlsafe_base64_encode(b"../" + b"a" * 70)) is None
+
+
+def test_a_link_whose_id_cannot_be_an_account_id_is_not_looked_up(ddb):
+    with RequestCounter() as counter:
+        found = [password_reset.user_of_link(urlsafe_base64_encode(value)) for value in (b"a" * 65, b"x#PROFILE", b"")]
+
+    assert found == [None, None, None]
+    assert sum(counter.counts.values()) == 0
 
 
 def test_a_reset_sets_the_password_ends_its_key_forgets_the_counters_and_tells_the_address(ddb):
