@@ -2,8 +2,9 @@
 email-change links, and password reset by email.
 
 Each link page shows a button on GET and applies the link on POST (a mail scanner that
-follows links must not verify anything); what a link does lives in :mod:`accounts.verification`
-and :mod:`accounts.password_reset`. The verification page names the account it confirms and
+follows links must not verify anything); what a link does lives in the flows
+(:mod:`accounts.internal.flows.email_verification`, ``email_change`` and ``password_reset``),
+which the API calls too. The verification page names the account it confirms and
 has a second button for whoever did not sign up: it discards that sign-up.
 """
 

@@ -33,8 +33,10 @@ from .ratelimit import RateLimitMixin
 class StoreFormView(FormView):
     """A form view whose form saves through the store; refusals become form errors.
 
-    The form class is the adapter's for ``form_name`` (``ACCOUNTS_FORMS``). Subclasses
-    define ``form_saved(form, saved)``: what follows a successful save.
+    The form class is the adapter's for ``form_name`` (``ACCOUNTS_FORMS``). A subclass
+    overrides ``apply(form)`` to call its flow and render the outcome (:meth:`refused` for
+    what the store refused), or defines ``form_saved(form, saved)``: what follows the form's
+    own save.
     """
 
     form_name = None
