@@ -86,7 +86,7 @@ class VerifyEmailView(LinkView):
     success = {verification.VERIFIED, verification.ALREADY_VERIFIED}
 
     def read(self, token):
-        return verification.claimed_account(token)
+        return email_verification.read_key(key=token)
 
     def apply(self, request, token):
         return email_verification.verify_email(request, key=token, end_pending=False)
@@ -114,7 +114,7 @@ class EmailChangeConfirmView(LinkView):
     success = {verification.CHANGED}
 
     def read(self, token):
-        return verification.read_email_change_token(token)
+        return email_change.read_key(key=token)
 
     def apply(self, request, token):
         return email_change.confirm_email_change(request, key=token)

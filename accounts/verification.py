@@ -157,7 +157,7 @@ def resend_verification(request: HttpRequest, account: Account) -> str:
     return send_verification(request, account)
 
 
-def claimed_account(token):
+def claimed_account(token: str) -> tuple[str, Account | None] | None:
     """What a verification link names: ``(email, account)``, the account as read now (one
     GetItem), ``None`` when it is gone, now holds another address, or has had a new password
     since the link was mailed (whoever had the old one may have asked for it); ``None`` for
@@ -257,7 +257,7 @@ def email_change_token(account, new_email, nonce):
     return signing.dumps(data, salt=EMAIL_CHANGE_SALT, compress=True)
 
 
-def read_email_change_token(token):
+def read_email_change_token(token: str) -> EmailChangeClaim | None:
     """The :class:`EmailChangeClaim` of a valid, unexpired token, or ``None``."""
     try:
         data = signing.loads(token, salt=EMAIL_CHANGE_SALT, max_age=_max_age())

@@ -122,3 +122,17 @@ def test_cancelling_an_account_changed_since_it_was_read_is_refused_stale(ddb):
 
     assert cancelling.cancelled is None and isinstance(cancelling.refusal, StaleItem)
     assert store.get_account(account.id).pending_email == "lovelace@example.com"
+
+
+def test_reading_a_key_names_the_old_and_new_address_and_a_forged_one_nothing(ddb):
+    account = stored_account()
+    email_change.request_email_change(flow_request(account), account=account, email="lovelace@example.com")
+
+    claim = email_change.read_key(key=key_mailed_to("lovelace@example.com"))
+
+    assert (claim.account_id, claim.old_email, claim.new_email) == (
+        account.id,
+        "ada@example.com",
+        "lovelace@example.com",
+    )
+    assert email_change.read_key(key="forged") is None

@@ -5,6 +5,7 @@ import pytest
 
 from accounts import store, verification
 from accounts.internal.flows import email_verification
+from accounts.models import User
 from accounts.pending import PENDING_SESSION_KEY, remember_pending
 from tests.flow_requests import flow_request, stored_account
 from tests.mail import mails_to
@@ -146,3 +147,17 @@ def test_resend_for_a_signed_in_account_leaves_the_session_alone(mandatory):
 
     assert resent.outcome == verification.SENT
     assert PENDING_SESSION_KEY not in request.session
+
+
+def test_reading_a_key_names_its_account_until_the_password_changes(mandatory):
+    account = stored_account(verified=False)
+    key = verification.verification_token(account)
+
+    email, named = email_verification.read_key(key=key)
+    assert (email, named.id) == ("ada@example.com", account.id)
+
+    user = User.from_account(store.get_account(account.id))
+    user.set_password("Another-Password-42")
+    user.save()
+    assert email_verification.read_key(key=key) == ("ada@example.com", None)
+    assert email_verification.read_key(key="forged") is None

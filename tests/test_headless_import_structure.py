@@ -76,6 +76,8 @@ def test_the_account_pages_change_and_delete_accounts_through_flows():
 # What the flows call for the front ends (as the views name the modules): a view that
 # calls one of these holds a copy of a flow.
 WRAPPED_BY_FLOWS = {
+    "verification.claimed_account",
+    "verification.read_email_change_token",
     "verification.confirm_email",
     "verification.discard_signup",
     "verification.resend_verification",

@@ -185,7 +185,7 @@ class VerifyEmailView(APIView):
     http_method_names = ["get", "post"]
 
     def get(self, request: HttpRequest) -> Answer:
-        claim = verification.claimed_account(request.headers.get(EMAIL_VERIFICATION_KEY_HEADER, ""))
+        claim = email_verification.read_key(key=request.headers.get(EMAIL_VERIFICATION_KEY_HEADER, ""))
         if claim is None or claim[1] is None:
             return responses.error(MESSAGES["invalid_key"], "invalid", "key")
         email, account = claim

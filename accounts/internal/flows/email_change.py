@@ -72,6 +72,12 @@ def request_email_change(request: HttpRequest, *, account: Account, email: str) 
         return EmailChangeRequest(REFUSED, email, refusal=refusal)
 
 
+def read_key(*, key: str) -> verification.EmailChangeClaim | None:
+    """What an email-change ``key`` names (account, old and new address), for its page
+    before its button is pressed; ``None`` for a forged or expired key. Reads nothing."""
+    return verification.read_email_change_token(key)
+
+
 def confirm_email_change(request: HttpRequest, *, key: str) -> KeyOutcome:
     """Apply an email-change ``key`` (the link mailed to the new address): one GetItem, one
     transaction, then a notice to the old address. See

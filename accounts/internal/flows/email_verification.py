@@ -43,6 +43,13 @@ class Resend:
     account: Account | None = None
 
 
+def read_key(*, key: str) -> tuple[str, Account | None] | None:
+    """What a verification ``key`` names, for its page before a button is pressed:
+    ``(email, account)``, the account as read now (one GetItem; ``None`` when it is gone,
+    holds another address, or has a new password since); ``None`` for a forged or expired key."""
+    return verification.claimed_account(key)
+
+
 def verify_email(request: HttpRequest, *, key: str, end_pending: bool) -> KeyOutcome:
     """Verify the address a verification ``key`` names (one GetItem, one transaction).
 
