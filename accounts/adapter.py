@@ -12,6 +12,7 @@ from django.contrib import messages
 from django.contrib.auth.base_user import BaseUserManager
 from django.contrib.auth.hashers import make_password
 from django.core.exceptions import ValidationError
+from django.http import HttpRequest
 from django.shortcuts import resolve_url
 from django.utils.module_loading import import_string
 from django.utils.translation import get_language
@@ -207,7 +208,7 @@ class DefaultAccountAdapter:
             **self.get_signup_attributes(request, form),
         )
 
-    def get_login_stages(self):
+    def get_login_stages(self) -> list[str]:
         """The stages of a login after the password, as dotted paths of classes (see
         :mod:`accounts.internal.flows.login`): the second factor's. A host project lists
         its own stages here, or none."""
@@ -257,6 +258,6 @@ def _own_namespaces(field, model=None):
     }
 
 
-def get_adapter(request=None):
+def get_adapter(request: HttpRequest | None = None) -> DefaultAccountAdapter:
     """The adapter named by ``ACCOUNTS_ADAPTER``, for ``request``."""
     return import_string(app_settings.ADAPTER)(request)

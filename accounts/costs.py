@@ -82,7 +82,7 @@ def item_size(item):
 def sample_items():
     """The items the flows read and write, built by the code that writes them: name -> raw
     item (an empty item stands for one that is not there: a delete of it costs 1 unit)."""
-    from .email_views import PENDING_SESSION_KEY
+    from .pending import PENDING_SESSION_KEY
     from .sessions import SessionStore, session_item, slot_put
 
     account = store.build_signup_account(SAMPLE_EMAIL, SAMPLE_USERNAME, SAMPLE_PASSWORD_HASH, email_verified=True)

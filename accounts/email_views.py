@@ -2,33 +2,29 @@
 email-change links, and password reset by email.
 
 Each link page shows a button on GET and applies the link on POST (a mail scanner that
-follows links must not verify anything); what a link does lives in :mod:`accounts.verification`
-and :mod:`accounts.password_reset`. The verification page names the account it confirms and
+follows links must not verify anything); what a link does lives in the flows
+(:mod:`accounts.internal.flows.email_verification`, ``email_change`` and ``password_reset``),
+which the API calls too. The verification page names the account it confirms and
 has a second button for whoever did not sign up: it discards that sign-up.
 """
 
-import re
-
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
+from django.http import HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
 from django.utils.decorators import method_decorator
-from django.utils.http import urlsafe_base64_decode
 from django.views import View
 from django.views.decorators.cache import never_cache
 from django.views.generic import FormView
 
-from . import password_reset, ratelimit, store, verification
+from . import password_reset, ratelimit, verification
 from .adapter import get_adapter
 from .after_response import RedirectThen
-from .forms import STORE_REFUSALS
-from .models import User
-from .pending import PENDING_SESSION_KEY, remember_pending
+from .internal.flows import email_change, email_verification
+from .internal.flows import password_reset as password_reset_flow
+from .pending import PENDING_SESSION_KEY
 from .ratelimit import RateLimitMixin
-
-# What an account id can look like (hex today); anything else is not looked up.
-ACCOUNT_ID = re.compile(r"[\w-]{1,64}")
 
 
 @method_decorator(never_cache, name="dispatch")
@@ -48,29 +44,18 @@ class VerificationSentView(View):
 
     def post(self, request):
         adapter = get_adapter(request)
-        pending = request.session.get(PENDING_SESSION_KEY) or {}
-        if request.user.is_authenticated:
-            account = request.user.account
-        elif not pending:
+        signed_in = request.user.is_authenticated
+        resent = email_verification.resend_verification(request, account=request.user.account if signed_in else None)
+        if resent.outcome == email_verification.NOTHING_PENDING:
             return redirect("accounts:login")
-        else:
-            account = store.get_account(pending["id"])
-        if account is None:
-            # Expired, or discarded from its link: nothing waits for a mail any more.
-            request.session.pop(PENDING_SESSION_KEY, None)
-            messages.warning(request, adapter.success_messages["signup_gone"] % {"email": pending["email"]})
+        if resent.outcome == email_verification.GONE:
+            messages.warning(request, adapter.success_messages["signup_gone"] % {"email": resent.email})
             return redirect("accounts:signup")
-        if store.is_verified(account):
-            # Confirmed meanwhile (in another tab, say): there is no link to send.
-            request.session.pop(PENDING_SESSION_KEY, None)
-            adapter.add_success_message(request, "already_verified", email=account.email)
-            return redirect("accounts:profile" if request.user.is_authenticated else "accounts:login")
-        outcome = verification.resend_verification(request, account)
-        adapter.add_verification_message(request, outcome, account.email)
-        if request.user.is_authenticated:
-            return redirect("accounts:profile")
-        remember_pending(request, account.id, account.email, outcome)
-        return redirect("accounts:verification_sent")
+        if resent.outcome == email_verification.ALREADY_VERIFIED:
+            adapter.add_success_message(request, "already_verified", email=resent.email)
+            return redirect("accounts:profile" if signed_in else "accounts:login")
+        adapter.add_verification_message(request, resent.outcome, resent.email)
+        return redirect("accounts:profile" if signed_in else "accounts:verification_sent")
 
 
 @method_decorator(never_cache, name="dispatch")
@@ -85,9 +70,9 @@ class LinkView(View):
         return render(request, self.template_name, {"token": token, "claim": self.read(token), **self.extra_context})
 
     def post(self, request, token):
-        outcome, account = self.apply(request, token)
-        context = {"token": token, "outcome": outcome, "account": account, **self.extra_context}
-        return render(request, self.template_name, context, status=self.status(outcome))
+        applied = self.apply(request, token)
+        context = {"token": token, "outcome": applied.outcome, "account": applied.account, **self.extra_context}
+        return render(request, self.template_name, context, status=self.status(applied.outcome))
 
     def status(self, outcome):
         return 200 if outcome in self.success else 400
@@ -101,10 +86,10 @@ class VerifyEmailView(LinkView):
     success = {verification.VERIFIED, verification.ALREADY_VERIFIED}
 
     def read(self, token):
-        return verification.claimed_account(token)
+        return email_verification.read_key(key=token)
 
     def apply(self, request, token):
-        return verification.confirm_email(token)
+        return email_verification.verify_email(request, key=token, end_pending=False)
 
 
 class DiscardSignupView(LinkView):
@@ -119,7 +104,7 @@ class DiscardSignupView(LinkView):
         return redirect("accounts:verify_email", token=token)
 
     def apply(self, request, token):
-        return verification.discard_signup(token)
+        return email_verification.discard_signup(key=token)
 
 
 class EmailChangeConfirmView(LinkView):
@@ -129,10 +114,10 @@ class EmailChangeConfirmView(LinkView):
     success = {verification.CHANGED}
 
     def read(self, token):
-        return verification.read_email_change_token(token)
+        return email_change.read_key(key=token)
 
     def apply(self, request, token):
-        return verification.apply_email_change(request, token)
+        return email_change.confirm_email_change(request, key=token)
 
 
 @method_decorator(never_cache, name="dispatch")
@@ -149,13 +134,11 @@ class PasswordResetView(RateLimitMixin, FormView):
 
     def form_valid(self, form):
         try:
-            reset = password_reset.count_reset_request(self.request, form.cleaned_data["email"])
+            requested = password_reset_flow.request_password_reset(self.request, email=form.cleaned_data["email"])
         except ratelimit.RateLimited as error:
             ratelimit.refuse(form, error)
             return self.form_invalid(form)
-        request = self.request
-        done = reverse("accounts:password_reset_done")
-        return RedirectThen(done, lambda: password_reset.request_reset(request, reset))
+        return RedirectThen(reverse("accounts:password_reset_done"), requested.send_link)
 
 
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
@@ -167,23 +150,14 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
     success_url = reverse_lazy("accounts:password_reset_complete")
 
     def get_user(self, uidb64):
-        try:
-            account_id = urlsafe_base64_decode(uidb64).decode()
-        except (TypeError, ValueError, OverflowError, UnicodeDecodeError):
-            return None
-        if not ACCOUNT_ID.fullmatch(account_id):
-            return None
-        account = store.get_account(account_id)
-        return User.from_account(account) if account is not None else None
+        return password_reset_flow.user_of_link(uidb64)
 
     def form_valid(self, form):
-        try:
-            response = super().form_valid(form)
-        except STORE_REFUSALS as error:
-            form.add_store_error(error)
+        password = form.cleaned_data["new_password1"]
+        resetting = password_reset_flow.reset_password(self.request, user=form.user, password=password)
+        if resetting.refusal is not None:
+            form.add_store_error(resetting.refusal)
             return self.form_invalid(form)
-        # Saving the new password ended every session of the account (User.save): with
-        # server-side sessions on the server, else through the session auth hash. It also
-        # cancelled a pending email change; the address is told.
-        password_reset.send_password_changed_notice(self.request, form.user.account, reset=True)
-        return response
+        # The set-password page's key, kept in the session by Django's view, is spent.
+        del self.request.session[auth_views.INTERNAL_RESET_SESSION_TOKEN]
+        return HttpResponseRedirect(self.get_success_url())

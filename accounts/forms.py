@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.debug import sensitive_variables
 
-from . import ratelimit, store, verification
+from . import ratelimit, store
 from .adapter import get_adapter
 from .backends import RATE_LIMITED_ATTRIBUTE, UNVERIFIED_ATTRIBUTE
 from .exceptions import ItemAlreadyExists, TokenReused, UniqueViolation
@@ -208,27 +208,6 @@ class EmailChangeForm(UniqueValueChangeForm):
     def clean_email(self):
         return get_adapter().clean_email(self.cleaned_data["email"])
 
-    def save(self, request):
-        """Ask for the change: a verified address changes only when the link mailed to the
-        new one is opened (:mod:`accounts.verification`); an unverified one is replaced at
-        once, and the new address gets a verification link. The current address (in any
-        case or width) changes nothing to prove, and cancels a pending change.
-
-        Returns ``(kind, result)``: ``("email_change", mail)`` or ``("verification", mail)``,
-        ``mail`` saying what became of the link's mail (``sent``, ``too_soon``, ``failed``);
-        ``("kept", address)``, the address of the pending change it cancelled or ``None``.
-        """
-        account, email = self.user.account, self.cleaned_data["email"]
-        if not store.is_verified(account):
-            store.change_email(account, email)
-            return "verification", verification.send_verification(request, account)
-        if store.is_same_address(account, email):
-            # The same mailbox written another way: nothing to prove, the lock stays.
-            cancelled = account.pending_email
-            store.change_email(account, email)
-            return "kept", cancelled
-        return "email_change", verification.start_email_change(request, account, email)
-
 
 class UsernameChangeForm(NewUsernameMixin, UniqueValueChangeForm):
     """Change the username; the current password confirms it."""
@@ -265,7 +244,3 @@ class AccountDeleteForm(StoreErrorsMixin, CurrentPasswordMixin, forms.Form):
     """Delete the account; the current password confirms it."""
 
     password = current_password_field()
-
-    def save(self):
-        """Delete the account and release its email and username, in one transaction."""
-        store.delete_account(self.user.account)

@@ -5,7 +5,11 @@ There is no SQL table behind :class:`User`. It exists so ``AUTH_USER_MODEL``,
 the PynamoDB item (:meth:`User.from_account`) and writes through :mod:`accounts.store`.
 """
 
+from __future__ import annotations
+
 import logging
+from collections.abc import Iterable
+from typing import Any
 
 from django.contrib import auth
 from django.contrib.auth import hashers, password_validation
@@ -17,6 +21,7 @@ from django.utils.translation import gettext_lazy as _
 from . import store
 from .exceptions import Busy, StaleItem
 from .managers import UserManager
+from .tables import Account
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +57,7 @@ class User(AbstractBaseUser):
     REQUIRED_FIELDS = ["email"]
 
     # The PynamoDB item this user was built from; None for a user that was never stored.
-    account = None
+    account: Account | None = None
 
     class Meta:
         managed = False
@@ -60,7 +65,7 @@ class User(AbstractBaseUser):
         verbose_name_plural = _("users")
 
     @classmethod
-    def from_account(cls, account):
+    def from_account(cls, account: Account) -> User:
         """The user for a PynamoDB :class:`~accounts.tables.Account` item, as read."""
         user = cls(id=account.id, **{name: getattr(account, name) for name in STORED_FIELDS})
         user._state.adding = False
@@ -76,7 +81,12 @@ class User(AbstractBaseUser):
             return getattr(account, name)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def _stored_account(self, action):
+    def stored_account(self) -> Account:
+        """The account item this user was read from (:class:`~django.db.NotSupportedError`
+        for a user that was never stored)."""
+        return self._stored_account("use")
+
+    def _stored_account(self, action: str) -> Account:
         if self.account is None:
             raise NotSupportedError(
                 f"Cannot {action} a User that was not read from DynamoDB: accounts are created "
@@ -84,7 +94,7 @@ class User(AbstractBaseUser):
             )
         return self.account
 
-    def save(self, *args, update_fields=None, **kwargs):
+    def save(self, *args: Any, update_fields: Iterable[str] | None = None, **kwargs: Any) -> None:
         """Store changed ``password``, ``is_active`` or ``is_staff`` in one transaction; a new
         password (``set_password``) also cancels a pending email change.
 

@@ -21,6 +21,7 @@ from . import devices, notices, ratelimit, store, verification
 from .exceptions import InvalidUniqueValue
 from .forms import EmailField, StoreErrorsMixin
 from .models import User
+from .tables import Account
 
 ACTION = "reset_password"
 
@@ -55,15 +56,8 @@ class PasswordResetRequestForm(forms.Form):
 
 class SetPasswordForm(StoreErrorsMixin, auth_forms.SetPasswordForm):
     """Django's set-password form (``new_password1``, ``new_password2``, the validators);
-    what the store refuses (busy, changed meanwhile) becomes a form error. A completed reset
-    also clears the account's login failure counters: whoever had locked them out, the
-    owner who proved their mailbox logs in at once."""
-
-    def save(self, commit=True):
-        user = super().save(commit)
-        if commit:
-            ratelimit.forget_account(user.pk)
-        return user
+    what the store refuses (busy, changed meanwhile) becomes a form error. The new password
+    is set by :func:`accounts.internal.flows.password_reset.reset_password`."""
 
 
 def reset_path(user):
@@ -128,7 +122,7 @@ def request_reset(request: HttpRequest, reset: ResetRequest) -> None:
     verification.send_mail(request, "password_reset", account.email, context, path=path, limit_key=reset.budget)
 
 
-def send_password_changed_notice(request, account, *, reset):
+def send_password_changed_notice(request: HttpRequest, account: Account, *, reset: bool) -> str | None:
     """Tell the account's address that its password was changed (``reset=False``) or reset,
     with a link to reset it again if that was not its owner (:mod:`accounts.notices`: only
     a verified address is told, on the notices' own budget)."""

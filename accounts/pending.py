@@ -5,18 +5,20 @@ account in the session, so that this browser, and only this one, can be shown "c
 inbox", send the link again, and be told to confirm its address when it logs in by email.
 """
 
+from django.http import HttpRequest
+
 # {"id": account id or None, "email": address, "outcome": what became of the last mail
 # (verification.SENT, TOO_SOON or FAILED)}.
 PENDING_SESSION_KEY = "accounts_pending_verification"
 
 
-def pending_account_id(request):
+def pending_account_id(request: HttpRequest) -> str | None:
     """The id of the account this browser signed up and has not verified yet, or ``None``."""
     session = getattr(request, "session", None)
     pending = session.get(PENDING_SESSION_KEY) if session is not None else None
     return (pending or {}).get("id")
 
 
-def remember_pending(request, account_id, email, outcome):
+def remember_pending(request: HttpRequest, account_id: str, email: str, outcome: str) -> None:
     """Note in the session who waits for a verification mail, for the "check your inbox" page."""
     request.session[PENDING_SESSION_KEY] = {"id": account_id, "email": email, "outcome": outcome}

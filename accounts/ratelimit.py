@@ -375,7 +375,7 @@ def consume_anonymous_session(request: HttpRequest) -> None:
         count_attempt(ANONYMOUS_SESSION_ACTION, [Counter(ANONYMOUS_SESSION_ACTION, rule, address) for rule in rules])
 
 
-def consume(request, action, *, key=None, user=None):
+def consume(request: HttpRequest, action: str, *, key: str | None = None, user: str | None = None) -> None:
     """Count one attempt at ``action``; raise :class:`RateLimited` if it is over a limit.
 
     ``key`` is what the action is about (e.g. the lock key of the email a password reset
@@ -495,7 +495,7 @@ class Guess:
         return RateLimited(self.action, max([1, *(counter.retry_after(self._read_at) for counter in self.counters)]))
 
 
-def forget_account(account_id):
+def forget_account(account_id: str) -> None:
     """Delete every counter kept in the account's partition (its login failures and its
     browsers'): after a completed password reset, nobody waits. One ``Query`` and, when
     there are any, one ``BatchWriteItem``."""

@@ -22,6 +22,7 @@ from .exceptions import (
 from .tables import (
     ACCOUNT_PREFIX,
     PROFILE_SORT_KEY,
+    Account,
     account_constraints,
     account_pk,
     epoch_now,
@@ -61,7 +62,7 @@ def build_account(email, username, password_hash, *, token=None, **extra):
     )
 
 
-def verification_required():
+def verification_required() -> bool:
     """Whether a sign-up must prove its mailbox before it logs in: in mode "mandatory", and
     in every mode with ``ACCOUNTS_PREVENT_ENUMERATION`` (a sign-up logged in at once would
     tell a new address from a registered one, which cannot be logged in)."""
@@ -151,7 +152,7 @@ def _holds_same_values(first, second):
     )
 
 
-def is_verified(account):
+def is_verified(account: Account) -> bool:
     """Whether the account proved it reads its address (absent flag: an older account, verified)."""
     return account.email_verified is not False
 
@@ -212,7 +213,7 @@ def email_change_cancellation(account):
     return dict(CANCEL_EMAIL_CHANGE) if account.pending_nonce is not None else {}
 
 
-def cancel_email_change(account):
+def cancel_email_change(account: Account) -> str | None:
     """Cancel the account's pending email change: one guarded write (``Update account REMOVE
     pending_email, pending_nonce [pending fields and updated as read]``); the link sent for
     it stops working. Returns the address that was pending, or ``None`` (nothing is sent)."""
@@ -223,7 +224,7 @@ def cancel_email_change(account):
     return pending if changes else None
 
 
-def is_same_address(account, email):
+def is_same_address(account: Account, email: str) -> bool:
     """Whether ``email`` is the account's own address in another case or width (same lock key)."""
     constraint = constraint_for("email")
     return constraint.key_for(email) == constraint.key_for(account.email)
@@ -261,7 +262,7 @@ def read_partition(account_id: str):
     return (get_account_model().from_raw_data(account) if live else None), others
 
 
-def get_account(account_id):
+def get_account(account_id: str) -> Account | None:
     """The account with this id (consistent read), or ``None``."""
     return lookups.get_item(get_account_model(), account_pk(account_id))
 
@@ -345,7 +346,7 @@ def end_sessions(account, *, except_key=None):
     return sessions.end_sessions(account.id, except_key=except_key)
 
 
-def change_email(account, email):
+def change_email(account: Account, email: str) -> Account:
     """Give ``account`` a new email, moving its email lock in the same transaction; a
     pending email change (asked from the old address) is cancelled with it."""
     old_email = account.email
@@ -370,7 +371,7 @@ def set_unverified_email(account, email: str):
     return account
 
 
-def change_username(account, username):
+def change_username(account: Account, username: str) -> Account:
     """Give ``account`` a new username, moving its username lock in the same transaction."""
     old_username = account.username
     update_account(account, username=username)
@@ -386,7 +387,7 @@ def set_password_hash(account, password_hash):
     return update_account(account, password=password_hash, **email_change_cancellation(account))
 
 
-def delete_account(account):
+def delete_account(account: Account) -> None:
     """Delete ``account`` and release its locks in one transaction; its sessions end."""
     transactions.delete(account)
     end_sessions(account)

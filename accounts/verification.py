@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from django.core import signing
 from django.core.exceptions import ImproperlyConfigured
+from django.http import HttpRequest
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.crypto import constant_time_compare, salted_hmac
@@ -32,6 +33,7 @@ from . import links, ratelimit, store
 from .app_settings import app_settings
 from .exceptions import Busy, InvalidUniqueValue, StaleItem, UniqueViolation
 from .plain_mail import PlainTextMessage
+from .tables import Account
 from .uniqueness import normalize_text
 
 logger = logging.getLogger(__name__)
@@ -126,7 +128,7 @@ def read_verification_token(token):
         return None
 
 
-def send_verification(request, account):
+def send_verification(request: HttpRequest, account: Account) -> str:
     """Mail the verification link to the account's address: ``sent``, ``too_soon`` or ``failed``.
 
     With ``ACCOUNTS_PREVENT_ENUMERATION`` a sign-up is made whether or not a verified account
@@ -140,7 +142,7 @@ def send_verification(request, account):
     return send_mail(request, "verification", account.email, {"account": account}, path=path)
 
 
-def resend_verification(request, account):
+def resend_verification(request: HttpRequest, account: Account) -> str:
     """Send the verification mail again: ``sent``, ``too_soon`` or ``failed``.
 
     The ``resend_verification`` rate limit (``ACCOUNTS_RATE_LIMITS``, default once a minute
@@ -155,7 +157,7 @@ def resend_verification(request, account):
     return send_verification(request, account)
 
 
-def claimed_account(token):
+def claimed_account(token: str) -> tuple[str, Account | None] | None:
     """What a verification link names: ``(email, account)``, the account as read now (one
     GetItem), ``None`` when it is gone, now holds another address, or has had a new password
     since the link was mailed (whoever had the old one may have asked for it); ``None`` for
@@ -179,7 +181,7 @@ def _claimed_account_as_read(token):
     return (None, account) if account is not None else (STALE, None)
 
 
-def confirm_email(token):
+def confirm_email(token: str) -> tuple[str, Account | None]:
     """Apply a verification link: one GetItem, then one transaction.
 
     Returns ``(outcome, account or None)``: ``verified``, ``already_verified``, ``taken``
@@ -195,7 +197,7 @@ def confirm_email(token):
     return _refusal(lambda: store.verify_email(account)) or VERIFIED, account
 
 
-def discard_signup(token):
+def discard_signup(token: str) -> tuple[str, Account | None]:
     """A verification link's "I did not sign up": delete the unverified account it names and
     release its locks, in one guarded transaction (:func:`accounts.store.discard_signup`).
 
@@ -255,7 +257,7 @@ def email_change_token(account, new_email, nonce):
     return signing.dumps(data, salt=EMAIL_CHANGE_SALT, compress=True)
 
 
-def read_email_change_token(token):
+def read_email_change_token(token: str) -> EmailChangeClaim | None:
     """The :class:`EmailChangeClaim` of a valid, unexpired token, or ``None``."""
     try:
         data = signing.loads(token, salt=EMAIL_CHANGE_SALT, max_age=_max_age())
@@ -264,7 +266,7 @@ def read_email_change_token(token):
         return None
 
 
-def start_email_change(request, account, new_email):
+def start_email_change(request: HttpRequest, account: Account, new_email: str) -> str:
     """Record the pending change, mail the link to ``new_email`` and a notice to the old
     address. Returns what became of the link's mail: ``sent``, ``too_soon`` or ``failed``
     (the request is recorded either way).
@@ -287,7 +289,7 @@ def start_email_change(request, account, new_email):
     return outcome
 
 
-def apply_email_change(request, token):
+def apply_email_change(request: HttpRequest, token: str) -> tuple[str, Account | None]:
     """Apply an email-change link: one GetItem, then one transaction; after it commits, a
     notice to the old address. Returns ``(outcome, account or None)``: ``changed``,
     ``taken`` (the new address was verified by another account meanwhile),

@@ -5,7 +5,6 @@ refuses comes back as form errors (a 200 that keeps what was typed).
 """
 
 from django.contrib import messages
-from django.contrib.auth import logout, update_session_auth_hash
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.mixins import LoginRequiredMixin
 from django.http import HttpResponseRedirect
@@ -17,10 +16,11 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.generic import FormView, TemplateView, View
 
-from . import breached_passwords, devices, notices, password_reset, pending, sessions, store, verification
+from . import breached_passwords, devices, pending, ratelimit, sessions, store, verification
 from .adapter import get_adapter
-from .exceptions import Busy, StaleItem
+from .exceptions import Busy
 from .forms import STORE_REFUSALS
+from .internal.flows import delete, email_change, password_change, username_change
 from .internal.flows import login as login_flow
 from .internal.flows import signup as signup_flow
 from .mfa.flows.reauthentication import ReauthenticationRequiredMixin
@@ -33,8 +33,10 @@ from .ratelimit import RateLimitMixin
 class StoreFormView(FormView):
     """A form view whose form saves through the store; refusals become form errors.
 
-    The form class is the adapter's for ``form_name`` (``ACCOUNTS_FORMS``). Subclasses
-    define ``form_saved(form, saved)``: what follows a successful save.
+    The form class is the adapter's for ``form_name`` (``ACCOUNTS_FORMS``). A subclass
+    overrides ``apply(form)`` to call its flow and render the outcome (:meth:`refused` for
+    what the store refused), or defines ``form_saved(form, saved)``: what follows the form's
+    own save.
     """
 
     form_name = None
@@ -44,8 +46,7 @@ class StoreFormView(FormView):
 
     def form_valid(self, form):
         try:
-            saved = form.save(**self.get_save_kwargs())
-            response = self.form_saved(form, saved)
+            response = self.apply(form)
             # A session write (a login, a new key) that fails is answered here, with the form.
             sessions.save_now(self.request)
         except STORE_REFUSALS as error:
@@ -66,6 +67,15 @@ class StoreFormView(FormView):
         response = self.render_to_response(self.get_context_data(form=form), status=503)
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return response
+
+    def apply(self, form):
+        """Save the valid ``form`` and answer; a view that calls a flow overrides this."""
+        return self.form_saved(form, form.save(**self.get_save_kwargs()))
+
+    def refused(self, form, refusal):
+        """The form again, with what the store refused (one of ``STORE_REFUSALS``)."""
+        form.add_store_error(refusal)
+        return self.form_invalid(form)
 
     def get_save_kwargs(self):
         return {}
@@ -246,56 +256,42 @@ class EndOtherSessionsView(AccountSessionsMixin, ReauthenticationRequiredMixin, 
         return redirect("accounts:profile")
 
 
-class UniqueValueChangeView(UserFormMixin, StoreFormView):
-    """Change the account's ``field`` (a unique value; current password required)."""
-
-    field = None
-
-    def form_saved(self, form, account):
-        value = getattr(account, self.field)
-        get_adapter(self.request).add_success_message(self.request, f"{self.field}_changed", **{self.field: value})
-        return redirect("accounts:profile")
-
-
-class EmailChangeView(ReauthenticationRequiredMixin, RateLimitMixin, UniqueValueChangeView):
+class EmailChangeView(ReauthenticationRequiredMixin, RateLimitMixin, UserFormMixin, StoreFormView):
     """Ask to change the email address (current password required): a link goes to the new
     address and a notice to the old one; the address changes when the link is opened. An
     unverified address is simply replaced, and the new one gets a verification link. The
     current address, typed again, cancels a pending change.
 
-    Rate limited (``change_email``, per account): each request mails a stranger's inbox.
-    Typing the current address again sends no mail and is not limited, so whoever used up
-    the limit from this account cannot keep its owner from cancelling their change."""
+    Rate limited (``change_email``, per account, counted by the flow): each request mails a
+    stranger's inbox. Typing the current address again sends no mail and is not limited
+    (:func:`accounts.internal.flows.email_change.request_email_change`)."""
 
     template_name = "accounts/email_change.html"
     form_name = "email_change"
-    field = "email"
-    rate_limit_action = "change_email"
 
-    def get_save_kwargs(self):
-        return {"request": self.request}
-
-    def form_valid(self, form):
-        account = form.user.account
-        if store.is_verified(account) and store.is_same_address(account, form.cleaned_data["email"]):
-            # Kept (or typed again): no mail goes out, so the limit does not apply.
-            return super(RateLimitMixin, self).form_valid(form)
-        return super().form_valid(form)
-
-    def form_saved(self, form, outcome):
-        kind, result = outcome
-        email = form.cleaned_data["email"]
+    def apply(self, form):
+        try:
+            changing = email_change.request_email_change(
+                self.request, account=form.user.account, email=form.cleaned_data["email"]
+            )
+        except ratelimit.RateLimited as error:
+            ratelimit.refuse(form, error)
+            return self.form_invalid(form)
+        if changing.refusal is not None:
+            return self.refused(form, changing.refusal)
         adapter = get_adapter(self.request)
-        if kind == "kept":
-            if result is None:
-                return super().form_saved(form, form.user.account)
-            adapter.add_success_message(self.request, "email_change_cancelled", email=result)
-        elif kind == "verification":
-            adapter.add_verification_message(self.request, result, email)
-        elif result == verification.SENT:
+        email = changing.email
+        if changing.kind == email_change.KEPT:
+            if changing.cancelled is None:
+                adapter.add_success_message(self.request, "email_changed", email=form.user.account.email)
+            else:
+                adapter.add_success_message(self.request, "email_change_cancelled", email=changing.cancelled)
+        elif changing.kind == email_change.VERIFICATION:
+            adapter.add_verification_message(self.request, changing.mail, email)
+        elif changing.mail == verification.SENT:
             adapter.add_success_message(self.request, "email_change_sent", email=email)
         else:
-            code = "email_change_too_soon" if result == verification.TOO_SOON else "email_change_failed"
+            code = "email_change_too_soon" if changing.mail == verification.TOO_SOON else "email_change_failed"
             messages.warning(self.request, adapter.success_messages[code] % {"email": email})
         return redirect("accounts:profile")
 
@@ -309,36 +305,30 @@ class EmailChangeCancelView(AccountLoginRequiredMixin, View):
 
     def post(self, request):
         adapter = get_adapter(request)
-        try:
-            cancelled = store.cancel_email_change(request.user.account)
-        except Busy:
-            messages.error(request, adapter.error_messages["busy"])
-        except StaleItem:
-            messages.error(request, adapter.error_messages["stale"])
-        else:
-            if cancelled is not None:
-                adapter.add_success_message(request, "email_change_cancelled", email=cancelled)
+        cancelling = email_change.cancel_email_change(account=request.user.account)
+        if cancelling.refusal is not None:
+            messages.error(request, adapter.error_messages["busy" if isinstance(cancelling.refusal, Busy) else "stale"])
+        elif cancelling.cancelled is not None:
+            adapter.add_success_message(request, "email_change_cancelled", email=cancelling.cancelled)
         return redirect("accounts:profile")
 
 
-class UsernameChangeView(ReauthenticationRequiredMixin, RateLimitMixin, UniqueValueChangeView):
+class UsernameChangeView(ReauthenticationRequiredMixin, RateLimitMixin, UserFormMixin, StoreFormView):
     """Change the username (a fresh proof and the current password required); the account's
     address is told. A current password past the ``reauthenticate`` limit is answered 429."""
 
     template_name = "accounts/username_change.html"
     form_name = "username_change"
-    field = "username"
-    # The account's address and username when the form was sent (the save changes them).
-    before = None
 
-    def form_valid(self, form):
-        self.before = notices.addressee(form.user.account)
-        return super().form_valid(form)
-
-    def form_saved(self, form, account):
-        if account.username != self.before.username:
-            notices.username_changed(self.request, self.before, account)
-        return super().form_saved(form, account)
+    def apply(self, form):
+        changing = username_change.change_username(
+            self.request, account=form.user.account, username=form.cleaned_data["username"]
+        )
+        if changing.refusal is not None:
+            return self.refused(form, changing.refusal)
+        username = changing.account.username
+        get_adapter(self.request).add_success_message(self.request, "username_changed", username=username)
+        return redirect("accounts:profile")
 
 
 @method_decorator(sensitive_post_parameters(), name="dispatch")
@@ -348,20 +338,17 @@ class PasswordChangeView(ReauthenticationRequiredMixin, RateLimitMixin, UserForm
 
     template_name = "accounts/password_change.html"
     form_name = "password_change"
-    # The address of a pending email change when the form was sent (the save cancels it).
-    pending_email = None
 
-    def form_valid(self, form):
-        self.pending_email = form.user.account.pending_email
-        return super().form_valid(form)
-
-    def form_saved(self, form, user):
-        update_session_auth_hash(self.request, user)
+    def apply(self, form):
+        changing = password_change.change_password(
+            self.request, user=form.user, password=form.cleaned_data["new_password1"]
+        )
+        if changing.refusal is not None:
+            return self.refused(form, changing.refusal)
         adapter = get_adapter(self.request)
         adapter.add_success_message(self.request, "password_changed")
-        if self.pending_email:
-            adapter.add_success_message(self.request, "email_change_cancelled", email=self.pending_email)
-        password_reset.send_password_changed_notice(self.request, user.account, reset=False)
+        if changing.cancelled:
+            adapter.add_success_message(self.request, "email_change_cancelled", email=changing.cancelled)
         return redirect("accounts:profile")
 
 
@@ -372,8 +359,10 @@ class AccountDeleteView(ReauthenticationRequiredMixin, RateLimitMixin, UserFormM
     template_name = "accounts/delete.html"
     form_name = "delete"
 
-    def form_saved(self, form, saved):
-        logout(self.request)
+    def apply(self, form):
+        deleting = delete.delete_account(self.request, account=form.user.account)
+        if deleting.refusal is not None:
+            return self.refused(form, deleting.refusal)
         adapter = get_adapter(self.request)
         adapter.add_success_message(self.request, "account_deleted")
         return redirect(adapter.get_delete_redirect_url(self.request))

@@ -1,7 +1,10 @@
 """The front ends stand side by side over one layer of flows: the HTML views and the API
 views import flows, never each other, and nothing below the flows imports a view."""
 
-from tests.test_import_graph import import_graph
+import ast
+from pathlib import Path
+
+from tests.test_import_graph import APP, import_graph
 
 HTML_VIEWS = {
     "accounts.views",
@@ -52,6 +55,67 @@ def test_both_front_ends_call_the_same_login_and_signup_flows():
 
     assert shared <= graph["accounts.views"]
     assert shared <= graph["accounts.headless.account_views"]
+
+
+def test_both_front_ends_call_the_same_email_verification_reset_email_and_password_flows():
+    graph = import_graph()
+    shared = {f"{FLOWS}.email_verification", f"{FLOWS}.password_reset", f"{FLOWS}.email_change"}
+
+    assert shared <= graph["accounts.email_views"] | graph["accounts.views"]
+    assert shared | {f"{FLOWS}.password_change"} <= graph["accounts.headless.account_views"]
+    assert f"{FLOWS}.password_change" in graph["accounts.views"]
+
+
+def test_the_account_pages_change_and_delete_accounts_through_flows():
+    graph = import_graph()
+
+    assert {f"{FLOWS}.username_change", f"{FLOWS}.delete"} <= graph["accounts.views"]
+    assert "accounts.store" not in graph["accounts.email_views"]
+
+
+# What the flows call for the front ends (as the views name the modules): a view that
+# calls one of these holds a copy of a flow.
+WRAPPED_BY_FLOWS = {
+    "verification.claimed_account",
+    "verification.read_email_change_token",
+    "verification.confirm_email",
+    "verification.discard_signup",
+    "verification.resend_verification",
+    "verification.send_verification",
+    "verification.apply_email_change",
+    "verification.start_email_change",
+    "password_reset.count_reset_request",
+    "password_reset.request_reset",
+    "password_reset.send_password_changed_notice",
+    "ratelimit.forget_account",
+    "store.change_email",
+    "store.change_username",
+    "store.cancel_email_change",
+    "store.delete_account",
+    "notices.username_changed",
+    "update_session_auth_hash",
+}
+
+
+def calls_in(path):
+    """What ``path`` calls: ``module.function`` for a module's function, else the bare name."""
+    names = set()
+    for node in ast.walk(ast.parse(Path(path).read_text())):
+        if isinstance(node, ast.Call):
+            function = node.func
+            if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name):
+                names.add(f"{function.value.id}.{function.attr}")
+            elif isinstance(function, ast.Name):
+                names.add(function.id)
+    return names
+
+
+def test_no_account_view_holds_a_copy_of_a_flow():
+    views = [APP / "views.py", APP / "email_views.py", *sorted((APP / "headless").glob("*.py"))]
+
+    copies = {path.name: calls_in(path) & WRAPPED_BY_FLOWS for path in views}
+
+    assert all(not names for names in copies.values()), copies
 
 
 def test_nothing_below_the_flows_imports_a_view_or_the_api():

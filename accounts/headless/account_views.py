@@ -7,21 +7,22 @@ import hashlib
 from http import HTTPStatus
 from typing import Any
 
-from django.contrib.auth import logout, update_session_auth_hash
+from django.contrib.auth import logout
 from django.core import signing
 from django.http import HttpRequest
-from django.utils.http import urlsafe_base64_decode
 from django.utils.translation import gettext_lazy as _
 
 from .. import password_reset, ratelimit, sessions, store, verification
 from ..adapter import get_adapter
 from ..form_errors import STORE_REFUSALS
 from ..forms import SIGNUP_TOKEN_SALT, new_signup_token
+from ..internal.flows import email_change, email_verification, password_change
 from ..internal.flows import login as login_flow
+from ..internal.flows import password_reset as password_reset_flow
 from ..internal.flows import signup as signup_flow
 from ..mfa.flows import reauthentication
 from ..models import User
-from ..pending import PENDING_SESSION_KEY, remember_pending
+from ..pending import remember_pending
 from . import responses
 from .base import APIView
 from .responses import Answer
@@ -29,8 +30,6 @@ from .responses import Answer
 IDEMPOTENCY_KEY_HEADER = "Idempotency-Key"
 EMAIL_VERIFICATION_KEY_HEADER = "X-Email-Verification-Key"
 PASSWORD_RESET_KEY_HEADER = "X-Password-Reset-Key"
-# A password reset key is the reset link's two parts, ``<uidb64>:<token>``.
-RESET_KEY_SEPARATOR = ":"
 
 MESSAGES = {
     "invalid_key": _("This link is not valid, or has expired."),
@@ -186,7 +185,7 @@ class VerifyEmailView(APIView):
     http_method_names = ["get", "post"]
 
     def get(self, request: HttpRequest) -> Answer:
-        claim = verification.claimed_account(request.headers.get(EMAIL_VERIFICATION_KEY_HEADER, ""))
+        claim = email_verification.read_key(key=request.headers.get(EMAIL_VERIFICATION_KEY_HEADER, ""))
         if claim is None or claim[1] is None:
             return responses.error(MESSAGES["invalid_key"], "invalid", "key")
         email, account = claim
@@ -194,14 +193,12 @@ class VerifyEmailView(APIView):
         return Answer(data=data, meta={"is_authenticating": False})
 
     def post(self, request: HttpRequest) -> Answer:
-        outcome, account = verification.confirm_email(self.text("key") or "")
-        if outcome in (verification.VERIFIED, verification.ALREADY_VERIFIED):
-            if account is not None and request.session.get(PENDING_SESSION_KEY, {}).get("id") == account.id:
-                del request.session[PENDING_SESSION_KEY]
+        verified = email_verification.verify_email(request, key=self.text("key") or "", end_pending=True)
+        if verified.confirmed:
             if request.user.is_authenticated:
                 return responses.authenticated(request, request.user)
             return responses.unauthenticated(request)
-        code = {verification.TAKEN: "taken", verification.BUSY: "busy"}.get(outcome, "invalid_key")
+        code = {verification.TAKEN: "taken", verification.BUSY: "busy"}.get(verified.outcome, "invalid_key")
         return responses.error(MESSAGES[code], "invalid" if code == "invalid_key" else code, "key")
 
 
@@ -212,15 +209,16 @@ class ResendVerificationView(APIView):
     http_method_names = ["post"]
 
     def post(self, request: HttpRequest) -> Answer:
-        pending = request.session.get(PENDING_SESSION_KEY)
-        account = store.get_account(pending["id"]) if pending else None
-        if account is None or store.is_verified(account):
+        resent = email_verification.resend_verification(request)
+        if resent.outcome in (
+            email_verification.NOTHING_PENDING,
+            email_verification.GONE,
+            verification.ALREADY_VERIFIED,
+        ):
             return conflict()
-        outcome = verification.resend_verification(request, account)
-        remember_pending(request, account.id, account.email, outcome)
-        if outcome == verification.TOO_SOON:
+        if resent.outcome == verification.TOO_SOON:
             return Answer(status=HTTPStatus.TOO_MANY_REQUESTS)
-        if outcome == verification.FAILED:
+        if resent.outcome == verification.FAILED:
             return responses.error(MESSAGES["mail_failed"], "mail_failed", status=HTTPStatus.SERVICE_UNAVAILABLE)
         return Answer()
 
@@ -235,27 +233,9 @@ class RequestPasswordView(APIView):
         form = password_reset.PasswordResetRequestForm(data={"email": self.text("email") or ""})
         if not form.is_valid():
             return responses.form_errors(form)
-        reset = password_reset.count_reset_request(request, form.cleaned_data["email"])
+        requested = password_reset_flow.request_password_reset(request, email=form.cleaned_data["email"])
         # Mailed once the answer is sent: a known address answers as fast as an unknown one.
-        return Answer(then=lambda: password_reset.request_reset(request, reset))
-
-
-def user_of_reset_key(key: str) -> tuple[User | None, str]:
-    """``(user, token)`` of a password reset key whose token is valid, else ``(None, "")``."""
-    uidb64, separator, token = (key or "").partition(RESET_KEY_SEPARATOR)
-    if not separator:
-        return None, ""
-    try:
-        account_id = urlsafe_base64_decode(uidb64).decode()
-    except (TypeError, ValueError, OverflowError, UnicodeDecodeError):
-        return None, ""
-    if not account_id.isalnum() or len(account_id) > 64:
-        return None, ""
-    account = store.get_account(account_id)
-    user = User.from_account(account) if account is not None else None
-    if user is None or not password_reset.token_generator.check_token(user, token):
-        return None, ""
-    return user, token
+        return Answer(then=requested.send_link)
 
 
 class ResetPasswordView(APIView):
@@ -265,13 +245,13 @@ class ResetPasswordView(APIView):
     http_method_names = ["get", "post"]
 
     def get(self, request: HttpRequest) -> Answer:
-        user, _token = user_of_reset_key(request.headers.get(PASSWORD_RESET_KEY_HEADER, ""))
+        user = password_reset_flow.user_of_key(key=request.headers.get(PASSWORD_RESET_KEY_HEADER, ""))
         if user is None:
             return responses.error(MESSAGES["invalid_key"], "invalid_password_reset", "key")
         return Answer(data={"user": responses.user_data(user)})
 
     def post(self, request: HttpRequest) -> Answer:
-        user, _token = user_of_reset_key(self.text("key") or "")
+        user = password_reset_flow.user_of_key(key=self.text("key") or "")
         if user is None:
             return responses.error(MESSAGES["invalid_key"], "invalid_password_reset", "key")
         password = self.text("password") or ""
@@ -279,12 +259,10 @@ class ResetPasswordView(APIView):
         params = {"new_password1": "password", "new_password2": "password"}
         if not form.is_valid():
             return responses.form_errors(form, params)
-        try:
-            form.save()
-        except STORE_REFUSALS as error:
-            form.add_store_error(error)
+        resetting = password_reset_flow.reset_password(request, user=user, password=form.cleaned_data["new_password1"])
+        if resetting.refusal is not None:
+            form.add_store_error(resetting.refusal)
             return responses.form_errors(form, params)
-        password_reset.send_password_changed_notice(request, form.user.account, reset=True)
         return responses.unauthenticated(request)
 
 
@@ -353,13 +331,9 @@ class EmailView(ReauthenticatedView):
         if not form.is_valid():
             return responses.form_errors(form)
         account = user.account
-        if not (store.is_verified(account) and store.is_same_address(account, form.cleaned_data["email"])):
-            # Typing the current address sends no mail, so the limit does not apply.
-            ratelimit.consume(request, "change_email")
-        try:
-            form.save(request)
-        except STORE_REFUSALS as error:
-            form.add_store_error(error)
+        changing = email_change.request_email_change(request, account=account, email=form.cleaned_data["email"])
+        if changing.refusal is not None:
+            form.add_store_error(changing.refusal)
             return responses.form_errors(form)
         return Answer(data=responses.email_addresses(User.from_account(account)))
 
@@ -367,10 +341,8 @@ class EmailView(ReauthenticatedView):
         account = request.user.account
         if not self.is_own(request):
             return responses.error(MESSAGES["not_your_address"], "invalid", "email")
-        if store.is_verified(account):
-            return Answer(status=HTTPStatus.FORBIDDEN)
-        outcome = verification.resend_verification(request, account)
-        return Answer() if outcome == verification.SENT else Answer(status=HTTPStatus.FORBIDDEN)
+        resent = email_verification.resend_verification(request, account=account)
+        return Answer() if resent.outcome == verification.SENT else Answer(status=HTTPStatus.FORBIDDEN)
 
     def patch(self, request: HttpRequest) -> Answer:
         if not self.is_own(request) or self.input.get("primary") is not True:
@@ -403,13 +375,10 @@ class ChangePasswordView(ReauthenticatedView):
         form = get_adapter(request).get_form_class("password_change")(user, data=data)
         if not form.is_valid():
             return responses.form_errors(form, self.params)
-        try:
-            form.save()
-        except STORE_REFUSALS as error:
-            form.add_store_error(error)
+        changing = password_change.change_password(request, user=user, password=form.cleaned_data["new_password1"])
+        if changing.refusal is not None:
+            form.add_store_error(changing.refusal)
             return responses.form_errors(form, self.params)
-        update_session_auth_hash(request, user)
-        password_reset.send_password_changed_notice(request, user.account, reset=False)
         return responses.authenticated(request, user)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from django.contrib.auth import login as django_login
 from django.http import HttpRequest
@@ -67,7 +67,7 @@ def stages(request: HttpRequest | None = None) -> list[LoginStage]:
 
 
 def continue_login(
-    request: HttpRequest, user: User, *, redirect_to: str, method: dict | None = None
+    request: HttpRequest, user: User, *, redirect_to: str, method: dict[str, Any] | None = None
 ) -> PendingLogin | None:
     """The password of ``user`` was right (``method``: how, for :func:`methods`): stage the
     login for the first stage it needs and return it pending, or log the session in and
@@ -81,13 +81,13 @@ def continue_login(
     return None
 
 
-def log_in(request: HttpRequest, user: User, *, method: dict) -> None:
+def log_in(request: HttpRequest, user: User, *, method: dict[str, Any]) -> None:
     """Log the session in as ``user`` (Django's ``login``: a new session key), noting how."""
     django_login(request, user, backend=BACKEND)
     record_method(request, method)
 
 
-def record_method(request: HttpRequest, method: dict) -> None:
+def record_method(request: HttpRequest, method: dict[str, Any]) -> None:
     """Note in the session that its person just proved who they are by ``method``."""
     request.session[METHODS_SESSION_KEY] = [
         *request.session.get(METHODS_SESSION_KEY, []),
@@ -95,7 +95,7 @@ def record_method(request: HttpRequest, method: dict) -> None:
     ]
 
 
-def methods(request: HttpRequest) -> list[dict]:
+def methods(request: HttpRequest) -> list[dict[str, Any]]:
     """How this session was authenticated, oldest first (see :data:`METHODS_SESSION_KEY`)."""
     return list(request.session.get(METHODS_SESSION_KEY, []))
 

@@ -35,9 +35,3 @@ def complete_signup(request: HttpRequest, *, account: Account) -> SignupCompleti
         return SignupCompletion(logged_in=True, mail=mail)
     remember_pending(request, account.id, account.email, mail)
     return SignupCompletion(logged_in=False, mail=mail)
-
-
-def _user(account: Account):
-    from ...models import User
-
-    return User.from_account(account)
