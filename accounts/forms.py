@@ -208,11 +208,13 @@ class EmailChangeForm(UniqueValueChangeForm):
     def clean_email(self):
         return get_adapter().clean_email(self.cleaned_data["email"])
 
-    def save(self, request):
+    def save(self, request, *, token=None, also=()):
         """Ask for the change: a verified address changes only when the link mailed to the
         new one is opened (:mod:`accounts.verification`); an unverified one is replaced at
         once, and the new address gets a verification link. The current address (in any
-        case or width) changes nothing to prove, and cancels a pending change.
+        case or width) changes nothing to prove, and cancels a pending change. ``token`` and
+        ``also``: the ClientRequestToken of its transaction and actions sent with it (the
+        API's idempotency key and its record, :mod:`accounts.idempotency`).
 
         Returns ``(kind, result)``: ``("email_change", mail)`` or ``("verification", mail)``,
         ``mail`` saying what became of the link's mail (``sent``, ``too_soon``, ``failed``);
@@ -220,14 +222,14 @@ class EmailChangeForm(UniqueValueChangeForm):
         """
         account, email = self.user.account, self.cleaned_data["email"]
         if not store.is_verified(account):
-            store.change_email(account, email)
+            store.change_email(account, email, token=token, also=also)
             return "verification", verification.send_verification(request, account)
         if store.is_same_address(account, email):
             # The same mailbox written another way: nothing to prove, the lock stays.
             cancelled = account.pending_email
-            store.change_email(account, email)
+            store.change_email(account, email, token=token, also=also)
             return "kept", cancelled
-        return "email_change", verification.start_email_change(request, account, email)
+        return "email_change", verification.start_email_change(request, account, email, token=token, also=also)
 
 
 class UsernameChangeForm(NewUsernameMixin, UniqueValueChangeForm):

@@ -17,6 +17,7 @@ from .. import password_reset, ratelimit, sessions, store, verification
 from ..adapter import get_adapter
 from ..form_errors import STORE_REFUSALS
 from ..forms import SIGNUP_TOKEN_SALT, new_signup_token
+from ..internal.flows import email_change
 from ..internal.flows import login as login_flow
 from ..internal.flows import signup as signup_flow
 from ..mfa.flows import reauthentication
@@ -69,7 +70,7 @@ class ConfigView(APIView):
         }
         data = {
             "account": account,
-            "mfa": {"supported_types": ["recovery_codes", "totp", "webauthn"]},
+            "mfa": {"supported_types": ["recovery_codes", "totp", "webauthn"], "passkey_login_enabled": True},
             "usersessions": {"track_activity": False},
         }
         return Answer(data=data)
@@ -334,7 +335,8 @@ class EmailView(ReauthenticatedView):
     ``GET`` lists it. ``POST`` (``email``) asks to change it, as the email page does (fresh
     reauthentication, ``change_email`` limit): a verified address changes when the link mailed
     to the new one is opened, so the list still shows the old one; an unverified one is
-    replaced at once. ``PUT`` (``email``) sends the verification link of the address again.
+    replaced at once. With an ``Idempotency-Key``, a resend gets the first answer and makes
+    no second change (:mod:`accounts.idempotency`). ``PUT`` (``email``) sends the verification link of the address again.
     ``PATCH`` (``email``, ``primary``) marks it primary: it always is. ``DELETE`` is refused
     (400): an account keeps its address.
     """
@@ -353,11 +355,8 @@ class EmailView(ReauthenticatedView):
         if not form.is_valid():
             return responses.form_errors(form)
         account = user.account
-        if not (store.is_verified(account) and store.is_same_address(account, form.cleaned_data["email"])):
-            # Typing the current address sends no mail, so the limit does not apply.
-            ratelimit.consume(request, "change_email")
         try:
-            form.save(request)
+            email_change.request_change(request, form, idempotency_key=request.headers.get(IDEMPOTENCY_KEY_HEADER))
         except STORE_REFUSALS as error:
             form.add_store_error(error)
             return responses.form_errors(form)
