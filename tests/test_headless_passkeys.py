@@ -17,10 +17,12 @@ from accounts import store
 from accounts.mfa import store as mfa_store
 from tests import authenticator
 from tests.headless import APIClient
+from tests.headless_spec import allauth_spec
 from tests.invariants import scan_everything, violations
 from tests.mail import mails_to
 from tests.mfa import ORIGIN, add_passkey
 from tests.seeding import read_lock
+from tests.test_headless_conformance import PASSKEY_SIGNUP_PENDING, conforms_to
 from tests.web import signed_up_client
 
 pytestmark = pytest.mark.dynamodb_local
@@ -130,9 +132,12 @@ def test_a_passkey_signup_starts_with_a_pending_flow_and_creates_the_account_wit
     app = APIClient("app")
     started = start_passkey_signup(app)
     assert {"id": "mfa_signup_webauthn", "is_pending": True} in started.json()["data"]["flows"]
+    assert conforms_to(allauth_spec(), PASSKEY_SIGNUP_PENDING, started.json())
     assert store.get_by_username("ada") is None
 
-    credential, created = create(app.get("auth/webauthn/signup").json())
+    options = app.get("auth/webauthn/signup").json()
+    assert conforms_to(allauth_spec(), "WebAuthnCredentialCreationOptions", options["data"])
+    credential, created = create(options)
     done = app.request("PUT", "auth/webauthn/signup", {"credential": created, "name": "Phone"})
 
     assert done.status_code == 200, done.content
