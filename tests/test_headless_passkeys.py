@@ -13,14 +13,17 @@ import pytest
 from django.conf import settings as django_settings
 from django.core import mail
 
-from accounts import store
+from accounts import idempotency, store
+from accounts.exceptions import StaleItem
 from accounts.mfa import store as mfa_store
+from accounts.transactions import running as transactions_running
 from tests import authenticator
 from tests.headless import APIClient
 from tests.headless_spec import allauth_spec
 from tests.invariants import scan_everything, violations
 from tests.mail import mails_to
 from tests.mfa import ORIGIN, add_passkey
+from tests.proxy import DROP_ANSWER
 from tests.seeding import read_lock
 from tests.test_headless_conformance import PASSKEY_SIGNUP_PENDING, conforms_to
 from tests.web import signed_up_client
@@ -517,3 +520,63 @@ def test_concurrent_email_changes_with_one_idempotency_key_make_one_change(ddb, 
 
     assert [answer.status_code for answer in answers] == [200] * 4, [answer.content for answer in answers]
     assert len(mails_to("lovelace@example.com")) == 1
+
+
+def test_an_email_change_whose_answer_was_lost_is_resent_with_its_key_and_made_once(proxy, settings):
+    settings.ACCOUNTS_RATE_LIMITS = False
+    app = APIClient("app")
+    assert app.signup().status_code == 200
+    key = {"Idempotency-Key": "lost-answer"}
+    proxy.fail("TransactWriteItems", DROP_ANSWER)
+    lost = app.post("account/email", {"email": "lovelace@example.com"}, headers=key)
+    proxy.heal()
+    changed = store.get_by_username("ada")
+
+    resent = app.post("account/email", {"email": "lovelace@example.com"}, headers=key)
+
+    # Committed, but no answer came back: the client only knows the outcome is unknown.
+    assert lost.status_code == 503 and lost.json()["errors"][0]["code"] == "outcome_unknown"
+    assert changed.pending_email == "lovelace@example.com"
+    assert resent.status_code == 200, resent.content
+    assert store.get_by_username("ada").pending_nonce == changed.pending_nonce
+
+
+def test_a_change_sent_with_an_idempotency_key_carries_it_as_its_client_request_token(ddb, monkeypatch):
+    sent = []
+    original = transactions_running.run
+
+    def spy(transaction):
+        sent.append(transaction.token)
+        return original(transaction)
+
+    monkeypatch.setattr(transactions_running, "run", spy)
+    app = APIClient("app")
+    assert app.signup().status_code == 200
+    sent.clear()
+
+    app.post("account/email", {"email": "lovelace@example.com"}, headers={"Idempotency-Key": "token-please"})
+
+    ada = store.get_by_username("ada")
+    assert sent == [idempotency.change_for("email", ada.id, "token-please").token]
+
+
+def test_a_rename_never_recreates_a_passkey_removed_meanwhile(app_with_passkey):
+    _, credential = app_with_passkey
+    (passkey,) = mfa_store.passkeys_of(store.get_by_username("ada"))
+    mfa_store.remove_passkey(store.get_by_username("ada"), credential.b64_id)
+
+    with pytest.raises(StaleItem):
+        mfa_store.rename_passkey(store.get_by_username("ada"), passkey, "Ghost")
+
+    assert not [raw for raw in scan_everything() if raw["SK"]["S"].startswith("WEBAUTHN#")]
+
+
+def test_each_passkey_reauthentication_counts_against_the_reauthenticate_limit(app_with_passkey, settings):
+    app, credential = app_with_passkey
+    settings.ACCOUNTS_RATE_LIMITS = {"reauthenticate": "1/m/user"}
+    assert app.post("auth/webauthn/reauthenticate", {"credential": {"id": "forged"}}).status_code == 400
+
+    limited = app.post("auth/webauthn/reauthenticate", {"credential": reauthentication_answer(app, credential)})
+
+    assert limited.status_code == 429
+    assert int(limited["Retry-After"]) > 0
