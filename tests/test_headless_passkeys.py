@@ -580,3 +580,18 @@ def test_each_passkey_reauthentication_counts_against_the_reauthenticate_limit(a
 
     assert limited.status_code == 429
     assert int(limited["Retry-After"]) > 0
+
+
+@pytest.mark.parametrize(
+    "operation", ["auth/webauthn/signup", "auth/webauthn/reauthenticate", "account/authenticators/webauthn"]
+)
+def test_a_json_body_nested_20000_deep_is_a_400(app_with_passkey, passkey_signup, operation):
+    app, _ = app_with_passkey
+    nested = '{"credential": ' + "[" * 20000 + "]" * 20000 + "}"
+
+    response = app.http.generic(
+        "POST", app.url(operation), nested, content_type="application/json", headers={"X-Session-Token": app.token}
+    )
+
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["code"] == "invalid"
