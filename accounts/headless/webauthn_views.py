@@ -43,7 +43,6 @@ MESSAGES = {
     "stale": MFA_MESSAGES["stale"],
     "already_used": MFA_MESSAGES["already_used"],
     "passkey_taken": PasskeyAddForm.error_messages["passkey_taken"],
-    "too_many": PasskeyAddForm.error_messages["too_many"],
     "last_way_in": _("It is the only way into your account: set a password first, then remove it."),
     "unknown_authenticator": _("No passkey of your account has this id."),
     "invalid_name": _("Enter a name of at most 64 characters."),
