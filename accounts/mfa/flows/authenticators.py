@@ -85,8 +85,9 @@ def add_passkey(request, account, name, credential_json, *, idempotency_key=None
     was made returns the passkey it added (``None`` if it was removed since) and changes
     nothing: see :mod:`accounts.idempotency`."""
     change = idempotency.change_for("passkey_add", account.id, idempotency_key)
-    if change is not None and change.recorded_outcome() is not None:
-        return _added_with(account, change)
+    added = change.recorded_outcome() if change is not None else None
+    if added is not None:
+        return _added(account, added)
     challenge = passkeys.take_challenge(request, passkeys.REGISTER)
     credential = passkeys.verify_new_credential(request, credential_json, challenge)
     if change is None:
@@ -96,18 +97,19 @@ def add_passkey(request, account, name, credential_json, *, idempotency_key=None
         try:
             passkey = store.add_passkey(account, credential, name, token=change.token, also=[record])
         except (StaleItem, TokenReused):
-            if change.recorded_outcome() is None:
+            # Refused because the first request with this key added it meanwhile?
+            added = change.recorded_outcome()
+            if added is None:
                 raise
-            return _added_with(account, change)
+            return _added(account, added)
     authenticator_added(request, account, "passkey", name)
     return passkey
 
 
-def _added_with(account, change):
-    """The passkey the registration made with ``change``'s key added, as the account is now."""
+def _added(account, credential_id):
+    """The passkey of ``credential_id`` as the account is now (``None`` if it went since)."""
     current = store_of_accounts.get_account(account.id) or account
-    added = change.recorded_outcome()
-    return next((passkey for passkey in store.passkeys_of(current) if passkey.credential_id == added), None)
+    return next((passkey for passkey in store.passkeys_of(current) if passkey.credential_id == credential_id), None)
 
 
 def rename_passkey(request, account, passkey, name):
