@@ -336,9 +336,9 @@ class EmailView(ReauthenticatedView):
     reauthentication, ``change_email`` limit): a verified address changes when the link mailed
     to the new one is opened, so the list still shows the old one; an unverified one is
     replaced at once. With an ``Idempotency-Key``, a resend gets the first answer and makes
-    no second change (:mod:`accounts.idempotency`). ``PUT`` (``email``) sends the verification link of the address again.
-    ``PATCH`` (``email``, ``primary``) marks it primary: it always is. ``DELETE`` is refused
-    (400): an account keeps its address.
+    no second change (:mod:`accounts.idempotency`). ``PUT`` (``email``) sends the
+    verification link of the address again. ``PATCH`` (``email``, ``primary``) marks it
+    primary: it always is. ``DELETE`` is refused (400): an account keeps its address.
     """
 
     http_method_names = ["get", "post", "put", "patch", "delete"]
