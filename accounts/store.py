@@ -5,6 +5,7 @@ transaction API, and only :mod:`accounts.uniqueness` builds lock keys.
 """
 
 import uuid
+from collections.abc import Sequence
 
 from django.utils.crypto import salted_hmac
 
@@ -183,7 +184,7 @@ def verify_email(account):
     return account
 
 
-def request_email_change(account, email):
+def request_email_change(account, email, *, token=None, also=()):
     """Record ``email`` as the account's pending new address; returns the link's nonce.
 
     Nothing else changes and no lock moves: :func:`apply_email_change` does that, once the
@@ -194,12 +195,12 @@ def request_email_change(account, email):
     :class:`~accounts.exceptions.UniqueViolation` (``email``). With
     ``ACCOUNTS_PREVENT_ENUMERATION`` the check is not sent (:func:`refuses_registered_addresses`):
     any address is recorded, and one another account holds can never be applied (the
-    apply's lock Put refuses it).
+    apply's lock Put refuses it). ``token`` and ``also``: as :func:`update_account`.
     """
     nonce = uuid.uuid4().hex
     constraint = constraint_for("email")
     unheld = [(constraint, constraint.key_for(email))] if refuses_registered_addresses() else []
-    update_account(account, pending_email=email, pending_nonce=nonce, unheld=unheld)
+    update_account(account, pending_email=email, pending_nonce=nonce, unheld=unheld, token=token, also=also)
     return nonce
 
 
@@ -323,16 +324,18 @@ def login_lock_key(login):
         return None
 
 
-def update_account(account, *, unheld=(), also=(), **changes):
+def update_account(account, *, unheld=(), also=(), token=None, **changes):
     """Change any account attributes in one guarded transaction, moving locks as needed.
 
     ``unheld``: ``(constraint, lock key)`` pairs that no other account may hold; ``also``:
-    actions on items the account owns (a passkey's credential item), in the same transaction.
+    actions on items the account owns (a passkey's credential item), or the record of an
+    idempotency key (:mod:`accounts.idempotency`), in the same transaction; ``token``: its
+    ClientRequestToken (default: a new one).
     Raises :class:`~accounts.exceptions.UniqueViolation` or
     :class:`~accounts.exceptions.StaleItem` (the account changed since it was read).
     Deactivating the account ends its sessions (see :func:`end_sessions`).
     """
-    transactions.change(account, {**changes, "updated": utcnow()}, unheld=unheld, also=also)
+    transactions.change(account, {**changes, "updated": utcnow()}, unheld=unheld, also=also, token=token)
     if changes.get("is_active") is False:
         end_sessions(account)
     return account
@@ -346,11 +349,14 @@ def end_sessions(account, *, except_key=None):
     return sessions.end_sessions(account.id, except_key=except_key)
 
 
-def change_email(account: Account, email: str) -> Account:
+def change_email(
+    account: Account, email: str, *, token: str | None = None, also: Sequence[transactions.Action] = ()
+) -> Account:
     """Give ``account`` a new email, moving its email lock in the same transaction; a
-    pending email change (asked from the old address) is cancelled with it."""
+    pending email change (asked from the old address) is cancelled with it. ``token`` and
+    ``also``: as :func:`update_account`."""
     old_email = account.email
-    update_account(account, email=email, **email_change_cancellation(account))
+    update_account(account, email=email, token=token, also=also, **email_change_cancellation(account))
     signals.email_changed.send(sender=type(account), account=account, old_email=old_email, new_email=email)
     return account
 

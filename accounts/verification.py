@@ -20,6 +20,7 @@ nothing (the account stays) and the caller says so and offers to send it again.
 
 import logging
 import smtplib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.core import signing
@@ -34,6 +35,7 @@ from .app_settings import app_settings
 from .exceptions import Busy, InvalidUniqueValue, StaleItem, UniqueViolation
 from .plain_mail import PlainTextMessage
 from .tables import Account
+from .transactions import Action
 from .uniqueness import normalize_text
 
 logger = logging.getLogger(__name__)
@@ -266,16 +268,24 @@ def read_email_change_token(token: str) -> EmailChangeClaim | None:
         return None
 
 
-def start_email_change(request: HttpRequest, account: Account, new_email: str) -> str:
+def start_email_change(
+    request: HttpRequest,
+    account: Account,
+    new_email: str,
+    *,
+    token: str | None = None,
+    also: Sequence[Action] = (),
+) -> str:
     """Record the pending change, mail the link to ``new_email`` and a notice to the old
     address. Returns what became of the link's mail: ``sent``, ``too_soon`` or ``failed``
-    (the request is recorded either way).
+    (the request is recorded either way). ``token`` and ``also``: the record's transaction's
+    (see :func:`accounts.store.update_account`).
 
     With ``ACCOUNTS_PREVENT_ENUMERATION`` an address another account holds is recorded and
     answered the same (so the requester cannot tell), but it gets no link: its owner is told
     someone tried to move another account to it.
     """
-    nonce = store.request_email_change(account, new_email)
+    nonce = store.request_email_change(account, new_email, token=token, also=also)
     context = {"account": account, "new_email": new_email, "old_email": account.email}
     if app_settings.PREVENT_ENUMERATION and store.address_held_by_another(account, new_email):
         path = reverse("accounts:password_reset")

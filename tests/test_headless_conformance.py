@@ -9,6 +9,7 @@ for each case, so that a logout or an ended session in one case leaves the next 
 The run's figures (operations, cases, failures) are printed with ``-s``.
 """
 
+import copy
 import json
 import re
 
@@ -41,8 +42,11 @@ EXAMPLES = 4
 # AuthenticationStageAPIView), where the specification documents only the 401 of a required
 # reauthentication, or no 401; an input that is not the operation's answers allauth's 400
 # ErrorResponse; a password change and new recovery codes answer 200 with the session and
-# the codes.
+# the codes. A passkey signup started answers 401 with its pending flow, whose id
+# (``mfa_signup_webauthn``) allauth's ``Flow`` does not list; a change of passkeys refused
+# for its input (a forged credential, an id of no passkey) answers allauth's 400.
 UNAUTHENTICATED, ERROR = "AuthenticationResponse", "ErrorResponse"
+PASSKEY_SIGNUP_PENDING = "AuthenticationResponse, with the flow mfa_signup_webauthn"
 ALLAUTH_ANSWERS_OUTSIDE_ITS_SPEC = {
     ("POST", "auth/reauthenticate"): {401: UNAUTHENTICATED},
     ("GET", "auth/webauthn/authenticate"): {401: UNAUTHENTICATED},
@@ -59,12 +63,24 @@ ALLAUTH_ANSWERS_OUTSIDE_ITS_SPEC = {
     ("DELETE", "account/authenticators/totp"): {401: UNAUTHENTICATED},
     ("GET", "account/authenticators/recovery-codes"): {401: UNAUTHENTICATED},
     ("POST", "account/authenticators/recovery-codes"): {401: UNAUTHENTICATED, 200: None},
+    ("POST", "auth/webauthn/signup"): {401: PASSKEY_SIGNUP_PENDING},
+    ("GET", "auth/webauthn/reauthenticate"): {401: UNAUTHENTICATED},
+    ("POST", "auth/webauthn/reauthenticate"): {401: UNAUTHENTICATED},
+    ("GET", "account/authenticators/webauthn"): {401: UNAUTHENTICATED},
+    ("POST", "account/authenticators/webauthn"): {401: UNAUTHENTICATED, 400: ERROR},
+    ("PUT", "account/authenticators/webauthn"): {401: UNAUTHENTICATED, 400: ERROR},
+    ("DELETE", "account/authenticators/webauthn"): {401: UNAUTHENTICATED, 400: ERROR},
 }
 
 
 def conforms_to(spec, schema_name, body):
     """Whether ``body`` is valid against the specification's schema ``schema_name``."""
-    schema = {"$ref": f"#/components/schemas/{schema_name}", "components": spec["components"]}
+    components = spec["components"]
+    if schema_name == PASSKEY_SIGNUP_PENDING:
+        components = copy.deepcopy(components)
+        components["schemas"]["Flow"]["properties"]["id"]["enum"].append("mfa_signup_webauthn")
+        schema_name = UNAUTHENTICATED
+    schema = {"$ref": f"#/components/schemas/{schema_name}", "components": components}
     return jsonschema_rs.Draft7Validator(schema).is_valid(body)
 
 
@@ -76,10 +92,13 @@ def transactional_db():
 @pytest.fixture
 def site(live_server, ddb, settings):
     """The live server on DynamoDB Local, rate limits off: thousands of generated requests
-    from one address would otherwise meet them (tests/test_headless_guarantees.py proves the
-    limits on the API)."""
+    from one address would otherwise meet them (tests/test_headless_guarantees.py and
+    tests/test_headless_passkeys.py prove the limits on the API)."""
     settings.ACCOUNTS_RATE_LIMITS = False
     settings.ACCOUNTS_SITE_URL = live_server.url
+    # Routed always, answering 404 while off (allauth does not route it then): on, so that
+    # its answers are checked.
+    settings.ACCOUNTS_PASSKEY_SIGNUP = True
     return live_server.url
 
 

@@ -68,7 +68,7 @@ class ConfigView(APIView):
         }
         data = {
             "account": account,
-            "mfa": {"supported_types": ["recovery_codes", "totp", "webauthn"]},
+            "mfa": {"supported_types": ["recovery_codes", "totp", "webauthn"], "passkey_login_enabled": True},
             "usersessions": {"track_activity": False},
         }
         return Answer(data=data)
@@ -312,9 +312,10 @@ class EmailView(ReauthenticatedView):
     ``GET`` lists it. ``POST`` (``email``) asks to change it, as the email page does (fresh
     reauthentication, ``change_email`` limit): a verified address changes when the link mailed
     to the new one is opened, so the list still shows the old one; an unverified one is
-    replaced at once. ``PUT`` (``email``) sends the verification link of the address again.
-    ``PATCH`` (``email``, ``primary``) marks it primary: it always is. ``DELETE`` is refused
-    (400): an account keeps its address.
+    replaced at once. With an ``Idempotency-Key``, a resend gets the first answer and makes
+    no second change (:mod:`accounts.idempotency`). ``PUT`` (``email``) sends the
+    verification link of the address again. ``PATCH`` (``email``, ``primary``) marks it
+    primary: it always is. ``DELETE`` is refused (400): an account keeps its address.
     """
 
     http_method_names = ["get", "post", "put", "patch", "delete"]
@@ -331,7 +332,12 @@ class EmailView(ReauthenticatedView):
         if not form.is_valid():
             return responses.form_errors(form)
         account = user.account
-        changing = email_change.request_email_change(request, account=account, email=form.cleaned_data["email"])
+        changing = email_change.request_email_change(
+            request,
+            account=account,
+            email=form.cleaned_data["email"],
+            idempotency_key=request.headers.get(IDEMPOTENCY_KEY_HEADER),
+        )
         if changing.refusal is not None:
             form.add_store_error(changing.refusal)
             return responses.form_errors(form)

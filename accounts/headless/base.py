@@ -3,7 +3,6 @@ view writes itself (405, 410, 429, 503)."""
 
 from __future__ import annotations
 
-import json
 import logging
 from http import HTTPStatus
 from typing import Any
@@ -14,7 +13,7 @@ from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext_lazy as _
 from django.views import View
 
-from .. import devices, ratelimit
+from .. import bounded_json, devices, ratelimit
 from ..after_response import JsonThen
 from ..middleware import RETRY_AFTER_SECONDS, is_unavailable, outcome_of
 from . import clients, responses
@@ -31,6 +30,13 @@ UNAVAILABLE_MESSAGES = {
     ),
     "reads_only": _("This region serves reads only at the moment: nothing was saved. Please try again later."),
 }
+
+
+# An input holds at most a passkey's answer (65,536 characters, nesting 16 deep) and a few
+# short values beside it: anything longer or deeper is not an input of this API, and Python's
+# json would recurse once per level (a RecursionError, a 500).
+MAX_INPUT_LENGTH = 2 * 65536
+MAX_INPUT_DEPTH = 20
 
 
 class InvalidInput(Exception):
@@ -102,11 +108,12 @@ class APIView(View):
         return self.render(request, answer)
 
     def read_input(self, request: HttpRequest) -> dict[str, Any]:
-        """The JSON object of a POST, PUT, PATCH or DELETE body (``{}`` when empty)."""
+        """The JSON object of a POST, PUT, PATCH or DELETE body (``{}`` when empty), read only
+        when its size and nesting are bounded (:mod:`accounts.bounded_json`)."""
         if request.method in ("GET", "HEAD", "OPTIONS") or not request.body:
             return {}
         try:
-            data = json.loads(request.body)
+            data = bounded_json.loads(request.body, max_length=MAX_INPUT_LENGTH, max_depth=MAX_INPUT_DEPTH)
         except (ValueError, UnicodeDecodeError) as error:
             raise InvalidInput from error
         if not isinstance(data, dict):

@@ -55,6 +55,18 @@ def recovery_codes_data(account, codes: list[str] | None = None) -> dict:
     return data
 
 
+def webauthn_data(passkey) -> dict:
+    """allauth's ``WebAuthnAuthenticator`` (``is_passwordless`` is absent: whether the
+    authenticator keeps a discoverable credential is not known)."""
+    return {
+        "type": "webauthn",
+        "id": responses.authenticator_id(passkey.credential_id),
+        "name": passkey.name,
+        "created_at": _timestamp(passkey.created),
+        "last_used_at": _timestamp(passkey.last_used),
+    }
+
+
 def code_type(account, code: str) -> str:
     """Which authenticator ``code`` looks like a code of (``totp`` or ``recovery_codes``)."""
     return "totp" if account.totp_secret and totp.looks_like_a_code(totp.normalize(code)) else "recovery_codes"
@@ -106,7 +118,8 @@ class MFAReauthenticateView(AuthenticatedView):
 
 
 class AuthenticatorsView(AuthenticatedView):
-    """``GET account/authenticators``: the account's authenticator app and recovery codes."""
+    """``GET account/authenticators``: the account's authenticator app, recovery codes and
+    passkeys."""
 
     http_method_names = ["get"]
 
@@ -117,6 +130,7 @@ class AuthenticatorsView(AuthenticatedView):
             found.append(totp_data(account))
         if account.recovery_codes:
             found.append(recovery_codes_data(account))
+        found.extend(webauthn_data(passkey) for passkey in store.passkeys_of(account))
         return Answer(data=found)
 
 

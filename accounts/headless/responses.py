@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -13,6 +14,7 @@ from django.http import HttpRequest
 
 from .. import store
 from ..internal.flows import login as login_flow
+from ..mfa.flows.signup import PENDING_SESSION_KEY as PASSKEY_SIGNUP_SESSION_KEY
 from ..mfa.stages import authenticator_types
 from ..models import User
 from ..pending import PENDING_SESSION_KEY
@@ -76,6 +78,9 @@ def unauthenticated(request: HttpRequest, status: int = HTTPStatus.UNAUTHORIZED)
     pending = login_flow.pending_login(request)
     if pending is not None:
         flows.append({"id": pending.stage, "is_pending": True, "types": list(pending.types)})
+    elif request.session.get(PASSKEY_SIGNUP_SESSION_KEY):
+        # allauth's flow of a passkey signup waiting for its passkey (auth/webauthn/signup).
+        flows.append({"id": "mfa_signup_webauthn", "is_pending": True})
     elif request.session.get(PENDING_SESSION_KEY):
         flows.append({"id": "verify_email", "is_pending": True})
     return Answer(status=status, data={"flows": flows}, meta={"is_authenticated": False})
@@ -122,6 +127,12 @@ def _entries(validation_error: ValidationError, param: str | None) -> list[dict]
             entry["param"] = param
         entries.append(entry)
     return entries
+
+
+def authenticator_id(credential_id: str) -> int:
+    """The integer id allauth's ``WebAuthnAuthenticator`` carries, from the passkey's
+    credential id (48 bits of its SHA-256: exact in JavaScript's numbers)."""
+    return int(hashlib.sha256(credential_id.encode()).hexdigest()[:12], 16)
 
 
 def session_id(session_key_item_id: str) -> int:

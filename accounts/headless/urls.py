@@ -10,7 +10,7 @@ login by code) is not routed: 404.
 from django.urls import include, path
 from django.views.decorators.csrf import csrf_exempt, ensure_csrf_cookie
 
-from . import account_views, clients, mfa_views, openapi
+from . import account_views, clients, mfa_views, openapi, webauthn_views
 
 app_name = "headless"
 
@@ -34,6 +34,9 @@ OPERATIONS = [
     ("account/authenticators", mfa_views.AuthenticatorsView, "authenticators"),
     ("account/authenticators/totp", mfa_views.TOTPView, "totp"),
     ("account/authenticators/recovery-codes", mfa_views.RecoveryCodesView, "recovery_codes"),
+    ("auth/webauthn/signup", webauthn_views.WebAuthnSignupView, "webauthn_signup"),
+    ("auth/webauthn/reauthenticate", webauthn_views.WebAuthnReauthenticateView, "webauthn_reauthenticate"),
+    ("account/authenticators/webauthn", webauthn_views.ManageWebAuthnView, "webauthn"),
 ]
 
 

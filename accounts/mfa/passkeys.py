@@ -201,12 +201,13 @@ def _descriptors(credential_ids):
     return [PublicKeyCredentialDescriptor(id=base64url_to_bytes(credential)) for credential in sorted(credential_ids)]
 
 
-def registration_options(request, purpose, *, user_id, name, existing=()):
+def registration_options(request, purpose, *, user_id, name, existing=(), in_session=False):
     """The :class:`CeremonyOptions` of ``navigator.credentials.create()`` for an account with
     id ``user_id`` (the user handle a discoverable passkey returns at login) and ``name``,
-    excluding its ``existing`` credential ids; a new challenge is issued for ``purpose``."""
+    excluding its ``existing`` credential ids; a new challenge is issued for ``purpose``
+    (``in_session``: as :func:`authentication_options`)."""
     rp = relying_party()
-    challenge, cookie = _new_challenge(request, purpose)
+    challenge, cookie = _new_challenge(request, purpose, in_session=in_session)
     options = generate_registration_options(
         rp_id=rp.id,
         rp_name=rp.name,

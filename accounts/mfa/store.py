@@ -142,10 +142,11 @@ def new_passkey(account, credential, name):
     )
 
 
-def add_passkey(account, credential, name):
+def add_passkey(account, credential, name, *, token=None, also=()):
     """Register a passkey: ONE transaction adds its credential id to the account (as read),
     Puts the id's lock ``[attribute_not_exists(PK) OR expires < :now - margin]`` and the credential
-    item ``[attribute_not_exists(PK)]``. Returns the item.
+    item ``[attribute_not_exists(PK)]``. Returns the item. ``token`` and ``also``: the
+    transaction's ClientRequestToken and other actions (an idempotency key's record).
 
     Raises :class:`~accounts.exceptions.UniqueViolation` (``passkeys``) when any account,
     this one included, already registered this credential; :class:`TooManyPasskeys`;
@@ -155,7 +156,21 @@ def add_passkey(account, credential, name):
     if sign_in_methods_held(account) >= passkeys.MAX_PASSKEYS:
         raise TooManyPasskeys(f"An account has at most {passkeys.MAX_PASSKEYS} passkeys.")
     passkey = new_passkey(account, credential, name)
-    store.update_account(account, passkeys=held | {credential.credential_id}, also=[transactions.owned_put(passkey)])
+    store.update_account(
+        account,
+        passkeys=held | {credential.credential_id},
+        also=[transactions.owned_put(passkey), *also],
+        token=token,
+    )
+    return passkey
+
+
+def rename_passkey(account, passkey, name):
+    """Rename ``passkey`` (a credential item of ``account``): ONE transaction changes the
+    account (as read) and sets the item's name ``[attribute_exists(PK)]``. Raises
+    :class:`~accounts.exceptions.StaleItem` when either changed or went meanwhile."""
+    store.update_account(account, also=[transactions.owned_update(passkey, {"name": name})])
+    passkey.name = name
     return passkey
 
 

@@ -36,6 +36,7 @@ from .actions import (
     Transaction,
     _free_condition,
     _guarded_put,
+    _hash_key,
     _key_target,
     _owned_delete,
     _still_as_read,
@@ -86,6 +87,34 @@ def used_challenge_spend(record: TableModel) -> Spend:
        has expired: no challenge is accepted again while its record is gone;
     3. the challenge is 32 random bytes, so no other ceremony is refused by its record."""
     return _single_use_record(record)
+
+
+def idempotency_key_spend(record: TableModel) -> Spend:
+    """The builder of the ``Put`` of the record that a change was made with a client's
+    ``Idempotency-Key`` (:class:`accounts.idempotency.KeyRecord`), guarded as
+    :func:`totp_step_spend` and sent in the change's own transaction. A resent change dies
+    because:
+
+    1. within 10 minutes DynamoDB itself refuses its ClientRequestToken (derived from the
+       same key) for a request that differs, and answers one that does not with success
+       without applying it again;
+    2. after that, this record exists until it expires (a day), so the Put fails and the
+       change with it (and a caller that reads it first sends nothing);
+    3. the record's key is a digest of the key, the operation and the account: another
+       account's or another operation's change is never refused by it."""
+    return _single_use_record(record)
+
+
+def owned_update(item: TableModel, changes: Mapping[str, Any]) -> Action:
+    """``Update item SET changes [attribute_exists(PK)]`` of an item an account owns (a
+    passkey's name), sent with the account's change, whose guard (the account as read) says
+    it is the account's: the item must still be there, so a change never recreates an item
+    removed meanwhile as a fragment."""
+    model = type(item)
+    attributes = model.get_attributes()
+    actions: list[UpdateAction] = [attributes[name].set(value) for name, value in changes.items()]
+    body = item.get_update_kwargs_from_instance(actions=actions, condition=_hash_key(model).exists())
+    return Action("Update", body, OWNED_ITEM, _key_target(item))
 
 
 def _single_use_record(record: TableModel) -> Spend:

@@ -1,5 +1,8 @@
 """Changing the account's email address: the request (a link to the new address, or an
-unverified address replaced at once), the link's confirmation, and the cancellation."""
+unverified address replaced at once), the link's confirmation, and the cancellation. A
+request may carry an idempotency key (:mod:`accounts.idempotency`, the API's
+``Idempotency-Key``): a resend of a change that was made changes nothing, mails nothing and
+is not counted again."""
 
 from __future__ import annotations
 
@@ -7,7 +10,8 @@ from dataclasses import dataclass
 
 from django.http import HttpRequest
 
-from ... import ratelimit, store, verification
+from ... import idempotency, ratelimit, store, verification
+from ...exceptions import StaleItem, TokenReused
 from ...form_errors import STORE_REFUSALS
 from ...tables import Account
 from .email_verification import KeyOutcome
@@ -15,8 +19,8 @@ from .email_verification import KeyOutcome
 # How a request was answered: a link went to the new address (the address changes when it
 # is opened); the unverified address was replaced at once and the new one gets a
 # verification link; the current address, typed again, kept (cancelling a pending change);
-# or the store refused it (``refusal``).
-EMAIL_CHANGE, VERIFICATION, KEPT, REFUSED = "email_change", "verification", "kept", "refused"
+# or the store refused it (``refusal``); or it resent a change made with its idempotency key.
+EMAIL_CHANGE, VERIFICATION, KEPT, REFUSED, RESENT = "email_change", "verification", "kept", "refused", "resent"
 # The rate limit of a request that mails someone (ACCOUNTS_RATE_LIMITS, per account).
 ACTION = "change_email"
 
@@ -45,7 +49,9 @@ class EmailChangeCancel:
     refusal: Exception | None = None
 
 
-def request_email_change(request: HttpRequest, *, account: Account, email: str) -> EmailChangeRequest:
+def request_email_change(
+    request: HttpRequest, *, account: Account, email: str, idempotency_key: str | None = None
+) -> EmailChangeRequest:
     """Ask to change the address of ``account`` to ``email`` (already cleaned): a verified
     address changes only when the link mailed to the new one is opened, and the old one is
     told; an unverified one is replaced at once, and the new address gets a verification
@@ -55,19 +61,35 @@ def request_email_change(request: HttpRequest, *, account: Account, email: str) 
     :class:`~accounts.ratelimit.RateLimited` past it); typing the current address again
     mails nobody and is not counted, so whoever used up the limit from this account cannot
     keep its owner from cancelling their change.
+
+    With ``idempotency_key``, the key becomes the transaction's ClientRequestToken and the
+    transaction records it: a request whose key was used for a change already answers
+    ``resent`` and does nothing else.
     """
+    change = idempotency.change_for("email", account.id, idempotency_key)
+    if change is not None and change.recorded_outcome() is not None:
+        return EmailChangeRequest(RESENT, email)
+    token, also = (None, []) if change is None else (change.token, [change.record_put(email)])
     try:
         if not store.is_verified(account):
             ratelimit.consume(request, ACTION)
-            store.change_email(account, email)
+            store.change_email(account, email, token=token, also=also)
             return EmailChangeRequest(VERIFICATION, email, mail=verification.send_verification(request, account))
         if store.is_same_address(account, email):
             # The same mailbox written another way: nothing to prove, the lock stays.
             cancelled = account.pending_email
-            store.change_email(account, email)
+            store.change_email(account, email, token=token, also=also)
             return EmailChangeRequest(KEPT, email, cancelled=cancelled)
         ratelimit.consume(request, ACTION)
-        return EmailChangeRequest(EMAIL_CHANGE, email, mail=verification.start_email_change(request, account, email))
+        mail = verification.start_email_change(request, account, email, token=token, also=also)
+        return EmailChangeRequest(EMAIL_CHANGE, email, mail=mail)
+    except (StaleItem, TokenReused) as refusal:
+        # Refused because the first request with this key made the change meanwhile?
+        if change is not None and change.recorded_outcome() is not None:
+            return EmailChangeRequest(RESENT, email)
+        if isinstance(refusal, TokenReused):
+            raise
+        return EmailChangeRequest(REFUSED, email, refusal=refusal)
     except STORE_REFUSALS as refusal:
         return EmailChangeRequest(REFUSED, email, refusal=refusal)
 

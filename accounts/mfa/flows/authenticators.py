@@ -5,7 +5,12 @@ Only an account whose address is verified may set one up (:func:`may_set_up`): a
 factor protects an account, and an account protects only the address it has proved.
 """
 
+from django.contrib.auth.hashers import is_password_usable
+
+from ... import idempotency
+from ... import store as store_of_accounts
 from ...app_settings import app_settings
+from ...exceptions import StaleItem, TokenReused
 from ...tables import sign_in_methods_held
 from .. import passkeys, recovery_codes, store, totp
 from ..notices import authenticator_added, authenticator_removed
@@ -70,16 +75,59 @@ def passkey_options(request, account):
     )
 
 
-def add_passkey(request, account, name, credential_json):
+def add_passkey(request, account, name, credential_json, *, idempotency_key=None):
     """Register the passkey the browser created, named ``name``. Raises
     :class:`~accounts.mfa.passkeys.PasskeyRefused`, :class:`~accounts.exceptions.UniqueViolation`
     (any account registered this credential already), :class:`~accounts.mfa.store.TooManyPasskeys`
-    or :class:`~accounts.exceptions.StaleItem`."""
+    or :class:`~accounts.exceptions.StaleItem`.
+
+    With ``idempotency_key`` (the API's ``Idempotency-Key``), a resend of a registration that
+    was made returns the passkey it added (``None`` if it was removed since) and changes
+    nothing: see :mod:`accounts.idempotency`."""
+    change = idempotency.change_for("passkey_add", account.id, idempotency_key)
+    added = change.recorded_outcome() if change is not None else None
+    if added is not None:
+        return _added(account, added)
     challenge = passkeys.take_challenge(request, passkeys.REGISTER)
     credential = passkeys.verify_new_credential(request, credential_json, challenge)
-    passkey = store.add_passkey(account, credential, name)
+    if change is None:
+        passkey = store.add_passkey(account, credential, name)
+    else:
+        record = change.record_put(credential.credential_id)
+        try:
+            passkey = store.add_passkey(account, credential, name, token=change.token, also=[record])
+        except (StaleItem, TokenReused):
+            # Refused because the first request with this key added it meanwhile?
+            added = change.recorded_outcome()
+            if added is None:
+                raise
+            return _added(account, added)
     authenticator_added(request, account, "passkey", name)
     return passkey
+
+
+def _added(account, credential_id):
+    """The passkey of ``credential_id`` as the account is now (``None`` if it went since)."""
+    current = store_of_accounts.get_account(account.id) or account
+    return next((passkey for passkey in store.passkeys_of(current) if passkey.credential_id == credential_id), None)
+
+
+def rename_passkey(request, account, passkey, name):
+    """Give ``passkey`` of ``account`` the name ``name``. Raises
+    :class:`~accounts.exceptions.StaleItem` (the account or the passkey changed meanwhile)."""
+    return store.rename_passkey(account, passkey, name)
+
+
+def remove_passkeys(request, account, removed):
+    """Remove the passkeys ``removed`` (credential items of ``account``), one transaction
+    each. Raises :class:`~accounts.mfa.store.LastWayIn` before removing any when they are
+    the last ways into an account without a usable password (each removal's transaction is
+    guarded by the account as read all the same)."""
+    every_one = {passkey.credential_id for passkey in removed} >= set(account.passkeys or ())
+    if every_one and not is_password_usable(account.password):
+        raise store.LastWayIn("The account's last passkey is its only way in: set a password first.")
+    for passkey in removed:
+        remove_passkey(request, account, passkey)
 
 
 def remove_passkey(request, account, passkey, by_staff=False):

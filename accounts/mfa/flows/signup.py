@@ -26,13 +26,18 @@ def pending(request):
     return request.session.get(PENDING_SESSION_KEY)
 
 
-def options(request):
+def options(request, *, in_session=False):
     """The registration options of the new account's passkey
-    (:class:`~accounts.mfa.passkeys.CeremonyOptions`, its challenge in a signed cookie):
-    its user handle is the id the account will have (derived from the signup's token)."""
+    (:class:`~accounts.mfa.passkeys.CeremonyOptions`, its challenge in a signed cookie, or
+    in the session with ``in_session``: the API's app client keeps no cookie): its user
+    handle is the id the account will have (derived from the signup's token)."""
     data = pending(request)
     return passkeys.registration_options(
-        request, passkeys.SIGNUP, user_id=account_store.account_id_for_token(data["token"]), name=data["username"]
+        request,
+        passkeys.SIGNUP,
+        user_id=account_store.account_id_for_token(data["token"]),
+        name=data["username"],
+        in_session=in_session,
     )
 
 
