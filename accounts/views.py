@@ -147,8 +147,9 @@ class LoginView(RateLimitMixin, auth_views.LoginView):
     def get_form_class(self):
         return get_adapter(self.request).get_form_class("login")
 
-    def get_default_redirect_url(self):
-        return get_adapter(self.request).get_login_redirect_url(self.request)
+    def get_success_url(self):
+        # The one decision of where a login lands, shared with the second step's pages.
+        return login_flow.redirect_url(self.request, self.get_redirect_url())
 
     def post(self, request, *args, **kwargs):
         # The account's sessions are read with it, so the new one ends the oldest beyond

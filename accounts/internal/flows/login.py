@@ -16,6 +16,7 @@ from typing import Protocol
 
 from django.contrib.auth import login as django_login
 from django.http import HttpRequest
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.module_loading import import_string
 
 from ...adapter import get_adapter
@@ -79,6 +80,15 @@ def continue_login(
             return login_stage.pending(request)
     django_login(request, user, backend=BACKEND)
     return None
+
+
+def redirect_url(request: HttpRequest, next_url: str | None) -> str:
+    """Where a finished login lands, whichever stage finished it (the password, a second
+    factor, a passkey): ``next_url`` when it stays on this site, else the adapter's
+    :meth:`~accounts.adapter.DefaultAccountAdapter.get_login_redirect_url`."""
+    if next_url and url_has_allowed_host_and_scheme(next_url, {request.get_host()}, require_https=request.is_secure()):
+        return next_url
+    return str(get_adapter(request).get_login_redirect_url(request))
 
 
 def log_in(request: HttpRequest, user: User, *, method: dict) -> None:
