@@ -3,7 +3,6 @@
 import uuid
 
 from django import forms
-from django.contrib.auth import authenticate
 from django.contrib.auth import forms as auth_forms
 from django.contrib.auth.hashers import check_password
 from django.core import signing
@@ -13,9 +12,9 @@ from django.views.decorators.debug import sensitive_variables
 
 from . import ratelimit, store, verification
 from .adapter import get_adapter
-from .backends import RATE_LIMITED_ATTRIBUTE, UNVERIFIED_ATTRIBUTE
 from .exceptions import ItemAlreadyExists, TokenReused, UniqueViolation
 from .form_errors import STORE_REFUSALS, StoreErrorsMixin  # noqa: F401  (STORE_REFUSALS: for the views)
+from .internal.flows import login as login_flow
 from .mfa.flows.reauthentication import count_password_check
 from .models import User
 from .rules import AccountValuesForm, EmailField, NewUsernameMixin, UsernameField
@@ -98,8 +97,8 @@ class LoginForm(auth_forms.AuthenticationForm):
         "unverified": _("Your email address is not verified yet. Open the link we mailed you, or send it again below."),
     }
 
-    # The account whose password was right but whose address is not verified (or None).
-    unverified_account = None
+    # What the password stage came to (accounts.internal.flows.login.LoginOutcome), once cleaned.
+    outcome = None
 
     def __init__(self, request=None, *args, **kwargs):
         super().__init__(request, *args, **kwargs)
@@ -109,29 +108,35 @@ class LoginForm(auth_forms.AuthenticationForm):
         username.max_length = 254
         username.widget.attrs["maxlength"] = 254
 
+    @property
+    def unverified_account(self):
+        """The account whose password was right but whose address is not verified, or ``None``."""
+        return (
+            self.outcome.account if self.outcome is not None and self.outcome.status == login_flow.UNVERIFIED else None
+        )
+
     @sensitive_variables("password")
     def clean(self):
-        """Authenticate. The backend counts the attempt against ``login_failed`` first (see
-        :mod:`accounts.devices`): over the limit, even the right password is refused without
-        being checked (guessing must not go on), and the form says how long to wait. The
-        right password of an account whose address is not verified yet (mode "mandatory")
-        is the error ``unverified``, not a failure.
+        """The password stage of the login flow
+        (:func:`accounts.internal.flows.login.authenticate_password`), its outcome shown: over
+        ``login_failed`` (see :mod:`accounts.devices`), even the right password is refused
+        without being checked (guessing must not go on), and the form says how long to wait;
+        the right password of an account whose address is not verified yet (mode
+        "mandatory") is the error ``unverified``, not a failure.
         """
         username = self.cleaned_data.get("username")
         password = self.cleaned_data.get("password")
         if username is None or not password:
             return self.cleaned_data
-        self.user_cache = authenticate(self.request, username=username, password=password)
-        if self.user_cache is None:
-            limited = getattr(self.request, RATE_LIMITED_ATTRIBUTE, None)
-            if limited is not None:
-                ratelimit.refuse(self, limited)
-                return self.cleaned_data
-            account = getattr(self.request, UNVERIFIED_ATTRIBUTE, None)
-            if account is not None:
-                self.unverified_account = account
-                raise ValidationError(self.error_messages["unverified"], code="unverified")
+        self.outcome = login_flow.authenticate_password(self.request, login=username, password=password)
+        if self.outcome.status == login_flow.RATE_LIMITED:
+            ratelimit.refuse(self, self.outcome.refusal)
+            return self.cleaned_data
+        if self.outcome.status == login_flow.UNVERIFIED:
+            raise ValidationError(self.error_messages["unverified"], code="unverified")
+        if self.outcome.status != login_flow.AUTHENTICATED:
             raise self.get_invalid_login_error()
+        self.user_cache = self.outcome.user
         self.confirm_login_allowed(self.user_cache)
         return self.cleaned_data
 

@@ -18,7 +18,7 @@ A logged-in session lives in its account's partition, ``PK=ACCT#<id>``,
   holder as read (absent, or the session it named, which the same transaction deletes).
   Two logins that read the same slot cannot both take it: the second is cancelled, reads
   the partition again and takes another slot (or the least recently seen one). A login
-  reads the account's partition (:func:`counting_sessions`) instead of the account alone,
+  reads the account's partition (:func:`counts_at_login`) instead of the account alone,
   so choosing costs no request more; a session without a slot (written before the bound,
   or while the limit was off) is ended by the next login, up to
   :data:`MAX_ENDED_BY_A_LOGIN` of them a login.
@@ -39,7 +39,6 @@ A session ends at the first of two timeouts (NIST SP 800-63B-4 §2.2.3, docs/sec
   item then stays until ``expires`` (TTL), read as absent.
 """
 
-import contextlib
 import contextvars
 import hashlib
 import re
@@ -56,7 +55,7 @@ from django.http import HttpRequest
 from django.utils.crypto import get_random_string
 from django.utils.translation import gettext
 
-from . import dynamo, lookups, regions, transactions
+from . import dynamo, regions, transactions
 from .app_settings import app_settings
 from .exceptions import Busy, StaleItem, Unavailable
 from .tables import ACCOUNT_PREFIX, PROFILE_SORT_KEY, account_pk, get_account_model, has_expired, is_gone, raw_expires
@@ -254,7 +253,7 @@ class SessionStore(SessionBase):
         self._limited_elsewhere = False
         # (key, data) as last saved by this request: saving them again sends nothing.
         self._saved = None
-        # (account id, its live session items, its slots) as a login read them (counting_sessions).
+        # (account id, its live session items, its slots) as a login read them (counts_at_login).
         self._login_sessions = None
         # The slot this session holds, as loaded; the slot a new session takes, as chosen
         # ([number, holder as read]); and the guarded Put of that slot, once planned.
@@ -655,17 +654,12 @@ def end_sessions(account_id, *, except_key=None, sessions=None):
     return len(ended)
 
 
-@contextlib.contextmanager
-def counting_sessions(request):
-    """Within the block (a login), the account is read with its sessions, one ``Query``
-    instead of one ``GetItem``, so the new session ends those beyond
-    ``ACCOUNTS_MAX_SESSIONS`` in its own write: no request more."""
-    session = getattr(request, "session", None)
-    if not isinstance(session, SessionStore) or app_settings.MAX_SESSIONS is None:
-        yield
-        return
-    with lookups.read_owner_partition(session.note_account_items):
-        yield
+def counts_at_login(request: HttpRequest) -> bool:
+    """Whether a login on ``request`` reads the account with its sessions (one ``Query``
+    instead of one ``GetItem``) and hands them to :meth:`SessionStore.note_account_items`,
+    so that the new session ends those beyond ``ACCOUNTS_MAX_SESSIONS`` in its own write:
+    with sessions kept here and the limit on."""
+    return isinstance(getattr(request, "session", None), SessionStore) and app_settings.MAX_SESSIONS is not None
 
 
 def list_sessions(account_id, current_key=None, sessions=None):

@@ -307,9 +307,16 @@ def get_by_login(login, *, likely=()):
     before), read in the same request as the lock: when one of them holds it, the login
     costs one request instead of two.
     """
-    model = get_account_model()
-    with lookups.read_along(model, [account_pk(account_id) for account_id in likely]):
-        return lookups.get_by_unique(model, login_constraint(login), login)
+    likely_keys = [account_pk(account_id) for account_id in likely]
+    return lookups.get_by_unique(get_account_model(), login_constraint(login), login, likely=likely_keys)
+
+
+def get_by_login_with_partition(login):
+    """``(account, others)``: the account for a login name, as :func:`get_by_login` finds it,
+    read with its whole partition in one ``Query``; ``others``: the partition's other raw
+    items (its sessions and session slots), for a login to count them and to choose its
+    session slot without a request of its own."""
+    return lookups.get_by_unique_with_partition(get_account_model(), login_constraint(login), login)
 
 
 def login_lock_key(login):

@@ -139,7 +139,9 @@ def _welcomed(request, user):
 class LoginView(RateLimitMixin, auth_views.LoginView):
     """Log in with a username or an email address; ``?next=`` is honoured when safe.
 
-    The form applies the ``login_failed`` rate limit; past it, this answers 429."""
+    The form runs the login flow's password stage and shows its refusals (past the
+    ``login_failed`` rate limit, this answers 429); the view continues the login
+    (:func:`accounts.internal.flows.login.continue_login`): a stage to pass, or logged in."""
 
     template_name = "accounts/login.html"
     redirect_authenticated_user = True
@@ -151,21 +153,15 @@ class LoginView(RateLimitMixin, auth_views.LoginView):
         # The one decision of where a login lands, shared with the second step's pages.
         return login_flow.redirect_url(self.request, self.get_redirect_url())
 
-    def post(self, request, *args, **kwargs):
-        # The account's sessions are read with it, so the new one ends the oldest beyond
-        # ACCOUNTS_MAX_SESSIONS in its own write.
-        with sessions.counting_sessions(request):
-            return super().post(request, *args, **kwargs)
-
     def form_valid(self, form):
         user = form.get_user()
         if breached_passwords.times_breached(form.cleaned_data["password"]):
             # NIST SP 800-63B-4: the login goes on, and the person is asked to change it.
             messages.warning(self.request, breached_passwords.LOGIN_WARNING)
         # The password is right, but no session logs in before the stages it needs.
-        pending = login_flow.continue_login(self.request, user, redirect_to=self.get_success_url())
-        if pending is not None:
-            return redirect(pending.url_name)
+        outcome = login_flow.continue_login(self.request, user, redirect_to=self.get_success_url())
+        if outcome.status == login_flow.PENDING:
+            return redirect(outcome.pending.url_name)
         response = HttpResponseRedirect(self.get_success_url())
         get_adapter(self.request).add_success_message(self.request, "logged_in", username=user.username)
         # This browser is now trusted for the account: guesses from elsewhere never lock it out.

@@ -104,31 +104,25 @@ class LoginView(APIView):
         name_field = "email" if self.text("email") is not None else "username"
         data = {"username": self.text(name_field) or "", "password": self.text("password") or ""}
         form = get_adapter(request).get_form_class("login")(request, data=data)
-        # The account is read with its sessions, so the new one ends the oldest beyond
-        # ACCOUNTS_MAX_SESSIONS in its own write (as the login page does).
-        with sessions.counting_sessions(request):
-            valid = form.is_valid()
-            if not valid:
-                return self.refused(request, form, name_field)
-            user = form.get_user()
-            login_flow.abandon(request)
-            pending = login_flow.continue_login(
-                request, user, redirect_to="", method={"method": "password", name_field: data["username"]}
-            )
-        if pending is not None:
+        if not form.is_valid():
+            return self.refused(request, form, name_field)
+        login_flow.abandon(request)
+        outcome = login_flow.continue_login(
+            request, form.get_user(), redirect_to="", method={"method": "password", name_field: data["username"]}
+        )
+        if outcome.status == login_flow.PENDING:
             return responses.unauthenticated(request)
-        answer = responses.authenticated(request, user)
-        answer.trusted_account = user.pk
+        answer = responses.authenticated(request, outcome.user)
+        answer.trusted_account = outcome.user.pk
         return answer
 
     def refused(self, request: HttpRequest, form, name_field: str) -> Answer:
-        limited = getattr(form, "rate_limited", None)
-        if limited is not None:
-            raise limited
-        account = form.unverified_account
-        if account is not None:
+        outcome = form.outcome
+        if outcome is not None and outcome.status == login_flow.RATE_LIMITED:
+            raise outcome.refusal
+        if outcome is not None and outcome.status == login_flow.UNVERIFIED:
             # The password was right: this person may verify, and ask for the link again.
-            remember_pending(request, account.id, account.email, verification.SENT)
+            remember_pending(request, outcome.account.id, outcome.account.email, verification.SENT)
             return responses.unauthenticated(request)
         return responses.form_errors(form, {"username": name_field})
 
