@@ -232,6 +232,21 @@ def _live_sessions(items, now):
     return [raw for raw in items if raw["SK"]["S"].startswith(SESSION_SORT_PREFIX) and _is_live(raw, now)]
 
 
+@dataclass(frozen=True)
+class SessionWrite:
+    """The write that saves a session (:meth:`SessionStore.prepare_write`): ``put``, the
+    guarded PutItem of its item; ``deletes``, the raw keys to delete with it (the session it
+    replaces, cleared counters, sessions beyond the limit); ``slot_put``, the guarded Put of
+    the session slot a new session takes (``None``: it takes none). ``now`` and ``data``:
+    when and what it saves."""
+
+    put: dict
+    deletes: list
+    slot_put: dict | None
+    now: int
+    data: dict
+
+
 class SessionStore(SessionBase):
     """Django session store keeping each session as an item of the accounts table."""
 
@@ -458,11 +473,6 @@ class SessionStore(SessionBase):
             self._deletes.append(dynamo.key(pk, sort_key))
         self._slot_choice = list(slot) if slot else None
 
-    def slot_put(self):
-        """The guarded Put of the session slot the new session of this request's last
-        :meth:`write_with` takes (``None``: it takes none), to send in its transaction."""
-        return self._slot_put
-
     def delete_with_next_save(self, raw_key):
         """Delete the item at ``raw_key`` when this session is saved: in the same request
         when the save puts a new session (a login), else right after. A login clears its
@@ -503,25 +513,26 @@ class SessionStore(SessionBase):
                 deletes = self._take_slot(account_id, item)
         raise Unavailable("Other logins of this account kept taking the session slots; no session was written.")
 
-    def write_with(self, send):
-        """Save this session by handing its write to ``send(put, deletes)`` instead of sending
-        it: ``put`` is the guarded PutItem of the session's item, ``deletes`` the raw keys to
-        delete with it (the session it replaces, cleared counters). A second factor's sign-in
-        sends them in one transaction with its single-use writes (:mod:`accounts.mfa`).
-
-        Returns what ``send`` returns. When ``send`` raises, nothing of this session is
-        stored: it is emptied and will not be saved (its cookie is dropped).
-        """
+    def prepare_write(self):
+        """The write that saves this session now, as a :class:`SessionWrite`, for a caller
+        that sends it in one transaction with writes of its own (a second factor's sign-in
+        with its single-use writes, :mod:`accounts.mfa`). Then call :meth:`written` once
+        the transaction committed, or :meth:`discard` when it failed: nothing of this
+        session is stored then."""
         data = self._get_session()
         item, new, now = self._next_item(data)
         deletes, self._deletes = self._pending_deletes(), []
-        try:
-            result = send(self._put_params(item, new, now), deletes)
-        except BaseException:
-            self._session_cache, self._session_key, self.modified = {}, None, False
-            raise
-        self._saved_as(item, now, data)
-        return result
+        return SessionWrite(self._put_params(item, new, now), deletes, self._slot_put, now, dict(data))
+
+    def written(self, write):
+        """Note that ``write`` (from :meth:`prepare_write`) was sent: saving the same data
+        again in this request sends nothing."""
+        self._saved_as(write.put["Item"], write.now, write.data)
+
+    def discard(self):
+        """Forget this session after its write (from :meth:`prepare_write`) failed: it is
+        emptied and will not be saved (its cookie is dropped)."""
+        self._session_cache, self._session_key, self.modified = {}, None, False
 
     def _pending_deletes(self):
         """The raw keys to delete with the next write, but those this request ended already

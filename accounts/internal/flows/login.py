@@ -225,7 +225,11 @@ def continue_login(
     for login_stage in stages(request):
         if login_stage.is_needed(user):
             login_stage.stage(request, user, redirect_to)
-            return LoginOutcome(PENDING, user=user, pending=login_stage.pending(request))
+            # A stage that lasts no time at all is pending and expired already (its page says so).
+            pending = login_stage.pending(request) or PendingLogin(
+                login_stage.key, user.pk, 0, (), login_stage.url_name
+            )
+            return LoginOutcome(PENDING, user=user, pending=pending)
     django_login(request, user, backend=BACKEND)
     return LoginOutcome(DONE, user=user)
 

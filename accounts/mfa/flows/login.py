@@ -161,11 +161,14 @@ def sign_in(request, user, spends, ends=(), slot=None):
     request.session.end_with_login(ends, slot)
     login(request, user, backend=BACKEND)
     session = request.session
+    write = session.prepare_write()
     try:
-        session.write_with(lambda put, deletes: store.sign_in(put, deletes, spent_session, spends, session.slot_put()))
+        store.sign_in(write.put, write.deletes, spent_session, spends, write.slot_put)
     except BaseException:
+        session.discard()
         request.user = AnonymousUser()
         raise
+    session.written(write)
 
 
 def authenticate_with_code(request, code):
