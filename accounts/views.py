@@ -22,6 +22,7 @@ from .adapter import get_adapter
 from .exceptions import Busy, StaleItem
 from .forms import STORE_REFUSALS
 from .internal.flows import login as login_flow
+from .internal.flows import sessions as sessions_flow
 from .internal.flows import signup as signup_flow
 from .mfa.flows.reauthentication import ReauthenticationRequiredMixin
 from .middleware import OUTCOME_UNKNOWN, RETRY_AFTER_SECONDS, is_unavailable, outcome_of
@@ -195,18 +196,11 @@ class LogoutView(auth_views.LogoutView):
 
 class AccountSessionsMixin:
     """A page about the signed-in account's sessions: the session load reads them all,
-    with the account, in its one request (see :mod:`accounts.sessions`)."""
+    with the account, in its one request (see :mod:`accounts.internal.flows.sessions`)."""
 
     def dispatch(self, request, *args, **kwargs):
-        if sessions.in_use() and isinstance(request.session, sessions.SessionStore):
-            request.session.want_all_sessions()
+        sessions_flow.read_with_session(request)
         return super().dispatch(request, *args, **kwargs)
-
-    def account_sessions(self):
-        """The raw session items of the signed-in account, or ``None`` without server-side sessions."""
-        if not isinstance(self.request.session, sessions.SessionStore):
-            return None
-        return self.request.session.account_sessions()
 
 
 @method_decorator(never_cache, name="dispatch")
@@ -220,11 +214,9 @@ class ProfileView(AccountSessionsMixin, AccountLoginRequiredMixin, TemplateView)
         context = super().get_context_data(
             email_verified=store.is_verified(account), pending_email=account.pending_email, **kwargs
         )
-        items = self.account_sessions()
-        if items is not None:
-            context["sessions"] = sessions.list_sessions(
-                self.request.user.pk, self.request.session.session_key, sessions=items
-            )
+        listed = sessions_flow.list_sessions(self.request)
+        if listed is not None:
+            context["sessions"] = listed
         return context
 
 
@@ -236,9 +228,7 @@ class EndOtherSessionsView(AccountSessionsMixin, ReauthenticationRequiredMixin, 
     http_method_names = ["post"]
 
     def post(self, request):
-        items = self.account_sessions()
-        if items is not None:
-            sessions.end_sessions(request.user.pk, except_key=request.session.session_key, sessions=items)
+        sessions_flow.end_other_sessions(request)
         get_adapter(request).add_success_message(request, "other_sessions_ended")
         return redirect("accounts:profile")
 

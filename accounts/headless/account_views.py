@@ -18,6 +18,7 @@ from ..adapter import get_adapter
 from ..form_errors import STORE_REFUSALS
 from ..forms import SIGNUP_TOKEN_SALT, new_signup_token
 from ..internal.flows import login as login_flow
+from ..internal.flows import sessions as sessions_flow
 from ..internal.flows import signup as signup_flow
 from ..mfa.flows import reauthentication
 from ..models import User
@@ -414,7 +415,8 @@ class SessionsView(AuthenticatedView):
     http_method_names = ["get", "delete"]
 
     def get(self, request: HttpRequest) -> Answer:
-        return Answer(data=[self.session_data(info) for info in self.infos(request)])
+        listed = sessions_flow.list_sessions(request) or []
+        return Answer(data=[self.session_data(info) for info in listed])
 
     def delete(self, request: HttpRequest) -> Answer:
         wanted = self.input.get("sessions")
@@ -422,30 +424,12 @@ class SessionsView(AuthenticatedView):
             isinstance(item, int) and not isinstance(item, bool) for item in wanted
         ):
             return responses.error(_("Enter a list of session ids."), "invalid", "sessions")
-        if not isinstance(request.session, sessions.SessionStore):
-            return Answer(data=[])
-        items = request.session.account_sessions()
-        by_id = {self.id_of(request, raw): raw for raw in items}
-        ending = [by_id[item] for item in wanted if item in by_id]
-        current = sessions.raw_key(request.session.session_key)
-        others = [raw for raw in ending if (raw["PK"], raw["SK"]) != (current["PK"], current["SK"])]
-        if others:
-            sessions.end_sessions(request.user.pk, sessions=others)
-        if len(others) < len(ending):
-            logout(request)
+        listed = sessions_flow.list_sessions(request) or []
+        ids = {info.id for info in listed if responses.session_id(info.id) in wanted}
+        ended = sessions_flow.end_sessions(request, ids)
+        if ended.logged_out:
             return responses.unauthenticated(request)
-        remaining = [raw for raw in items if raw not in others]
-        return Answer(data=[self.session_data(info) for info in self.infos(request, remaining)])
-
-    def id_of(self, request: HttpRequest, raw: dict) -> int:
-        """The API's id of the session item ``raw``."""
-        return responses.session_id(sessions.list_sessions(request.user.pk, sessions=[raw])[0].id)
-
-    def infos(self, request: HttpRequest, items=None) -> list[sessions.SessionInfo]:
-        if not isinstance(request.session, sessions.SessionStore):
-            return []
-        items = request.session.account_sessions() if items is None else items
-        return sessions.list_sessions(request.user.pk, request.session.session_key, sessions=items)
+        return Answer(data=[self.session_data(info) for info in ended.remaining])
 
     def session_data(self, info: sessions.SessionInfo) -> dict:
         return {
