@@ -74,12 +74,23 @@ ANONYMOUS_SORT_KEY = "SESSION"
 SECRET_LENGTH = 32  # 32 of 36 characters: 165 random bits, as Django's own session keys
 USER_AGENT_MAX_LENGTH = 512
 
-# The account item read together with this request's session, for AccountBackend.get_user.
-# A new SessionStore (one per request) resets it, so it never outlives its request.
 _prefetched_account = contextvars.ContextVar("accounts_prefetched_account", default=None)
-# The (PK, SK) of the sessions this request ended (end_sessions), so that neither its logout
-# nor its new key deletes one again. A new SessionStore (one per request) resets it.
+"""``(account id, account or None)`` as this request's session load read it, for
+:meth:`accounts.backends.AccountBackend.get_user`. Not a flow's state: a per-request cache of
+one read, which saves the ``GetItem`` of every logged-in page. It cannot travel as an
+argument: Django's ``AuthenticationMiddleware`` calls ``get_user(request)``, which calls the
+backend's ``get_user(user_id)`` with the id alone, and the host's settings name that
+middleware. A new :class:`SessionStore` (one per request) resets it."""
+
 _ended_keys = contextvars.ContextVar("accounts_ended_session_keys", default=None)
+"""The ``(PK, SK)`` of the sessions this request ended (:func:`end_sessions`), so that
+neither its logout nor its new key deletes one again (and a deletion costs no request
+more). Not a flow's state: a per-request record of what was deleted, kept by the session
+store about its own items. It cannot travel as an argument: the sessions are ended by
+``User.save()`` after a new password and by ``User.delete()`` (Django's model API, which
+takes no request), and by the store under the deletion and staff flows, while the session
+that must not delete them again is the request's. A new :class:`SessionStore` (one per
+request) resets it."""
 
 
 def in_use():
