@@ -45,6 +45,7 @@ import re
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import botocore.exceptions
 from django.conf import settings
@@ -93,7 +94,7 @@ that must not delete them again is the request's. A new :class:`SessionStore` (o
 request) resets it."""
 
 
-def in_use():
+def in_use() -> bool:
     """Whether the project keeps its sessions here (``SESSION_ENGINE``)."""
     return settings.SESSION_ENGINE == __name__
 
@@ -300,7 +301,7 @@ class SessionStore(SessionBase):
         so the login costs what it did."""
         self._limited_elsewhere = True
 
-    def want_all_sessions(self):
+    def want_all_sessions(self) -> None:
         """Load the account's other sessions with this one (one ``Query`` instead of one
         ``BatchGetItem``). Call it before anything touches the session or ``request.user``."""
         self._load_all = True
@@ -360,7 +361,7 @@ class SessionStore(SessionBase):
         items = dynamo.batch_get([_item_key(session_key)])
         return bool(items) and _is_live(items[0], _epoch())
 
-    def account_sessions(self):
+    def account_sessions(self) -> list[dict[str, Any]]:
         """Raw items of the live sessions of this session's account, read on load when
         :meth:`want_all_sessions` was called, else with one ``Query`` now."""
         self._get_session()
@@ -652,7 +653,9 @@ def save_now(request):
             ) from error
 
 
-def end_sessions(account_id, *, except_key=None, sessions=None):
+def end_sessions(
+    account_id: str, *, except_key: str | None = None, sessions: list[dict[str, Any]] | None = None
+) -> int:
     """End every session of account ``account_id`` on the server, except the session
     whose key is ``except_key`` (e.g. ``request.session.session_key``). Returns how many
     were ended.
@@ -684,7 +687,9 @@ def counts_at_login(request: HttpRequest) -> bool:
     return isinstance(getattr(request, "session", None), SessionStore) and app_settings.MAX_SESSIONS is not None
 
 
-def list_sessions(account_id, current_key=None, sessions=None):
+def list_sessions(
+    account_id: str, current_key: str | None = None, sessions: list[dict[str, Any]] | None = None
+) -> list[SessionInfo]:
     """The live sessions of account ``account_id``, most recently seen first, as
     :class:`SessionInfo`; ``current_key`` marks the one it matches."""
     if sessions is None:

@@ -39,13 +39,15 @@ def _items(request: HttpRequest) -> list[dict[str, Any]] | None:
     server-side sessions."""
     if not isinstance(request.session, sessions.SessionStore):
         return None
-    items: list[dict[str, Any]] = request.session.account_sessions()
-    return items
+    return request.session.account_sessions()
+
+
+def _account_id(request: HttpRequest) -> str:
+    return str(request.user.pk)
 
 
 def _infos(request: HttpRequest, items: list[dict[str, Any]]) -> list[SessionInfo]:
-    infos: list[SessionInfo] = sessions.list_sessions(request.user.pk, request.session.session_key, sessions=items)
-    return infos
+    return sessions.list_sessions(_account_id(request), request.session.session_key, sessions=items)
 
 
 def list_sessions(request: HttpRequest) -> list[SessionInfo] | None:
@@ -61,8 +63,7 @@ def end_other_sessions(request: HttpRequest) -> int:
     items = _items(request)
     if items is None:
         return 0
-    ended: int = sessions.end_sessions(request.user.pk, except_key=request.session.session_key, sessions=items)
-    return ended
+    return sessions.end_sessions(_account_id(request), except_key=request.session.session_key, sessions=items)
 
 
 def end_sessions(request: HttpRequest, ids: Collection[str]) -> EndedSessions:
@@ -75,7 +76,7 @@ def end_sessions(request: HttpRequest, ids: Collection[str]) -> EndedSessions:
     ending = [raw for raw in items if _infos(request, [raw])[0].id in ids]
     others = [raw for raw in ending if not _infos(request, [raw])[0].current]
     if others:
-        sessions.end_sessions(request.user.pk, sessions=others)
+        sessions.end_sessions(_account_id(request), sessions=others)
     if len(others) < len(ending):
         logout(request)
         return EndedSessions(len(ending), True, [])
