@@ -87,7 +87,15 @@ class SignupForm(AccountValuesForm, StoreErrorsMixin, auth_forms.SetPasswordMixi
 
 
 class LoginForm(auth_forms.AuthenticationForm):
-    """Log in with a username or an email address (the ``username`` field) and a password."""
+    """Log in with a username or an email address (the ``username`` field) and a password.
+
+    The form reads the two fields; the login flow judges them
+    (:func:`accounts.internal.flows.login.log_in_with_password`, called by the view), and
+    the form shows a refusal (:meth:`refuse`): over ``login_failed`` (see
+    :mod:`accounts.devices`), even the right password is refused without being checked
+    (guessing must not go on), and the form says how long to wait; the right password of an
+    account whose address is not verified yet (mode "mandatory") is the error
+    ``unverified``, not a failure."""
 
     error_messages = {
         **auth_forms.AuthenticationForm.error_messages,
@@ -97,7 +105,7 @@ class LoginForm(auth_forms.AuthenticationForm):
         "unverified": _("Your email address is not verified yet. Open the link we mailed you, or send it again below."),
     }
 
-    # What the password stage came to (accounts.internal.flows.login.LoginOutcome), once cleaned.
+    # The refused outcome of the login flow this form shows (see refuse), or None.
     outcome = None
 
     def __init__(self, request=None, *args, **kwargs):
@@ -108,37 +116,26 @@ class LoginForm(auth_forms.AuthenticationForm):
         username.max_length = 254
         username.widget.attrs["maxlength"] = 254
 
+    def clean(self):
+        # Django's AuthenticationForm authenticates here; the login flow does, in the view.
+        return self.cleaned_data
+
+    def refuse(self, outcome):
+        """Show ``outcome``, a refusal of the login flow, as the form's non-field error."""
+        self.outcome = outcome
+        if outcome.status == login_flow.RATE_LIMITED:
+            ratelimit.refuse(self, outcome.refusal)
+        elif outcome.status == login_flow.UNVERIFIED:
+            self.add_error(None, ValidationError(self.error_messages["unverified"], code="unverified"))
+        else:
+            self.add_error(None, self.get_invalid_login_error())
+
     @property
     def unverified_account(self):
         """The account whose password was right but whose address is not verified, or ``None``."""
-        return (
-            self.outcome.account if self.outcome is not None and self.outcome.status == login_flow.UNVERIFIED else None
-        )
-
-    @sensitive_variables("password")
-    def clean(self):
-        """The password stage of the login flow
-        (:func:`accounts.internal.flows.login.authenticate_password`), its outcome shown: over
-        ``login_failed`` (see :mod:`accounts.devices`), even the right password is refused
-        without being checked (guessing must not go on), and the form says how long to wait;
-        the right password of an account whose address is not verified yet (mode
-        "mandatory") is the error ``unverified``, not a failure.
-        """
-        username = self.cleaned_data.get("username")
-        password = self.cleaned_data.get("password")
-        if username is None or not password:
-            return self.cleaned_data
-        self.outcome = login_flow.authenticate_password(self.request, login=username, password=password)
-        if self.outcome.status == login_flow.RATE_LIMITED:
-            ratelimit.refuse(self, self.outcome.refusal)
-            return self.cleaned_data
-        if self.outcome.status == login_flow.UNVERIFIED:
-            raise ValidationError(self.error_messages["unverified"], code="unverified")
-        if self.outcome.status != login_flow.AUTHENTICATED:
-            raise self.get_invalid_login_error()
-        self.user_cache = self.outcome.user
-        self.confirm_login_allowed(self.user_cache)
-        return self.cleaned_data
+        if self.outcome is not None and self.outcome.status == login_flow.UNVERIFIED:
+            return self.outcome.account
+        return None
 
 
 def count_current_password(form: forms.Form) -> None:

@@ -140,9 +140,9 @@ def _welcomed(request, user):
 class LoginView(RateLimitMixin, auth_views.LoginView):
     """Log in with a username or an email address; ``?next=`` is honoured when safe.
 
-    The form runs the login flow's password stage and shows its refusals (past the
-    ``login_failed`` rate limit, this answers 429); the view continues the login
-    (:func:`accounts.internal.flows.login.continue_login`): a stage to pass, or logged in."""
+    The view calls the login flow (:func:`accounts.internal.flows.login.log_in_with_password`)
+    and renders its outcome: a refusal on the form (past the ``login_failed`` rate limit, a
+    429), a stage to pass, or logged in."""
 
     template_name = "accounts/login.html"
     redirect_authenticated_user = True
@@ -155,14 +155,20 @@ class LoginView(RateLimitMixin, auth_views.LoginView):
         return login_flow.redirect_url(self.request, self.get_redirect_url())
 
     def form_valid(self, form):
-        user = form.get_user()
-        if breached_passwords.times_breached(form.cleaned_data["password"]):
+        password = form.cleaned_data["password"]
+        outcome = login_flow.log_in_with_password(
+            self.request, login=form.cleaned_data["username"], password=password, redirect_to=self.get_success_url()
+        )
+        if outcome.refused:
+            form.refuse(outcome)
+            return self.form_invalid(form)
+        if breached_passwords.times_breached(password):
             # NIST SP 800-63B-4: the login goes on, and the person is asked to change it.
             messages.warning(self.request, breached_passwords.LOGIN_WARNING)
-        # The password is right, but no session logs in before the stages it needs.
-        outcome = login_flow.continue_login(self.request, user, redirect_to=self.get_success_url())
         if outcome.status == login_flow.PENDING:
+            # The password is right, but no session logs in before the stages it needs.
             return redirect(outcome.pending.url_name)
+        user = outcome.user
         response = HttpResponseRedirect(self.get_success_url())
         get_adapter(self.request).add_success_message(self.request, "logged_in", username=user.username)
         # This browser is now trusted for the account: guesses from elsewhere never lock it out.

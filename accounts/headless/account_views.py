@@ -106,26 +106,28 @@ class LoginView(APIView):
         data = {"username": self.text(name_field) or "", "password": self.text("password") or ""}
         form = get_adapter(request).get_form_class("login")(request, data=data)
         if not form.is_valid():
-            return self.refused(request, form, name_field)
-        login_flow.abandon(request)
-        outcome = login_flow.continue_login(
-            request, form.get_user(), redirect_to="", method={"method": "password", name_field: data["username"]}
+            return responses.form_errors(form, {"username": name_field})
+        outcome = login_flow.log_in_with_password(
+            request,
+            login=form.cleaned_data["username"],
+            password=form.cleaned_data["password"],
+            redirect_to="",
+            method={"method": "password", name_field: data["username"]},
         )
+        if outcome.status == login_flow.RATE_LIMITED:
+            raise outcome.refusal
+        if outcome.status == login_flow.UNVERIFIED:
+            # The password was right: this person may verify, and ask for the link again.
+            remember_pending(request, outcome.account.id, outcome.account.email, verification.SENT)
+            return responses.unauthenticated(request)
+        if outcome.status == login_flow.WRONG_CREDENTIALS:
+            form.refuse(outcome)
+            return responses.form_errors(form, {"username": name_field})
         if outcome.status == login_flow.PENDING:
             return responses.unauthenticated(request)
         answer = responses.authenticated(request, outcome.user)
         answer.trusted_account = outcome.user.pk
         return answer
-
-    def refused(self, request: HttpRequest, form, name_field: str) -> Answer:
-        outcome = form.outcome
-        if outcome is not None and outcome.status == login_flow.RATE_LIMITED:
-            raise outcome.refusal
-        if outcome is not None and outcome.status == login_flow.UNVERIFIED:
-            # The password was right: this person may verify, and ask for the link again.
-            remember_pending(request, outcome.account.id, outcome.account.email, verification.SENT)
-            return responses.unauthenticated(request)
-        return responses.form_errors(form, {"username": name_field})
 
 
 def signup_token(idempotency_key: str | None) -> str:
