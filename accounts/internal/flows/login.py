@@ -161,16 +161,13 @@ def authenticate_password(request: HttpRequest | None, *, login: str, password: 
     return outcome
 
 
-def _counts_sessions(request: HttpRequest | None) -> bool:
-    return request is not None and sessions.counts_at_login(request)
-
-
 def _find(request: HttpRequest | None, login: str) -> Any:
     """The account ``login`` names, or the unverified sign-up this browser made with it."""
+    counting = request.session if request is not None and sessions.counts_at_login(request) else None
     try:
-        if _counts_sessions(request):
+        if isinstance(counting, sessions.SessionStore):
             account, others = store.get_by_login_with_partition(login)
-            request.session.note_account_items(others)  # type: ignore[union-attr]
+            counting.note_account_items(others)
         else:
             likely = devices.trusted_accounts(request) if request is not None else ()
             account = store.get_by_login(login, likely=likely)
@@ -218,9 +215,8 @@ def stages(request: HttpRequest | None = None) -> list[LoginStage]:
 def continue_login(
     request: HttpRequest, user: User, *, redirect_to: str, method: dict[str, Any] | None = None
 ) -> LoginOutcome:
-    """The password of ``user`` was right (``method``: how, for :func:`methods`): a login
-    stage the login for the first stage it needs (``pending``), or log the session in
-    (``done``)."""
+    """The password of ``user`` was right (``method``: how, for :func:`methods`): stage the
+    login for the first stage it needs (``pending``), or log the session in (``done``)."""
     record_method(request, method or {"method": "password"})
     for login_stage in stages(request):
         if login_stage.is_needed(user):
