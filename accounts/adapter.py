@@ -227,7 +227,7 @@ class DefaultAccountAdapter:
         """Where a new account lands (``ACCOUNTS_SIGNUP_REDIRECT_URL``)."""
         return resolve_url(app_settings.SIGNUP_REDIRECT_URL)
 
-    def get_login_redirect_url(self, request):
+    def get_login_redirect_url(self, request: HttpRequest) -> str:
         """Where a login lands without a ``next`` parameter (``ACCOUNTS_LOGIN_REDIRECT_URL``)."""
         return resolve_url(app_settings.LOGIN_REDIRECT_URL)
 

@@ -22,6 +22,11 @@ from .app_settings import app_settings
 from .exceptions import Unavailable
 
 _current = contextvars.ContextVar("accounts_deadline", default=None)
+"""The deadline of the web request this context runs (:func:`started`), or ``None``. Not a
+flow's state: a bound on waiting that every DynamoDB call of the request shares. It cannot
+travel as an argument: botocore calls the hooks that enforce it (:func:`watch`) with its
+own arguments, for every call of every client, from every layer (lookups, the session
+store, transactions, rate limits), so passing it would thread it through each of them."""
 
 
 class DeadlinePassed(Unavailable):

@@ -29,6 +29,7 @@ from django.http import HttpRequest
 
 from . import ratelimit, store
 from .app_settings import app_settings
+from .tables import Account
 
 COOKIE_NAME = "accounts_device"
 SALT = "accounts.devices"
@@ -38,7 +39,7 @@ ACTION = "login_failed"
 SECOND_STEP_ACTION = "mfa_attempt"
 
 
-def trusted_accounts(request):
+def trusted_accounts(request: HttpRequest) -> dict[str, str]:
     """``{account id: nonce}`` of the accounts this browser logged in to, from its device
     cookie when the signature holds and the cookie is younger than ``ACCOUNTS_DEVICE_COOKIE_AGE``."""
     value = request.COOKIES.get(COOKIE_NAME)
@@ -83,7 +84,7 @@ def own_budget(request: HttpRequest, action: str, account_id: str | None) -> tup
     return budget, [ratelimit.Counter(action, rule, budget, account_id=account_id) for rule in rules]
 
 
-def login_attempt(request, login, account):
+def login_attempt(request: HttpRequest, login: str, account: Account | None) -> ratelimit.Attempt:
     """The :class:`~accounts.ratelimit.Attempt` of logging in as ``login``, which resolved to
     ``account`` (``None``: nobody), with the counters this browser's attempt counts on."""
     rules = ratelimit.limits().get(ACTION, ())

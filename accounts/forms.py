@@ -3,7 +3,6 @@
 import uuid
 
 from django import forms
-from django.contrib.auth import authenticate
 from django.contrib.auth import forms as auth_forms
 from django.contrib.auth.hashers import check_password
 from django.core import signing
@@ -13,9 +12,9 @@ from django.views.decorators.debug import sensitive_variables
 
 from . import ratelimit, store
 from .adapter import get_adapter
-from .backends import RATE_LIMITED_ATTRIBUTE, UNVERIFIED_ATTRIBUTE
 from .exceptions import ItemAlreadyExists, TokenReused, UniqueViolation
 from .form_errors import STORE_REFUSALS, StoreErrorsMixin  # noqa: F401  (STORE_REFUSALS: for the views)
+from .internal.flows import login as login_flow
 from .mfa.flows.reauthentication import count_password_check
 from .models import User
 from .rules import AccountValuesForm, EmailField, NewUsernameMixin, UsernameField
@@ -88,7 +87,15 @@ class SignupForm(AccountValuesForm, StoreErrorsMixin, auth_forms.SetPasswordMixi
 
 
 class LoginForm(auth_forms.AuthenticationForm):
-    """Log in with a username or an email address (the ``username`` field) and a password."""
+    """Log in with a username or an email address (the ``username`` field) and a password.
+
+    The form reads the two fields; the login flow judges them
+    (:func:`accounts.internal.flows.login.log_in_with_password`, called by the view), and
+    the form shows a refusal (:meth:`refuse`): over ``login_failed`` (see
+    :mod:`accounts.devices`), even the right password is refused without being checked
+    (guessing must not go on), and the form says how long to wait; the right password of an
+    account whose address is not verified yet (mode "mandatory") is the error
+    ``unverified``, not a failure."""
 
     error_messages = {
         **auth_forms.AuthenticationForm.error_messages,
@@ -98,8 +105,8 @@ class LoginForm(auth_forms.AuthenticationForm):
         "unverified": _("Your email address is not verified yet. Open the link we mailed you, or send it again below."),
     }
 
-    # The account whose password was right but whose address is not verified (or None).
-    unverified_account = None
+    # The refused outcome of the login flow this form shows (see refuse), or None.
+    outcome = None
 
     def __init__(self, request=None, *args, **kwargs):
         super().__init__(request, *args, **kwargs)
@@ -109,31 +116,26 @@ class LoginForm(auth_forms.AuthenticationForm):
         username.max_length = 254
         username.widget.attrs["maxlength"] = 254
 
-    @sensitive_variables("password")
     def clean(self):
-        """Authenticate. The backend counts the attempt against ``login_failed`` first (see
-        :mod:`accounts.devices`): over the limit, even the right password is refused without
-        being checked (guessing must not go on), and the form says how long to wait. The
-        right password of an account whose address is not verified yet (mode "mandatory")
-        is the error ``unverified``, not a failure.
-        """
-        username = self.cleaned_data.get("username")
-        password = self.cleaned_data.get("password")
-        if username is None or not password:
-            return self.cleaned_data
-        self.user_cache = authenticate(self.request, username=username, password=password)
-        if self.user_cache is None:
-            limited = getattr(self.request, RATE_LIMITED_ATTRIBUTE, None)
-            if limited is not None:
-                ratelimit.refuse(self, limited)
-                return self.cleaned_data
-            account = getattr(self.request, UNVERIFIED_ATTRIBUTE, None)
-            if account is not None:
-                self.unverified_account = account
-                raise ValidationError(self.error_messages["unverified"], code="unverified")
-            raise self.get_invalid_login_error()
-        self.confirm_login_allowed(self.user_cache)
+        # Django's AuthenticationForm authenticates here; the login flow does, in the view.
         return self.cleaned_data
+
+    def refuse(self, outcome):
+        """Show ``outcome``, a refusal of the login flow, as the form's non-field error."""
+        self.outcome = outcome
+        if outcome.status == login_flow.RATE_LIMITED:
+            ratelimit.refuse(self, outcome.refusal)
+        elif outcome.status == login_flow.UNVERIFIED:
+            self.add_error(None, ValidationError(self.error_messages["unverified"], code="unverified"))
+        else:
+            self.add_error(None, self.get_invalid_login_error())
+
+    @property
+    def unverified_account(self):
+        """The account whose password was right but whose address is not verified, or ``None``."""
+        if self.outcome is not None and self.outcome.status == login_flow.UNVERIFIED:
+            return self.outcome.account
+        return None
 
 
 def count_current_password(form: forms.Form) -> None:

@@ -6,9 +6,6 @@ through :mod:`accounts.dynamo`'s client, under the request deadline. An item who
 ``expires`` has passed is absent here, as in every guard: TTL deletes it days late.
 """
 
-import contextlib
-import contextvars
-
 from . import dynamo
 from .tables import is_gone, is_tombstone, lock_model_for, raw_text
 from .uniqueness import LOCK_SORT_KEY, MAX_KEY_BYTES
@@ -24,12 +21,8 @@ def can_be_a_key(value):
         return False
 
 
-_read_along = contextvars.ContextVar("accounts_read_along", default=None)
-_owner_partition = contextvars.ContextVar("accounts_owner_partition", default=None)
-
-
 class _Along:
-    """Items to read with the next lock lookup (raw keys), then what that read found."""
+    """Items to read with a lock lookup (raw keys), then what that read found."""
 
     def __init__(self, keys):
         self.keys = keys
@@ -43,43 +36,18 @@ class _Along:
         return True, None if raw is None or is_gone(raw) else raw
 
 
-@contextlib.contextmanager
-def read_along(model_class, hash_keys):
-    """Within the block, the first lock lookup in the accounts table also reads the items
-    of ``model_class`` at ``hash_keys`` (its default sort key), in the same
-    ``BatchGetItem``, and :func:`get_item` of one of them answers from that read. A login
-    from a browser that knows its account (its device cookie) reads the lock and the
-    account in one request."""
+def _along(model_class, hash_keys):
+    """The :class:`_Along` of the items of ``model_class`` at ``hash_keys`` (its default sort
+    key), or ``None`` when none of them can be a key."""
     range_key = _default_range_key(model_class)
     keys = [_raw_key(model_class, hash_key, range_key) for hash_key in hash_keys if can_be_a_key(hash_key)]
-    token = _read_along.set(_Along(keys) if keys else None)
-    try:
-        yield
-    finally:
-        _read_along.reset(token)
+    return _Along(keys) if keys else None
 
 
-@contextlib.contextmanager
-def read_owner_partition(receive):
-    """Within the block, a lookup by unique value reads the owner's whole partition with one
-    ``Query`` instead of one ``GetItem`` (the same request count), and passes the raw items
-    found besides the owner (its sessions) to ``receive``. A login learns this way how many
-    sessions the account has, without a request of its own."""
-    token = _owner_partition.set(receive)
-    try:
-        yield
-    finally:
-        _owner_partition.reset(token)
-
-
-def lock_owner(model_class, key):
-    """The PK of the item holding lock ``key``, or ``None`` when nobody holds it."""
+def lock_owner(model_class, key, along=None):
+    """The PK of the item holding lock ``key``, or ``None`` when nobody holds it; ``along``
+    (an :class:`_Along`): items to read in the same ``BatchGetItem`` as the lock."""
     lock_model = lock_model_for(model_class)
-    along = _read_along.get()
-    # Reading the owner with its whole partition (a login counting its sessions) reads the
-    # item again: nothing to read along then.
-    if along is not None and _owner_partition.get() is not None:
-        along = None
     if along is not None and along.found is None and lock_model.Meta.table_name == dynamo.table_name():
         lock_key = dynamo.key(key, LOCK_SORT_KEY)
         items = dynamo.batch_get([lock_key, *along.keys])
@@ -97,12 +65,12 @@ def _default_range_key(model_class):
     return range_attribute.default if range_attribute is not None else None
 
 
-def get_item(model_class, hash_key):
-    """The item with this partition key (sort key: the model's default), or ``None``."""
+def get_item(model_class, hash_key, along=None):
+    """The item with this partition key (sort key: the model's default), or ``None``; from
+    ``along`` (an :class:`_Along`) when it was read there."""
     if not can_be_a_key(hash_key):
         return None
     range_key = _default_range_key(model_class)
-    along = _read_along.get()
     read, raw = along.answer(_raw_key(model_class, hash_key, range_key)) if along is not None else (False, None)
     if not read:
         raw = _get_raw(model_class, hash_key, range_key)
@@ -134,31 +102,51 @@ def _get_raw(model_class, hash_key, range_key=None, gone_too=False):
     return None if raw is None or (is_gone(raw) and not gone_too) else raw
 
 
-def _get_with_partition(model_class, hash_key, receive):
-    """The item at ``hash_key`` (``None`` when absent or expired), read with every other
-    item of its partition, which go to ``receive`` (raw)."""
+def _get_with_partition(model_class, hash_key):
+    """``(item, others)``: the item at ``hash_key`` (``None`` when absent or expired), read
+    with every other item of its partition (``others``, raw) in one ``Query``."""
     sort_key = model_class._range_key_attribute().default
     items = dynamo.query_partition(hash_key)
     raw = next((item for item in items if item["SK"]["S"] == sort_key), None)
-    receive([item for item in items if item is not raw])
-    return None if raw is None or is_gone(raw) else model_class.from_raw_data(raw)
+    others = [item for item in items if item is not raw]
+    return (None if raw is None or is_gone(raw) else model_class.from_raw_data(raw)), others
 
 
-def get_by_unique(model_class, constraint, *values):
+def get_by_unique(model_class, constraint, *values, likely=()):
     """The item holding ``values`` under ``constraint`` (scope values first), or ``None``.
+
+    ``likely``: partition keys of items of ``model_class`` the value probably names (the
+    accounts a browser logged in to before), read in the same ``BatchGetItem`` as the lock:
+    when one of them holds it, the lookup costs one request instead of two.
 
     A lock whose owner is gone, or no longer holds the value, finds nothing: such a lock is
     damage for the staff audit to repair, never a reason to return the wrong item.
     """
     key = constraint.key_for(*values)
-    owner = lock_owner(model_class, key)
+    along = _along(model_class, likely) if likely else None
+    owner = lock_owner(model_class, key, along)
     if owner is None:
         return None
-    receive = _owner_partition.get()
-    if receive is not None and model_class.Meta.table_name == dynamo.table_name() and can_be_a_key(owner):
-        item = _get_with_partition(model_class, owner, receive)
-    else:
-        item = get_item(model_class, owner)
+    item = get_item(model_class, owner, along)
     if item is None or key not in constraint.lock_keys(item):
         return None
     return item
+
+
+def get_by_unique_with_partition(model_class, constraint, *values):
+    """``(item, others)``: the item holding ``values`` under ``constraint`` as
+    :func:`get_by_unique` finds it, read with its whole partition in one ``Query`` instead of
+    one ``GetItem`` (the same request count), and the raw items found there besides it
+    (``[]`` when nobody holds the value). A login learns this way how many sessions the
+    account has, without a request of its own."""
+    key = constraint.key_for(*values)
+    owner = lock_owner(model_class, key)
+    if owner is None:
+        return None, []
+    if model_class.Meta.table_name == dynamo.table_name() and can_be_a_key(owner):
+        item, others = _get_with_partition(model_class, owner)
+    else:
+        item, others = get_item(model_class, owner), []
+    if item is None or key not in constraint.lock_keys(item):
+        return None, others
+    return item, others

@@ -163,7 +163,7 @@ class User(AbstractBaseUser):
             return True
         return _backends_agree(self, "has_module_perms", app_label)
 
-    def check_password(self, raw_password):
+    def check_password(self, raw_password: str) -> bool:
         """Whether ``raw_password`` is right; an outdated hash is upgraded if possible.
 
         Upgrading the hash (e.g. from PBKDF2 to Argon2) is a write; if it loses a race it is

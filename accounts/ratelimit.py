@@ -405,14 +405,14 @@ class Attempt:
         self.counters = counters_for(request, action, key=key, user=user) if counters is None else counters
         self._counted_at = None
 
-    def check(self):
+    def check(self) -> None:
         """Count this attempt; raise :class:`RateLimited` (counting nothing) over a limit."""
         self._counted_at = count_attempt(self.action, self.counters)
 
-    def fail(self):
+    def fail(self) -> None:
         """Nothing to send: :meth:`check` counted the attempt as a failure already."""
 
-    def succeed(self):
+    def succeed(self) -> None:
         """The attempt did not fail. The counters per ``key`` are deleted (a success forgets
         that key's failures) in the request that saves the new session when sessions are in
         the table (:mod:`accounts.sessions`), else with one request now; each other counter

@@ -18,7 +18,7 @@ A logged-in session lives in its account's partition, ``PK=ACCT#<id>``,
   holder as read (absent, or the session it named, which the same transaction deletes).
   Two logins that read the same slot cannot both take it: the second is cancelled, reads
   the partition again and takes another slot (or the least recently seen one). A login
-  reads the account's partition (:func:`counting_sessions`) instead of the account alone,
+  reads the account's partition (:func:`counts_at_login`) instead of the account alone,
   so choosing costs no request more; a session without a slot (written before the bound,
   or while the limit was off) is ended by the next login, up to
   :data:`MAX_ENDED_BY_A_LOGIN` of them a login.
@@ -39,13 +39,14 @@ A session ends at the first of two timeouts (NIST SP 800-63B-4 §2.2.3, docs/sec
   item then stays until ``expires`` (TTL), read as absent.
 """
 
-import contextlib
 import contextvars
 import hashlib
 import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import botocore.exceptions
 from django.conf import settings
@@ -56,7 +57,7 @@ from django.http import HttpRequest
 from django.utils.crypto import get_random_string
 from django.utils.translation import gettext
 
-from . import dynamo, lookups, regions, transactions
+from . import dynamo, regions, transactions
 from .app_settings import app_settings
 from .exceptions import Busy, StaleItem, Unavailable
 from .tables import ACCOUNT_PREFIX, PROFILE_SORT_KEY, account_pk, get_account_model, has_expired, is_gone, raw_expires
@@ -75,15 +76,26 @@ ANONYMOUS_SORT_KEY = "SESSION"
 SECRET_LENGTH = 32  # 32 of 36 characters: 165 random bits, as Django's own session keys
 USER_AGENT_MAX_LENGTH = 512
 
-# The account item read together with this request's session, for AccountBackend.get_user.
-# A new SessionStore (one per request) resets it, so it never outlives its request.
 _prefetched_account = contextvars.ContextVar("accounts_prefetched_account", default=None)
-# The (PK, SK) of the sessions this request ended (end_sessions), so that neither its logout
-# nor its new key deletes one again. A new SessionStore (one per request) resets it.
+"""``(account id, account or None)`` as this request's session load read it, for
+:meth:`accounts.backends.AccountBackend.get_user`. Not a flow's state: a per-request cache of
+one read, which saves the ``GetItem`` of every logged-in page. It cannot travel as an
+argument: Django's ``AuthenticationMiddleware`` calls ``get_user(request)``, which calls the
+backend's ``get_user(user_id)`` with the id alone, and the host's settings name that
+middleware. A new :class:`SessionStore` (one per request) resets it."""
+
 _ended_keys = contextvars.ContextVar("accounts_ended_session_keys", default=None)
+"""The ``(PK, SK)`` of the sessions this request ended (:func:`end_sessions`), so that
+neither its logout nor its new key deletes one again (and a deletion costs no request
+more). Not a flow's state: a per-request record of what was deleted, kept by the session
+store about its own items. It cannot travel as an argument: the sessions are ended by
+``User.save()`` after a new password and by ``User.delete()`` (Django's model API, which
+takes no request), and by the store under the deletion and staff flows, while the session
+that must not delete them again is the request's. A new :class:`SessionStore` (one per
+request) resets it."""
 
 
-def in_use():
+def in_use() -> bool:
     """Whether the project keeps its sessions here (``SESSION_ENGINE``)."""
     return settings.SESSION_ENGINE == __name__
 
@@ -233,6 +245,21 @@ def _live_sessions(items, now):
     return [raw for raw in items if raw["SK"]["S"].startswith(SESSION_SORT_PREFIX) and _is_live(raw, now)]
 
 
+@dataclass(frozen=True)
+class SessionWrite:
+    """The write that saves a session (:meth:`SessionStore.prepare_write`): ``put``, the
+    guarded PutItem of its item; ``deletes``, the raw keys to delete with it (the session it
+    replaces, cleared counters, sessions beyond the limit); ``slot_put``, the guarded Put of
+    the session slot a new session takes (``None``: it takes none). ``now`` and ``data``:
+    when and what it saves."""
+
+    put: dict
+    deletes: list
+    slot_put: dict | None
+    now: int
+    data: dict
+
+
 class SessionStore(SessionBase):
     """Django session store keeping each session as an item of the accounts table."""
 
@@ -254,7 +281,7 @@ class SessionStore(SessionBase):
         self._limited_elsewhere = False
         # (key, data) as last saved by this request: saving them again sends nothing.
         self._saved = None
-        # (account id, its live session items, its slots) as a login read them (counting_sessions).
+        # (account id, its live session items, its slots) as a login read them (counts_at_login).
         self._login_sessions = None
         # The slot this session holds, as loaded; the slot a new session takes, as chosen
         # ([number, holder as read]); and the guarded Put of that slot, once planned.
@@ -275,7 +302,7 @@ class SessionStore(SessionBase):
         so the login costs what it did."""
         self._limited_elsewhere = True
 
-    def want_all_sessions(self):
+    def want_all_sessions(self) -> None:
         """Load the account's other sessions with this one (one ``Query`` instead of one
         ``BatchGetItem``). Call it before anything touches the session or ``request.user``."""
         self._load_all = True
@@ -335,7 +362,7 @@ class SessionStore(SessionBase):
         items = dynamo.batch_get([_item_key(session_key)])
         return bool(items) and _is_live(items[0], _epoch())
 
-    def account_sessions(self):
+    def account_sessions(self) -> list[dict[str, Any]]:
         """Raw items of the live sessions of this session's account, read on load when
         :meth:`want_all_sessions` was called, else with one ``Query`` now."""
         self._get_session()
@@ -381,7 +408,7 @@ class SessionStore(SessionBase):
         if old_key:
             self._deletes.append(_item_key(old_key))
 
-    def note_account_items(self, items):
+    def note_account_items(self, items: Iterable[dict[str, Any]]) -> None:
         """Receive the items a login read with the account (its partition): the account's
         live sessions and its session slots, from which the new session's write chooses its
         slot and the sessions it ends."""
@@ -459,11 +486,6 @@ class SessionStore(SessionBase):
             self._deletes.append(dynamo.key(pk, sort_key))
         self._slot_choice = list(slot) if slot else None
 
-    def slot_put(self):
-        """The guarded Put of the session slot the new session of this request's last
-        :meth:`write_with` takes (``None``: it takes none), to send in its transaction."""
-        return self._slot_put
-
     def delete_with_next_save(self, raw_key):
         """Delete the item at ``raw_key`` when this session is saved: in the same request
         when the save puts a new session (a login), else right after. A login clears its
@@ -504,25 +526,26 @@ class SessionStore(SessionBase):
                 deletes = self._take_slot(account_id, item)
         raise Unavailable("Other logins of this account kept taking the session slots; no session was written.")
 
-    def write_with(self, send):
-        """Save this session by handing its write to ``send(put, deletes)`` instead of sending
-        it: ``put`` is the guarded PutItem of the session's item, ``deletes`` the raw keys to
-        delete with it (the session it replaces, cleared counters). A second factor's sign-in
-        sends them in one transaction with its single-use writes (:mod:`accounts.mfa`).
-
-        Returns what ``send`` returns. When ``send`` raises, nothing of this session is
-        stored: it is emptied and will not be saved (its cookie is dropped).
-        """
+    def prepare_write(self):
+        """The write that saves this session now, as a :class:`SessionWrite`, for a caller
+        that sends it in one transaction with writes of its own (a second factor's sign-in
+        with its single-use writes, :mod:`accounts.mfa`). Then call :meth:`written` once
+        the transaction committed, or :meth:`discard` when it failed: nothing of this
+        session is stored then."""
         data = self._get_session()
         item, new, now = self._next_item(data)
         deletes, self._deletes = self._pending_deletes(), []
-        try:
-            result = send(self._put_params(item, new, now), deletes)
-        except BaseException:
-            self._session_cache, self._session_key, self.modified = {}, None, False
-            raise
-        self._saved_as(item, now, data)
-        return result
+        return SessionWrite(self._put_params(item, new, now), deletes, self._slot_put, now, dict(data))
+
+    def written(self, write):
+        """Note that ``write`` (from :meth:`prepare_write`) was sent: saving the same data
+        again in this request sends nothing."""
+        self._saved_as(write.put["Item"], write.now, write.data)
+
+    def discard(self):
+        """Forget this session after its write (from :meth:`prepare_write`) failed: it is
+        emptied and will not be saved (its cookie is dropped)."""
+        self._session_cache, self._session_key, self.modified = {}, None, False
 
     def _pending_deletes(self):
         """The raw keys to delete with the next write, but those this request ended already
@@ -631,7 +654,9 @@ def save_now(request):
             ) from error
 
 
-def end_sessions(account_id, *, except_key=None, sessions=None):
+def end_sessions(
+    account_id: str, *, except_key: str | None = None, sessions: list[dict[str, Any]] | None = None
+) -> int:
     """End every session of account ``account_id`` on the server, except the session
     whose key is ``except_key`` (e.g. ``request.session.session_key``). Returns how many
     were ended.
@@ -655,20 +680,17 @@ def end_sessions(account_id, *, except_key=None, sessions=None):
     return len(ended)
 
 
-@contextlib.contextmanager
-def counting_sessions(request):
-    """Within the block (a login), the account is read with its sessions, one ``Query``
-    instead of one ``GetItem``, so the new session ends those beyond
-    ``ACCOUNTS_MAX_SESSIONS`` in its own write: no request more."""
-    session = getattr(request, "session", None)
-    if not isinstance(session, SessionStore) or app_settings.MAX_SESSIONS is None:
-        yield
-        return
-    with lookups.read_owner_partition(session.note_account_items):
-        yield
+def counts_at_login(request: HttpRequest) -> bool:
+    """Whether a login on ``request`` reads the account with its sessions (one ``Query``
+    instead of one ``GetItem``) and hands them to :meth:`SessionStore.note_account_items`,
+    so that the new session ends those beyond ``ACCOUNTS_MAX_SESSIONS`` in its own write:
+    with sessions kept here and the limit on."""
+    return isinstance(getattr(request, "session", None), SessionStore) and app_settings.MAX_SESSIONS is not None
 
 
-def list_sessions(account_id, current_key=None, sessions=None):
+def list_sessions(
+    account_id: str, current_key: str | None = None, sessions: list[dict[str, Any]] | None = None
+) -> list[SessionInfo]:
     """The live sessions of account ``account_id``, most recently seen first, as
     :class:`SessionInfo`; ``current_key`` marks the one it matches."""
     if sessions is None:

@@ -5,7 +5,8 @@ transaction API, and only :mod:`accounts.uniqueness` builds lock keys.
 """
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from django.utils.crypto import salted_hmac
 
@@ -290,7 +291,7 @@ def get_by_username(username):
     return lookups.get_by_unique(get_account_model(), constraint_for("username"), username)
 
 
-def login_field(login):
+def login_field(login: str) -> str:
     """The field a login name is looked up by: ``"email"`` when it has ``@`` (usernames
     never do), else ``"username"``. ``@`` is looked for after normalization, so a
     full-width ``＠`` counts too."""
@@ -302,16 +303,23 @@ def login_constraint(login):
     return constraint_for(login_field(login))
 
 
-def get_by_login(login, *, likely=()):
+def get_by_login(login: str, *, likely: Iterable[str] = ()) -> Account | None:
     """The account for a login name (see :func:`login_constraint`), or ``None``.
 
     ``likely``: ids of accounts the login probably names (those a browser logged in to
     before), read in the same request as the lock: when one of them holds it, the login
     costs one request instead of two.
     """
-    model = get_account_model()
-    with lookups.read_along(model, [account_pk(account_id) for account_id in likely]):
-        return lookups.get_by_unique(model, login_constraint(login), login)
+    likely_keys = [account_pk(account_id) for account_id in likely]
+    return lookups.get_by_unique(get_account_model(), login_constraint(login), login, likely=likely_keys)
+
+
+def get_by_login_with_partition(login: str) -> tuple[Account | None, list[dict[str, Any]]]:
+    """``(account, others)``: the account for a login name, as :func:`get_by_login` finds it,
+    read with its whole partition in one ``Query``; ``others``: the partition's other raw
+    items (its sessions and session slots), for a login to count them and to choose its
+    session slot without a request of its own."""
+    return lookups.get_by_unique_with_partition(get_account_model(), login_constraint(login), login)
 
 
 def login_lock_key(login):

@@ -22,6 +22,7 @@ from .exceptions import Busy
 from .forms import STORE_REFUSALS
 from .internal.flows import delete, email_change, password_change, username_change
 from .internal.flows import login as login_flow
+from .internal.flows import sessions as sessions_flow
 from .internal.flows import signup as signup_flow
 from .mfa.flows.reauthentication import ReauthenticationRequiredMixin
 from .middleware import OUTCOME_UNKNOWN, RETRY_AFTER_SECONDS, is_unavailable, outcome_of
@@ -149,7 +150,9 @@ def _welcomed(request, user):
 class LoginView(RateLimitMixin, auth_views.LoginView):
     """Log in with a username or an email address; ``?next=`` is honoured when safe.
 
-    The form applies the ``login_failed`` rate limit; past it, this answers 429."""
+    The view calls the login flow (:func:`accounts.internal.flows.login.log_in_with_password`)
+    and renders its outcome: a refusal on the form (past the ``login_failed`` rate limit, a
+    429), a stage to pass, or logged in."""
 
     template_name = "accounts/login.html"
     redirect_authenticated_user = True
@@ -157,24 +160,25 @@ class LoginView(RateLimitMixin, auth_views.LoginView):
     def get_form_class(self):
         return get_adapter(self.request).get_form_class("login")
 
-    def get_default_redirect_url(self):
-        return get_adapter(self.request).get_login_redirect_url(self.request)
-
-    def post(self, request, *args, **kwargs):
-        # The account's sessions are read with it, so the new one ends the oldest beyond
-        # ACCOUNTS_MAX_SESSIONS in its own write.
-        with sessions.counting_sessions(request):
-            return super().post(request, *args, **kwargs)
+    def get_success_url(self):
+        # The one decision of where a login lands, shared with the second step's pages.
+        return login_flow.redirect_url(self.request, self.get_redirect_url())
 
     def form_valid(self, form):
-        user = form.get_user()
-        if breached_passwords.times_breached(form.cleaned_data["password"]):
+        password = form.cleaned_data["password"]
+        outcome = login_flow.log_in_with_password(
+            self.request, login=form.cleaned_data["username"], password=password, redirect_to=self.get_success_url()
+        )
+        if outcome.refused:
+            form.refuse(outcome)
+            return self.form_invalid(form)
+        if breached_passwords.times_breached(password):
             # NIST SP 800-63B-4: the login goes on, and the person is asked to change it.
             messages.warning(self.request, breached_passwords.LOGIN_WARNING)
-        # The password is right, but no session logs in before the stages it needs.
-        pending = login_flow.continue_login(self.request, user, redirect_to=self.get_success_url())
-        if pending is not None:
-            return redirect(pending.url_name)
+        if outcome.status == login_flow.PENDING:
+            # The password is right, but no session logs in before the stages it needs.
+            return redirect(outcome.pending.url_name)
+        user = outcome.user
         response = HttpResponseRedirect(self.get_success_url())
         get_adapter(self.request).add_success_message(self.request, "logged_in", username=user.username)
         # This browser is now trusted for the account: guesses from elsewhere never lock it out.
@@ -208,18 +212,11 @@ class LogoutView(auth_views.LogoutView):
 
 class AccountSessionsMixin:
     """A page about the signed-in account's sessions: the session load reads them all,
-    with the account, in its one request (see :mod:`accounts.sessions`)."""
+    with the account, in its one request (see :mod:`accounts.internal.flows.sessions`)."""
 
     def dispatch(self, request, *args, **kwargs):
-        if sessions.in_use() and isinstance(request.session, sessions.SessionStore):
-            request.session.want_all_sessions()
+        sessions_flow.read_with_session(request)
         return super().dispatch(request, *args, **kwargs)
-
-    def account_sessions(self):
-        """The raw session items of the signed-in account, or ``None`` without server-side sessions."""
-        if not isinstance(self.request.session, sessions.SessionStore):
-            return None
-        return self.request.session.account_sessions()
 
 
 @method_decorator(never_cache, name="dispatch")
@@ -233,11 +230,9 @@ class ProfileView(AccountSessionsMixin, AccountLoginRequiredMixin, TemplateView)
         context = super().get_context_data(
             email_verified=store.is_verified(account), pending_email=account.pending_email, **kwargs
         )
-        items = self.account_sessions()
-        if items is not None:
-            context["sessions"] = sessions.list_sessions(
-                self.request.user.pk, self.request.session.session_key, sessions=items
-            )
+        listed = sessions_flow.list_sessions(self.request)
+        if listed is not None:
+            context["sessions"] = listed
         return context
 
 
@@ -249,9 +244,7 @@ class EndOtherSessionsView(AccountSessionsMixin, ReauthenticationRequiredMixin, 
     http_method_names = ["post"]
 
     def post(self, request):
-        items = self.account_sessions()
-        if items is not None:
-            sessions.end_sessions(request.user.pk, except_key=request.session.session_key, sessions=items)
+        sessions_flow.end_other_sessions(request)
         get_adapter(request).add_success_message(request, "other_sessions_ended")
         return redirect("accounts:profile")
 

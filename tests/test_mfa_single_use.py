@@ -39,7 +39,9 @@ def logging_in(account, staged_key):
 
 def sign_in(session, staged_key, spends):
     """The sign-in transaction of ``session`` (see :func:`logging_in`), as the second step sends it."""
-    session.write_with(lambda put, deletes: mfa_store.sign_in(put, deletes, sessions.raw_key(staged_key), spends))
+    write = session.prepare_write()
+    mfa_store.sign_in(write.put, write.deletes, sessions.raw_key(staged_key), spends)
+    session.written(write)
 
 
 def test_a_half_login_signs_in_once(ada):

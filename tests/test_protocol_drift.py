@@ -369,8 +369,8 @@ def _sign_in(account, spends):
     session.cycle_key()
     session[SESSION_KEY] = account.id
     session.delete_with_next_save(dynamo.key("RATE#mfa_attempt#key#300#digest", "RATE"))
-    put, deletes = session.write_with(lambda put, deletes: (put, deletes))
-    return transactions.plan_sign_in(put, deletes, sessions.raw_key(staged.session_key), spends)
+    write = session.prepare_write()
+    return transactions.plan_sign_in(write.put, write.deletes, sessions.raw_key(staged.session_key), spends)
 
 
 def _limit_checks(account):

@@ -19,6 +19,7 @@ from ..forms import SIGNUP_TOKEN_SALT, new_signup_token
 from ..internal.flows import email_change, email_verification, password_change
 from ..internal.flows import login as login_flow
 from ..internal.flows import password_reset as password_reset_flow
+from ..internal.flows import sessions as sessions_flow
 from ..internal.flows import signup as signup_flow
 from ..mfa.flows import reauthentication
 from ..models import User
@@ -103,33 +104,29 @@ class LoginView(APIView):
         name_field = "email" if self.text("email") is not None else "username"
         data = {"username": self.text(name_field) or "", "password": self.text("password") or ""}
         form = get_adapter(request).get_form_class("login")(request, data=data)
-        # The account is read with its sessions, so the new one ends the oldest beyond
-        # ACCOUNTS_MAX_SESSIONS in its own write (as the login page does).
-        with sessions.counting_sessions(request):
-            valid = form.is_valid()
-            if not valid:
-                return self.refused(request, form, name_field)
-            user = form.get_user()
-            login_flow.abandon(request)
-            pending = login_flow.continue_login(
-                request, user, redirect_to="", method={"method": "password", name_field: data["username"]}
-            )
-        if pending is not None:
-            return responses.unauthenticated(request)
-        answer = responses.authenticated(request, user)
-        answer.trusted_account = user.pk
-        return answer
-
-    def refused(self, request: HttpRequest, form, name_field: str) -> Answer:
-        limited = getattr(form, "rate_limited", None)
-        if limited is not None:
-            raise limited
-        account = form.unverified_account
-        if account is not None:
+        if not form.is_valid():
+            return responses.form_errors(form, {"username": name_field})
+        outcome = login_flow.log_in_with_password(
+            request,
+            login=form.cleaned_data["username"],
+            password=form.cleaned_data["password"],
+            redirect_to="",
+            method={"method": "password", name_field: data["username"]},
+        )
+        if outcome.status == login_flow.RATE_LIMITED:
+            raise outcome.refusal
+        if outcome.status == login_flow.UNVERIFIED:
             # The password was right: this person may verify, and ask for the link again.
-            remember_pending(request, account.id, account.email, verification.SENT)
+            remember_pending(request, outcome.account.id, outcome.account.email, verification.SENT)
             return responses.unauthenticated(request)
-        return responses.form_errors(form, {"username": name_field})
+        if outcome.status == login_flow.WRONG_CREDENTIALS:
+            form.refuse(outcome)
+            return responses.form_errors(form, {"username": name_field})
+        if outcome.status == login_flow.PENDING:
+            return responses.unauthenticated(request)
+        answer = responses.authenticated(request, outcome.user)
+        answer.trusted_account = outcome.user.pk
+        return answer
 
 
 def signup_token(idempotency_key: str | None) -> str:
@@ -395,7 +392,8 @@ class SessionsView(AuthenticatedView):
     http_method_names = ["get", "delete"]
 
     def get(self, request: HttpRequest) -> Answer:
-        return Answer(data=[self.session_data(info) for info in self.infos(request)])
+        listed = sessions_flow.list_sessions(request) or []
+        return Answer(data=[self.session_data(info) for info in listed])
 
     def delete(self, request: HttpRequest) -> Answer:
         wanted = self.input.get("sessions")
@@ -403,30 +401,12 @@ class SessionsView(AuthenticatedView):
             isinstance(item, int) and not isinstance(item, bool) for item in wanted
         ):
             return responses.error(_("Enter a list of session ids."), "invalid", "sessions")
-        if not isinstance(request.session, sessions.SessionStore):
-            return Answer(data=[])
-        items = request.session.account_sessions()
-        by_id = {self.id_of(request, raw): raw for raw in items}
-        ending = [by_id[item] for item in wanted if item in by_id]
-        current = sessions.raw_key(request.session.session_key)
-        others = [raw for raw in ending if (raw["PK"], raw["SK"]) != (current["PK"], current["SK"])]
-        if others:
-            sessions.end_sessions(request.user.pk, sessions=others)
-        if len(others) < len(ending):
-            logout(request)
+        listed = sessions_flow.list_sessions(request) or []
+        ids = {info.id for info in listed if responses.session_id(info.id) in wanted}
+        ended = sessions_flow.end_sessions(request, ids)
+        if ended.logged_out:
             return responses.unauthenticated(request)
-        remaining = [raw for raw in items if raw not in others]
-        return Answer(data=[self.session_data(info) for info in self.infos(request, remaining)])
-
-    def id_of(self, request: HttpRequest, raw: dict) -> int:
-        """The API's id of the session item ``raw``."""
-        return responses.session_id(sessions.list_sessions(request.user.pk, sessions=[raw])[0].id)
-
-    def infos(self, request: HttpRequest, items=None) -> list[sessions.SessionInfo]:
-        if not isinstance(request.session, sessions.SessionStore):
-            return []
-        items = request.session.account_sessions() if items is None else items
-        return sessions.list_sessions(request.user.pk, request.session.session_key, sessions=items)
+        return Answer(data=[self.session_data(info) for info in ended.remaining])
 
     def session_data(self, info: sessions.SessionInfo) -> dict:
         return {

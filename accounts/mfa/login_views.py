@@ -22,6 +22,7 @@ from .. import devices, ratelimit, sessions
 from ..adapter import get_adapter
 from ..app_settings import app_settings
 from ..forms import STORE_REFUSALS, CurrentPasswordMixin
+from ..internal.flows import login as login_flow
 from ..ratelimit import RateLimitMixin
 from ..views import AccountLoginRequiredMixin, signed_up
 from . import passkeys, store
@@ -50,7 +51,7 @@ def _logged_in(request, user, next_url):
     elsewhere never lock it out."""
     adapter = get_adapter(request)
     adapter.add_success_message(request, "logged_in", username=user.username)
-    response = redirect(_safe_next(request, next_url, app_settings.LOGIN_REDIRECT_URL))
+    response = redirect(login_flow.redirect_url(request, next_url))
     devices.remember(request, response, user.pk)
     return response
 
@@ -76,6 +77,9 @@ class SecondStepView(RateLimitMixin, FormView):
         return super().get_context_data(has_passkeys=bool(staged and staged["passkeys"]), **kwargs)
 
     def form_valid(self, form):
+        # Where the password step said to go, read before the sign-in replaces the session.
+        staged = login.staged(self.request)
+        next_url = staged and staged["next"]
         try:
             outcome, user = login.authenticate_with_code(self.request, form.cleaned_data["code"])
         except ratelimit.RateLimited as error:
@@ -85,7 +89,7 @@ class SecondStepView(RateLimitMixin, FormView):
             error = "wrong_code" if outcome == login.WRONG_CODE else "already_used"
             form.add_error("code", ValidationError(form.error_messages[error], code=error))
             return self.form_invalid(form)
-        return _second_step_done(self.request, outcome, user)
+        return _second_step_done(self.request, outcome, user, next_url)
 
 
 def _second_step_done(request, outcome, user, next_url=None):

@@ -208,7 +208,7 @@ def plan_sign_in(
     """The transaction of a sign-in with a second factor.
 
     ``session_put``: the PutItem of the new session (``attribute_not_exists(PK)``, from
-    :meth:`accounts.sessions.SessionStore.write_with`); ``deletes``: the raw keys it deletes,
+    :meth:`accounts.sessions.SessionStore.prepare_write`); ``deletes``: the raw keys it deletes,
     among them ``spent_session``, the session that held the half-login or the challenge,
     deleted ``[expires >= :now]`` (``None`` when no session held it: a passkey login's
     challenge signed into a cookie, spent by :func:`used_challenge_spend` instead); the

@@ -28,8 +28,8 @@ from django.contrib.auth.models import AnonymousUser
 from django.utils.crypto import constant_time_compare
 
 from ... import devices, dynamo, sessions
-from ...backends import AccountBackend, may_log_in
 from ...exceptions import Busy, OverLimit, StaleItem, Unavailable
+from ...internal.flows.login import BACKEND, may_log_in
 from ...models import User
 from ...tables import ACCOUNT_PREFIX, malformed_attributes
 from ...uniqueness import LOCK_SORT_KEY
@@ -37,7 +37,6 @@ from ...verification import password_stamp
 from .. import passkeys, recovery_codes, store, totp
 from ..notices import recovery_code_used
 
-BACKEND = f"{AccountBackend.__module__}.{AccountBackend.__qualname__}"
 STAGE_SESSION_KEY = "accounts_mfa_stage"
 STAGE_SECONDS = 300
 RATE_LIMIT_ACTION = "mfa_attempt"
@@ -162,11 +161,14 @@ def sign_in(request, user, spends, ends=(), slot=None):
     request.session.end_with_login(ends, slot)
     login(request, user, backend=BACKEND)
     session = request.session
+    write = session.prepare_write()
     try:
-        session.write_with(lambda put, deletes: store.sign_in(put, deletes, spent_session, spends, session.slot_put()))
+        store.sign_in(write.put, write.deletes, spent_session, spends, write.slot_put)
     except BaseException:
+        session.discard()
         request.user = AnonymousUser()
         raise
+    session.written(write)
 
 
 def authenticate_with_code(request, code):

@@ -85,7 +85,13 @@ def with_passkey(request, credential_json):
     spent_session = sessions.raw_key(request.session.session_key)
     request.session.cycle_key()
     record(request)
-    request.session.write_with(lambda put, deletes: store.sign_in(put, deletes, spent_session, spends))
+    write = request.session.prepare_write()
+    try:
+        store.sign_in(write.put, write.deletes, spent_session, spends)
+    except BaseException:
+        request.session.discard()
+        raise
+    request.session.written(write)
 
 
 def reauthenticate_url(request, back_to: str | None = None) -> str:
