@@ -8,6 +8,7 @@ from pathlib import Path
 import yaml
 
 PREFIX = "/_allauth/{client}/v1/"
+BROWSER_PREFIX = "/_allauth/browser/v1/"
 
 
 def allauth_spec():
@@ -23,8 +24,9 @@ def implemented_operations():
     from accounts.headless import urls
 
     found = {}
-    for route, view, _name in urls.OPERATIONS:
-        found[PREFIX + route] = {method for method in view.http_method_names if method != "options"}
+    for prefix, operations in ((PREFIX, urls.OPERATIONS), (BROWSER_PREFIX, urls.BROWSER_OPERATIONS)):
+        for route, view, _name in operations:
+            found[prefix + route] = {method for method in view.http_method_names if method != "options"}
     return found
 
 

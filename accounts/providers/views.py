@@ -4,6 +4,8 @@ sign-up form of a first sign-in, and the profile's list (link another, unlink).
 Each view parses its input, calls one flow (:mod:`.flows`) and renders what it returns.
 """
 
+from urllib.parse import urlencode, urlsplit
+
 from django.contrib import messages
 from django.core.exceptions import ImproperlyConfigured, ValidationError
 from django.http import Http404
@@ -54,6 +56,13 @@ def callback_uri(request, provider: oidc.ProviderConfig) -> str:
         return links.absolute_url(path)
     except ImproperlyConfigured:
         return request.build_absolute_uri(path)
+
+
+def app_error_url(url: str, code: str, process: str = "login") -> str:
+    """The app's page ``url`` with ``?error=<code>&error_process=<process>``, as django-allauth's
+    headless callback tells an app that a provider sign-in failed."""
+    separator = "&" if urlsplit(url).query else "?"
+    return f"{url}{separator}{urlencode({'error': code, 'error_process': process})}"
 
 
 def _safe_next(request, value: str | None) -> str:
@@ -114,6 +123,8 @@ class CallbackView(View):
         if login["purpose"] == flows.LINK:
             return self.link(request, provider, identity, login)
         outcome = flows.log_in(request, provider, identity, next_url=login["next"])
+        if login.get("headless"):
+            return self.ended_for_app(request, login, outcome)
         if outcome.result == flows.SIGNED_IN:
             get_adapter(request).add_success_message(request, "logged_in", username=outcome.user.username)
             response = redirect(login["next"])
@@ -126,24 +137,46 @@ class CallbackView(View):
             return redirect("accounts:providers:signup")
         return self.refused(request, provider, "expired" if outcome.result == flows.ALREADY_USED else "not_allowed")
 
+    def ended_for_app(self, request, login, outcome):
+        """A sign-in begun by the API ends at the app's page: signed in, or with a pending
+        flow the app reads from ``auth/session`` (the second step, the sign-up form), or
+        with ``?error=``."""
+        if outcome.result in (flows.SIGNED_IN, flows.SECOND_STEP, flows.NEEDS_SIGNUP):
+            response = redirect(login["next"])
+            if outcome.result == flows.SIGNED_IN:
+                devices.remember(request, response, outcome.user.pk)
+            return response
+        return redirect(
+            app_error_url(login["next"], "expired" if outcome.result == flows.ALREADY_USED else "not_allowed")
+        )
+
     def link(self, request, provider, identity, login):
         if not request.user.is_authenticated:
             return self.refused(request, provider, "expired")
         account = request.user.account
+        error = None
         try:
             flows.link(account, identity)
         except store.IdentityTaken:
-            messages.error(request, MESSAGES["taken"] % {"provider": provider.name})
+            error = "taken"
         except store.TooManyIdentities:
-            messages.error(request, MESSAGES["too_many"])
+            error = "too_many"
         except (StaleItem, Busy):
-            messages.error(request, MESSAGES["stale"])
+            error = "stale"
         else:
             notices.identity_linked(request, account, provider.name)
+        if login.get("headless"):
+            return redirect(app_error_url(login["next"], error, "connect") if error else login["next"])
+        if error:
+            messages.error(request, MESSAGES[error] % {"provider": provider.name})
+        else:
             messages.success(request, MESSAGES["linked"] % {"provider": provider.name})
         return redirect("accounts:providers:list")
 
     def refused(self, request, provider, reason):
+        app_page = flows.headless_target(request.session, request.GET.get("state"))
+        if app_page is not None:
+            return redirect(app_error_url(app_page, reason))
         messages.error(request, MESSAGES[reason] % {"provider": provider.name})
         target = "accounts:providers:list" if request.user.is_authenticated else "accounts:login"
         return redirect(target)

@@ -23,15 +23,17 @@ class SignupCompletion:
     mail: str | None = None
 
 
-def complete_signup(request: HttpRequest, *, account: Account) -> SignupCompletion:
+def complete_signup(request: HttpRequest, *, account: Account, method: dict | None = None) -> SignupCompletion:
     """Log the new ``account`` in (verified, or verification not required), else send the
-    verification mail and note the account as pending in the session."""
+    verification mail and note the account as pending in the session. ``method``: how the
+    person proved who they are, for the session's methods (default: a password)."""
+    method = method or {"method": "password"}
     if store.is_verified(account):
-        login.log_in(request, User.from_account(account), method={"method": "password"})
+        login.log_in(request, User.from_account(account), method=method)
         return SignupCompletion(logged_in=True)
     mail = verification.send_verification(request, account)
     if not store.verification_required():
-        login.log_in(request, User.from_account(account), method={"method": "password"})
+        login.log_in(request, User.from_account(account), method=method)
         return SignupCompletion(logged_in=True, mail=mail)
     remember_pending(request, account.id, account.email, mail)
     return SignupCompletion(logged_in=False, mail=mail)
