@@ -9,6 +9,7 @@ is trusted to have asked (``ACCOUNTS_OIDC_TRUST_PROVIDER_MFA``).
 
 from __future__ import annotations
 
+import hashlib
 from http import HTTPStatus
 
 from django.conf import settings
@@ -26,7 +27,7 @@ from ..providers import flows, notices, oidc, store
 from ..providers.forms import ProviderSignupForm
 from ..providers.views import app_error_url, callback_uri
 from . import responses
-from .account_views import IDEMPOTENCY_KEY_HEADER, ReauthenticatedView, conflict, signup_token
+from .account_views import IDEMPOTENCY_KEY_HEADER, ReauthenticatedView, conflict
 from .base import APIView
 from .responses import Answer
 
@@ -186,6 +187,14 @@ def pending_account_data(found: dict, provider: oidc.ProviderConfig) -> dict:
     return {"uid": found["subject"], "display": display, "provider": responses.provider_data(provider)}
 
 
+def request_token(idempotency_key: str | None) -> str | None:
+    """The sign-up's ClientRequestToken from the ``Idempotency-Key`` (hashed: any text a
+    client sends becomes a valid token; the same key, the same transaction), else ``None``."""
+    if not idempotency_key:
+        return None
+    return hashlib.sha256(f"accounts.headless.provider_signup:{idempotency_key}".encode()).hexdigest()[:32]
+
+
 class ProviderSignupView(APIView):
     """``auth/provider/signup``: the pending first sign-in with a provider (409 when none).
     ``GET``: the provider's address and identity; ``POST`` (``email``, ``username``): the
@@ -227,7 +236,7 @@ class ProviderSignupView(APIView):
                 found,
                 email=form.cleaned_data["email"],
                 username=form.cleaned_data["username"],
-                token=signup_token(request.headers.get(IDEMPOTENCY_KEY_HEADER)),
+                token=request_token(request.headers.get(IDEMPOTENCY_KEY_HEADER)),
             )
         except store.IdentityTaken:
             return responses.error(form.error_messages["identity_taken"], "identity_taken")
