@@ -25,7 +25,6 @@ from ..mfa.flows import reauthentication
 from ..models import User
 from ..providers import flows, notices, oidc, store
 from ..providers.forms import ProviderSignupForm
-from ..providers.views import app_error_url, callback_uri
 from . import responses
 from .account_views import IDEMPOTENCY_KEY_HEADER, ReauthenticatedView, conflict
 from .base import APIView
@@ -94,22 +93,22 @@ class ProviderRedirectView(APIView):
         process = self.text("process") or LOGIN
         provider = _provider_of(self.input.get("provider"))
         if process not in (LOGIN, CONNECT):
-            return redirect_answer(app_error_url(callback_url, "invalid_process"))
+            return redirect_answer(flows.app_error_url(callback_url, "invalid_process"))
         if provider is None:
-            return redirect_answer(app_error_url(callback_url, "unknown_provider", process))
+            return redirect_answer(flows.app_error_url(callback_url, "unknown_provider", process))
         if process == CONNECT and not (request.user.is_authenticated and reauthentication.is_fresh(request)):
-            return redirect_answer(app_error_url(callback_url, "reauthentication_required", process))
+            return redirect_answer(flows.app_error_url(callback_url, "reauthentication_required", process))
         try:
             url = flows.begin(
                 request.session,
                 provider,
-                redirect_uri=callback_uri(request, provider),
+                redirect_uri=flows.callback_uri(request, provider),
                 next_url=callback_url,
                 purpose=flows.LINK if process == CONNECT else flows.LOGIN,
                 headless=True,
             )
         except oidc.ProviderError:
-            return redirect_answer(app_error_url(callback_url, "unreachable", process))
+            return redirect_answer(flows.app_error_url(callback_url, "unreachable", process))
         return redirect_answer(url)
 
     def render(self, request: HttpRequest, answer: Answer) -> HttpResponse:

@@ -19,10 +19,13 @@ Whose an identity is, the lock ``UNIQ#OIDC#<issuer>#<subject>`` alone says
 import secrets
 import time
 from dataclasses import dataclass
+from urllib.parse import urlencode, urlsplit
 
+from django.core.exceptions import ImproperlyConfigured
+from django.urls import reverse
 from django.utils.crypto import salted_hmac
 
-from .. import sessions
+from .. import links, sessions
 from .. import store as account_store
 from ..app_settings import app_settings
 from ..exceptions import StaleItem, UniqueViolation
@@ -54,6 +57,23 @@ def providers() -> list[ProviderConfig]:
 def provider(provider_id: str) -> ProviderConfig | None:
     """The configured provider ``provider_id``, or ``None``."""
     return next((each for each in providers() if each.id == provider_id), None)
+
+
+def callback_uri(request, provider: ProviderConfig) -> str:
+    """The redirect URI registered at the provider: ``ACCOUNTS_SITE_URL`` (or this request's
+    host) with the callback's path."""
+    path = reverse("accounts:providers:callback", args=[provider.id])
+    try:
+        return links.absolute_url(path)
+    except ImproperlyConfigured:
+        return request.build_absolute_uri(path)
+
+
+def app_error_url(url: str, code: str, process: str = "login") -> str:
+    """The app's page ``url`` with ``?error=<code>&error_process=<process>``, as django-allauth's
+    headless callback tells an app that a provider sign-in failed."""
+    separator = "&" if urlsplit(url).query else "?"
+    return f"{url}{separator}{urlencode({'error': code, 'error_process': process})}"
 
 
 def _derived(state: str, purpose: str) -> str:

@@ -4,10 +4,8 @@ sign-up form of a first sign-in, and the profile's list (link another, unlink).
 Each view parses its input, calls one flow (:mod:`.flows`) and renders what it returns.
 """
 
-from urllib.parse import urlencode, urlsplit
-
 from django.contrib import messages
-from django.core.exceptions import ImproperlyConfigured, ValidationError
+from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -18,7 +16,7 @@ from django.views import View
 from django.views.decorators.cache import never_cache
 from django.views.generic import FormView, TemplateView
 
-from .. import devices, links, sessions
+from .. import devices, sessions
 from ..adapter import get_adapter
 from ..exceptions import Busy, StaleItem
 from ..forms import STORE_REFUSALS
@@ -48,23 +46,6 @@ def _provider_or_404(provider_id: str) -> oidc.ProviderConfig:
     return found
 
 
-def callback_uri(request, provider: oidc.ProviderConfig) -> str:
-    """The redirect URI registered at the provider: ``ACCOUNTS_SITE_URL`` (or this request's
-    host) with the callback's path."""
-    path = reverse("accounts:providers:callback", args=[provider.id])
-    try:
-        return links.absolute_url(path)
-    except ImproperlyConfigured:
-        return request.build_absolute_uri(path)
-
-
-def app_error_url(url: str, code: str, process: str = "login") -> str:
-    """The app's page ``url`` with ``?error=<code>&error_process=<process>``, as django-allauth's
-    headless callback tells an app that a provider sign-in failed."""
-    separator = "&" if urlsplit(url).query else "?"
-    return f"{url}{separator}{urlencode({'error': code, 'error_process': process})}"
-
-
 def _safe_next(request, value: str | None) -> str:
     if value and url_has_allowed_host_and_scheme(
         value, allowed_hosts={request.get_host()}, require_https=request.is_secure()
@@ -78,7 +59,11 @@ def _to_provider(request, provider, next_url, purpose, refused_url):
     discovery document unreadable: back to ``refused_url``, saying so)."""
     try:
         url = flows.begin(
-            request.session, provider, redirect_uri=callback_uri(request, provider), next_url=next_url, purpose=purpose
+            request.session,
+            provider,
+            redirect_uri=flows.callback_uri(request, provider),
+            next_url=next_url,
+            purpose=purpose,
         )
     except oidc.ProviderError:
         messages.error(request, MESSAGES["unreachable"] % {"provider": provider.name})
@@ -110,7 +95,7 @@ class CallbackView(View):
             return self.refused(request, provider, "refused")
         try:
             identity = flows.verify_callback(
-                provider, redirect_uri=callback_uri(request, provider), code=code, state=state
+                provider, redirect_uri=flows.callback_uri(request, provider), code=code, state=state
             )
         except oidc.TokenRefused:
             return self.refused(request, provider, "refused")
@@ -147,7 +132,7 @@ class CallbackView(View):
                 devices.remember(request, response, outcome.user.pk)
             return response
         return redirect(
-            app_error_url(login["next"], "expired" if outcome.result == flows.ALREADY_USED else "not_allowed")
+            flows.app_error_url(login["next"], "expired" if outcome.result == flows.ALREADY_USED else "not_allowed")
         )
 
     def link(self, request, provider, identity, login):
@@ -166,7 +151,7 @@ class CallbackView(View):
         else:
             notices.identity_linked(request, account, provider.name)
         if login.get("headless"):
-            return redirect(app_error_url(login["next"], error, "connect") if error else login["next"])
+            return redirect(flows.app_error_url(login["next"], error, "connect") if error else login["next"])
         if error:
             messages.error(request, MESSAGES[error] % {"provider": provider.name})
         else:
@@ -176,7 +161,7 @@ class CallbackView(View):
     def refused(self, request, provider, reason):
         app_page = flows.headless_target(request.session, request.GET.get("state"))
         if app_page is not None:
-            return redirect(app_error_url(app_page, reason))
+            return redirect(flows.app_error_url(app_page, reason))
         messages.error(request, MESSAGES[reason] % {"provider": provider.name})
         target = "accounts:providers:list" if request.user.is_authenticated else "accounts:login"
         return redirect(target)
