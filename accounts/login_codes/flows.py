@@ -121,11 +121,10 @@ def confirm_code(request, code: str) -> tuple[str, User | None]:
     if isinstance(request.session, sessions.SessionStore):
         request.session.note_account_items(others)
     user = User.from_account(account)
-    # Both noted before the login's one write, which holds them: how the person proved who
-    # they are, and that the code is spent (the logged-in session keeps no code to confirm).
+    # Noted before the login's one write, which then holds it.
     login_flow.record_method(request, {"method": "code", "email": account.email})
-    del request.session[SESSION_KEY]
     if second_step.needs_second_step(user):
+        del request.session[SESSION_KEY]
         second_step.stage(request, user, found["next"])
         return SECOND_STEP, user
     half_login = request.session.session_key
