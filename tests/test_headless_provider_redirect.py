@@ -92,6 +92,17 @@ def test_connecting_needs_a_logged_in_recently_reauthenticated_session(oidc_site
     assert response["Location"] == APP_PAGE + "?error=reauthentication_required&error_process=connect"
 
 
+def test_connecting_with_a_stale_login_lands_back_asking_for_reauthentication(oidc_site, settings):
+    signed_up_client("carol@example.com", "carol")
+    api = APIClient("browser")
+    assert api.login("carol").status_code == 200
+    settings.ACCOUNTS_REAUTHENTICATION_TIMEOUT = -1
+
+    response = redirect_to_provider(api, process="connect")
+
+    assert response["Location"] == APP_PAGE + "?error=reauthentication_required&error_process=connect"
+
+
 def test_connecting_through_the_redirect_links_the_identity(oidc_site, mailoutbox):
     signed_up_client("carol@example.com", "carol")
     api = APIClient("browser")

@@ -377,6 +377,19 @@ def test_connecting_a_token_links_it_to_the_reauthenticated_account_and_the_lock
     assert not store.get_by_username("bob").oidc_identities
 
 
+def test_connecting_a_token_with_a_stale_login_asks_for_reauthentication(forged, settings):
+    signed_up_client("ada@example.com", "ada")
+    api = APIClient("app")
+    api.login("ada")
+    settings.ACCOUNTS_REAUTHENTICATION_TIMEOUT = -1
+
+    response = post_token(api, forged, token_of(forged), process="connect")
+
+    assert response.status_code == 401
+    assert {flow["id"] for flow in response.json()["data"]["flows"]} == {"reauthenticate"}
+    assert not store.get_by_username("ada").oidc_identities
+
+
 # Configuration.
 
 
