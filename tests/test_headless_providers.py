@@ -17,6 +17,7 @@ from tests.headless import APIClient
 from tests.mail import mails_to
 from tests.mfa import code_of, enable_totp
 from tests.oidc_forger import CLIENT_ID, PROVIDER_ID, ForgedProvider, unsigned
+from tests.test_web_round_trips import counted
 from tests.web import signed_up_client
 
 pytestmark = pytest.mark.dynamodb_local
@@ -412,3 +413,21 @@ def test_the_login_flows_offer_the_providers(forged):
 
     assert {"id": "provider_token", "providers": [PROVIDER_ID]} in flows
     assert {"id": "provider_redirect", "providers": [PROVIDER_ID]} in flows
+
+
+# Round trips.
+
+
+@pytest.mark.parametrize("client", ["app", "browser"])
+def test_a_token_sign_in_of_a_known_identity_is_three_requests_and_no_new_jwks(forged, proxy, client):
+    account_holding_the_identity(forged)
+    post_token(APIClient("app"), forged, token_of(forged))
+    fetched = forged.jwks_requests
+    api = APIClient(client)
+
+    response, requests = counted(proxy, lambda: post_token(api, forged, token_of(forged)))
+
+    assert response.status_code == 200
+    assert forged.jwks_requests == fetched
+    # The identity's lock (no session to read it with), the account's partition, the sign-in.
+    assert requests == {"GetItem": 1, "Query": 1, "TransactWriteItems": 1}
