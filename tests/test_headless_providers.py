@@ -229,6 +229,41 @@ def test_an_unverified_claim_to_a_free_address_signs_up_unverified(forged, setti
     assert mails_to("claimed@example.com")
 
 
+def test_a_provider_signup_with_a_taken_address_answers_as_with_a_free_one_under_enumeration_prevention(
+    forged, settings, mailoutbox
+):
+    settings.ACCOUNTS_EMAIL_VERIFICATION = "mandatory"
+    settings.ACCOUNTS_PREVENT_ENUMERATION = True
+    signed_up_client("ada@example.com", "ada")
+    taken, free = APIClient("app"), APIClient("app")
+    post_token(taken, forged, token_of(forged, email="ada@example.com"))
+    post_token(free, forged, token_of(forged, sub="another-subject", email="free@example.com"))
+    mailoutbox.clear()
+
+    on_taken = taken.post("auth/provider/signup", {"email": "ada@example.com", "username": "mallory"})
+    on_free = free.post("auth/provider/signup", {"email": "free@example.com", "username": "newcomer"})
+
+    assert (on_taken.status_code, on_taken.json()["data"]) == (on_free.status_code, on_free.json()["data"])
+    assert on_free.status_code == 401
+    assert [flow["id"] for flow in pending(on_free)] == ["verify_email"]
+    assert store.get_by_username("ada").oidc_identities is None
+    assert len(mails_to("ada@example.com")) == 1 and len(mails_to("free@example.com")) == 1
+
+
+def test_provider_signups_count_against_the_signup_limit_with_429_and_retry_after(forged, settings):
+    settings.ACCOUNTS_RATE_LIMITS = {"signup": "1/h/ip"}
+    first, second = APIClient("app"), APIClient("app")
+    post_token(first, forged, token_of(forged, email="one@example.com"))
+    post_token(second, forged, token_of(forged, sub="another-subject", email="two@example.com"))
+
+    assert first.post("auth/provider/signup", {"email": "one@example.com", "username": "one"}).status_code == 200
+    response = second.post("auth/provider/signup", {"email": "two@example.com", "username": "two"})
+
+    assert response.status_code == 429
+    assert int(response["Retry-After"]) > 0
+    assert store.get_by_username("two") is None
+
+
 # The second factor.
 
 
