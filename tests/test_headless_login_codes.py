@@ -11,6 +11,7 @@ import pytest
 from accounts import store
 from accounts.login_codes import flows
 from tests.headless import APIClient
+from tests.headless_spec import conforms
 from tests.mfa import code_of, enable_totp
 from tests.web import signed_up_client
 
@@ -150,3 +151,15 @@ def test_asking_without_an_address_is_an_error_of_the_email(ddb):
 
     assert response.status_code == 400
     assert response.json()["errors"][0]["param"] == "email"
+
+
+def test_every_answer_of_a_code_login_has_the_shape_of_allauths_specification(ddb, mailoutbox):
+    signed_up_client()
+    api = APIClient("app")
+    asked, code = ask(api, "ada@example.com", mailoutbox)
+    wrong = api.post("auth/code/confirm", {"code": "WRONGCOD"})
+    confirmed = api.post("auth/code/confirm", {"code": code})
+
+    assert conforms("AuthenticationResponse", asked.json())
+    assert conforms("ErrorResponse", wrong.json())
+    assert conforms("AuthenticatedResponse", confirmed.json())

@@ -14,6 +14,7 @@ from accounts import store
 from accounts.providers import oidc
 from accounts.providers import store as provider_store
 from tests.headless import APIClient
+from tests.headless_spec import conforms
 from tests.mail import mails_to
 from tests.mfa import code_of, enable_totp
 from tests.oidc_forger import CLIENT_ID, PROVIDER_ID, ForgedProvider, unsigned
@@ -84,6 +85,7 @@ def test_a_token_of_a_known_identity_signs_in(forged):
         "method": "socialaccount",
         "provider": PROVIDER_ID,
         "uid": SUBJECT,
+        "reauthenticated": False,
         "at": 0,
     }
     assert api.get("auth/session").status_code == 200
@@ -448,6 +450,30 @@ def test_the_login_flows_offer_the_providers(forged):
 
     assert {"id": "provider_token", "providers": [PROVIDER_ID]} in flows
     assert {"id": "provider_redirect", "providers": [PROVIDER_ID]} in flows
+
+
+# The shapes of allauth's specification (its conformance test reaches no provider's success).
+
+
+def test_every_provider_answer_has_the_shape_of_allauths_specification(forged):
+    account_holding_the_identity(forged, "bob@example.com", "bob")
+    newcomer = APIClient("app")
+    pending_signup = post_token(newcomer, forged, token_of(forged, sub="new-subject", email="new@example.com"))
+    signup_info = newcomer.get("auth/provider/signup")
+    signed_up = newcomer.post("auth/provider/signup", {"email": "new@example.com", "username": "newcomer"})
+    known = APIClient("app")
+    signed_in = post_token(known, forged, token_of(forged))
+    listed = known.get("account/providers")
+    refused = post_token(APIClient("app"), forged, token_of(forged, aud="another-site"))
+    config = APIClient("app").get("config")
+
+    assert conforms("AuthenticationResponse", pending_signup.json())
+    assert conforms("ProviderSignup", signup_info.json(), "responses")
+    assert conforms("AuthenticatedResponse", signed_up.json())
+    assert conforms("AuthenticatedResponse", signed_in.json())
+    assert conforms("ProviderAccounts", listed.json(), "responses") and listed.json()["data"]
+    assert conforms("ErrorResponse", refused.json())
+    assert conforms("ConfigurationResponse", config.json())
 
 
 # Round trips.

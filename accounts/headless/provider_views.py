@@ -218,7 +218,13 @@ class ProviderSignupView(APIView):
         found, provider = pending
         email = found.get("email")
         addresses = [{"email": email, "primary": True, "verified": bool(found.get("email_verified"))}] if email else []
-        return Answer(data={"email": addresses, "account": pending_account_data(found, provider)})
+        # The account to be: what the sign-up form would offer (it has no id yet).
+        username = found.get("preferred_username") or (email or "").partition("@")[0]
+        user = {"display": username or found["subject"], "has_usable_password": False}
+        user |= {"email": email} if email else {}
+        user |= {"username": username} if username else {}
+        data = {"email": addresses, "account": pending_account_data(found, provider), "user": user}
+        return Answer(data=data)
 
     def post(self, request: HttpRequest) -> Answer:
         pending = self.pending(request)
