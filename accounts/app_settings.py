@@ -425,6 +425,14 @@ class AppSettings:
         Default ``[]``: none."""
         return list(self._setting("OIDC_PROVIDERS", []) or [])
 
+    @property
+    def OIDC_TRUST_PROVIDER_MFA(self):
+        """When True, a provider sign-in whose ID token reports a second factor (an ``amr``
+        such as ``mfa``, ``otp`` or ``hwk``, or an ``acr`` the provider's ``mfa_acr_values``
+        lists) skips this site's second step; a provider's own ``trust_mfa`` overrides it.
+        Default False: an account with a second factor is always asked for it."""
+        return bool(self._setting("OIDC_TRUST_PROVIDER_MFA", False))
+
     # Permissions (issue 19).
 
     @property

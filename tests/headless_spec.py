@@ -8,6 +8,7 @@ from pathlib import Path
 import yaml
 
 PREFIX = "/_allauth/{client}/v1/"
+BROWSER_PREFIX = "/_allauth/browser/v1/"
 
 
 def allauth_spec():
@@ -18,13 +19,27 @@ def allauth_spec():
     return yaml.safe_load((origin / "headless" / "spec" / "doc" / "openapi.yaml").read_text(encoding="utf-8"))
 
 
+def conforms(name, body, kind="schemas"):
+    """Whether ``body`` is valid against allauth's component ``name``: a schema, or the JSON
+    schema of a response (``kind="responses"``)."""
+    import jsonschema_rs
+
+    components = allauth_spec()["components"]
+    if kind == "responses":
+        schema = components["responses"][name]["content"]["application/json"]["schema"]
+    else:
+        schema = {"$ref": f"#/components/schemas/{name}"}
+    return jsonschema_rs.Draft7Validator({**schema, "components": components}).is_valid(body)
+
+
 def implemented_operations():
     """``{spec path: {methods}}`` of the operations this app routes (for both clients)."""
     from accounts.headless import urls
 
     found = {}
-    for route, view, _name in urls.OPERATIONS:
-        found[PREFIX + route] = {method for method in view.http_method_names if method != "options"}
+    for prefix, operations in ((PREFIX, urls.OPERATIONS), (BROWSER_PREFIX, urls.BROWSER_OPERATIONS)):
+        for route, view, _name in operations:
+            found[prefix + route] = {method for method in view.http_method_names if method != "options"}
     return found
 
 

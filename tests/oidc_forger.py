@@ -39,7 +39,8 @@ class ForgedProvider:
         self._server.shutdown()
         self._server.server_close()
 
-    def setting(self) -> dict:
+    def setting(self, **overrides) -> dict:
+        """This provider's entry of ``ACCOUNTS_OIDC_PROVIDERS``, with ``overrides``."""
         return {
             "id": PROVIDER_ID,
             "name": "Forged",
@@ -47,6 +48,7 @@ class ForgedProvider:
             "client_id": CLIENT_ID,
             "client_secret": CLIENT_SECRET,
             "scopes": ["openid", "email"],
+            **overrides,
         }
 
     def claims(self, nonce: str, **overrides) -> dict:

@@ -13,6 +13,8 @@ HTML_VIEWS = {
     "accounts.mfa.login_views",
     "accounts.mfa.staff_views",
     "accounts.staff.views",
+    "accounts.providers.views",
+    "accounts.login_codes.views",
 }
 API = "accounts.headless"
 FLOWS = "accounts.internal.flows"

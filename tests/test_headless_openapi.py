@@ -21,4 +21,6 @@ def test_the_document_lists_every_routed_operation_and_no_other():
     listed = {path: {method for method in operations if method != "parameters"} for path, operations in paths.items()}
 
     assert listed == implemented_operations()
-    assert PREFIX + "auth/provider/token" not in listed
+    assert PREFIX + "auth/provider/token" in listed
+    assert "/_allauth/browser/v1/auth/provider/redirect" in listed
+    assert PREFIX + "auth/code/resend" not in listed

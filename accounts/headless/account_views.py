@@ -24,6 +24,7 @@ from ..internal.flows import signup as signup_flow
 from ..mfa.flows import reauthentication
 from ..models import User
 from ..pending import remember_pending
+from ..providers import flows as provider_flows
 from . import responses
 from .base import APIView
 from .responses import Answer
@@ -54,7 +55,8 @@ def not_found() -> Answer:
 
 
 class ConfigView(APIView):
-    """``GET config``: what this site offers (no phone, providers or codes: absent)."""
+    """``GET config``: what this site offers: login by code, the identity providers of
+    ``ACCOUNTS_OIDC_PROVIDERS`` (``socialaccount.providers``); no phone."""
 
     http_method_names = ["get"]
 
@@ -64,11 +66,12 @@ class ConfigView(APIView):
             "authentication_method": "username_email",
             "is_open_for_signup": True,
             "email_verification_by_code_enabled": False,
-            "login_by_code_enabled": False,
+            "login_by_code_enabled": True,
             "password_reset_by_code_enabled": False,
         }
         data = {
             "account": account,
+            "socialaccount": {"providers": [responses.provider_data(each) for each in provider_flows.providers()]},
             "mfa": {"supported_types": ["recovery_codes", "totp", "webauthn"], "passkey_login_enabled": True},
             "usersessions": {"track_activity": False},
         }

@@ -14,13 +14,18 @@ from django.http import HttpRequest
 
 from .. import store
 from ..internal.flows import login as login_flow
+from ..login_codes import flows as code_flows
 from ..mfa.flows.signup import PENDING_SESSION_KEY as PASSKEY_SIGNUP_SESSION_KEY
 from ..mfa.stages import authenticator_types
 from ..models import User
 from ..pending import PENDING_SESSION_KEY
+from ..providers import flows as provider_flows
+from ..providers.oidc import ProviderConfig
 
 # The flows a visitor who is not logged in can start (allauth's ``flows``).
 ANONYMOUS_FLOWS = ("login", "signup")
+# How a provider can be signed in with: the browser's redirect, an app's ID token.
+PROVIDER_FLOWS = ("provider_redirect", "provider_token")
 
 
 @dataclass
@@ -71,11 +76,27 @@ def authenticated(request: HttpRequest, user: User) -> Answer:
     return Answer(data=data, meta={"is_authenticated": True})
 
 
+def provider_data(provider: ProviderConfig) -> dict:
+    """allauth's ``Provider``: ``id``, ``name``, ``client_id``, ``openid_configuration_url``, ``flows``."""
+    return {
+        "id": provider.id,
+        "name": provider.name,
+        "client_id": provider.client_id,
+        "openid_configuration_url": provider.issuer.rstrip("/") + "/.well-known/openid-configuration",
+        "flows": list(PROVIDER_FLOWS),
+    }
+
+
 def unauthenticated(request: HttpRequest, status: int = HTTPStatus.UNAUTHORIZED) -> Answer:
     """401 (or ``status``: 410 for a session token that is gone), with the flows a visitor can
     start and the one this session keeps pending (``is_pending``)."""
-    flows = [{"id": flow} for flow in ANONYMOUS_FLOWS]
+    flows: list[dict[str, Any]] = [{"id": flow} for flow in ANONYMOUS_FLOWS]
+    provider_ids = [provider.id for provider in provider_flows.providers()]
+    if provider_ids:
+        flows += [{"id": flow, "providers": provider_ids} for flow in PROVIDER_FLOWS]
     pending = login_flow.pending_login(request)
+    signup = provider_flows.pending(request.session)
+    signup_provider = provider_flows.provider(signup["provider"]) if signup else None
     if pending is not None:
         flows.append({"id": pending.stage, "is_pending": True, "types": list(pending.types)})
     elif request.session.get(PASSKEY_SIGNUP_SESSION_KEY):
@@ -83,6 +104,10 @@ def unauthenticated(request: HttpRequest, status: int = HTTPStatus.UNAUTHORIZED)
         flows.append({"id": "mfa_signup_webauthn", "is_pending": True})
     elif request.session.get(PENDING_SESSION_KEY):
         flows.append({"id": "verify_email", "is_pending": True})
+    elif signup_provider is not None:
+        flows.append({"id": "provider_signup", "provider": provider_data(signup_provider), "is_pending": True})
+    elif code_flows.pending(request) is not None:
+        flows.append({"id": "login_by_code", "is_pending": True})
     return Answer(status=status, data={"flows": flows}, meta={"is_authenticated": False})
 
 

@@ -3,14 +3,14 @@ uses ``_allauth/``, django-allauth's own prefix, so allauth's clients work uncha
 
 The ``app`` client's views are exempt from CSRF (no cookie is involved: the session token
 travels in a header); the ``browser`` client's are protected as any form (``X-CSRFToken``)
-and always hand out the CSRF cookie. A path of a feature this site lacks (phone, providers,
-login by code) is not routed: 404.
+and always hand out the CSRF cookie. A path of a feature this site lacks (phone, resending a
+login code) is not routed: 404.
 """
 
 from django.urls import include, path
 from django.views.decorators.csrf import csrf_exempt, ensure_csrf_cookie
 
-from . import account_views, clients, mfa_views, openapi, webauthn_views
+from . import account_views, clients, code_views, mfa_views, openapi, provider_views, webauthn_views
 
 app_name = "headless"
 
@@ -37,13 +37,23 @@ OPERATIONS = [
     ("auth/webauthn/signup", webauthn_views.WebAuthnSignupView, "webauthn_signup"),
     ("auth/webauthn/reauthenticate", webauthn_views.WebAuthnReauthenticateView, "webauthn_reauthenticate"),
     ("account/authenticators/webauthn", webauthn_views.ManageWebAuthnView, "webauthn"),
+    ("auth/provider/token", provider_views.ProviderTokenView, "provider_token"),
+    ("auth/provider/signup", provider_views.ProviderSignupView, "provider_signup"),
+    ("account/providers", provider_views.ProvidersView, "providers"),
+    ("auth/code/request", code_views.RequestCodeView, "request_login_code"),
+    ("auth/code/confirm", code_views.ConfirmCodeView, "confirm_login_code"),
+]
+# Operations of the browser client only (a page the browser navigates to, not a call).
+BROWSER_OPERATIONS = [
+    ("auth/provider/redirect", provider_views.ProviderRedirectView, "provider_redirect"),
 ]
 
 
 def client_patterns(client: str) -> list:
     """The operations of ``client``, each its view with the client's CSRF rule."""
     protect = csrf_exempt if client == clients.APP else ensure_csrf_cookie
-    return [path(route, protect(view.as_view(client=client)), name=name) for route, view, name in OPERATIONS]
+    operations = OPERATIONS + (BROWSER_OPERATIONS if client == clients.BROWSER else [])
+    return [path(route, protect(view.as_view(client=client)), name=name) for route, view, name in operations]
 
 
 urlpatterns = [

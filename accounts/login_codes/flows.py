@@ -28,6 +28,7 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 
 from .. import devices, dynamo, ratelimit, sessions, store
 from ..exceptions import Busy, OverLimit, StaleItem, Unavailable
+from ..internal.flows import login as login_flow
 from ..mfa import store as mfa_store
 from ..mfa.flows import login as second_step
 from ..models import User
@@ -120,6 +121,8 @@ def confirm_code(request, code: str) -> tuple[str, User | None]:
     if isinstance(request.session, sessions.SessionStore):
         request.session.note_account_items(others)
     user = User.from_account(account)
+    # Noted before the login's one write, which then holds it.
+    login_flow.record_method(request, {"method": "code", "email": account.email})
     if second_step.needs_second_step(user):
         del request.session[SESSION_KEY]
         second_step.stage(request, user, found["next"])

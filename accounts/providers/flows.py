@@ -19,13 +19,17 @@ Whose an identity is, the lock ``UNIQ#OIDC#<issuer>#<subject>`` alone says
 import secrets
 import time
 from dataclasses import dataclass
+from urllib.parse import urlencode, urlsplit
 
+from django.core.exceptions import ImproperlyConfigured
+from django.urls import reverse
 from django.utils.crypto import salted_hmac
 
-from .. import sessions
+from .. import links, sessions
 from .. import store as account_store
 from ..app_settings import app_settings
 from ..exceptions import StaleItem, UniqueViolation
+from ..internal.flows import login as login_flow
 from ..mfa.flows import login as second_step
 from ..models import User
 from ..tables import ACCOUNT_PREFIX
@@ -55,20 +59,48 @@ def provider(provider_id: str) -> ProviderConfig | None:
     return next((each for each in providers() if each.id == provider_id), None)
 
 
+def callback_uri(request, provider: ProviderConfig) -> str:
+    """The redirect URI registered at the provider: ``ACCOUNTS_SITE_URL`` (or this request's
+    host) with the callback's path."""
+    path = reverse("accounts:providers:callback", args=[provider.id])
+    try:
+        return links.absolute_url(path)
+    except ImproperlyConfigured:
+        return request.build_absolute_uri(path)
+
+
+def app_error_url(url: str, code: str, process: str = "login") -> str:
+    """The app's page ``url`` with ``?error=<code>&error_process=<process>``, as django-allauth's
+    headless callback tells an app that a provider sign-in failed."""
+    separator = "&" if urlsplit(url).query else "?"
+    return f"{url}{separator}{urlencode({'error': code, 'error_process': process})}"
+
+
 def _derived(state: str, purpose: str) -> str:
     # 64 hex characters: a PKCE verifier of 256 bits (RFC 7636 asks for 43 to 128
     # characters), a nonce no one can compute without the site's SECRET_KEY.
     return salted_hmac(f"accounts.providers.{purpose}", state, algorithm="sha256").hexdigest()
 
 
-def begin(session, provider: ProviderConfig, *, redirect_uri: str, next_url: str, purpose: str = LOGIN) -> str:
+def begin(
+    session,
+    provider: ProviderConfig,
+    *,
+    redirect_uri: str,
+    next_url: str,
+    purpose: str = LOGIN,
+    headless: bool = False,
+) -> str:
     """Remember a new sign-in at ``provider`` in ``session`` and return the provider's URL
     to send the browser to. ``purpose``: :data:`LOGIN`, or :data:`LINK` for a signed-in
-    account linking an identity."""
+    account linking an identity; ``headless``: begun by the API (``auth/provider/redirect``),
+    so the callback ends at ``next_url`` (the app's page), whatever the outcome."""
     state = secrets.token_urlsafe(32)
     now = int(time.time())
     logins = {key: value for key, value in session.get(LOGINS_SESSION_KEY, {}).items() if value["expires"] >= now}
     logins[state] = {"provider": provider.id, "next": next_url, "purpose": purpose, "expires": now + STATE_SECONDS}
+    if headless:
+        logins[state]["headless"] = True
     session[LOGINS_SESSION_KEY] = dict(sorted(logins.items(), key=lambda item: item[1]["expires"])[-MAX_STATES:])
     return oidc.authorization_url(
         provider,
@@ -92,6 +124,33 @@ def read_identity_lock_with_session(session, identity: VerifiedIdentity) -> None
     call it before anything touches the session or ``request.user``."""
     if isinstance(session, sessions.SessionStore):
         session.read_along([store.identity_lock_raw_key(identity.issuer, identity.subject)])
+
+
+def headless_target(session, state: str | None) -> str | None:
+    """The app's page a sign-in begun by the API (``headless``) ends at, whatever its
+    outcome; ``None`` for a sign-in begun by the pages, or no such state."""
+    found = session.get(LOGINS_SESSION_KEY, {}).get(state) if state else None
+    return found["next"] if found and found.get("headless") else None
+
+
+def verify_app_token(provider: ProviderConfig, *, client_id: str, id_token: str, nonce: str | None) -> VerifiedIdentity:
+    """The identity an ID token a mobile app got from ``provider`` itself proves (the
+    API's ``auth/provider/token``): ``client_id`` must be one of the provider's
+    :attr:`~.oidc.ProviderConfig.client_ids` and the token's ``aud``, and the token is
+    verified exactly as the callback's (:func:`.oidc.verify_id_token`), ``nonce`` the one
+    the app asked the provider with, when it did. Raises :class:`~.oidc.TokenRefused` or
+    :class:`~.oidc.ProviderError`."""
+    if client_id not in provider.client_ids:
+        raise oidc.TokenRefused("the client id is not one of this provider's")
+    return oidc.verify_id_token(provider, id_token, nonce=nonce, client_id=client_id)
+
+
+def trusts_provider_mfa(provider: ProviderConfig, identity: VerifiedIdentity) -> bool:
+    """Whether this sign-in may skip the site's second step because the provider reports
+    it asked for a second factor: only when trusted (the provider's ``trust_mfa``, else
+    ``ACCOUNTS_OIDC_TRUST_PROVIDER_MFA``; off by default) and the token says so."""
+    trusted = provider.trust_mfa if provider.trust_mfa is not None else app_settings.OIDC_TRUST_PROVIDER_MFA
+    return bool(trusted) and identity.reports_mfa(provider)
 
 
 def take_state(session, provider: ProviderConfig, state: str) -> dict | None:
@@ -144,7 +203,10 @@ def log_in(request, provider: ProviderConfig, identity: VerifiedIdentity, *, nex
     if counts:
         request.session.note_account_items(others)
     user = User.from_account(account)
-    if second_step.needs_second_step(user):
+    # Noted before the login's one write, which then holds it (allauth's "socialaccount").
+    method = {"method": "socialaccount", "provider": provider.id, "uid": identity.subject, "reauthenticated": False}
+    login_flow.record_method(request, method)
+    if second_step.needs_second_step(user) and not trusts_provider_mfa(provider, identity):
         second_step.stage(request, user, next_url)
         return Outcome(SECOND_STEP, user)
     try:

@@ -26,6 +26,10 @@ HTTP_TIMEOUT_SECONDS = 5
 # Clock skew allowed between the provider and this server for exp and iat.
 LEEWAY_SECONDS = 60
 DEFAULT_SCOPES = ("openid", "email", "profile")
+# The ``amr`` values (RFC 8176) that say the provider itself asked for more than one factor:
+# "mfa" and "mca" by name, and the factors that are a second one wherever we know them used
+# (a one-time code, a hardware key, a smart card).
+MFA_AMR_VALUES = frozenset({"mfa", "mca", "otp", "hwk", "sc"})
 
 
 class ProviderError(Exception):
@@ -50,6 +54,18 @@ class ProviderConfig:
     client_id: str
     client_secret: str
     scopes: tuple[str, ...] = DEFAULT_SCOPES
+    # Further client ids whose ID tokens a mobile app may post to ``auth/provider/token``
+    # (e.g. Google's Android and iOS clients of the same project).
+    app_client_ids: tuple[str, ...] = ()
+    # Trust the provider's amr/acr saying it asked for a second factor (None: the global
+    # ACCOUNTS_OIDC_TRUST_PROVIDER_MFA decides), and the acr values that mean so.
+    trust_mfa: bool | None = None
+    mfa_acr_values: tuple[str, ...] = ()
+
+    @property
+    def client_ids(self) -> tuple[str, ...]:
+        """Every client id an ID token of this provider may be issued to (``aud``)."""
+        return (self.client_id, *self.app_client_ids)
 
     @classmethod
     def from_setting(cls, entry: dict) -> "ProviderConfig":
@@ -60,6 +76,9 @@ class ProviderConfig:
             client_id=entry["client_id"],
             client_secret=entry.get("client_secret", ""),
             scopes=tuple(entry.get("scopes") or DEFAULT_SCOPES),
+            app_client_ids=tuple(entry.get("app_client_ids") or ()),
+            trust_mfa=entry.get("trust_mfa"),
+            mfa_acr_values=tuple(entry.get("mfa_acr_values") or ()),
         )
 
 
@@ -72,6 +91,16 @@ class VerifiedIdentity:
     email: str | None
     email_verified: bool
     preferred_username: str | None
+    # How the person proved who they are at the provider (RFC 8176 ``amr``, and ``acr``).
+    amr: tuple[str, ...] = ()
+    acr: str | None = None
+
+    def reports_mfa(self, provider: "ProviderConfig") -> bool:
+        """Whether the token says the provider asked for a second factor: an ``amr`` value
+        of :data:`MFA_AMR_VALUES`, or an ``acr`` the provider's ``mfa_acr_values`` list."""
+        return bool(MFA_AMR_VALUES.intersection(self.amr)) or (
+            self.acr is not None and self.acr in provider.mfa_acr_values
+        )
 
 
 class _Cache:
@@ -187,16 +216,25 @@ def _key_set(document: dict, *, refresh: bool = False) -> KeySet:
     return _key_sets.get(document["jwks_uri"], KeySet.import_key_set, refresh=refresh)
 
 
-def verify_id_token(provider: ProviderConfig, id_token: str, *, nonce: str, now: int | None = None) -> VerifiedIdentity:
+def verify_id_token(
+    provider: ProviderConfig,
+    id_token: str,
+    *,
+    nonce: str | None,
+    client_id: str | None = None,
+    now: int | None = None,
+) -> VerifiedIdentity:
     """The identity ``id_token`` proves, after checking (OpenID Connect Core 1.0, 3.1.3.7):
 
     1. its signature, by a key of the issuer's JWKS, with an algorithm the discovery
        document lists (:func:`signing_algorithms`: never ``none``);
     2. ``iss`` is the configured issuer, so another provider's token is not taken for it;
-    3. ``aud`` names this client (and ``azp`` does when there are several audiences), so a
-       token issued to another site is not replayed here;
+    3. ``aud`` names this client (``client_id``, by default the provider's web client; the
+       token login passes one of :attr:`ProviderConfig.client_ids`), and ``azp`` does when
+       there are several audiences, so a token issued to another site is not replayed here;
     4. ``exp`` has not passed and ``iat`` is not in the future (:data:`LEEWAY_SECONDS`);
-    5. ``nonce`` is this login's, so a token from another login cannot be injected.
+    5. ``nonce`` is this login's, so a token from another login cannot be injected (``None``
+       only for a mobile app's token that was requested without one).
 
     Raises :class:`TokenRefused`, or :class:`ProviderError` when the JWKS cannot be read.
     """
@@ -211,24 +249,27 @@ def verify_id_token(provider: ProviderConfig, id_token: str, *, nonce: str, now:
         except _UnknownKey as error:
             raise TokenRefused("signed by a key not in the issuer's JWKS") from error
     claims = token.claims
-    registry = jwt.JWTClaimsRegistry(
-        now=now,
-        leeway=LEEWAY_SECONDS,
-        iss={"essential": True, "value": provider.issuer},
-        aud={"essential": True, "value": provider.client_id},
-        sub={"essential": True},
-        exp={"essential": True},
-        iat={"essential": True},
-        nonce={"essential": True, "value": nonce},
-    )
+    audience = client_id or provider.client_id
+    checks: dict = {
+        "iss": {"essential": True, "value": provider.issuer},
+        "aud": {"essential": True, "value": audience},
+        "sub": {"essential": True},
+        "exp": {"essential": True},
+        "iat": {"essential": True},
+    }
+    if nonce is not None:
+        checks["nonce"] = {"essential": True, "value": nonce}
+    registry = jwt.JWTClaimsRegistry(now=now, leeway=LEEWAY_SECONDS, **checks)
     try:
         registry.validate(claims)
     except JoseError as error:
         raise TokenRefused(f"claim check failed: {error}") from error
     audiences = claims["aud"] if isinstance(claims["aud"], list) else [claims["aud"]]
-    if len(audiences) > 1 and claims.get("azp") != provider.client_id:
+    if len(audiences) > 1 and claims.get("azp") != audience:
         raise TokenRefused("several audiences, and azp is not this client")
     email = claims.get("email")
+    amr = claims.get("amr")
+    acr = claims.get("acr")
     return VerifiedIdentity(
         issuer=claims["iss"],
         subject=claims["sub"],
@@ -237,6 +278,8 @@ def verify_id_token(provider: ProviderConfig, id_token: str, *, nonce: str, now:
         preferred_username=claims.get("preferred_username")
         if isinstance(claims.get("preferred_username"), str)
         else None,
+        amr=tuple(value for value in amr if isinstance(value, str)) if isinstance(amr, list) else (),
+        acr=acr if isinstance(acr, str) else None,
     )
 
 

@@ -5,7 +5,7 @@ Each view parses its input, calls one flow (:mod:`.flows`) and renders what it r
 """
 
 from django.contrib import messages
-from django.core.exceptions import ImproperlyConfigured, ValidationError
+from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -16,7 +16,7 @@ from django.views import View
 from django.views.decorators.cache import never_cache
 from django.views.generic import FormView, TemplateView
 
-from .. import devices, links, sessions
+from .. import devices, sessions
 from ..adapter import get_adapter
 from ..exceptions import Busy, StaleItem
 from ..forms import STORE_REFUSALS
@@ -46,16 +46,6 @@ def _provider_or_404(provider_id: str) -> oidc.ProviderConfig:
     return found
 
 
-def callback_uri(request, provider: oidc.ProviderConfig) -> str:
-    """The redirect URI registered at the provider: ``ACCOUNTS_SITE_URL`` (or this request's
-    host) with the callback's path."""
-    path = reverse("accounts:providers:callback", args=[provider.id])
-    try:
-        return links.absolute_url(path)
-    except ImproperlyConfigured:
-        return request.build_absolute_uri(path)
-
-
 def _safe_next(request, value: str | None) -> str:
     if value and url_has_allowed_host_and_scheme(
         value, allowed_hosts={request.get_host()}, require_https=request.is_secure()
@@ -69,7 +59,11 @@ def _to_provider(request, provider, next_url, purpose, refused_url):
     discovery document unreadable: back to ``refused_url``, saying so)."""
     try:
         url = flows.begin(
-            request.session, provider, redirect_uri=callback_uri(request, provider), next_url=next_url, purpose=purpose
+            request.session,
+            provider,
+            redirect_uri=flows.callback_uri(request, provider),
+            next_url=next_url,
+            purpose=purpose,
         )
     except oidc.ProviderError:
         messages.error(request, MESSAGES["unreachable"] % {"provider": provider.name})
@@ -101,7 +95,7 @@ class CallbackView(View):
             return self.refused(request, provider, "refused")
         try:
             identity = flows.verify_callback(
-                provider, redirect_uri=callback_uri(request, provider), code=code, state=state
+                provider, redirect_uri=flows.callback_uri(request, provider), code=code, state=state
             )
         except oidc.TokenRefused:
             return self.refused(request, provider, "refused")
@@ -114,6 +108,8 @@ class CallbackView(View):
         if login["purpose"] == flows.LINK:
             return self.link(request, provider, identity, login)
         outcome = flows.log_in(request, provider, identity, next_url=login["next"])
+        if login.get("headless"):
+            return self.ended_for_app(request, login, outcome)
         if outcome.result == flows.SIGNED_IN:
             get_adapter(request).add_success_message(request, "logged_in", username=outcome.user.username)
             response = redirect(login["next"])
@@ -126,24 +122,46 @@ class CallbackView(View):
             return redirect("accounts:providers:signup")
         return self.refused(request, provider, "expired" if outcome.result == flows.ALREADY_USED else "not_allowed")
 
+    def ended_for_app(self, request, login, outcome):
+        """A sign-in begun by the API ends at the app's page: signed in, or with a pending
+        flow the app reads from ``auth/session`` (the second step, the sign-up form), or
+        with ``?error=``."""
+        if outcome.result in (flows.SIGNED_IN, flows.SECOND_STEP, flows.NEEDS_SIGNUP):
+            response = redirect(login["next"])
+            if outcome.result == flows.SIGNED_IN:
+                devices.remember(request, response, outcome.user.pk)
+            return response
+        return redirect(
+            flows.app_error_url(login["next"], "expired" if outcome.result == flows.ALREADY_USED else "not_allowed")
+        )
+
     def link(self, request, provider, identity, login):
         if not request.user.is_authenticated:
             return self.refused(request, provider, "expired")
         account = request.user.account
+        error = None
         try:
             flows.link(account, identity)
         except store.IdentityTaken:
-            messages.error(request, MESSAGES["taken"] % {"provider": provider.name})
+            error = "taken"
         except store.TooManyIdentities:
-            messages.error(request, MESSAGES["too_many"])
+            error = "too_many"
         except (StaleItem, Busy):
-            messages.error(request, MESSAGES["stale"])
+            error = "stale"
         else:
             notices.identity_linked(request, account, provider.name)
+        if login.get("headless"):
+            return redirect(flows.app_error_url(login["next"], error, "connect") if error else login["next"])
+        if error:
+            messages.error(request, MESSAGES[error] % {"provider": provider.name})
+        else:
             messages.success(request, MESSAGES["linked"] % {"provider": provider.name})
         return redirect("accounts:providers:list")
 
     def refused(self, request, provider, reason):
+        app_page = flows.headless_target(request.session, request.GET.get("state"))
+        if app_page is not None:
+            return redirect(flows.app_error_url(app_page, reason))
         messages.error(request, MESSAGES[reason] % {"provider": provider.name})
         target = "accounts:providers:list" if request.user.is_authenticated else "accounts:login"
         return redirect(target)

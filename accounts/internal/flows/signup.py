@@ -28,8 +28,8 @@ def complete_signup(
     request: HttpRequest, *, account: Account, method: dict[str, Any] | None = None
 ) -> SignupCompletion:
     """Log the new ``account`` in (verified, or verification not required), else send the
-    verification mail and note the account as pending in the session. ``method``: how it
-    proved who it is (allauth's ``methods`` entry; default: a password)."""
+    verification mail and note the account as pending in the session. ``method``: how the
+    person proved who they are, for the session's methods (default: a password)."""
     method = method or {"method": "password"}
     if store.is_verified(account):
         login.log_in(request, User.from_account(account), method=method)

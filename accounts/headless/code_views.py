@@ -1,0 +1,65 @@
+"""Login by a mailed code in the API: ``auth/code/request`` and ``auth/code/confirm``, over
+the flows of :mod:`accounts.login_codes.flows` (the same the pages call)."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
+
+from .. import ratelimit
+from ..login_codes import flows
+from ..login_codes.forms import CodeConfirmForm
+from . import responses
+from .account_views import conflict
+from .base import APIView
+from .responses import Answer
+
+MESSAGES = {
+    "email_required": _("Enter an email address."),
+    "code_required": _("Enter the code."),
+}
+
+
+class RequestCodeView(APIView):
+    """``POST auth/code/request`` (``email``): mail a code to the account using the address,
+    if one may log in; the same answer either way (401, ``login_by_code`` pending), so it
+    tells nothing about the address. Counted against ``reset_password`` per address and
+    per client, as on the page (429)."""
+
+    http_method_names = ["post"]
+
+    def post(self, request: HttpRequest) -> Answer:
+        if request.user.is_authenticated:
+            return conflict()
+        email = (self.text("email") or "").strip()
+        if not email or len(email) > 254:
+            return responses.error(MESSAGES["email_required"], "invalid", "email")
+        ratelimit.consume(request, "reset_password", key=email.casefold())
+        flows.request_code(request, email, next_url="")
+        return responses.unauthenticated(request)
+
+
+class ConfirmCodeView(APIView):
+    """``POST auth/code/confirm`` (``code``): sign in with the code this session asked for:
+    200, or 401 with ``mfa_authenticate`` pending for an account with a second factor; a
+    wrong code 400 ``incorrect_code`` (counted: past the code's tries or the login's limits,
+    429); 409 when no code is pending (none asked, expired, or used)."""
+
+    http_method_names = ["post"]
+
+    def post(self, request: HttpRequest) -> Answer:
+        if request.user.is_authenticated or flows.pending(request) is None:
+            return conflict()
+        code = self.text("code") or ""
+        if not code or len(code) > 20:
+            return responses.error(MESSAGES["code_required"], "invalid", "code")
+        outcome, user = flows.confirm_code(request, code)
+        if outcome == flows.WRONG_CODE:
+            return responses.error(CodeConfirmForm.error_messages["wrong_code"], "incorrect_code", "code")
+        if outcome == flows.SECOND_STEP:
+            return responses.unauthenticated(request)
+        if outcome != flows.SIGNED_IN or user is None:
+            return conflict()
+        answer = responses.authenticated(request, user)
+        answer.trusted_account = user.pk
+        return answer
