@@ -10,7 +10,7 @@ answers for them as for everything else.
 import botocore.exceptions
 
 from .exceptions import Unavailable
-from .tables import TableModel, plain_client
+from .tables import AFTER_EVENTS, TableModel, plain_client
 from .transactions import RESEND_CODES, TRANSPORT_ERRORS
 
 # BatchWriteItem takes at most 25 requests, BatchGetItem at most 100 keys.
@@ -90,15 +90,22 @@ def batch_write(puts=(), deletes=()):
             raise Unavailable("DynamoDB left writes of a BatchWriteItem unprocessed.")
 
 
-def query_partition(pk, sort_key_prefix=None, attributes=None):
+def query_partition(pk, sort_key_prefix=None, attributes=None, *, with_events=False):
     """Every item of partition ``pk`` (consistent), optionally only sort keys starting
-    with ``sort_key_prefix``, optionally only ``attributes``. Raw items, in sort key order."""
+    with ``sort_key_prefix``, optionally only ``attributes``. Raw items, in sort key order.
+
+    An account's security events (``SK=EVENT#...``, sorted first) are left out unless
+    ``with_events`` (a deletion's): the sort keys read start at ``AFTER_EVENTS``, so a login
+    or a page reading the partition never reads a year of them."""
     params = {
         "TableName": table_name(),
         "ConsistentRead": True,
         "KeyConditionExpression": "PK = :pk",
         "ExpressionAttributeValues": {":pk": {"S": pk}},
     }
+    if sort_key_prefix is None and not with_events:
+        params["KeyConditionExpression"] += " AND SK >= :after_events"
+        params["ExpressionAttributeValues"][":after_events"] = {"S": AFTER_EVENTS}
     if sort_key_prefix is not None:
         params["KeyConditionExpression"] += " AND begins_with(SK, :prefix)"
         params["ExpressionAttributeValues"][":prefix"] = {"S": sort_key_prefix}

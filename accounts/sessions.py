@@ -42,7 +42,6 @@ A session ends at the first of two timeouts (NIST SP 800-63B-4 §2.2.3, docs/sec
 import contextlib
 import contextvars
 import hashlib
-import re
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -54,11 +53,12 @@ from django.contrib.sessions.backends.base import VALID_KEY_CHARS, CreateError, 
 from django.contrib.sessions.exceptions import SessionInterrupted
 from django.http import HttpRequest
 from django.utils.crypto import get_random_string
-from django.utils.translation import gettext
 
-from . import dynamo, lookups, regions, transactions
+from . import dynamo, lookups, regions, timeline, transactions
 from .app_settings import app_settings
+from .browsers import describe_user_agent
 from .exceptions import Busy, StaleItem, Unavailable
+from .ratelimit import client_ip
 from .tables import ACCOUNT_PREFIX, PROFILE_SORT_KEY, account_pk, get_account_model, has_expired, is_gone, raw_expires
 
 SESSION_SORT_PREFIX = "SESSION#"
@@ -265,6 +265,10 @@ class SessionStore(SessionBase):
         # Items to read with the session on load (see read_along), and what that read found.
         self._along_keys = []
         self._along_found = None
+        # The address a login of this request came from (record_login), until its session's
+        # write records the login; then that write's event item (login_event_put).
+        self._login_address = None
+        self._login_event = None
 
     # Reading
 
@@ -464,6 +468,21 @@ class SessionStore(SessionBase):
         :meth:`write_with` takes (``None``: it takes none), to send in its transaction."""
         return self._slot_put
 
+    def note_login(self, address: str) -> None:
+        """Record the login this request makes, from ``address``, in the account's security
+        timeline: the new session's write puts its event in the same request."""
+        self._login_address = address
+
+    def login_event_put(self) -> dict | None:
+        """The Put of the login event the new session of this request's last
+        :meth:`write_with` records (``None``: no login), to send in its transaction."""
+        return timeline.put(self._login_event) if self._login_event else None
+
+    def _login_committed(self) -> None:
+        if self._login_event:
+            timeline.committed(get_account_model(), self._login_event)
+            self._login_event = None
+
     def delete_with_next_save(self, raw_key):
         """Delete the item at ``raw_key`` when this session is saved: in the same request
         when the save puts a new session (a login), else right after. A login clears its
@@ -477,15 +496,18 @@ class SessionStore(SessionBase):
             return
         item, new, now = self._next_item(data, must_create)
         deletes, self._deletes = self._pending_deletes(), []
+        events = [self._login_event] if self._login_event else []
         if self._slot_put is not None:
             self._write_with_slot(item, now, deletes)
-        elif new and deletes:
-            # A fresh random key needs no guard, so the put and the deletes go as one request.
-            dynamo.batch_write(puts=[item], deletes=deletes)
+        elif new and (deletes or events):
+            # A fresh random key needs no guard (nor an event's), so the put, the login's
+            # event and the deletes go as one request.
+            dynamo.batch_write(puts=[item, *events], deletes=deletes)
         else:
             self._put(item, new, now)
             if deletes:
                 dynamo.batch_write(deletes=deletes)
+        self._login_committed()
         self._saved_as(item, now, data)
 
     def _write_with_slot(self, item, now, deletes):
@@ -495,7 +517,9 @@ class SessionStore(SessionBase):
         for _ in range(SLOT_ATTEMPTS):
             try:
                 transactions.run_once(
-                    transactions.plan_login_session(self._put_params(item, True, now), self._slot_put, deletes)
+                    transactions.plan_login_session(
+                        self._put_params(item, True, now), self._slot_put, deletes, self.login_event_put()
+                    )
                 )
                 return
             except (StaleItem, Busy):
@@ -520,7 +544,9 @@ class SessionStore(SessionBase):
             result = send(self._put_params(item, new, now), deletes)
         except BaseException:
             self._session_cache, self._session_key, self.modified = {}, None, False
+            self._login_event = None
             raise
+        self._login_committed()
         self._saved_as(item, now, data)
         return result
 
@@ -535,6 +561,12 @@ class SessionStore(SessionBase):
         account_id = data.get(SESSION_KEY)
         new = must_create or self.session_key is None or _split_key(self.session_key)[0] != account_id
         self._slot_put = None
+        self._login_event = None
+        if new and not must_create and account_id and self._login_address is not None:
+            self._login_event = timeline.new_event(
+                account_id, timeline.LOGIN, address=self._login_address, user_agent=self.user_agent or ""
+            )
+            self._login_address = None
         if new and not must_create:
             if self.session_key:
                 self._deletes.append(_item_key(self.session_key))
@@ -631,7 +663,7 @@ def save_now(request):
             ) from error
 
 
-def end_sessions(account_id, *, except_key=None, sessions=None):
+def end_sessions(account_id, *, except_key=None, sessions=None, also=()):
     """End every session of account ``account_id`` on the server, except the session
     whose key is ``except_key`` (e.g. ``request.session.session_key``). Returns how many
     were ended.
@@ -640,15 +672,16 @@ def end_sessions(account_id, *, except_key=None, sessions=None):
     :meth:`SessionStore.account_sessions` returns them, are given) and one
     ``BatchWriteItem`` per 25 sessions. Call it after a password change or reset, a
     deactivation or a deletion: a cookie of an ended session is anonymous from then on,
-    and reactivating the account revives none of them.
+    and reactivating the account revives none of them. ``also``: raw keys of other items
+    to delete in the same ``BatchWriteItem`` (a deleted account's security events).
     """
     if sessions is None:
         sessions = dynamo.query_partition(account_pk(account_id), SESSION_SORT_PREFIX, attributes=["PK", "SK"])
     keep = _item_key(except_key) if except_key else None
     ended = [dynamo.key(raw["PK"]["S"], raw["SK"]["S"]) for raw in sessions]
     ended = [item_key for item_key in ended if item_key != keep]
-    if ended:
-        dynamo.batch_write(deletes=ended)
+    if ended or also:
+        dynamo.batch_write(deletes=[*ended, *also])
         recorded = _ended_keys.get()
         if recorded is not None:
             recorded.update(_pair(item_key) for item_key in ended)
@@ -678,37 +711,10 @@ def list_sessions(account_id, current_key=None, sessions=None):
 
 
 def record_user_agent(sender, request, user, **kwargs):
-    """``user_logged_in`` receiver: the new session remembers the browser it was made in."""
+    """``user_logged_in`` receiver: the new session remembers the browser it was made in,
+    and its write records the login in the account's security timeline (its event rides in
+    that write: no request more). With another session engine no session item is written,
+    and no login is recorded: its event would cost a request of its own."""
     if isinstance(getattr(request, "session", None), SessionStore):
         request.session.user_agent = request.META.get("HTTP_USER_AGENT", "")
-
-
-# Checked in order: Edge and Opera say "Chrome", Chrome says "Safari".
-BROWSERS = (
-    ("Edge", r"Edg(?:e|A|iOS)?/"),
-    ("Opera", r"OPR/|Opera"),
-    ("Samsung Internet", r"SamsungBrowser/"),
-    ("Firefox", r"Firefox/|FxiOS/"),
-    ("Chrome", r"Chrome/|CriOS/"),
-    ("Safari", r"Safari/"),
-)
-SYSTEMS = (
-    ("Android", r"Android"),
-    ("iOS", r"iPhone|iPad|iPod"),
-    ("Windows", r"Windows"),
-    ("macOS", r"Mac OS X|Macintosh"),
-    ("ChromeOS", r"CrOS"),
-    ("Linux", r"Linux"),
-)
-
-
-def describe_user_agent(user_agent):
-    """A short name for a browser from its user agent, in the active language: ``"Firefox
-    on Linux"`` (``"Linux 上の Firefox"``), or the empty string when nothing is recognised."""
-    user_agent = user_agent or ""
-    browser = next((name for name, pattern in BROWSERS if re.search(pattern, user_agent)), "")
-    system = next((name for name, pattern in SYSTEMS if re.search(pattern, user_agent)), "")
-    if browser and system:
-        # Translators: a browser and the operating system it runs on, e.g. "Firefox on Linux".
-        return gettext("%(browser)s on %(system)s") % {"browser": browser, "system": system}
-    return browser or system
+        request.session.note_login(client_ip(request))

@@ -21,7 +21,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from django.views import View
 from django.views.decorators.cache import never_cache
 
-from .. import audit, notices, sessions, store, verification
+from .. import audit, notices, sessions, store, timeline, verification
 from ..adapter import get_adapter
 from ..audit import background, reports
 from ..audit.checking import Scope
@@ -98,7 +98,9 @@ class FreshProofRequiredMixin:
         needs_proof = request.method == "POST" or self.confirms_a_change
         if needs_proof and not reauthentication.is_fresh(request):
             return redirect(reauthentication.reauthenticate_url(request, back_to=self.back_after_proof(request)))
-        return super().dispatch(request, *args, **kwargs)
+        # What staff change is recorded in the account's security timeline with their id.
+        with timeline.acting_staff(request.user.pk):
+            return super().dispatch(request, *args, **kwargs)
 
     def back_after_proof(self, request):
         """Where the reauthentication page sends the staff member back to: this page for a
@@ -166,6 +168,7 @@ class AccountView(StaffView):
             "flags": FLAGS,
             "sessions": sessions.list_sessions(account.id) if sessions.in_use() else None,
             "passkeys": mfa_store.passkeys_of(account),
+            "events": timeline.recent_events(account.id),
             **forms,
         }
         return render(self.request, self.template_name, context, status=status)

@@ -34,6 +34,7 @@ from .actions import (
     _still_as_read,
     _transaction,
 )
+from .events import EVENT
 from .running import run, settle
 
 SIGN_IN, SPEND = "sign_in", "spend"
@@ -132,10 +133,12 @@ def limit_check(params):
     return lambda now: action
 
 
-def _session_actions(table, session_put, slot_put, deletes, now, spent_session=None):
+def _session_actions(table, session_put, slot_put, deletes, now, spent_session=None, event_put=None):
     planned = [Action("Put", session_put, SESSION, _raw_target(table, session_put["Item"]))]
     if slot_put is not None:
         planned.append(Action("Put", slot_put, SLOT, _raw_target(table, slot_put["Item"])))
+    if event_put is not None:
+        planned.append(Action("Put", event_put, EVENT, _raw_target(table, event_put["Item"])))
     for key in deletes:
         body = {"TableName": table, "Key": key}
         role = CLEARED
@@ -146,18 +149,21 @@ def _session_actions(table, session_put, slot_put, deletes, now, spent_session=N
     return planned
 
 
-def plan_login_session(session_put, slot_put, deletes):
+def plan_login_session(session_put, slot_put, deletes, event_put=None):
     """The transaction of a login's new session under ``ACCOUNTS_MAX_SESSIONS``: the
     session's Put (``attribute_not_exists(PK)``), the Put of the slot it takes
     (``slot_put``, guarded by the slot's holder as read: absent, or the session it names),
+    the Put of the login's security event (``event_put``, unguarded: see :mod:`.events`),
     and ``deletes`` (the raw keys of the session it replaces, the slot's previous holder,
     cleared rate counters), unconditionally. A cancelled one raises
     :class:`~accounts.exceptions.StaleItem`: the slot changed hands since it was read."""
     table = session_put["TableName"]
-    return _transaction(SIGN_IN, lambda now: _session_actions(table, session_put, slot_put, deletes, now), None)
+    return _transaction(
+        SIGN_IN, lambda now: _session_actions(table, session_put, slot_put, deletes, now, event_put=event_put), None
+    )
 
 
-def plan_sign_in(session_put, deletes, spent_session, spends, slot_put=None):
+def plan_sign_in(session_put, deletes, spent_session, spends, slot_put=None, event_put=None):
     """The transaction of a sign-in with a second factor.
 
     ``session_put``: the PutItem of the new session (``attribute_not_exists(PK)``, from
@@ -169,14 +175,15 @@ def plan_sign_in(session_put, deletes, spent_session, spends, slot_put=None):
     ``spends``: the builders of the factor's single-use actions (:func:`totp_step_spend`,
     :func:`recovery_code_spend`, :func:`passkey_use`), and the :func:`limit_check` of each
     counter of the limit a code's sign-in is under. ``slot_put``: the session slot the new
-    session takes (see :func:`plan_login_session`), if any.
+    session takes (see :func:`plan_login_session`), if any; ``event_put``: the Put of the
+    login's security event, if any.
     """
     if spent_session is not None and spent_session not in deletes:
         raise ValueError("The session that held the sign-in is not among the session's deletes.")
     table = session_put["TableName"]
 
     def actions(now):
-        planned = _session_actions(table, session_put, slot_put, deletes, now, spent_session)
+        planned = _session_actions(table, session_put, slot_put, deletes, now, spent_session, event_put)
         return [*planned, *(spend(now) for spend in spends)]
 
     return _transaction(SIGN_IN, actions, None)

@@ -163,7 +163,11 @@ def sign_in(request, user, spends, ends=(), slot=None):
     login(request, user, backend=BACKEND)
     session = request.session
     try:
-        session.write_with(lambda put, deletes: store.sign_in(put, deletes, spent_session, spends, session.slot_put()))
+        session.write_with(
+            lambda put, deletes: store.sign_in(
+                put, deletes, spent_session, spends, session.slot_put(), session.login_event_put()
+            )
+        )
     except BaseException:
         request.user = AnonymousUser()
         raise
@@ -251,7 +255,7 @@ def _spends_for_code(account, code):
         return [store.totp_spend(account.id, step)], False
     typed = recovery_codes.normalize(code)
     if store.holds_recovery_code(account, typed):
-        return [store.recovery_code_spend(account, code)], True
+        return [store.recovery_code_spend(account, code), store.recovery_code_event(account)], True
     if store.used_recovery_code(account, typed):
         return None, True
     return [], False
