@@ -233,6 +233,11 @@ def _live_sessions(items, now):
     return [raw for raw in items if raw["SK"]["S"].startswith(SESSION_SORT_PREFIX) and _is_live(raw, now)]
 
 
+def live_sessions(items: list[dict]) -> list[dict]:
+    """The raw items of the live sessions among ``items`` (a read of an account's partition)."""
+    return _live_sessions(items, _epoch())
+
+
 class SessionStore(SessionBase):
     """Django session store keeping each session as an item of the accounts table."""
 
@@ -244,9 +249,12 @@ class SessionStore(SessionBase):
         # The loaded item's bookkeeping, kept when it is saved again.
         self._created = None
         self._last_seen = None
-        # Read the account's other sessions too on load (see want_all_sessions).
+        # Read the account's other sessions too on load (see want_all_sessions), and how many
+        # of its newest security events with them (and what was read).
         self._load_all = False
         self._account_sessions = None
+        self._events_wanted = 0
+        self._account_events = None
         # Items to delete in the same request as the next save (an old key, a counter).
         self._deletes = []
         # A new session of nobody that a rate limit of its own already paid for (a half-login
@@ -279,10 +287,19 @@ class SessionStore(SessionBase):
         so the login costs what it did."""
         self._limited_elsewhere = True
 
-    def want_all_sessions(self):
+    def want_all_sessions(self, events: int = 0):
         """Load the account's other sessions with this one (one ``Query`` instead of one
-        ``BatchGetItem``). Call it before anything touches the session or ``request.user``."""
+        ``BatchGetItem``), and its ``events`` newest security events in the same ``Query``
+        (:meth:`account_events`). Call it before anything touches the session or
+        ``request.user``."""
         self._load_all = True
+        self._events_wanted = events
+
+    def account_events(self):
+        """Raw items of the newest security events of this session's account, newest first,
+        as the load read them (:meth:`want_all_sessions`), or ``None`` when it did not."""
+        self._get_session()
+        return self._account_events
 
     def read_along(self, keys):
         """Read the items at ``keys`` (raw keys) with this session, in its load's one
@@ -303,7 +320,9 @@ class SessionStore(SessionBase):
         now = _epoch()
         session_key = _item_key(self.session_key)
         along = [] if account_id and self._load_all else self._along_keys
-        if account_id and self._load_all:
+        if account_id and self._load_all and self._events_wanted:
+            items, events = dynamo.query_partition_and_events(account_pk(account_id), self._events_wanted)
+        elif account_id and self._load_all:
             items = dynamo.query_partition(account_pk(account_id))
         elif account_id:
             items = dynamo.batch_get([session_key, dynamo.key(account_pk(account_id), PROFILE_SORT_KEY), *along])
@@ -325,6 +344,8 @@ class SessionStore(SessionBase):
             _prefetched_account.set((account_id, account))
             if self._load_all:
                 self._account_sessions = _live_sessions(items, now)
+            if self._load_all and self._events_wanted:
+                self._account_events = [raw for raw in events if not is_gone(raw, now)]
         self._created = int(session["created"]["N"])
         self._last_seen = int(session["last_seen"]["N"])
         self._slot = int(session["slot"]["N"]) if "slot" in session else None

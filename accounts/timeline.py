@@ -210,6 +210,11 @@ class Event:
         return describe_user_agent(self.user_agent)
 
 
+def events_of(items: list[dict]) -> list[Event]:
+    """The events of raw event ``items`` (as read: newest first)."""
+    return [Event.from_raw(raw) for raw in items]
+
+
 def recent_events(account_id: str, limit: int = SHOWN) -> list[Event]:
     """The last ``limit`` live events of account ``account_id``, newest first: one
     consistent ``Query`` of its partition's events, from the end, ``Limit`` ``limit``

@@ -17,7 +17,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.generic import FormView, TemplateView, View
 
-from . import breached_passwords, devices, notices, password_reset, pending, sessions, store, verification
+from . import breached_passwords, devices, notices, password_reset, pending, sessions, store, timeline, verification
 from .adapter import get_adapter
 from .exceptions import Busy, StaleItem
 from .forms import STORE_REFUSALS
@@ -200,9 +200,12 @@ class AccountSessionsMixin:
     """A page about the signed-in account's sessions: the session load reads them all,
     with the account, in its one request (see :mod:`accounts.sessions`)."""
 
+    # How many of the account's newest security events the same read brings (the profile's).
+    events_read = 0
+
     def dispatch(self, request, *args, **kwargs):
         if sessions.in_use() and isinstance(request.session, sessions.SessionStore):
-            request.session.want_all_sessions()
+            request.session.want_all_sessions(events=self.events_read)
         return super().dispatch(request, *args, **kwargs)
 
     def account_sessions(self):
@@ -214,9 +217,12 @@ class AccountSessionsMixin:
 
 @method_decorator(never_cache, name="dispatch")
 class ProfileView(AccountSessionsMixin, AccountLoginRequiredMixin, TemplateView):
-    """The signed-in account: email, username, links to change them, and its sessions."""
+    """The signed-in account: email, username, links to change them, its sessions and its
+    security timeline (the last :data:`~accounts.timeline.SHOWN` events, read with the
+    sessions in the page's one ``Query``)."""
 
     template_name = "accounts/profile.html"
+    events_read = timeline.SHOWN
 
     def get_context_data(self, **kwargs):
         account = self.request.user.account
@@ -228,6 +234,8 @@ class ProfileView(AccountSessionsMixin, AccountLoginRequiredMixin, TemplateView)
             context["sessions"] = sessions.list_sessions(
                 self.request.user.pk, self.request.session.session_key, sessions=items
             )
+        events = self.request.session.account_events() if items is not None else None
+        context["events"] = timeline.events_of(events) if events is not None else timeline.recent_events(account.id)
         return context
 
 
