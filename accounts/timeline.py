@@ -55,7 +55,7 @@ IDENTITY_UNLINKED = "identity_unlinked"
 FLAG_CHANGED = "flag_changed"
 
 LABELS = {
-    LOGIN: _("Logged in"),
+    LOGIN: _("Login"),
     PASSWORD_CHANGED: _("Password changed"),
     EMAIL_CHANGED: _("Email address changed"),
     USERNAME_CHANGED: _("Username changed"),
