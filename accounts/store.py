@@ -323,6 +323,20 @@ def login_lock_key(login):
         return None
 
 
+def change_event(account, changes: dict) -> dict | None:
+    """The raw item of the security event that ``changes`` to ``account`` (as read) record
+    (see :func:`accounts.timeline.change_event`), or ``None``: what :func:`update_account`
+    sends in the change's transaction, and ``accounts_explain`` shows."""
+    found = timeline.change_event(account, changes)
+    return timeline.new_event(account.id, *found) if found else None
+
+
+def event_actions(account, changes: dict) -> list:
+    """The actions recording ``changes`` to ``account`` in its security timeline (none or one)."""
+    event = change_event(account, changes)
+    return [timeline.action(event)] if event else []
+
+
 def update_account(account, *, unheld=(), also=(), recorded=True, **changes):
     """Change any account attributes in one guarded transaction, moving locks as needed.
 
@@ -336,8 +350,7 @@ def update_account(account, *, unheld=(), also=(), recorded=True, **changes):
     :class:`~accounts.exceptions.StaleItem` (the account changed since it was read).
     Deactivating the account ends its sessions (see :func:`end_sessions`).
     """
-    found = timeline.change_event(account, changes) if recorded else None
-    event = timeline.new_event(account.id, *found) if found else None
+    event = change_event(account, changes) if recorded else None
     events = [timeline.action(event)] if event else []
     transactions.change(account, {**changes, "updated": utcnow()}, unheld=unheld, also=[*also, *events])
     if event:
