@@ -684,7 +684,7 @@ def save_now(request):
             ) from error
 
 
-def end_sessions(account_id, *, except_key=None, sessions=None, also=()):
+def end_sessions(account_id, *, except_key=None, sessions=None, also=(), event=None):
     """End every session of account ``account_id`` on the server, except the session
     whose key is ``except_key`` (e.g. ``request.session.session_key``). Returns how many
     were ended.
@@ -694,7 +694,8 @@ def end_sessions(account_id, *, except_key=None, sessions=None, also=()):
     ``BatchWriteItem`` per 25 sessions. Call it after a password change or reset, a
     deactivation or a deletion: a cookie of an ended session is anonymous from then on,
     and reactivating the account revives none of them. ``also``: raw keys of other items
-    to delete in the same ``BatchWriteItem`` (a deleted account's security events).
+    to delete in the same ``BatchWriteItem`` (a deleted account's security events);
+    ``event``: a security event's raw item, put in it when a session ended.
     """
     if sessions is None:
         sessions = dynamo.query_partition(account_pk(account_id), SESSION_SORT_PREFIX, attributes=["PK", "SK"])
@@ -702,7 +703,7 @@ def end_sessions(account_id, *, except_key=None, sessions=None, also=()):
     ended = [dynamo.key(raw["PK"]["S"], raw["SK"]["S"]) for raw in sessions]
     ended = [item_key for item_key in ended if item_key != keep]
     if ended or also:
-        dynamo.batch_write(deletes=[*ended, *also])
+        dynamo.batch_write(puts=[event] if event and ended else [], deletes=[*ended, *also])
         recorded = _ended_keys.get()
         if recorded is not None:
             recorded.update(_pair(item_key) for item_key in ended)

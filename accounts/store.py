@@ -360,12 +360,18 @@ def update_account(account, *, unheld=(), also=(), recorded=True, **changes):
     return account
 
 
-def end_sessions(account, *, except_key=None):
+def end_sessions(account, *, except_key=None, recorded=False):
     """End every server-side session of ``account`` but ``except_key``'s (when the
-    project's ``SESSION_ENGINE`` is :mod:`accounts.sessions`). Returns how many ended."""
+    project's ``SESSION_ENGINE`` is :mod:`accounts.sessions`). Returns how many ended.
+    ``recorded``: the sessions' end is a security event of its own (staff ended them), put
+    in the batch that deletes them (none when no session ended)."""
     if not sessions.in_use():
         return 0
-    return sessions.end_sessions(account.id, except_key=except_key)
+    event = timeline.new_event(account.id, timeline.SESSIONS_ENDED) if recorded else None
+    ended = sessions.end_sessions(account.id, except_key=except_key, event=event)
+    if event and ended:
+        timeline.committed(type(account), event)
+    return ended
 
 
 def change_email(account, email):

@@ -9,7 +9,8 @@ committed and costs no request more:
 - a change of the password, the address or the username, an address verified, a second
   factor or an identity provider added or removed, new recovery codes, a staff flag: with
   the account's change (:func:`accounts.store.update_account`), naming the staff member who
-  made it (``actor``) when it was made on a staff page.
+  made it (``actor``) when it was made on a staff page;
+- every session ended by staff: in the batch that deletes them (:func:`accounts.store.end_sessions`).
 
 Events expire after ``ACCOUNTS_SECURITY_EVENT_RETENTION`` (the table's TTL) and are deleted
 with the account. The owner sees the last :data:`SHOWN` on the profile, staff on the
@@ -53,6 +54,7 @@ RECOVERY_CODE_USED = "recovery_code_used"
 IDENTITY_LINKED = "identity_linked"
 IDENTITY_UNLINKED = "identity_unlinked"
 FLAG_CHANGED = "flag_changed"
+SESSIONS_ENDED = "sessions_ended"
 
 LABELS = {
     LOGIN: _("Login"),
@@ -69,6 +71,7 @@ LABELS = {
     IDENTITY_LINKED: _("Sign-in provider linked"),
     IDENTITY_UNLINKED: _("Sign-in provider unlinked"),
     FLAG_CHANGED: _("Account flag changed by staff"),
+    SESSIONS_ENDED: _("Sessions ended by staff"),
 }
 # The flags staff change, told in an event's detail as "<flag> on|off".
 FLAGS = ("is_active", "is_staff", "is_superuser")

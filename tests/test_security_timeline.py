@@ -179,6 +179,17 @@ def test_a_staff_flag_is_recorded_with_the_staff_member(ddb, staff_client, boss)
     assert (last["kind"]["S"], last["detail"]["S"], last["actor"]["S"]) == ("flag_changed", "is_active off", boss.id)
 
 
+def test_sessions_ended_by_staff_are_recorded_with_the_staff_member(ddb, staff_client, boss, received):
+    signed_up_client()
+    received.clear()
+
+    staff_client.post(f"/staff/accounts/{ada().id}/sessions/end/")
+
+    last = stored_events(ada().id)[-1]
+    assert (last["kind"]["S"], last["actor"]["S"]) == ("sessions_ended", boss.id)
+    assert [event.kind for event in received] == ["sessions_ended"]
+
+
 def test_the_retention_setting_sets_each_event_to_expire(ddb, settings):
     settings.ACCOUNTS_SECURITY_EVENT_RETENTION = 3600
     client = signed_up_client()
