@@ -13,6 +13,7 @@ from accounts import dynamo, signals, store, timeline
 from accounts.exceptions import StaleItem
 from accounts.tables import account_pk
 from accounts.transactions.events import event_item
+from tests.headless import APIClient
 from tests.mail import link_in, mails_to, path_of
 from tests.mfa import add_passkey, enable_totp, password_login, second_step
 from tests.staff import boss, client_as, staff_client  # noqa: F401 (fixtures)
@@ -59,6 +60,18 @@ def test_a_login_is_recorded_with_its_time_address_and_browser(ddb):
     assert last["kind"]["S"] == "login"
     assert last["address"]["S"] == "203.0.113.7" and last["user_agent"]["S"] == FIREFOX
     assert before - 1 <= int(last["at"]["N"]) / 1000 <= time.time() + 1
+
+
+@pytest.mark.parametrize("client", ["app", "browser"])
+def test_a_login_through_the_api_is_recorded(ddb, client):
+    signed_up_client()
+    recorded = kinds(ada().id)
+
+    response = APIClient(client, Client(HTTP_USER_AGENT=FIREFOX)).login()
+
+    assert response.status_code == 200
+    assert kinds(ada().id) == [*recorded, "login"]
+    assert stored_events(ada().id)[-1]["user_agent"]["S"] == FIREFOX
 
 
 def test_a_wrong_password_records_no_login(ddb):
