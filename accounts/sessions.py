@@ -273,7 +273,7 @@ class SessionStore(SessionBase):
         # Items to read with the session on load (see read_along), and what that read found.
         self._along_keys = []
         self._along_found = None
-        # The address a login of this request came from (record_login), until its session's
+        # The address a login of this request came from (record_user_agent), until its session's
         # write records the login; then that write's event item (login_event_put).
         self._login_address = None
         self._login_event = None

@@ -34,6 +34,7 @@ from django.utils.translation import gettext_lazy as _
 
 from . import dynamo, signals
 from .browsers import describe_user_agent
+from .ratelimit import client_ip
 from .tables import EVENT_SORT_PREFIX, account_pk, has_expired, raw_expires
 from .transactions.events import event_action, event_item, event_put
 
@@ -99,8 +100,6 @@ def origin() -> Origin:
 @contextlib.contextmanager
 def from_request(request: HttpRequest) -> Iterator[Origin]:
     """Within the block (a request), events come from ``request``'s address and browser."""
-    from .ratelimit import client_ip
-
     token = _origin.set(Origin(client_ip(request), request.META.get("HTTP_USER_AGENT", "")))
     try:
         yield origin()

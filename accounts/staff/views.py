@@ -322,7 +322,7 @@ class EndSessionsView(AccountView):
 
     def post(self, request, account_id):
         account = self.get_account()
-        ended = store.end_sessions(account)
+        ended = store.end_sessions(account, recorded=True)
         records.record(request, account, "sessions_ended", f"ended {ended} session(s)")
         message = ngettext(
             "Ended %(count)d session of %(username)s.", "Ended %(count)d sessions of %(username)s.", ended
