@@ -360,6 +360,14 @@ class AppSettings:
         return value.total_seconds() if isinstance(value, timedelta) else value
 
     @property
+    def SECURITY_EVENT_RETENTION(self):
+        """Seconds an event of an account's security timeline (a login, a password or address
+        change, a factor added or removed, a staff action) is kept: its item expires then
+        (the table's TTL). A ``timedelta`` or seconds. Default one year (365 days)."""
+        value = self._setting("SECURITY_EVENT_RETENTION", 365 * 24 * 3600)
+        return int(value.total_seconds() if isinstance(value, timedelta) else value)
+
+    @property
     def TRUSTED_PROXY_COUNT(self):
         """How many reverse proxies in front of the site append to ``X-Forwarded-For``; the
         client address is the one the outermost of them saw. Default 0: ``REMOTE_ADDR``."""

@@ -28,6 +28,7 @@ from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_K
 from . import store, transactions
 from .ratelimit import Counter, parse_rules
 from .tables import STAFF_REGISTRY, epoch_now
+from .transactions.events import event_item
 
 # On-demand prices in US East (N. Virginia), dollars per million request units, since
 # AWS's price cut of November 2024: the defaults of ``accounts_cost``.
@@ -50,6 +51,7 @@ SAMPLE_USERNAME = "ada_lovelace"
 SAMPLE_PASSWORD_HASH = (
     "argon2$argon2id$v=19$m=102400,t=2,p=8$Z3o3N1BOWUdpcHpZY3RGVFZGSWtwNw$RdrAhRPjUS5vXW92YbWCy9EXLryVflOkcAHMLu6XT7c"
 )
+SAMPLE_ADDRESS = "203.0.113.7"
 SAMPLE_USER_AGENT = (
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36"
 )
@@ -119,6 +121,7 @@ def sample_items():
         "staff registry entry (absent)": {},
         "lock (absent)": {},
         "staff registry entry": STAFF_REGISTRY.key(account.PK),
+        "security event": event_item(account.PK, "login", address=SAMPLE_ADDRESS, user_agent=SAMPLE_USER_AGENT),
     }
 
 
@@ -168,6 +171,8 @@ class Flow:
 
 
 ACCOUNT_LOCKS = ("lock", "lock", "lock")  # email, username, username skeleton
+# The security timeline the profile shows and a deletion deletes (accounts.timeline).
+SAMPLE_EVENTS = ("security event",) * 10
 FLOWS = (
     Flow("page", "any page of a logged-in person", (Request("BatchGetItem", ("session", "account")),)),
     Flow(
@@ -177,8 +182,8 @@ FLOWS = (
     ),
     Flow(
         "profile",
-        "the profile with its session list (2 sessions)",
-        (Request("Query", ("account", "session", "session")),),
+        "the profile with its session list (2 sessions) and its security timeline (10 events)",
+        (Request("Query", ("account", "session", "session", *SAMPLE_EVENTS)),),
     ),
     Flow(
         "signup",
@@ -197,21 +202,21 @@ FLOWS = (
         "opening the verification link and confirming",
         (
             Request("GetItem", ("unverified account",)),
-            Request("TransactWriteItems", ("account", "lock", "expiring lock", "expiring lock")),
+            Request("TransactWriteItems", ("account", "lock", "expiring lock", "expiring lock", "security event")),
         ),
     ),
     Flow(
         "login",
         "login from a new browser (1 session before): its two counters counted before the "
         "password check, the address's taken back, the account's deleted with the session's write "
-        "(which takes its session slot)",
+        "(which takes its session slot and records the login's security event)",
         (
             Request("GetItem", ("lock",)),
             Request("Query", ("account", "session")),
             Request("UpdateItem", ("rate counter",)),
             Request("UpdateItem", ("rate counter",)),
             Request("UpdateItem", ("rate counter",)),
-            Request("TransactWriteItems", ("session", "session slot", "rate counter")),
+            Request("TransactWriteItems", ("session", "session slot", "security event", "rate counter")),
         ),
     ),
     Flow(
@@ -235,7 +240,7 @@ FLOWS = (
         (
             Request("BatchGetItem", ("session", "account")),
             Request("UpdateItem", ("rate counter",)),
-            Request("TransactWriteItems", ("account", "lock", "lock", "lock", "lock")),
+            Request("TransactWriteItems", ("account", "lock", "lock", "lock", "lock", "security event")),
             Request("UpdateItem", ("rate counter",)),
         ),
     ),
@@ -256,7 +261,7 @@ FLOWS = (
         "opening the new address's link",
         (
             Request("GetItem", ("account",)),
-            Request("TransactWriteItems", ("account", "lock", "lock")),
+            Request("TransactWriteItems", ("account", "lock", "lock", "security event")),
             Request("UpdateItem", ("rate counter",)),
         ),
     ),
@@ -266,7 +271,7 @@ FLOWS = (
         (
             Request("BatchGetItem", ("session", "account")),
             Request("UpdateItem", ("rate counter",)),
-            Request("TransactWriteItems", ("account",)),
+            Request("TransactWriteItems", ("account", "security event")),
             Request("Query", ("session", "session")),
             Request("BatchWriteItem", ("session", "session")),
             Request("TransactWriteItems", ("session", "session slot", "session")),
@@ -275,13 +280,13 @@ FLOWS = (
     ),
     Flow(
         "deletion",
-        "deleting the account (1 session; the password check counted)",
+        "deleting the account (1 session and 10 security events, deleted after it; the password check counted)",
         (
             Request("BatchGetItem", ("session", "account")),
             Request("UpdateItem", ("rate counter",)),
             Request("TransactWriteItems", ("account", *ACCOUNT_LOCKS, "staff registry entry (absent)")),
-            Request("Query", ("session",)),
-            Request("BatchWriteItem", ("session",)),
+            Request("Query", ("session", *SAMPLE_EVENTS)),
+            Request("BatchWriteItem", ("session", *SAMPLE_EVENTS)),
         ),
     ),
 )

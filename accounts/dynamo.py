@@ -10,7 +10,7 @@ answers for them as for everything else.
 import botocore.exceptions
 
 from .exceptions import Unavailable
-from .tables import TableModel, plain_client
+from .tables import AFTER_EVENTS, EVENT_SORT_PREFIX, TableModel, plain_client
 from .transactions import RESEND_CODES, TRANSPORT_ERRORS
 
 # BatchWriteItem takes at most 25 requests, BatchGetItem at most 100 keys.
@@ -90,15 +90,22 @@ def batch_write(puts=(), deletes=()):
             raise Unavailable("DynamoDB left writes of a BatchWriteItem unprocessed.")
 
 
-def query_partition(pk, sort_key_prefix=None, attributes=None):
+def query_partition(pk, sort_key_prefix=None, attributes=None, *, with_events=False):
     """Every item of partition ``pk`` (consistent), optionally only sort keys starting
-    with ``sort_key_prefix``, optionally only ``attributes``. Raw items, in sort key order."""
+    with ``sort_key_prefix``, optionally only ``attributes``. Raw items, in sort key order.
+
+    An account's security events (``SK=EVENT#...``, sorted first) are left out unless
+    ``with_events`` (a deletion's): the sort keys read start at ``AFTER_EVENTS``, so a login
+    or a page reading the partition never reads a year of them."""
     params = {
         "TableName": table_name(),
         "ConsistentRead": True,
         "KeyConditionExpression": "PK = :pk",
         "ExpressionAttributeValues": {":pk": {"S": pk}},
     }
+    if sort_key_prefix is None and not with_events:
+        params["KeyConditionExpression"] += " AND SK >= :after_events"
+        params["ExpressionAttributeValues"][":after_events"] = {"S": AFTER_EVENTS}
     if sort_key_prefix is not None:
         params["KeyConditionExpression"] += " AND begins_with(SK, :prefix)"
         params["ExpressionAttributeValues"][":prefix"] = {"S": sort_key_prefix}
@@ -111,6 +118,31 @@ def query_partition(pk, sort_key_prefix=None, attributes=None):
         items.extend(answer.get("Items", ()))
         if "LastEvaluatedKey" not in answer:
             return items
+        params["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+
+
+# How many items other than its events an account's partition is read with in one page,
+# beside the events wanted (its profile, sessions and their slots, passkeys, counters):
+# more take a second page.
+OTHER_ITEMS_PER_PAGE = 64
+
+
+def query_partition_and_events(pk, events):
+    """``(every item of partition pk but its security events, in sort key order; its
+    ``events`` newest events, newest first)``: one consistent ``Query`` from the partition's
+    end (its events sort first), ``Limit`` ``events`` + :data:`OTHER_ITEMS_PER_PAGE`, and
+    another page only while fewer events were read (a partition of many other items)."""
+    params = {**_partition_query(pk, descending=True), "Limit": events + OTHER_ITEMS_PER_PAGE}
+    others, recent = [], []
+    while True:
+        answer = call("query", **params)
+        for raw in answer.get("Items", ()):
+            if raw["SK"]["S"] >= AFTER_EVENTS:
+                others.append(raw)
+            elif raw["SK"]["S"].startswith(EVENT_SORT_PREFIX) and len(recent) < events:
+                recent.append(raw)
+        if len(recent) >= events or "LastEvaluatedKey" not in answer:
+            return others[::-1], recent
         params["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
 
 

@@ -117,7 +117,8 @@ class User(AbstractBaseUser):
             # transaction: whoever asked for it may be who the new password locks out.
             changes.update(store.email_change_cancellation(account))
         if changes:
-            store.update_account(account, **changes)
+            # A hash upgraded at login (_password cleared first) is the same password: no event.
+            store.update_account(account, recorded=self._password is not None or "password" not in changes, **changes)
         if self._password is not None:
             # A new password (not a hash upgrade, which clears _password first) ends
             # every session; the view that changed it re-issues its own (cycle_key).

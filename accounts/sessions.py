@@ -41,7 +41,6 @@ A session ends at the first of two timeouts (NIST SP 800-63B-4 §2.2.3, docs/sec
 
 import contextvars
 import hashlib
-import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -55,11 +54,12 @@ from django.contrib.sessions.backends.base import VALID_KEY_CHARS, CreateError, 
 from django.contrib.sessions.exceptions import SessionInterrupted
 from django.http import HttpRequest
 from django.utils.crypto import get_random_string
-from django.utils.translation import gettext
 
-from . import dynamo, regions, transactions
+from . import dynamo, regions, timeline, transactions
 from .app_settings import app_settings
+from .browsers import describe_user_agent
 from .exceptions import Busy, StaleItem, Unavailable
+from .ratelimit import client_ip
 from .tables import ACCOUNT_PREFIX, PROFILE_SORT_KEY, account_pk, get_account_model, has_expired, is_gone, raw_expires
 
 SESSION_SORT_PREFIX = "SESSION#"
@@ -260,6 +260,11 @@ class SessionWrite:
     data: dict
 
 
+def live_sessions(items: list[dict]) -> list[dict]:
+    """The raw items of the live sessions among ``items`` (a read of an account's partition)."""
+    return _live_sessions(items, _epoch())
+
+
 class SessionStore(SessionBase):
     """Django session store keeping each session as an item of the accounts table."""
 
@@ -271,9 +276,12 @@ class SessionStore(SessionBase):
         # The loaded item's bookkeeping, kept when it is saved again.
         self._created = None
         self._last_seen = None
-        # Read the account's other sessions too on load (see want_all_sessions).
+        # Read the account's other sessions too on load (see want_all_sessions), and how many
+        # of its newest security events with them (and what was read).
         self._load_all = False
         self._account_sessions = None
+        self._events_wanted = 0
+        self._account_events = None
         # Items to delete in the same request as the next save (an old key, a counter).
         self._deletes = []
         # A new session of nobody that a rate limit of its own already paid for (a half-login
@@ -292,6 +300,10 @@ class SessionStore(SessionBase):
         # Items to read with the session on load (see read_along), and what that read found.
         self._along_keys = []
         self._along_found = None
+        # The address a login of this request came from (record_user_agent), until its session's
+        # write records the login; then that write's event item (login_event_put).
+        self._login_address = None
+        self._login_event = None
 
     # Reading
 
@@ -302,10 +314,19 @@ class SessionStore(SessionBase):
         so the login costs what it did."""
         self._limited_elsewhere = True
 
-    def want_all_sessions(self) -> None:
+    def want_all_sessions(self, events: int = 0) -> None:
         """Load the account's other sessions with this one (one ``Query`` instead of one
-        ``BatchGetItem``). Call it before anything touches the session or ``request.user``."""
+        ``BatchGetItem``), and its ``events`` newest security events in the same ``Query``
+        (:meth:`account_events`). Call it before anything touches the session or
+        ``request.user``."""
         self._load_all = True
+        self._events_wanted = events
+
+    def account_events(self) -> list[dict[str, Any]] | None:
+        """Raw items of the newest security events of this session's account, newest first,
+        as the load read them (:meth:`want_all_sessions`), or ``None`` when it did not."""
+        self._get_session()
+        return self._account_events
 
     def read_along(self, keys):
         """Read the items at ``keys`` (raw keys) with this session, in its load's one
@@ -326,7 +347,9 @@ class SessionStore(SessionBase):
         now = _epoch()
         session_key = _item_key(self.session_key)
         along = [] if account_id and self._load_all else self._along_keys
-        if account_id and self._load_all:
+        if account_id and self._load_all and self._events_wanted:
+            items, events = dynamo.query_partition_and_events(account_pk(account_id), self._events_wanted)
+        elif account_id and self._load_all:
             items = dynamo.query_partition(account_pk(account_id))
         elif account_id:
             items = dynamo.batch_get([session_key, dynamo.key(account_pk(account_id), PROFILE_SORT_KEY), *along])
@@ -348,6 +371,8 @@ class SessionStore(SessionBase):
             _prefetched_account.set((account_id, account))
             if self._load_all:
                 self._account_sessions = _live_sessions(items, now)
+            if self._load_all and self._events_wanted:
+                self._account_events = [raw for raw in events if not is_gone(raw, now)]
         self._created = int(session["created"]["N"])
         self._last_seen = int(session["last_seen"]["N"])
         self._slot = int(session["slot"]["N"]) if "slot" in session else None
@@ -486,6 +511,21 @@ class SessionStore(SessionBase):
             self._deletes.append(dynamo.key(pk, sort_key))
         self._slot_choice = list(slot) if slot else None
 
+    def note_login(self, address: str) -> None:
+        """Record the login this request makes, from ``address``, in the account's security
+        timeline: the new session's write puts its event in the same request."""
+        self._login_address = address
+
+    def login_event_put(self) -> dict | None:
+        """The Put of the login event the new session of this request's last
+        :meth:`write_with` records (``None``: no login), to send in its transaction."""
+        return timeline.put(self._login_event) if self._login_event else None
+
+    def _login_committed(self) -> None:
+        if self._login_event:
+            timeline.committed(get_account_model(), self._login_event)
+            self._login_event = None
+
     def delete_with_next_save(self, raw_key):
         """Delete the item at ``raw_key`` when this session is saved: in the same request
         when the save puts a new session (a login), else right after. A login clears its
@@ -499,15 +539,18 @@ class SessionStore(SessionBase):
             return
         item, new, now = self._next_item(data, must_create)
         deletes, self._deletes = self._pending_deletes(), []
+        events = [self._login_event] if self._login_event else []
         if self._slot_put is not None:
             self._write_with_slot(item, now, deletes)
-        elif new and deletes:
-            # A fresh random key needs no guard, so the put and the deletes go as one request.
-            dynamo.batch_write(puts=[item], deletes=deletes)
+        elif new and (deletes or events):
+            # A fresh random key needs no guard (nor an event's), so the put, the login's
+            # event and the deletes go as one request.
+            dynamo.batch_write(puts=[item, *events], deletes=deletes)
         else:
             self._put(item, new, now)
             if deletes:
                 dynamo.batch_write(deletes=deletes)
+        self._login_committed()
         self._saved_as(item, now, data)
 
     def _write_with_slot(self, item, now, deletes):
@@ -517,7 +560,9 @@ class SessionStore(SessionBase):
         for _ in range(SLOT_ATTEMPTS):
             try:
                 transactions.run_once(
-                    transactions.plan_login_session(self._put_params(item, True, now), self._slot_put, deletes)
+                    transactions.plan_login_session(
+                        self._put_params(item, True, now), self._slot_put, deletes, self.login_event_put()
+                    )
                 )
                 return
             except (StaleItem, Busy):
@@ -535,17 +580,20 @@ class SessionStore(SessionBase):
         data = self._get_session()
         item, new, now = self._next_item(data)
         deletes, self._deletes = self._pending_deletes(), []
-        return SessionWrite(self._put_params(item, new, now), deletes, self._slot_put, now, dict(data))
+        event_put = timeline.put(self._login_event) if self._login_event else None
+        return SessionWrite(self._put_params(item, new, now), deletes, self._slot_put, event_put, now, dict(data))
 
     def written(self, write):
         """Note that ``write`` (from :meth:`prepare_write`) was sent: saving the same data
-        again in this request sends nothing."""
+        again in this request sends nothing, and its login event is told to listeners."""
+        self._login_committed()
         self._saved_as(write.put["Item"], write.now, write.data)
 
     def discard(self):
         """Forget this session after its write (from :meth:`prepare_write`) failed: it is
-        emptied and will not be saved (its cookie is dropped)."""
+        emptied and will not be saved (its cookie is dropped), and its login event with it."""
         self._session_cache, self._session_key, self.modified = {}, None, False
+        self._login_event = None
 
     def _pending_deletes(self):
         """The raw keys to delete with the next write, but those this request ended already
@@ -558,6 +606,12 @@ class SessionStore(SessionBase):
         account_id = data.get(SESSION_KEY)
         new = must_create or self.session_key is None or _split_key(self.session_key)[0] != account_id
         self._slot_put = None
+        self._login_event = None
+        if new and not must_create and account_id and self._login_address is not None:
+            self._login_event = timeline.new_event(
+                account_id, timeline.LOGIN, address=self._login_address, user_agent=self.user_agent or ""
+            )
+            self._login_address = None
         if new and not must_create:
             if self.session_key:
                 self._deletes.append(_item_key(self.session_key))
@@ -655,7 +709,12 @@ def save_now(request):
 
 
 def end_sessions(
-    account_id: str, *, except_key: str | None = None, sessions: list[dict[str, Any]] | None = None
+    account_id: str,
+    *,
+    except_key: str | None = None,
+    sessions: list[dict[str, Any]] | None = None,
+    also: Iterable[dict[str, Any]] = (),
+    event: dict[str, Any] | None = None,
 ) -> int:
     """End every session of account ``account_id`` on the server, except the session
     whose key is ``except_key`` (e.g. ``request.session.session_key``). Returns how many
@@ -665,15 +724,17 @@ def end_sessions(
     :meth:`SessionStore.account_sessions` returns them, are given) and one
     ``BatchWriteItem`` per 25 sessions. Call it after a password change or reset, a
     deactivation or a deletion: a cookie of an ended session is anonymous from then on,
-    and reactivating the account revives none of them.
+    and reactivating the account revives none of them. ``also``: raw keys of other items
+    to delete in the same ``BatchWriteItem`` (a deleted account's security events);
+    ``event``: a security event's raw item, put in it when a session ended.
     """
     if sessions is None:
         sessions = dynamo.query_partition(account_pk(account_id), SESSION_SORT_PREFIX, attributes=["PK", "SK"])
     keep = _item_key(except_key) if except_key else None
     ended = [dynamo.key(raw["PK"]["S"], raw["SK"]["S"]) for raw in sessions]
     ended = [item_key for item_key in ended if item_key != keep]
-    if ended:
-        dynamo.batch_write(deletes=ended)
+    if ended or also:
+        dynamo.batch_write(puts=[event] if event and ended else [], deletes=[*ended, *also])
         recorded = _ended_keys.get()
         if recorded is not None:
             recorded.update(_pair(item_key) for item_key in ended)
@@ -700,37 +761,10 @@ def list_sessions(
 
 
 def record_user_agent(sender, request, user, **kwargs):
-    """``user_logged_in`` receiver: the new session remembers the browser it was made in."""
+    """``user_logged_in`` receiver: the new session remembers the browser it was made in,
+    and its write records the login in the account's security timeline (its event rides in
+    that write: no request more). With another session engine no session item is written,
+    and no login is recorded: its event would cost a request of its own."""
     if isinstance(getattr(request, "session", None), SessionStore):
         request.session.user_agent = request.META.get("HTTP_USER_AGENT", "")
-
-
-# Checked in order: Edge and Opera say "Chrome", Chrome says "Safari".
-BROWSERS = (
-    ("Edge", r"Edg(?:e|A|iOS)?/"),
-    ("Opera", r"OPR/|Opera"),
-    ("Samsung Internet", r"SamsungBrowser/"),
-    ("Firefox", r"Firefox/|FxiOS/"),
-    ("Chrome", r"Chrome/|CriOS/"),
-    ("Safari", r"Safari/"),
-)
-SYSTEMS = (
-    ("Android", r"Android"),
-    ("iOS", r"iPhone|iPad|iPod"),
-    ("Windows", r"Windows"),
-    ("macOS", r"Mac OS X|Macintosh"),
-    ("ChromeOS", r"CrOS"),
-    ("Linux", r"Linux"),
-)
-
-
-def describe_user_agent(user_agent):
-    """A short name for a browser from its user agent, in the active language: ``"Firefox
-    on Linux"`` (``"Linux 上の Firefox"``), or the empty string when nothing is recognised."""
-    user_agent = user_agent or ""
-    browser = next((name for name, pattern in BROWSERS if re.search(pattern, user_agent)), "")
-    system = next((name for name, pattern in SYSTEMS if re.search(pattern, user_agent)), "")
-    if browser and system:
-        # Translators: a browser and the operating system it runs on, e.g. "Firefox on Linux".
-        return gettext("%(browser)s on %(system)s") % {"browser": browser, "system": system}
-    return browser or system
+        request.session.note_login(client_ip(request))

@@ -13,6 +13,13 @@ Sent by the staff pages (:mod:`accounts.staff.records`), after the change commit
   ``action`` (``email``, ``email_verified``, ``username``, ``password``, ``is_active``,
   ``is_staff``, ``sessions_ended``, ``authenticator_removed``, ``deleted``) and
   ``description`` (what was done, in words, as logged): for a host to record who did what.
+
+Sent once per event of an account's security timeline (:mod:`accounts.timeline`), after the
+write that stored it committed, for a host's SIEM:
+
+- ``security_event``: ``sender`` = the account model class, ``event`` (an
+  :class:`accounts.timeline.Event`: ``account_id``, ``kind``, ``at``, ``address``,
+  ``user_agent``, ``actor`` (the staff member's account id, or ``None``) and ``detail``)
 """
 
 from django.dispatch import Signal
@@ -23,3 +30,4 @@ username_changed = Signal()
 account_deleted = Signal()
 email_verified = Signal()
 staff_changed_account = Signal()
+security_event = Signal()

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.utils.crypto import salted_hmac
 
-from . import dynamo, lookups, sessions, signals, transactions
+from . import dynamo, lookups, sessions, signals, timeline, transactions
 from .app_settings import MANDATORY, NONE, app_settings
 from .exceptions import (
     InvalidUniqueValue,
@@ -23,6 +23,7 @@ from .exceptions import (
 )
 from .tables import (
     ACCOUNT_PREFIX,
+    EVENT_SORT_PREFIX,
     PROFILE_SORT_KEY,
     Account,
     account_constraints,
@@ -332,29 +333,56 @@ def login_lock_key(login):
         return None
 
 
-def update_account(account, *, unheld=(), also=(), token=None, **changes):
+def change_event(account, changes: dict) -> dict | None:
+    """The raw item of the security event that ``changes`` to ``account`` (as read) record
+    (see :func:`accounts.timeline.change_event`), or ``None``: what :func:`update_account`
+    sends in the change's transaction, and ``accounts_explain`` shows."""
+    found = timeline.change_event(account, changes)
+    return timeline.new_event(account.id, *found) if found else None
+
+
+def event_actions(account, changes: dict) -> list:
+    """The actions recording ``changes`` to ``account`` in its security timeline (none or one)."""
+    event = change_event(account, changes)
+    return [timeline.action(event)] if event else []
+
+
+def update_account(account, *, unheld=(), also=(), token=None, recorded=True, **changes):
     """Change any account attributes in one guarded transaction, moving locks as needed.
 
     ``unheld``: ``(constraint, lock key)`` pairs that no other account may hold; ``also``:
     actions on items the account owns (a passkey's credential item), or the record of an
     idempotency key (:mod:`accounts.idempotency`), in the same transaction; ``token``: its
-    ClientRequestToken (default: a new one).
+    ClientRequestToken (default: a new one). A change the security timeline records (:func:`accounts.timeline.change_event`: a new
+    password, address or factor...) puts its event in the same transaction, unless
+    ``recorded`` is false (a password hash upgraded at login: the password stays the same),
+    and :data:`~accounts.signals.security_event` is sent once it committed.
     Raises :class:`~accounts.exceptions.UniqueViolation` or
     :class:`~accounts.exceptions.StaleItem` (the account changed since it was read).
     Deactivating the account ends its sessions (see :func:`end_sessions`).
     """
-    transactions.change(account, {**changes, "updated": utcnow()}, unheld=unheld, also=also, token=token)
+    event = change_event(account, changes) if recorded else None
+    events = [timeline.action(event)] if event else []
+    transactions.change(account, {**changes, "updated": utcnow()}, unheld=unheld, also=[*also, *events], token=token)
+    if event:
+        timeline.committed(type(account), event)
     if changes.get("is_active") is False:
         end_sessions(account)
     return account
 
 
-def end_sessions(account, *, except_key=None):
+def end_sessions(account, *, except_key=None, recorded=False):
     """End every server-side session of ``account`` but ``except_key``'s (when the
-    project's ``SESSION_ENGINE`` is :mod:`accounts.sessions`). Returns how many ended."""
+    project's ``SESSION_ENGINE`` is :mod:`accounts.sessions`). Returns how many ended.
+    ``recorded``: the sessions' end is a security event of its own (staff ended them), put
+    in the batch that deletes them (none when no session ended)."""
     if not sessions.in_use():
         return 0
-    return sessions.end_sessions(account.id, except_key=except_key)
+    event = timeline.new_event(account.id, timeline.SESSIONS_ENDED) if recorded else None
+    ended = sessions.end_sessions(account.id, except_key=except_key, event=event)
+    if event and ended:
+        timeline.committed(type(account), event)
+    return ended
 
 
 def change_email(
@@ -402,10 +430,32 @@ def set_password_hash(account, password_hash):
 
 
 def delete_account(account: Account) -> None:
-    """Delete ``account`` and release its locks in one transaction; its sessions end."""
+    """Delete ``account`` and release its locks in one transaction; its sessions end and its
+    security events are deleted (:func:`clear_partition`)."""
     transactions.delete(account)
-    end_sessions(account)
+    clear_partition(account)
     signals.account_deleted.send(sender=type(account), account=account)
+
+
+def clear_partition(account) -> int:
+    """End the sessions of deleted ``account`` and delete its security events: one
+    ``Query`` of its partition (events included) and one ``BatchWriteItem`` per 25 items.
+    Returns how many were deleted.
+
+    No change writes an event after this read: each is guarded by the account as read,
+    which its tombstone fails. A login that read the account before the deletion and
+    writes its session after this read leaves that session and its login event until they
+    expire (the session at its own expiry, the event after
+    ``ACCOUNTS_SECURITY_EVENT_RETENTION``), as a clean-up that never ran (the process died)
+    does; calling this again with the account as it was read deletes them."""
+    items = dynamo.query_partition(account.PK, attributes=["PK", "SK"], with_events=True)
+    events = [dynamo.key(account.PK, raw["SK"]["S"]) for raw in items if raw["SK"]["S"].startswith(EVENT_SORT_PREFIX)]
+    if sessions.in_use():
+        found = [raw for raw in items if raw["SK"]["S"].startswith(sessions.SESSION_SORT_PREFIX)]
+        return sessions.end_sessions(account.id, sessions=found, also=events) + len(events)
+    if events:
+        dynamo.batch_write(deletes=events)
+    return len(events)
 
 
 def discard_signup(account):

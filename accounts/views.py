@@ -16,7 +16,16 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.generic import FormView, TemplateView, View
 
-from . import breached_passwords, devices, pending, ratelimit, sessions, store, verification
+from . import (
+    breached_passwords,
+    devices,
+    pending,
+    ratelimit,
+    sessions,
+    store,
+    timeline,
+    verification,
+)
 from .adapter import get_adapter
 from .exceptions import Busy
 from .forms import STORE_REFUSALS
@@ -214,16 +223,22 @@ class AccountSessionsMixin:
     """A page about the signed-in account's sessions: the session load reads them all,
     with the account, in its one request (see :mod:`accounts.internal.flows.sessions`)."""
 
+    # How many of the account's newest security events the same read brings (the profile's).
+    events_read = 0
+
     def dispatch(self, request, *args, **kwargs):
-        sessions_flow.read_with_session(request)
+        sessions_flow.read_with_session(request, events=self.events_read)
         return super().dispatch(request, *args, **kwargs)
 
 
 @method_decorator(never_cache, name="dispatch")
 class ProfileView(AccountSessionsMixin, AccountLoginRequiredMixin, TemplateView):
-    """The signed-in account: email, username, links to change them, and its sessions."""
+    """The signed-in account: email, username, links to change them, its sessions and its
+    security timeline (the last :data:`~accounts.timeline.SHOWN` events, read with the
+    sessions in the page's one ``Query``)."""
 
     template_name = "accounts/profile.html"
+    events_read = timeline.SHOWN
 
     def get_context_data(self, **kwargs):
         account = self.request.user.account
@@ -233,6 +248,8 @@ class ProfileView(AccountSessionsMixin, AccountLoginRequiredMixin, TemplateView)
         listed = sessions_flow.list_sessions(self.request)
         if listed is not None:
             context["sessions"] = listed
+        events = sessions_flow.security_events(self.request)
+        context["events"] = timeline.events_of(events) if events is not None else timeline.recent_events(account.id)
         return context
 
 

@@ -124,9 +124,11 @@ def test_change_email_reads_the_account_and_writes_nothing(ada):
     assert dict(counter.counts) == {"GetItem": 2}  # the lock, then its owner: both consistent
     assert table_items() == before
     items = json.loads(output)["TransactItems"]
-    assert [next(iter(entry)) for entry in items] == ["Update", "Put", "Delete"]
+    # ... and the change's security event, last (issue 26's timeline).
+    assert [next(iter(entry)) for entry in items] == ["Update", "Put", "Delete", "Put"]
     assert items[1]["Put"]["Item"]["PK"] == {"S": "UNIQ#EMAIL#lovelace@x.io"}
     assert items[2]["Delete"]["Key"]["PK"] == {"S": "UNIQ#EMAIL#ada@x.io"}
+    assert items[3]["Put"]["Item"]["SK"]["S"].startswith("EVENT#")
 
 
 def test_printed_change_email_sent_as_is_moves_the_email_lock(ada):
@@ -139,12 +141,13 @@ def test_printed_change_email_sent_as_is_moves_the_email_lock(ada):
 
 def test_change_email_to_the_same_normalized_email_touches_no_lock(ada):
     items = json.loads(explain("change-email", "--email", "ada@x.io", "--to", "ADA@x.io"))["TransactItems"]
-    assert [next(iter(entry)) for entry in items] == ["Update"]
+    assert [next(iter(entry)) for entry in items] == ["Update", "Put"]  # the address's case, and its event
 
 
 def test_printed_change_username_sent_as_is_moves_the_username_locks(ada):
     output = explain("change-username", "--username", "ada", "--to", "Countess")
-    assert [next(iter(entry)) for entry in json.loads(output)["TransactItems"]] == ["Update", *["Put", "Delete"] * 2]
+    kinds = [next(iter(entry)) for entry in json.loads(output)["TransactItems"]]
+    assert kinds == ["Update", *["Put", "Delete"] * 2, "Put"]  # the last: the change's security event
     send(output)
     assert Account.get(ada.PK, "PROFILE").username == "Countess"
     assert lock_owner("UNIQ#HANDLE#countess") == lock_owner("UNIQ#HANDLE_SKEL#countess") == ada.PK

@@ -26,7 +26,16 @@ from accounts import dynamo, ratelimit, sessions, store, transactions
 from accounts.management.commands.accounts_explain import Command as ExplainCommand
 from accounts.mfa import store as mfa_store
 from accounts.mfa.tables import Passkey
-from accounts.tables import ACCOUNT_PREFIX, STAFF_REGISTRY, Account, identity_element, passkey_sort_key, utcnow
+from accounts.tables import (
+    ACCOUNT_PREFIX,
+    EVENT_SORT_PREFIX,
+    STAFF_REGISTRY,
+    Account,
+    identity_element,
+    passkey_sort_key,
+    utcnow,
+)
+from accounts.transactions.events import EVENT
 from tests.protocol_table import guards_defined, model_text, rows
 
 GONE = f"{ACCOUNT_PREFIX}gone"
@@ -89,6 +98,7 @@ OTHER_ROLES = {
     transactions.LIMIT: "limit",
     transactions.REGISTRY: "registry",
     transactions.OTHER_MEMBER: "other_member",
+    EVENT: "event",
 }
 # A registry entry's actions when the request is one accounts_explain printed (no roles):
 # its own Put or Delete, and the ConditionCheck of another member's entry.
@@ -167,6 +177,8 @@ def shapes(name, request, operation, now, me=None, holder=None, roles=None):
         ((kind, body),) = entry.items()
         key = (body.get("Key") or body.get("Item"))["PK"]["S"]
         role = roles[position] if roles else None
+        if (body.get("Key") or body.get("Item")).get("SK", {}).get("S", "").startswith(EVENT_SORT_PREFIX):
+            role = EVENT  # a security event's Put, in the account's partition (printed requests have no roles)
         is_lock = not key.startswith(ACCOUNT_PREFIX) and role != transactions.LIMIT and key != STAFF_REGISTRY.partition
         condition = normalized(body, is_lock, me, now)
         if role == transactions.LIMIT:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from django.contrib.auth.hashers import is_password_usable
 
-from .. import dynamo, lookups, store, transactions
+from .. import dynamo, lookups, store, timeline, transactions
 from ..tables import (
     PASSKEY_SORT_PREFIX,
     PROFILE_SORT_KEY,
@@ -20,6 +20,7 @@ from ..tables import (
     sign_in_methods_held,
     utcnow,
 )
+from ..transactions.events import EventSpend
 from ..uniqueness import LOCK_SORT_KEY
 from . import passkeys, recovery_codes, totp
 from .tables import Passkey, UsedChallenge, UsedTotpStep
@@ -234,11 +235,21 @@ def spend(*spends):
     transactions.run_once(transactions.plan_spend(spends))
 
 
-def sign_in(session_put, deletes, spent_session, spends, slot_put=None):
+def sign_in(session_put, deletes, spent_session, spends, slot_put=None, event_put=None):
     """Send a sign-in: the session's write (with the Put of the session slot it takes,
-    ``slot_put``) and the factor's single-use writes in ONE transaction
-    (:func:`accounts.transactions.plan_sign_in`)."""
-    transactions.run_once(transactions.plan_sign_in(session_put, deletes, spent_session, spends, slot_put))
+    ``slot_put``, and of the login's security event, ``event_put``) and the factor's
+    single-use writes in ONE transaction (:func:`accounts.transactions.plan_sign_in`). Once
+    it committed, :data:`~accounts.signals.security_event` is sent for each event among
+    ``spends`` (:func:`recovery_code_event`)."""
+    transactions.run_once(transactions.plan_sign_in(session_put, deletes, spent_session, spends, slot_put, event_put))
+    for spend in spends:
+        if isinstance(spend, EventSpend):
+            timeline.committed(get_account_model(), spend.item)
+
+
+def recovery_code_event(account) -> EventSpend:
+    """The security event of a recovery code's use, written by the sign-in that spends it."""
+    return EventSpend(dynamo.table_name(), timeline.new_event(account.id, timeline.RECOVERY_CODE_USED))
 
 
 def enable_totp(account, secret, step, codes=None):

@@ -21,7 +21,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from django.views import View
 from django.views.decorators.cache import never_cache
 
-from .. import audit, notices, sessions, store, verification
+from .. import audit, dynamo, notices, sessions, store, timeline, verification
 from ..adapter import get_adapter
 from ..audit import background, reports
 from ..audit.checking import Scope
@@ -31,7 +31,7 @@ from ..mfa import store as mfa_store
 from ..mfa.flows import reauthentication
 from ..mfa.policy import SecondFactorRequiredForStaffMixin
 from ..models import User
-from ..tables import ACCOUNT_PREFIX
+from ..tables import ACCOUNT_PREFIX, is_gone
 from . import records, scans
 from .forms import FLAGS, FlagForm, RepairForm, StaffEmailForm, StaffSetPasswordForm, StaffUsernameForm
 
@@ -98,7 +98,9 @@ class FreshProofRequiredMixin:
         needs_proof = request.method == "POST" or self.confirms_a_change
         if needs_proof and not reauthentication.is_fresh(request):
             return redirect(reauthentication.reauthenticate_url(request, back_to=self.back_after_proof(request)))
-        return super().dispatch(request, *args, **kwargs)
+        # What staff change is recorded in the account's security timeline with their id.
+        with timeline.acting_staff(request.user.pk):
+            return super().dispatch(request, *args, **kwargs)
 
     def back_after_proof(self, request):
         """Where the reauthentication page sends the staff member back to: this page for a
@@ -157,6 +159,8 @@ class AccountView(StaffView):
     def render_detail(self, account, status=200, **forms):
         """The account page, with ``forms`` (bound, with errors) in place of blank ones."""
         user = User.from_account(account)
+        # The sessions and the last events of the account's timeline: one Query of its partition.
+        others, events = dynamo.query_partition_and_events(account.PK, timeline.SHOWN)
         context = {
             "account": account,
             "locks": [_lock_row(state) for state in audit.lock_states(account)],
@@ -164,8 +168,11 @@ class AccountView(StaffView):
             "username_form": StaffUsernameForm(user),
             "password_form": StaffSetPasswordForm(user),
             "flags": FLAGS,
-            "sessions": sessions.list_sessions(account.id) if sessions.in_use() else None,
+            "sessions": sessions.list_sessions(account.id, sessions=sessions.live_sessions(others))
+            if sessions.in_use()
+            else None,
             "passkeys": mfa_store.passkeys_of(account),
+            "events": timeline.events_of([raw for raw in events if not is_gone(raw)]),
             **forms,
         }
         return render(self.request, self.template_name, context, status=status)
@@ -315,7 +322,7 @@ class EndSessionsView(AccountView):
 
     def post(self, request, account_id):
         account = self.get_account()
-        ended = store.end_sessions(account)
+        ended = store.end_sessions(account, recorded=True)
         records.record(request, account, "sessions_ended", f"ended {ended} session(s)")
         message = ngettext(
             "Ended %(count)d session of %(username)s.", "Ended %(count)d sessions of %(username)s.", ended

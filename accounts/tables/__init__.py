@@ -5,7 +5,9 @@ One table, keyed ``PK`` (string) + ``SK`` (string), holds:
 - account items: ``PK=ACCT#<generated id>``, ``SK=PROFILE``;
 - lock items: ``PK=UNIQ#<NAMESPACE>#<normalized value>``, ``SK=LOCK``, ``owner=<owner PK>``;
 - registry items: ``PK=STAFF``, ``SK=<account PK>``, one per active staff account
-  (:class:`Registry`).
+  (:class:`Registry`);
+- in an account's partition, its sessions, counters, passkeys and security events
+  (``SK=EVENT#<milliseconds>#<random>``, :mod:`accounts.timeline`).
 
 Items that expire (an unverified account and the locks it holds) carry ``expires``, the
 table's one TTL attribute (epoch seconds). DynamoDB deletes them lazily, days late at
@@ -74,6 +76,11 @@ MAX_PASSKEYS = 20
 # releases them all, and the bound keeps its transaction the size it was before identities.
 OIDC_NAMESPACE = "OIDC"
 SIGN_IN_METHODS = "SIGN_IN_METHODS"
+# The account's security timeline (accounts.timeline): one item per event in its partition,
+# SK=EVENT#<milliseconds>#<random>. "EVENT#" sorts before every other sort key of an account's
+# partition, so the reads of its other items start at AFTER_EVENTS and skip a year of events.
+EVENT_SORT_PREFIX = "EVENT#"
+AFTER_EVENTS = "EVENT$"  # "$" follows "#"
 # The item recording the key version (identifiers.KEY_VERSION) the table's locks are keyed
 # with: the system check accounts.E016 compares it with the running one.
 KEY_VERSION_ITEM = {"PK": {"S": "META#KEYS"}, "SK": {"S": "META"}}

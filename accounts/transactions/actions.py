@@ -72,6 +72,9 @@ class Role(StrEnum):
     SPENT = "spent"
     CLEARED = "cleared"
     SLOT = "slot"
+    # A security event's Put (accounts.timeline), riding in the change it records: it has
+    # no condition, so it never fails (see .events).
+    EVENT = "event"
 
 
 # The roles by name, as the planners, the runner and the tests import them.

@@ -42,6 +42,7 @@ from .actions import (
     _still_as_read,
     _transaction,
 )
+from .events import EVENT
 from .running import run, settle
 
 SIGN_IN, SPEND = "sign_in", "spend"
@@ -173,10 +174,13 @@ def _session_actions(
     deletes: Sequence[Mapping[str, Any]],
     now: int,
     spent_session: Mapping[str, Any] | None = None,
+    event_put: Body | None = None,
 ) -> list[Action]:
     planned = [Action("Put", session_put, SESSION, _raw_target(table, session_put["Item"]))]
     if slot_put is not None:
         planned.append(Action("Put", slot_put, SLOT, _raw_target(table, slot_put["Item"])))
+    if event_put is not None:
+        planned.append(Action("Put", event_put, EVENT, _raw_target(table, event_put["Item"])))
     for key in deletes:
         body: Body = {"TableName": table, "Key": key}
         role = CLEARED
@@ -187,15 +191,20 @@ def _session_actions(
     return planned
 
 
-def plan_login_session(session_put: Body, slot_put: Body | None, deletes: Sequence[Mapping[str, Any]]) -> Transaction:
+def plan_login_session(
+    session_put: Body, slot_put: Body | None, deletes: Sequence[Mapping[str, Any]], event_put: Body | None = None
+) -> Transaction:
     """The transaction of a login's new session under ``ACCOUNTS_MAX_SESSIONS``: the
     session's Put (``attribute_not_exists(PK)``), the Put of the slot it takes
     (``slot_put``, guarded by the slot's holder as read: absent, or the session it names),
+    the Put of the login's security event (``event_put``, unguarded: see :mod:`.events`),
     and ``deletes`` (the raw keys of the session it replaces, the slot's previous holder,
     cleared rate counters), unconditionally. A cancelled one raises
     :class:`~accounts.exceptions.StaleItem`: the slot changed hands since it was read."""
     table = session_put["TableName"]
-    return _transaction(SIGN_IN, lambda now: _session_actions(table, session_put, slot_put, deletes, now), None)
+    return _transaction(
+        SIGN_IN, lambda now: _session_actions(table, session_put, slot_put, deletes, now, event_put=event_put), None
+    )
 
 
 def plan_sign_in(
@@ -204,6 +213,7 @@ def plan_sign_in(
     spent_session: Mapping[str, Any] | None,
     spends: Iterable[Spend],
     slot_put: Body | None = None,
+    event_put: Body | None = None,
 ) -> Transaction:
     """The transaction of a sign-in with a second factor.
 
@@ -216,14 +226,15 @@ def plan_sign_in(
     ``spends``: the builders of the factor's single-use actions (:func:`totp_step_spend`,
     :func:`recovery_code_spend`, :func:`passkey_use`), and the :func:`limit_check` of each
     counter of the limit a code's sign-in is under. ``slot_put``: the session slot the new
-    session takes (see :func:`plan_login_session`), if any.
+    session takes (see :func:`plan_login_session`), if any; ``event_put``: the Put of the
+    login's security event, if any.
     """
     if spent_session is not None and spent_session not in deletes:
         raise ValueError("The session that held the sign-in is not among the session's deletes.")
     table = session_put["TableName"]
 
     def actions(now: int) -> list[Action]:
-        planned = _session_actions(table, session_put, slot_put, deletes, now, spent_session)
+        planned = _session_actions(table, session_put, slot_put, deletes, now, spent_session, event_put)
         return [*planned, *(spend(now) for spend in spends)]
 
     return _transaction(SIGN_IN, actions, None)

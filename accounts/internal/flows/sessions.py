@@ -26,12 +26,21 @@ class EndedSessions:
     remaining: list[SessionInfo]
 
 
-def read_with_session(request: HttpRequest) -> None:
+def read_with_session(request: HttpRequest, *, events: int = 0) -> None:
     """Have the session's load read the account's sessions with it (one ``Query`` instead
-    of one ``BatchGetItem``, see :meth:`accounts.sessions.SessionStore.want_all_sessions`).
-    Call it before anything touches the session or ``request.user``."""
+    of one ``BatchGetItem``, see :meth:`accounts.sessions.SessionStore.want_all_sessions`),
+    and its ``events`` newest security events in the same ``Query``. Call it before
+    anything touches the session or ``request.user``."""
     if sessions.in_use() and isinstance(request.session, sessions.SessionStore):
-        request.session.want_all_sessions()
+        request.session.want_all_sessions(events=events)
+
+
+def security_events(request: HttpRequest) -> list[dict[str, Any]] | None:
+    """Raw items of the newest security events of the signed-in account, newest first, as
+    the session's load read them (:func:`read_with_session`), or ``None`` when it did not."""
+    if not isinstance(request.session, sessions.SessionStore):
+        return None
+    return request.session.account_events()
 
 
 def _items(request: HttpRequest) -> list[dict[str, Any]] | None:

@@ -75,21 +75,23 @@ class Command(BaseCommand):
             account = self._account("username", options["username"])
             if store.is_verified(account):
                 raise CommandError(f"{account.username}'s address {account.email} is already verified.")
-            return transactions.plan_change(account, {**store.VERIFY_CHANGES, "updated": utcnow()}, token=token)
-        if operation == "apply-email-change":
+            changes = {**store.VERIFY_CHANGES, "updated": utcnow()}
+        elif operation == "apply-email-change":
             account = self._account("username", options["username"])
             if not account.pending_email:
                 raise CommandError(f"{account.username} has no pending email change.")
             changes = {**store.email_change_changes(account), "updated": utcnow()}
-            return transactions.plan_change(account, changes, token=token)
-        if operation == "change-email":
+        elif operation == "change-email":
             account = self._account("email", options["email"])
-            return transactions.plan_change(account, self._changes("email", options["new_value"]), token=token)
-        if operation == "change-username":
+            changes = self._changes("email", options["new_value"])
+        elif operation == "change-username":
             account = self._account("username", options["username"])
-            return transactions.plan_change(account, self._changes("username", options["new_value"]), token=token)
-        field = "email" if options["email"] is not None else "username"
-        return transactions.plan_delete(self._account(field, options[field]), token=token)
+            changes = self._changes("username", options["new_value"])
+        else:
+            field = "email" if options["email"] is not None else "username"
+            return transactions.plan_delete(self._account(field, options[field]), token=token)
+        # What the store sends with the change: its security event's Put, last.
+        return transactions.plan_change(account, changes, token=token, also=store.event_actions(account, changes))
 
     def _account(self, field, value):
         account = store.get_by_email(value) if field == "email" else store.get_by_username(value)

@@ -163,7 +163,7 @@ def sign_in(request, user, spends, ends=(), slot=None):
     session = request.session
     write = session.prepare_write()
     try:
-        store.sign_in(write.put, write.deletes, spent_session, spends, write.slot_put)
+        store.sign_in(write.put, write.deletes, spent_session, spends, write.slot_put, write.event_put)
     except BaseException:
         session.discard()
         request.user = AnonymousUser()
@@ -253,7 +253,7 @@ def _spends_for_code(account, code):
         return [store.totp_spend(account.id, step)], False
     typed = recovery_codes.normalize(code)
     if store.holds_recovery_code(account, typed):
-        return [store.recovery_code_spend(account, code)], True
+        return [store.recovery_code_spend(account, code), store.recovery_code_event(account)], True
     if store.used_recovery_code(account, typed):
         return None, True
     return [], False
