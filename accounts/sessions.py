@@ -250,12 +250,14 @@ class SessionWrite:
     """The write that saves a session (:meth:`SessionStore.prepare_write`): ``put``, the
     guarded PutItem of its item; ``deletes``, the raw keys to delete with it (the session it
     replaces, cleared counters, sessions beyond the limit); ``slot_put``, the guarded Put of
-    the session slot a new session takes (``None``: it takes none). ``now`` and ``data``:
-    when and what it saves."""
+    the session slot a new session takes (``None``: it takes none); ``event_put``, the Put
+    of the login event a new session records in the security timeline (``None``: no
+    login). ``now`` and ``data``: when and what it saves."""
 
     put: dict
     deletes: list
     slot_put: dict | None
+    event_put: dict | None
     now: int
     data: dict
 
