@@ -175,6 +175,38 @@ def test_a_wrong_mailed_code_is_refused_and_a_code_has_three_tries(ddb, mailoutb
     assert not is_fresh(client)
 
 
+def test_wrong_codes_counted_after_a_right_one_was_read_stop_it_and_keep_the_session(ddb, mailoutbox, monkeypatch):
+    client = stale_client()
+    code = mailed_code(client, mailoutbox)
+    cookie = client.cookies["sessionid"].value
+    digest = login_codes.code_digest
+    guessed = []
+
+    def three_wrong_codes_meanwhile(code_id, typed):
+        # The right code's request has read the code's tries (none yet): three wrong codes
+        # from a copy of the session are counted before it writes.
+        if not guessed:
+            guessed.append(True)
+            thread = threading.Thread(target=guess_three_times)
+            thread.start()
+            thread.join()
+        return digest(code_id, typed)
+
+    def guess_three_times():
+        copy = Client()
+        copy.cookies["sessionid"] = cookie
+        guessed.extend(copy.post(CODE_URL, {"code": "ABCDEFGH"}).status_code for _ in range(3))
+
+    monkeypatch.setattr(login_codes, "code_digest", three_wrong_codes_meanwhile)
+
+    response = client.post(CODE_URL, {"code": code})
+
+    assert guessed == [True, 200, 200, 200]
+    assert response.status_code == 429
+    assert not is_fresh(client)
+    assert client.get(REAUTHENTICATE).status_code == 200, "refused, the session stays logged in"
+
+
 def test_a_mailed_code_reauthenticates_once(ddb, mailoutbox):
     client = stale_client()
     code = mailed_code(client, mailoutbox)
