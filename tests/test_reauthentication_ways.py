@@ -11,6 +11,7 @@ import time
 import pytest
 from django.contrib.auth.hashers import make_password
 from django.test import Client
+from django.utils import translation
 
 from accounts import store
 from accounts.login_codes import flows as login_codes
@@ -292,3 +293,17 @@ def test_the_api_reauthenticates_with_a_totp_code_once(ddb):
     assert first.status_code == 200
     assert replay.status_code == 400 and replay.json()["errors"][0]["code"] == "incorrect_code"
     assert not is_fresh(client)
+
+
+@pytest.mark.parametrize("language", ["ja", "tr", "fr"])
+def test_the_new_ways_and_their_mail_speak_the_language(ddb, mailoutbox, language):
+    client, _ = stale_client_with_totp()
+    with translation.override(language):
+        button = translation.gettext("Confirm with your authenticator app")
+        subject = translation.gettext("Your code to confirm it is you on %(site)s") % {"site": ""}
+
+    page = client.get(REAUTHENTICATE, HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    client.post(SEND_URL, HTTP_ACCEPT_LANGUAGE=language)
+
+    assert button != "Confirm with your authenticator app" and button in page
+    assert subject.strip() in mailoutbox[-1].subject
