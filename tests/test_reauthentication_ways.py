@@ -307,3 +307,16 @@ def test_the_new_ways_and_their_mail_speak_the_language(ddb, mailoutbox, languag
 
     assert button != "Confirm with your authenticator app" and button in page
     assert subject.strip() in mailoutbox[-1].subject
+
+
+def test_a_code_asked_for_past_the_mail_limit_leaves_the_mailed_one_valid(ddb, settings, mailoutbox):
+    settings.ACCOUNTS_RATE_LIMITS = {"mail": "1/m/key"}
+    client = stale_client()
+    code = mailed_code(client, mailoutbox)
+
+    again = client.post(f"{SEND_URL}?next={SENSITIVE}")
+    response = client.post(f"{CODE_URL}?next={SENSITIVE}", {"code": code})
+
+    assert again["Location"] == f"{REAUTHENTICATE}?next=%2Faccounts%2Femail%2F"
+    assert len(mailoutbox) == 1
+    assert response["Location"] == SENSITIVE

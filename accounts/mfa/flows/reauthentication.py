@@ -163,19 +163,22 @@ def with_totp(request: HttpRequest, code: str) -> str:
 
 def mail_code(request: HttpRequest) -> bool:
     """Mail a new code to the signed-in account's verified address, for :func:`with_code`
-    in this session (a code asked for before is forgotten). Returns whether it was sent:
-    not to an account without a verified address, nor past the address's ``mail`` limit."""
+    in this session (it replaces a code asked for before). Returns whether it was sent: not
+    to an account without a verified address, nor past the address's ``mail`` limit (a code
+    mailed before then stays the one to type)."""
     user = request.user
     if CODE not in offered(user):
         return False
     code, code_id = login_codes.new_code(), secrets.token_urlsafe(16)
+    context = {"account": user.account, "code": code, "minutes": login_codes.CODE_SECONDS // 60}
+    if send_mail(request, "reauthentication_code", user.account.email, context) != SENT:
+        return False
     request.session[CODE_SESSION_KEY] = {
         "code_id": code_id,
         "digest": login_codes.code_digest(code_id, code),
         "expires": int(time.time()) + login_codes.CODE_SECONDS,
     }
-    context = {"account": user.account, "code": code, "minutes": login_codes.CODE_SECONDS // 60}
-    return send_mail(request, "reauthentication_code", user.account.email, context) == SENT
+    return True
 
 
 def code_pending(request: HttpRequest) -> bool:
