@@ -18,6 +18,7 @@ from accounts.login_codes import flows as login_codes
 from tests.headless import APIClient
 from tests.mfa import code_of, enable_totp, password_login, second_step
 from tests.test_mfa_reauthentication import REAUTHENTICATE, age
+from tests.test_web_round_trips import counted
 from tests.web import PASSWORD, login, signed_up_client
 
 pytestmark = pytest.mark.dynamodb_local
@@ -320,3 +321,27 @@ def test_a_code_asked_for_past_the_mail_limit_leaves_the_mailed_one_valid(ddb, s
     assert again["Location"] == f"{REAUTHENTICATE}?next=%2Faccounts%2Femail%2F"
     assert len(mailoutbox) == 1
     assert response["Location"] == SENSITIVE
+
+
+def test_a_totp_code_costs_its_count_and_its_step(proxy):
+    client, secret = stale_client_with_totp()
+
+    response, requests = counted(proxy, lambda: client.post(TOTP_URL, {"code": next_code(secret)}))
+
+    assert response.status_code == 302
+    # The session's read (with the account), the try's count against reauthenticate, the
+    # step spent, and the session's save (its proof recorded).
+    assert requests == {"BatchGetItem": 1, "UpdateItem": 1, "TransactWriteItems": 1, "PutItem": 1}
+
+
+def test_a_mailed_code_costs_its_counts_and_one_transaction(proxy, mailoutbox):
+    client = stale_client()
+    code = mailed_code(client, mailoutbox)
+
+    response, requests = counted(proxy, lambda: client.post(CODE_URL, {"code": code}))
+
+    assert response.status_code == 302
+    # The session's read (with the account), the try's count against reauthenticate, the
+    # code's tries read, and ONE transaction: the new session, the one holding the code
+    # deleted, the tries checked (with the session slot it keeps).
+    assert requests == {"BatchGetItem": 2, "UpdateItem": 1, "TransactWriteItems": 1}
