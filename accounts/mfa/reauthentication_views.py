@@ -51,9 +51,6 @@ class ReauthenticateTotpView(ReauthenticateView):
     form_class = ReauthenticateTotpForm
     form_name = "totp_form"
 
-    def get_form_kwargs(self):
-        return FormView.get_form_kwargs(self)
-
     def form_valid(self, form):
         try:
             outcome = reauthentication.with_totp(self.request, form.cleaned_data["code"])
