@@ -30,11 +30,14 @@
  * half-login or the passkey challenge [expires >= :now], and the factor's write: a TOTP time
  * step's record [attribute_not_exists(PK) OR expires < :now - margin], a recovery code's
  * removal [contains(recovery_codes, :code)], a passkey's signature counter [sign_count =
- * :read]. Asserted at each commit, as what each guard is for (purpose(), counted by the
- * mutation proof; each is said of ghost counters, not of the guarded attribute): a
- * half-login (or challenge) logs in once, a TOTP step and a recovery code are accepted once,
- * and an accepted signature counter is greater than every one accepted before it (a cloned
- * authenticator's older count never lands last).
+ * :read]; and the account's password as read [password = :read] (a ConditionCheck, or a
+ * conjunct of the recovery code's Update). Asserted at each commit, as what each guard is
+ * for (purpose(), counted by the mutation proof; each is said of ghost counters, not of the
+ * guarded attribute): a half-login (or challenge) logs in once, a TOTP step and a recovery
+ * code are accepted once, an accepted signature counter is greater than every one accepted
+ * before it (a cloned authenticator's older count never lands last), and no half-login begun
+ * before the owner's password change logs in after it (the change may commit between a
+ * sign-in's read, which compares the stamp, and its transaction).
  */
 
 #ifndef CREDENTIALS
@@ -182,11 +185,14 @@ bit  code_left;     /* the recovery code is still on the account */
 byte code_in;       /* ghost: sign-ins that used it */
 byte counter;       /* the passkey's stored signature counter */
 byte best;          /* ghost: the greatest counter a sign-in stored */
+byte stage_pw;      /* the account's password (a version; sessions.h has its own): half-logins begin with 0 */
+bit  pw_changed;    /* ghost: the owner changed the password */
 
 #define G_STAGE_LIVE            st_live[s]
 #define G_TOTP_STEP_FREE        (!step_used)
 #define G_RECOVERY_CODE_UNUSED  code_left
 #define G_SIGN_COUNT_AS_READ    (counter == r_count)
+#define G_PASSWORD_AS_STAGED    (stage_pw == r_stage_pw)
 
 #if SIGN_IN
 
@@ -201,20 +207,24 @@ byte best;          /* ghost: the greatest counter a sign-in stored */
 proctype SignIn(byte s; byte factor; byte count) {
 	bit ok;
 	byte r_count;
+	byte r_stage_pw;
 
 	atomic {
 		ok = st_live[s] && (factor != BY_RECOVERY || code_left);
 		r_count = counter;
+		r_stage_pw = stage_pw;
+		ok = ok && r_stage_pw == 0;    /* the stamp of the password it was begun with, as read */
 		ok = ok && (factor != BY_PASSKEY || count > r_count)
 	}
 	atomic {
 		if
-		:: ok && G_STAGE_LIVE &&
+		:: ok && G_STAGE_LIVE && G_PASSWORD_AS_STAGED &&
 		   (factor != BY_TOTP || G_TOTP_STEP_FREE) &&
 		   (factor != BY_RECOVERY || G_RECOVERY_CODE_UNUSED) &&
 		   (factor != BY_PASSKEY || G_SIGN_COUNT_AS_READ) ->
 			st_live[s] = 0; st_in[s]++;
 			purpose(st_in[s] == 1);     /* a half-login (a challenge) logs in once */
+			purpose(!pw_changed);       /* never after the owner's password change */
 			if
 			:: factor == BY_TOTP -> step_used = 1; step_in++; purpose(step_in == 1)
 			:: factor == BY_RECOVERY -> code_left = 0; code_in++; purpose(code_in == 1)
@@ -226,12 +236,19 @@ proctype SignIn(byte s; byte factor; byte count) {
 	}
 }
 
+/* The owner changes the password (or resets it): a new hash, in one write of the account. */
+proctype OwnerChangesPassword() {
+	atomic { stage_pw = 1; pw_changed = 1 }
+}
+
 /* Two sign-ins from one half-login with different factors (only the session's guard stops
  * the second), two half-logins with one TOTP code and one recovery code, and a passkey and
- * its clone with counters 1 and 2 from two challenges. */
+ * its clone with counters 1 and 2 from two challenges; the owner changes the password
+ * meanwhile. */
 inline start_sign_ins() {
 	st_live[0] = 1; st_live[1] = 1; st_live[2] = 1; st_live[3] = 1;
 	code_left = 1;
+	run OwnerChangesPassword();
 	run SignIn(0, BY_TOTP, 0);
 	run SignIn(0, BY_RECOVERY, 0);
 	run SignIn(1, BY_TOTP, 0);

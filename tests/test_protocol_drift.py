@@ -99,6 +99,7 @@ OTHER_ROLES = {
     transactions.REGISTRY: "registry",
     transactions.OTHER_MEMBER: "other_member",
     EVENT: "event",
+    transactions.STAGED_PASSWORD: "staged_password",
 }
 # A registry entry's actions when the request is one accounts_explain printed (no roles):
 # its own Put or Delete, and the ConditionCheck of another member's entry.
@@ -422,11 +423,17 @@ def second_factor_transactions(ada, carol):
             unverified, also=[transactions.owned_put(_passkey(unverified, "cred1", expires=unverified.expires))]
         ),
         "verify_with_passkey": transactions.plan_change(unverified_carol, {**store.VERIFY_CHANGES, "updated": now}),
-        "sign_in_totp": _sign_in(ada, [mfa_store.totp_spend(ada.id, 100)]),
-        "sign_in_totp_under_limit": _sign_in(ada, [mfa_store.totp_spend(ada.id, 100), *_limit_checks(ada)]),
+        "sign_in_totp": _sign_in(ada, [mfa_store.totp_spend(ada.id, 100), mfa_store.password_as_staged(ada)]),
+        "sign_in_totp_under_limit": _sign_in(
+            ada, [mfa_store.totp_spend(ada.id, 100), mfa_store.password_as_staged(ada), *_limit_checks(ada)]
+        ),
         "sign_in_recovery_code": _sign_in(ada, [mfa_store.recovery_code_spend(ada, "code")]),
         "sign_in_passkey": _sign_in(
-            ada, [mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=3), {"sign_count": 4})]
+            ada,
+            [
+                mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=3), {"sign_count": 4}),
+                mfa_store.password_as_staged(ada),
+            ],
         ),
         "spend_totp_step": transactions.plan_spend([mfa_store.totp_spend(ada.id, 100)]),
         "spend_passkey": transactions.plan_spend(

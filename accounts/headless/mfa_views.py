@@ -9,7 +9,6 @@ from http import HTTPStatus
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from .. import ratelimit
 from .. import store as account_store
 from ..exceptions import StaleItem
 from ..internal.flows import login as login_flow
@@ -102,17 +101,8 @@ class MFAReauthenticateView(AuthenticatedView):
     http_method_names = ["post"]
 
     def post(self, request: HttpRequest) -> Answer:
-        account = request.user.account
-        code = totp.normalize(self.text("code") or "")
-        ratelimit.consume(request, reauthentication.RATE_LIMIT_ACTION)
-        step = totp.matching_step(account.totp_secret, code) if account.totp_secret else None
-        if step is None:
+        if reauthentication.with_totp(request, self.text("code") or "") != reauthentication.REAUTHENTICATED:
             return responses.error(MESSAGES["incorrect_code"], "incorrect_code", "code")
-        try:
-            store.spend(store.totp_spend(account.id, step))
-        except StaleItem:
-            return responses.error(MESSAGES["incorrect_code"], "incorrect_code", "code")
-        reauthentication.record(request)
         login_flow.record_method(request, {"method": "mfa", "type": "totp", "reauthenticated": True})
         return responses.authenticated(request, request.user)
 

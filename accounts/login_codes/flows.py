@@ -64,7 +64,8 @@ def normalize(code: str) -> str:
     return "".join(character for character in code.upper() if character not in " -")
 
 
-def _digest(code_id: str, code: str) -> str:
+def code_digest(code_id: str, code: str) -> str:
+    """The HMAC a session keeps of ``code``, under its random ``code_id``."""
     return salted_hmac("accounts.login_codes", f"{code_id}:{code}", algorithm="sha256").hexdigest()
 
 
@@ -79,7 +80,7 @@ def request_code(request, login: str, *, next_url: str) -> None:
         "id": account.id if known else None,
         "login": login,
         "code_id": code_id,
-        "digest": _digest(code_id, code if known else new_code()),
+        "digest": code_digest(code_id, code if known else new_code()),
         "expires": int(time.time()) + CODE_SECONDS,
         "next": next_url,
     }
@@ -114,7 +115,7 @@ def confirm_code(request, code: str) -> tuple[str, User | None]:
     guess = ratelimit.Guess(request, TRIES_ACTION, counters=counters)
     guess.take(dynamo.batch_get(guess.keys))
     guess.check()
-    right = constant_time_compare(_digest(found["code_id"], normalize(code)), found["digest"])
+    right = constant_time_compare(code_digest(found["code_id"], normalize(code)), found["digest"])
     if not right or not second_step.can_log_in(account):
         guess.fail()
         return WRONG_CODE, None

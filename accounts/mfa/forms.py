@@ -41,6 +41,20 @@ class TotpActivateForm(CodeForm):
     error_messages = {"wrong_code": _("This code is not right. Check the time on your device and try again.")}
 
 
+class ReauthenticateTotpForm(CodeForm):
+    """Reauthentication with a code of the account's authenticator app (``user``, as the
+    page's other forms take it, changes nothing)."""
+
+    error_messages = {
+        "wrong_code": TotpActivateForm.error_messages["wrong_code"],
+        "already_used": _("This code was already used. Wait for the next one and try again."),
+    }
+
+    def __init__(self, *args, user=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["code"].label = _("Code from your authenticator app")
+
+
 class PasskeyForm(forms.Form):
     """The browser's answer to a passkey ceremony (JSON), filled in by ``webauthn.js``."""
 

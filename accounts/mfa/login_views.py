@@ -27,7 +27,14 @@ from ..ratelimit import RateLimitMixin
 from ..views import AccountLoginRequiredMixin, signed_up
 from . import passkeys, store
 from .flows import authenticators, login, reauthentication, signup
-from .forms import PasskeyAddForm, PasskeyForm, PasskeySignupForm, ReauthenticateForm, SecondStepForm
+from .forms import (
+    PasskeyAddForm,
+    PasskeyForm,
+    PasskeySignupForm,
+    ReauthenticateForm,
+    ReauthenticateTotpForm,
+    SecondStepForm,
+)
 
 MESSAGES = {
     "expired": _("Your login took too long. Please log in again."),
@@ -249,21 +256,32 @@ class PasskeyOptionsView(View):
 
 @method_decorator([never_cache, sensitive_post_parameters("password")], name="dispatch")
 class ReauthenticateView(AccountLoginRequiredMixin, RateLimitMixin, FormView):
-    """Confirm who you are before a sensitive change: the password, or a passkey."""
+    """Confirm who you are before a sensitive change, in a way the account has
+    (:func:`~accounts.mfa.flows.reauthentication.offered`): the password, a passkey, a code
+    of the authenticator app (:mod:`.reauthentication_views`), or a mailed code."""
 
     template_name = "accounts/mfa/reauthenticate.html"
     form_class = ReauthenticateForm
+    # The name of this view's form on the page, beside the other ways' empty forms.
+    form_name = "password_form"
 
     def get_form_kwargs(self):
         return {**super().get_form_kwargs(), "user": self.request.user}
 
     def get_context_data(self, **kwargs):
-        return super().get_context_data(
-            has_passkeys=bool(self.request.user.account.passkeys),
-            has_password=self.request.user.has_usable_password(),
-            next=self.request.GET.get("next", ""),
-            **kwargs,
-        )
+        context = super().get_context_data(**kwargs)
+        offered = reauthentication.offered(self.request.user)
+        return {
+            "password_form": ReauthenticateForm(user=self.request.user),
+            "totp_form": ReauthenticateTotpForm(),
+            **context,
+            self.form_name: context["form"],
+            "has_passkeys": reauthentication.PASSKEY in offered,
+            "has_password": reauthentication.PASSWORD in offered,
+            "has_totp": reauthentication.TOTP in offered,
+            "offers_code": reauthentication.CODE in offered,
+            "next": self.request.GET.get("next", ""),
+        }
 
     def form_valid(self, form):
         if "password" not in form.fields:

@@ -199,8 +199,14 @@ def totp_spend(account_id, step):
 
 
 def recovery_code_spend(account, code):
-    """The single-use write of recovery code ``code``."""
+    """The single-use write of recovery code ``code`` (guarded by the password as read, too)."""
     return transactions.recovery_code_spend(account, recovery_codes.digest(account.id, code))
+
+
+def password_as_staged(account):
+    """The check, sent with a second step's sign-in, that ``account``'s password is still
+    the one read (:func:`accounts.transactions.password_as_staged`)."""
+    return transactions.password_as_staged(account)
 
 
 def used_challenge_spend(challenge: bytes) -> Callable[[int], transactions.Action]:

@@ -3,7 +3,7 @@
 
 from django.urls import path
 
-from . import login_views, views
+from . import login_views, reauthentication_views, views
 
 app_name = "mfa"
 urlpatterns = [
@@ -18,6 +18,13 @@ urlpatterns = [
     path("passkey/options/<str:purpose>/", login_views.PasskeyOptionsView.as_view(), name="passkey_options"),
     path("reauthenticate/", login_views.ReauthenticateView.as_view(), name="reauthenticate"),
     path("reauthenticate/passkey/", login_views.ReauthenticatePasskeyView.as_view(), name="reauthenticate_passkey"),
+    path("reauthenticate/totp/", reauthentication_views.ReauthenticateTotpView.as_view(), name="reauthenticate_totp"),
+    path(
+        "reauthenticate/code/send/",
+        reauthentication_views.ReauthenticateCodeSendView.as_view(),
+        name="reauthenticate_code_send",
+    ),
+    path("reauthenticate/code/", reauthentication_views.ReauthenticateCodeView.as_view(), name="reauthenticate_code"),
     path("signup/passkey/", login_views.PasskeySignupView.as_view(), name="passkey_signup"),
     path("signup/passkey/create/", login_views.PasskeySignupCreateView.as_view(), name="passkey_signup_create"),
 ]

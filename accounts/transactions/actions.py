@@ -75,6 +75,9 @@ class Role(StrEnum):
     # A security event's Put (accounts.timeline), riding in the change it records: it has
     # no condition, so it never fails (see .events).
     EVENT = "event"
+    # A ConditionCheck that the account's password is the one a staged login was judged
+    # with (the second step's sign-in, see .authenticators.password_as_staged).
+    STAGED_PASSWORD = "staged_password"
 
 
 # The roles by name, as the planners, the runner and the tests import them.

@@ -16,7 +16,8 @@ counter [as read]. Like every planner's, these transactions are built by a funct
 single-use write is given as its builder, ``spend(now)`` -> the action. A sign-in with a
 code also checks that each counter of its limit (``mfa_attempt``) is still under it
 (:func:`limit_check`; :mod:`accounts.ratelimit` writes the condition, as only it knows its
-counters).
+counters), and the second step of a login checks that the account's password is still the
+one its first step was judged with (:func:`password_as_staged`).
 """
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -48,6 +49,7 @@ from .running import run, settle
 SIGN_IN, SPEND = "sign_in", "spend"
 # A sign-in's roles (see Role).
 SESSION, SPENT, CLEARED, SLOT = Role.SESSION, Role.SPENT, Role.CLEARED, Role.SLOT
+STAGED_PASSWORD = Role.STAGED_PASSWORD
 # The condition the session store saves a session with (accounts.sessions.SAVE_CONDITION):
 # the session still lives. Spelled here because the session store imports this package.
 SESSION_LIVE = "expires >= :now"
@@ -129,13 +131,42 @@ def _single_use_record(record: TableModel) -> Spend:
 def recovery_code_spend(account: Any, digest: str) -> Spend:
     """The builder of ``Update account DELETE recovery_codes :digest ADD used_recovery_codes
     :digest``, guarded ``contains(recovery_codes, :digest)``: a recovery code is accepted
-    once, and is known afterwards as used (not wrong)."""
+    once, and is known afterwards as used (not wrong). A recovery code is spent only by a
+    login's second step, so the Update is also guarded by the account's password as read,
+    as :func:`password_as_staged` guards the others (one action per item: it cannot be a
+    ConditionCheck of its own)."""
     model = type(account)
     codes, used = model.recovery_codes, model.used_recovery_codes
     actions: list[UpdateAction] = [codes.delete({digest}), used.add({digest})]
-    body = account.get_update_kwargs_from_instance(actions=actions, condition=codes.contains(digest))
-    action = Action("Update", body, SPENT, _key_target(account))
-    return lambda now: action
+
+    def spend(now: int) -> Action:
+        condition = codes.contains(digest) & _still_as_read(account, {"password"}, now)
+        body = account.get_update_kwargs_from_instance(actions=actions, condition=condition)
+        return Action("Update", body, SPENT, _key_target(account))
+
+    return spend
+
+
+def password_as_staged(account: Any) -> Spend:
+    """The builder of ``ConditionCheck account [password = :read]``, sent with the sign-in of
+    a login's second step (its TOTP code or passkey), ``account`` as the step read it. A
+    half-login dies with the password it was begun with, whatever the timing, because:
+
+    1. the staged login carries the stamp of the password its first step checked, and the
+       second step compares it with the account as read (``staged_for`` in
+       :mod:`accounts.mfa.flows.login`): a change committed before that read ends it;
+    2. this check makes the transaction commit only against that read: a change or reset of
+       the password committed between the read and the sign-in cancels the sign-in whole
+       (no session written, no factor spent);
+    3. a new password hash is salted, so even the same password set again changes it."""
+    model = type(account)
+
+    def check(now: int) -> Action:
+        condition = _still_as_read(account, {"password"}, now)
+        body = model.get_operation_kwargs_from_class(account.PK, account.SK, condition=condition)
+        return Action("ConditionCheck", body, STAGED_PASSWORD, _key_target(account))
+
+    return check
 
 
 def passkey_use(passkey: Model, changes: Mapping[str, Any]) -> Spend:

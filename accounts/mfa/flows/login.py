@@ -250,7 +250,7 @@ def _spends_for_code(account, code):
             return [], False
         if store.step_spent_at_enrolment(account, step):
             return STEP_SPENT, False
-        return [store.totp_spend(account.id, step)], False
+        return [store.totp_spend(account.id, step), store.password_as_staged(account)], False
     typed = recovery_codes.normalize(code)
     if store.holds_recovery_code(account, typed):
         return [store.recovery_code_spend(account, code), store.recovery_code_event(account)], True
@@ -281,6 +281,7 @@ def authenticate_with_passkey(request, credential_json):
         require_user_verification=False,
         ends=found.get("ends", ()),
         slot=found.get("slot"),
+        also=[store.password_as_staged(account)],
     )
 
 

@@ -1,25 +1,55 @@
-"""Reauthentication: a fresh password or passkey before sensitive changes.
+"""Reauthentication: a fresh proof of who someone is before sensitive changes.
 
 The session records when its person last proved who they are (:data:`AUTHENTICATED_AT_SESSION_KEY`):
-a login does, and so does the reauthentication page. Sensitive pages
+a login does, and so does reauthentication. Sensitive pages
 (:class:`ReauthenticationRequiredMixin`: adding or removing an authenticator, changing the
 email or the password, deleting the account, logging out the other sessions) send anyone
 whose proof is older than ``ACCOUNTS_REAUTHENTICATION_TIMEOUT`` to that page first.
+
+It offers what the account has (:func:`offered`), never a way it does not have: its password,
+its passkey, a code of its authenticator app, a code mailed to its verified address. One
+function per way (:func:`with_password`, :func:`with_passkey`, :func:`with_totp`,
+:func:`with_code`), which the pages and the API both call. Each try counts against
+``reauthenticate``, per account, and each proof but the password is used once:
+
+1. a passkey's challenge and a mailed code live in the session, and the proof's ONE
+   transaction deletes that session ``[expires >= :now]`` as it puts its successor (the
+   session's key changes): of requests that read the same session, one commits;
+2. a TOTP code spends its time step, as a login's second step does (the record of the step,
+   ``[attribute_not_exists(PK) OR expires < :now - margin]``): a code used to log in, or the
+   enrolment's, cannot be used again here, nor the other way round;
+3. a mailed code is tried at most :data:`~accounts.login_codes.flows.MAX_TRIES` times (its
+   own counter, checked again in the proof's transaction) and lives
+   :data:`~accounts.login_codes.flows.CODE_SECONDS`.
 """
 
+import secrets
 import time
 from urllib.parse import urlencode
 
 from django.http import HttpRequest
 from django.shortcuts import redirect, resolve_url
 from django.urls import reverse
+from django.utils.crypto import constant_time_compare
 
-from ... import ratelimit, sessions
+from ... import dynamo, ratelimit, sessions
+from ... import store as account_store
 from ...app_settings import app_settings
-from .. import passkeys, store
+from ...exceptions import OverLimit, StaleItem
+from ...login_codes import flows as login_codes
+from ...models import User
+from ...verification import SENT, send_mail
+from .. import passkeys, store, totp
 
 AUTHENTICATED_AT_SESSION_KEY = "accounts_authenticated_at"
 RATE_LIMIT_ACTION = "reauthenticate"
+CODE_SESSION_KEY = "accounts_reauthentication_code"
+
+# The ways to reauthenticate (:func:`offered`).
+PASSWORD, PASSKEY, TOTP, CODE = "password", "passkey", "totp", "code"
+# How a try with a code ended: ``already_used`` (a right code used meanwhile, or before:
+# nothing written), ``expired`` (no mailed code pending in this session).
+REAUTHENTICATED, WRONG_CODE, ALREADY_USED, EXPIRED = "reauthenticated", "wrong_code", "already_used", "expired"
 
 
 def record(request):
@@ -37,6 +67,18 @@ def is_fresh(request):
     """Whether the person of ``request`` proved who they are within the timeout."""
     at = request.session.get(AUTHENTICATED_AT_SESSION_KEY)
     return at is not None and time.time() - at <= app_settings.REAUTHENTICATION_TIMEOUT
+
+
+def offered(user: User) -> tuple[str, ...]:
+    """The ways ``user`` can reauthenticate: a password only when it has a usable one, a
+    passkey or a TOTP code only when it has one, a mailed code only to a verified address."""
+    account = user.account
+    found = [PASSWORD] if user.has_usable_password() else []
+    if account is not None:
+        found += [PASSKEY] if account.passkeys else []
+        found += [TOTP] if account.totp_secret else []
+        found += [CODE] if account.email and account_store.is_verified(account) else []
+    return tuple(found)
 
 
 def count_password_check(request: HttpRequest | None, user) -> None:
@@ -77,7 +119,16 @@ def with_passkey(request, credential_json):
     if account is None or passkey is None or passkey.credential_id not in (account.passkeys or ()):
         raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "not a passkey of this account")
     changes = passkeys.verify_assertion(request, assertion, challenge, passkey, require_user_verification=True)
-    spends = [store.passkey_spend(passkey, changes)]
+    _record_spending(request, [store.passkey_spend(passkey, changes)])
+
+
+def _record_spending(request: HttpRequest, spends: list) -> None:
+    """Record the proof, spending the session it was held in and ``spends`` in ONE
+    transaction (:func:`accounts.transactions.plan_sign_in`): the session gets a new key,
+    and its old item is deleted ``[expires >= :now]``. Raises
+    :class:`~accounts.exceptions.StaleItem` (this request's session is then emptied) when
+    another request used it, or a spend, first; with another session engine, ``spends`` are
+    sent alone."""
     if not isinstance(request.session, sessions.SessionStore):
         store.spend(*spends)
         record(request)
@@ -92,6 +143,87 @@ def with_passkey(request, credential_json):
         request.session.discard()
         raise
     request.session.written(write)
+
+
+def with_totp(request: HttpRequest, code: str) -> str:
+    """Reauthenticate with a code of the account's authenticator app: ``reauthenticated``,
+    ``wrong_code`` (also when the account has no app), or ``already_used`` (its time step
+    was spent: by a login's second step, the enrolment, or another reauthentication). Each
+    try counts against ``reauthenticate`` (raises :class:`~accounts.ratelimit.RateLimited`:
+    the code is then not checked)."""
+    user = request.user
+    count_password_check(request, user)
+    account = user.account
+    step = totp.matching_step(account.totp_secret, totp.normalize(code)) if account and account.totp_secret else None
+    if step is None:
+        return WRONG_CODE
+    if store.step_spent_at_enrolment(account, step):
+        return ALREADY_USED
+    try:
+        store.spend(store.totp_spend(account.id, step))
+    except StaleItem:
+        return ALREADY_USED
+    record(request)
+    return REAUTHENTICATED
+
+
+def mail_code(request: HttpRequest) -> bool:
+    """Mail a new code to the signed-in account's verified address, for :func:`with_code`
+    in this session (it replaces a code asked for before). Returns whether it was sent: not
+    to an account without a verified address, nor past the address's ``mail`` limit (a code
+    mailed before then stays the one to type)."""
+    user = request.user
+    if CODE not in offered(user):
+        return False
+    code, code_id = login_codes.new_code(), secrets.token_urlsafe(16)
+    context = {"account": user.account, "code": code, "minutes": login_codes.CODE_SECONDS // 60}
+    if send_mail(request, "reauthentication_code", user.account.email, context) != SENT:
+        return False
+    request.session[CODE_SESSION_KEY] = {
+        "code_id": code_id,
+        "digest": login_codes.code_digest(code_id, code),
+        "expires": int(time.time()) + login_codes.CODE_SECONDS,
+    }
+    return True
+
+
+def code_pending(request: HttpRequest) -> bool:
+    """Whether this session holds a mailed code still valid."""
+    found = request.session.get(CODE_SESSION_KEY)
+    return bool(found) and found["expires"] >= time.time()
+
+
+def with_code(request: HttpRequest, code: str) -> str:
+    """Reauthenticate with the code :func:`mail_code` mailed: ``reauthenticated``,
+    ``wrong_code`` (counted against the code's tries), ``already_used`` (used meanwhile by
+    another request: nothing written) or ``expired``. Each try counts against
+    ``reauthenticate``; past it or past the code's tries raises
+    :class:`~accounts.ratelimit.RateLimited`, for a wrong code and a right one alike."""
+    if not code_pending(request):
+        return EXPIRED
+    found = request.session[CODE_SESSION_KEY]
+    count_password_check(request, request.user)
+    tries = ratelimit.Counter(login_codes.TRIES_ACTION, login_codes.TRIES_RULE, found["code_id"])
+    guess = ratelimit.Guess(request, login_codes.TRIES_ACTION, counters=[tries])
+    guess.take(dynamo.batch_get(guess.keys))
+    guess.check()
+    if not constant_time_compare(
+        login_codes.code_digest(found["code_id"], login_codes.normalize(code)), found["digest"]
+    ):
+        guess.fail()
+        return WRONG_CODE
+    held_in = request.session.session_key
+    del request.session[CODE_SESSION_KEY]
+    try:
+        _record_spending(request, store.limit_checks(guess.conditions()))
+    except OverLimit as error:
+        # Refused as a whole: the session is as stored (the failed write emptied this
+        # request's copy, which would drop its cookie), and the answer a wrong code's.
+        request.session = type(request.session)(held_in)
+        raise guess.refused(error.counters) from error
+    except StaleItem:
+        return ALREADY_USED
+    return REAUTHENTICATED
 
 
 def reauthenticate_url(request, back_to: str | None = None) -> str:
