@@ -138,3 +138,35 @@ def clocks(monkeypatch):
     from tests.clocks import Clocks
 
     return Clocks(monkeypatch)
+
+
+def pytest_generate_tests(metafunc):
+    """A test ``tests/guard_mutations.tsv`` names as catching a guard runs once more per such
+    guard, without it, and must then fail on an assertion (tests/guard_mutations.py)."""
+    from tests.guard_mutations import catching_tests
+
+    guards = catching_tests().get(metafunc.definition.nodeid)
+    if not guards:
+        return
+    params = [pytest.param(None, id="as_sent")]
+    for guard in guards:
+        reason = f"without {guard} (tests/guard_mutations.tsv) this behaviour breaks"
+        mark = pytest.mark.xfail(strict=True, raises=(AssertionError, pytest.fail.Exception), reason=reason)
+        params.append(pytest.param(guard, id=f"without_{guard}", marks=mark))
+    metafunc.parametrize("guard_mutation", params, indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def guard_mutation(request):
+    """The guard removed from every request this test sends (``None``: all sent as the code
+    builds them); see :func:`pytest_generate_tests`."""
+    guard = getattr(request, "param", None)
+    if guard is None:
+        yield None
+        return
+    from tests.guard_mutations import removed
+
+    with removed(guard) as dropped:
+        yield guard
+    if not dropped:
+        raise RuntimeError(f"The test sent no conjunct of {guard}: its mutation removed nothing.")
