@@ -268,6 +268,19 @@ def test_transfer_loses_when_the_missing_owner_reappears_holding_the_value(ddb):
     assert store.get_account(ada.id).email == "ada@example.com"
 
 
+def test_transfer_loses_when_the_lock_was_taken_over(ddb):
+    ada = signup("ada@example.com", "ada")
+    write_locks({"UNIQ#EMAIL#ada@example.com": "ACCT#ghost"})
+    report = audit.run_audit()
+
+    write_locks({"UNIQ#EMAIL#ada@example.com": "ACCT#someone"})
+    [result] = audit.repair_all(report)
+
+    assert result.outcome == audit.CHANGED
+    assert read_lock("UNIQ#EMAIL#ada@example.com") == (True, "ACCT#someone")
+    assert store.get_account(ada.id).email == "ada@example.com"
+
+
 def test_release_loses_when_the_lock_was_taken_over(ddb):
     write_locks({"UNIQ#HANDLE#ghost": "ACCT#ghost"})
     report = audit.run_audit()

@@ -13,7 +13,16 @@ from accounts import store
 from accounts.tables import utcnow
 from accounts.transactions.actions import Transaction
 from tests import test_protocol_drift as drift
-from tests.guard_mutations import ALWAYS, _shapes, catching_tests, guards_of, mapping, removed, table_guards
+from tests.guard_mutations import (
+    ALWAYS,
+    _shapes,
+    catching_tests,
+    guards_of,
+    mapping,
+    markdown_table,
+    removed,
+    table_guards,
+)
 from tests.protocol_table import rows
 from tests.test_protocol_drift import accounts_read, stopped_clock  # noqa: F401 (fixtures)
 
@@ -99,3 +108,8 @@ def test_each_conjunct_planned_is_matched_to_its_own_transactions_guard(accounts
             if table.get((name, *shape)) != guard:
                 wrong.append((label, shape, guard, table.get((name, *shape))))
     assert wrong == []
+
+
+def test_the_invariants_page_shows_the_mapping_as_it_is():
+    page = (ROOT / "docs" / "internals" / "invariants.md").read_text(encoding="utf-8")
+    assert markdown_table() in page, "paste tests.guard_mutations.markdown_table() into the page"

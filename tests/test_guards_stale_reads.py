@@ -86,6 +86,19 @@ def test_an_applied_email_change_keeping_an_old_lock_handed_back_meanwhile_relea
     assert locks()["UNIQ#EMAIL#countess@example.org"] == ada.PK
 
 
+def test_an_applied_email_change_never_removes_an_old_lock_another_account_owns(ddb):
+    ada = signup("ada@example.org", "ada")
+    bob = signup("bob@example.org", "bob")
+    nonce = store.request_email_change(ada, "countess@example.org")
+    old_lock = "UNIQ#EMAIL#ada@example.org"
+    Lock(PK=old_lock, owner=bob.PK).save()
+
+    store.apply_email_change(store.get_account(ada.id), "ada@example.org", "countess@example.org", nonce)
+
+    assert locks()[old_lock] == bob.PK
+    assert locks()["UNIQ#EMAIL#countess@example.org"] == ada.PK
+
+
 def test_an_unverified_sign_up_with_a_username_another_account_holds_is_refused_naming_username(ddb):
     ada = signup("ada@example.org", "ada")
 
