@@ -281,6 +281,34 @@ def test_transfer_loses_when_the_lock_was_taken_over(ddb):
     assert store.get_account(ada.id).email == "ada@example.com"
 
 
+def test_release_loses_when_the_owner_holds_the_value_again(ddb):
+    bob = signup("bob@example.com", "bob")
+    write_locks({"UNIQ#EMAIL#old@example.com": bob.PK})
+    report = audit.run_audit()
+
+    overwrite(store.get_account(bob.id), email="old@example.com")
+    [result] = audit.repair_all(report)
+
+    assert result.outcome == audit.CHANGED
+    assert read_lock("UNIQ#EMAIL#old@example.com") == (True, bob.PK)
+
+
+def test_transfer_loses_when_the_owner_holds_the_value_again(ddb):
+    ada = signup("ada@example.com", "ada")
+    bob = signup("bob@example.com", "bob")
+    write_locks({"UNIQ#EMAIL#ada@example.com": bob.PK})
+    report = audit.run_audit()
+
+    overwrite(store.get_account(bob.id), email="ada@example.com")
+    results = audit.repair_all(report)
+
+    assert [result.outcome for result in results if result.finding.key == "UNIQ#EMAIL#ada@example.com"] == [
+        audit.CHANGED
+    ]
+    assert read_lock("UNIQ#EMAIL#ada@example.com") == (True, bob.PK)
+    assert store.get_account(ada.id).email == "ada@example.com"
+
+
 def test_release_loses_when_the_lock_was_taken_over(ddb):
     write_locks({"UNIQ#HANDLE#ghost": "ACCT#ghost"})
     report = audit.run_audit()

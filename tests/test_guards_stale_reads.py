@@ -4,13 +4,14 @@ of threads), and checks the outcome the guard exists for. tests/guard_mutations.
 each as the catching test of its guard: without the guard, the test fails."""
 
 import contextlib
+import time
 import uuid
 from datetime import timedelta
 
 import pytest
 
 from accounts import sessions, store
-from accounts.exceptions import ItemDeleted, StaleItem, UniqueViolation
+from accounts.exceptions import ItemDeleted, StaleItem, TransactionCancelled, UniqueViolation
 from accounts.tables import Account, Lock
 from accounts.transactions.actions import Transaction
 from tests.test_engine import locks, signup
@@ -238,3 +239,21 @@ def test_a_deletion_from_a_read_before_an_email_change_is_stale(ddb):
 
     assert store.get_account(ada.id).email == "countess@example.org"
     assert locks()["UNIQ#EMAIL#countess@example.org"] == ada.PK
+
+
+def test_a_verification_never_takes_a_username_lock_another_server_took_over(ddb, settings, monkeypatch):
+    # No margin, and a server whose clock runs ahead of the others by more than the unverified
+    # account's lifetime: for it, carol's username lock has expired, and dave takes it over.
+    settings.ACCOUNTS_CLOCK_SKEW_MARGIN = timedelta(0)
+    settings.ACCOUNTS_UNVERIFIED_EXPIRY = timedelta(seconds=60)
+    carol, _ = store.signup("carol@example.org", "carol", "argon2$not-a-real-hash", email_verified=False)
+    now = time.time()
+    with monkeypatch.context() as ahead:
+        ahead.setattr(time, "time", lambda: now + 120)
+        dave, _ = store.signup("dave@example.org", "carol", "argon2$not-a-real-hash", email_verified=True)
+
+    with pytest.raises(TransactionCancelled):
+        store.verify_email(store.get_account(carol.id))
+
+    assert locks()["UNIQ#HANDLE#carol"] == dave.PK
+    assert store.get_account(carol.id).email_verified is False
