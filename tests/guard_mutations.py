@@ -258,17 +258,14 @@ def named_as_catching(function, parameters, guard):
 
 
 def markdown_table():
-    """The table of docs/internals/invariants.md: each guard, how many rows of the table it
-    covers, and its catching tests or its reason (``tests/test_guard_mutations.py`` holds the
-    page to it: paste this function's output there when the mapping changes)."""
-    covered = defaultdict(int)
-    for row in rows():
-        covered[row.guard] += 1
-    lines = ["| guard | rows | fails without it |", "|---|---|---|"]
+    """The table of docs/internals/invariants.md: each guard and its catching tests or its
+    reason (``tests/test_guard_mutations.py`` holds the page to it: paste this function's
+    output there when the mapping changes)."""
+    lines = ["| guard | fails without it |", "|---|---|"]
     for guard, entry in sorted(mapping().items()):
         if entry.caught_by:
             cell = "<br>".join(f"`{test.removeprefix('tests/')}`" for test in entry.caught_by)
         else:
             cell = f"none: {entry.reason}"
-        lines.append(f"| `{guard}` | {covered[guard]} | {cell} |")
+        lines.append(f"| `{guard}` | {cell} |")
     return "\n".join(lines) + "\n"
