@@ -18,9 +18,9 @@ conjunct's guard is its row's there.
 
 ``tests/guard_mutations.tsv`` names, for every guard of the table, the behaviour tests its
 removal fails, or why none can. ``tests/conftest.py`` runs each such test once more per
-guard it is named for, with that guard removed, expecting it to FAIL with an AssertionError
+guard it is named for, with that guard removed, expecting it to FAIL on an assertion
 (``xfail(strict=True)``: a test that passes without the guard fails the suite, and so does
-one that breaks for any other reason). ``tests/test_guard_mutations.py`` checks the mapping
+one that breaks for any other reason, see ``tests/conftest.py``'s ``CAUGHT``). ``tests/test_guard_mutations.py`` checks the mapping
 covers the table exactly. To try a guard against other tests, name them on its line and run
 them: each reports XFAIL (caught), XPASS(strict) (not caught) or an error (the test sends no
 conjunct of the guard).
@@ -119,15 +119,16 @@ def _shapes(transaction):
 
 def _normalized(body, raw, is_lock, me, now):
     """``raw`` (one conjunct of ``body``'s condition) as the table spells it."""
-    from tests import test_protocol_drift
+    from tests.test_protocol_drift import MARGIN, normalized
 
-    # The drift test plans with its own margin; the live one is the setting's.
-    margin = now - takeover_cutoff(now) if now is not None else test_protocol_drift.MARGIN
-    saved, test_protocol_drift.MARGIN = test_protocol_drift.MARGIN, margin
-    try:
-        return test_protocol_drift.normalized({**body, "ConditionExpression": raw}, is_lock, me, now or 0)
-    finally:
-        test_protocol_drift.MARGIN = saved
+    conjunct = normalized({**body, "ConditionExpression": raw}, is_lock, me, now or 0)
+    # The drift test plans with its own margin; a live request with the setting's.
+    margin = now - takeover_cutoff(now) if now is not None else MARGIN
+    if margin != MARGIN:
+        # Only a takeover compares expires with "<" (a margin of 0 reads "expires < now").
+        cutoff = f"now - {margin}" if margin else "now"
+        conjunct = re.sub(rf"expires < {cutoff}(?![\w -])", "expires < now - margin", conjunct)
+    return conjunct
 
 
 def guards_of(shapes):
