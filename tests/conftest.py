@@ -8,6 +8,7 @@ DynamoDB Local is the app's own fixture (accounts.testing, the plugin host proje
 started from the copy `make` keeps in var/dynamodb-local (see tests/__init__.py).
 """
 
+import re
 import uuid
 
 import pytest
@@ -138,3 +139,60 @@ def clocks(monkeypatch):
     from tests.clocks import Clocks
 
     return Clocks(monkeypatch)
+
+
+# How a test fails when a guard's mutation is caught: an assertion, pytest.raises not raising,
+# or a lock or item that should be there missing. Any other error (a request DynamoDB
+# refuses: accounts.exceptions.InvalidTransaction) is no proof of the guard.
+CAUGHT = (AssertionError, pytest.fail.Exception, LookupError)
+
+
+def pytest_generate_tests(metafunc):
+    """A test ``tests/guard_mutations.tsv`` names as catching a guard runs once more per such
+    guard, without it, and must then fail on an assertion (tests/guard_mutations.py)."""
+    from tests.guard_mutations import catching_tests
+
+    guards = catching_tests().get(metafunc.definition.nodeid)
+    if not guards:
+        return
+    params = [pytest.param(None, id="as_sent")]
+    for guard in guards:
+        reason = f"without {guard} (tests/guard_mutations.tsv) this behaviour breaks"
+        mark = pytest.mark.xfail(strict=True, raises=CAUGHT, reason=reason)
+        params.append(pytest.param(guard, id=f"without_{guard}", marks=mark))
+    metafunc.parametrize("guard_mutation", params, indirect=True)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Of a parametrized test, only the parameters named as catching a guard run without it."""
+    from tests.guard_mutations import named_as_catching
+
+    kept = []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        guard = callspec.params.get("guard_mutation") if callspec is not None else None
+        if guard is not None:
+            others = re.sub(rf"^without_{guard}-?|-?without_{guard}(?=-|$)", "", callspec.id)
+            if not named_as_catching(item.nodeid.split("[")[0], others, guard):
+                continue
+        kept.append(item)
+    if len(kept) != len(items):
+        kept_ids = {id(item) for item in kept}
+        config.hook.pytest_deselected(items=[item for item in items if id(item) not in kept_ids])
+        items[:] = kept
+
+
+@pytest.fixture(autouse=True)
+def guard_mutation(request):
+    """The guard removed from every request this test sends (``None``: all sent as the code
+    builds them); see :func:`pytest_generate_tests`."""
+    guard = getattr(request, "param", None)
+    if guard is None:
+        yield None
+        return
+    from tests.guard_mutations import removed
+
+    with removed(guard) as dropped:
+        yield guard
+    if not dropped:
+        raise RuntimeError(f"The test sent no conjunct of {guard}: its mutation removed nothing.")

@@ -1,96 +1,272 @@
-"""A pytest plugin that removes ONE guard the transactions send, to show a behaviour test
-fails without it (issue 30, point 3): ``GUARD_MUTATION=<guard> python -m pytest -p
-tests.guard_mutations <test>``. ``tests/run_guard_mutations.py`` runs each guard's test so
-and records the table of protocol/README.md ("Guards shown by behaviour tests").
+"""Each guard of ``protocol/conditions.tsv`` removed from the requests the code sends, to show
+that a behaviour test fails without it (issue 30: "a guard that no test notices missing is a
+guard you don't have").
 
-A mutation rewrites the matching actions of each TransactWriteItems request on its way to
-DynamoDB: the conjuncts comparing the named attributes become always true (the request is
-otherwise the one the code sends). Without ``GUARD_MUTATION`` the plugin does nothing.
+A mutation drops ONE guard: every conjunct of a ConditionExpression that the table names with
+that guard is taken out of the action carrying it (an action left with no conjunct is sent
+unconditioned), in every TransactWriteItems request and session PutItem the code sends while
+the mutation is on. Nothing else of the request changes, and no file is edited: the mutation
+wraps :meth:`accounts.transactions.Transaction.request` and the session's ``put_item``.
+
+Which guard a conjunct is: the table's rows are per transaction (``signup``,
+``change_email``, ...), and the same conjunct on the same action is a different guard in
+different transactions (``updated = read`` on the account is ``G_CHANGE_UPDATED_AS_READ`` in a
+change and ``G_VERIFY_UPDATED_AS_READ`` in a verification). So each request is first put into
+the shape of the table's rows (as ``tests/test_protocol_drift.py`` does: names resolved,
+values by role), then matched with the table's transaction whose rows it shares most; the
+conjunct's guard is its row's there.
+
+``tests/guard_mutations.tsv`` names, for every guard of the table, the behaviour tests its
+removal fails, or why none can. ``tests/conftest.py`` runs each such test once more per
+guard it is named for, with that guard removed, expecting it to FAIL on an assertion
+(``xfail(strict=True)``: a test that passes without the guard fails the suite, and so does
+one that breaks for any other reason, see ``tests/conftest.py``'s ``CAUGHT``). ``tests/test_guard_mutations.py`` checks the mapping
+covers the table exactly. To try a guard against other tests, name them on its line and run
+them: each reports XFAIL (caught), XPASS(strict) (not caught) or an error (the test sends no
+conjunct of the guard).
 """
 
-import os
+import contextlib
+import csv
 import re
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 
-from accounts.transactions import running
+from accounts import dynamo, transactions
+from accounts.tables import ACCOUNT_PREFIX, STAFF_REGISTRY, takeover_cutoff
+from accounts.transactions.actions import Transaction
+from tests.protocol_table import rows
 
-# guard -> (which action: its kind and a test of its key or item, attributes whose conjuncts go)
-MUTATIONS = {
-    "G_OTHER_MEMBER_LISTED": ("ConditionCheck", lambda body: body["Key"]["PK"]["S"] == "STAFF", ("PK",)),
-    "G_DELETE_STAFF_FLAGS_AS_READ": ("Put", lambda body: "deleted" in body["Item"], ("is_staff", "is_active")),
-    "G_STAFF_ITEM_AS_READ": (
-        "Update",
-        lambda body: (
-            re.search(r"is_staff|is_active", str(body.get("ExpressionAttributeNames", {}))) is not None
-            and "SET" in body.get("UpdateExpression", "")
+MAPPING = Path(__file__).resolve().parent / "guard_mutations.tsv"
+NO_GUARD = "-"
+ALWAYS = "attribute_exists(#mutation_pk) OR attribute_not_exists(#mutation_pk)"
+
+
+@dataclass(frozen=True)
+class Mapping:
+    """A guard's catching tests (pytest node ids), or the reason none can catch it."""
+
+    guard: str
+    caught_by: tuple
+    reason: str
+
+
+def mapping():
+    """``{guard: Mapping}`` from ``tests/guard_mutations.tsv``."""
+    lines = [line for line in MAPPING.read_text(encoding="utf-8").splitlines() if not line.startswith("#")]
+    found = {}
+    for row in csv.DictReader(lines, delimiter="\t"):
+        guard = row["guard"]
+        if guard in found:
+            raise ValueError(f"{MAPPING.name}: {guard} is listed twice")
+        tests = tuple(test for test in row["caught_by"].split() if test != NO_GUARD)
+        found[guard] = Mapping(guard, tests, row["reason"].strip() if row["reason"] != NO_GUARD else "")
+    return found
+
+
+def table_guards():
+    """The guards of ``protocol/conditions.tsv`` (``-``, an action sent with no condition, is none)."""
+    return {row.guard for row in rows()} - {NO_GUARD}
+
+
+@cache
+def _table():
+    """``{transaction: {(action, kind, conjunct): guard}}`` of the table."""
+    table = defaultdict(dict)
+    for row in rows():
+        table[row.transaction][(row.action, row.kind, row.condition)] = row.guard
+    return dict(table)
+
+
+def _shapes(transaction):
+    """``[(position, raw conjunct, (action, kind, conjunct))]`` of ``transaction``, in the
+    table's spelling."""
+    from tests.test_protocol_drift import action_label, split_and, window_roles
+
+    holder = next(
+        (
+            action.body["Item"]["owner"]["S"]
+            for action in transaction.actions
+            if action.role == transactions.REPAIRED_LOCK and action.kind == "Put" and "owner" in action.body["Item"]
         ),
-        ("is_staff", "is_active", "updated"),
-    ),
-    "G_SLOT_FREE": ("Put", lambda body: body["Item"]["SK"]["S"].startswith("SESS_SLOT#"), ("PK",)),
-    "G_SLOT_HOLDER_AS_READ": ("Put", lambda body: body["Item"]["SK"]["S"].startswith("SESS_SLOT#"), ("holder",)),
-    "G_LIMIT_UNDER": (
-        "ConditionCheck",
-        lambda body: body["Key"]["SK"]["S"].startswith("RATE#") or body["Key"]["PK"]["S"].startswith("RATE#"),
-        ("*",),
-    ),
-    "G_SIGNUP_EMAIL_LOCK_FREE": (
-        "Put",
-        lambda body: body["Item"]["PK"]["S"].startswith("UNIQ#EMAIL#"),
-        ("PK", "expires"),
-    ),
-}
-ALWAYS = "(attribute_exists(#mutation_pk) OR attribute_not_exists(#mutation_pk))"
+        None,
+    )
+    me = holder if transaction.operation == transactions.REPAIR else transaction.actions[0].target[1]
+    found = []
+    for position, action in enumerate(transaction.actions):
+        body, kind = action.body, action.kind
+        if "ConditionExpression" not in body:
+            continue
+        key = (body.get("Key") or body.get("Item"))["PK"]["S"]
+        is_lock = (
+            not key.startswith(ACCOUNT_PREFIX) and action.role != transactions.LIMIT and key != STAFF_REGISTRY.partition
+        )
+        for raw in split_and(body["ConditionExpression"]):
+            conjunct = _normalized(body, raw, is_lock, me, transaction.now)
+            if action.role == transactions.LIMIT:
+                conjunct = window_roles(conjunct)
+            try:
+                label = action_label(transaction.operation, kind, key, conjunct, action.role)
+            except KeyError:
+                label = "unknown"  # an item of a model of the test's own: no row of the table
+            if label is None:
+                label = "holder" if key == holder else "owner"
+            found.append((position, raw, (label, kind, conjunct)))
+    return found
 
 
-def _without(body, names):
-    """``body`` with the conjuncts on ``names`` made always true (``*``: the whole condition)."""
-    condition = body.get("ConditionExpression")
-    if condition is None:
-        return body
-    placeholders = {
-        key for key, name in body.get("ExpressionAttributeNames", {}).items() if name in names or "*" in names
-    }
-    spelled = "|".join(re.escape(name) for name in [*placeholders, *names] if name != "*")
-    if "*" in names:
-        condition = ALWAYS
+def _normalized(body, raw, is_lock, me, now):
+    """``raw`` (one conjunct of ``body``'s condition) as the table spells it."""
+    from tests.test_protocol_drift import MARGIN, normalized
+
+    conjunct = normalized({**body, "ConditionExpression": raw}, is_lock, me, now or 0)
+    # The drift test plans with its own margin; a live request with the setting's.
+    margin = now - takeover_cutoff(now) if now is not None else MARGIN
+    if margin != MARGIN:
+        # Only a takeover compares expires with "<" (a margin of 0 reads "expires < now").
+        cutoff = f"now - {margin}" if margin else "now"
+        conjunct = re.sub(rf"expires < {cutoff}(?![\w -])", "expires < now - margin", conjunct)
+    return conjunct
+
+
+def guards_of(shapes):
+    """The guard of each of ``shapes`` (:func:`_shapes`): its row's in the table's
+    transaction sharing the most rows with them (the fewest rows they lack on a tie)."""
+    sent = {shape for _, _, shape in shapes}
+    guards = []
+    for _, _, shape in shapes:
+        candidates = [rows_ for rows_ in _table().values() if shape in rows_]
+        if not candidates:
+            guards.append(None)
+            continue
+        best = max(candidates, key=lambda rows_: (len(sent & rows_.keys()), -len(rows_.keys() - sent)))
+        guards.append(best[shape])
+    return guards
+
+
+def _join(conjuncts):
+    return " AND ".join(f"({conjunct})" for conjunct in conjuncts)
+
+
+def _without_unused(body):
+    """``body`` with the names and values no expression of it uses any more."""
+    text = " ".join(value for name, value in body.items() if name.endswith("Expression"))
+    for field, pattern in (("ExpressionAttributeNames", r"#\w+"), ("ExpressionAttributeValues", r":\w+")):
+        used = set(re.findall(pattern, text))
+        kept = {key: value for key, value in body.get(field, {}).items() if key in used}
+        if kept:
+            body[field] = kept
+        else:
+            body.pop(field, None)
+    return body
+
+
+def _mutated_body(kind, body, dropped):
+    """``body`` (of an action of ``kind``) without the conjuncts ``dropped`` (raw, as sent).
+    A ConditionCheck must have a condition: one left with none checks one always true."""
+    from tests.test_protocol_drift import split_and
+
+    kept = [raw for raw in split_and(body["ConditionExpression"]) if raw not in dropped]
+    body = dict(body)
+    if kept:
+        body["ConditionExpression"] = _join(kept)
+    elif kind == "ConditionCheck":
+        body["ConditionExpression"] = ALWAYS
+        body["ExpressionAttributeNames"] = {**body.get("ExpressionAttributeNames", {}), "#mutation_pk": "PK"}
     else:
-        pattern = rf"(attribute_(?:not_)?exists\s*\((?:{spelled})\)|(?:{spelled})(?!\w)\s*(?:=|<>|<=|>=|<|>)\s*:\w+)"
-        condition = re.sub(pattern, ALWAYS, condition)
-    mutated = {**body, "ConditionExpression": condition}
-    mutated["ExpressionAttributeNames"] = {**body.get("ExpressionAttributeNames", {}), "#mutation_pk": "PK"}
-    used = re.findall(r":\w+", condition)
-    values = {key: value for key, value in body.get("ExpressionAttributeValues", {}).items() if key in used}
-    if values:
-        mutated["ExpressionAttributeValues"] = values
-    else:
-        mutated.pop("ExpressionAttributeValues", None)
-    names_used = set(re.findall(r"#\w+", condition))
-    mutated["ExpressionAttributeNames"] = {
-        k: v for k, v in mutated["ExpressionAttributeNames"].items() if k in names_used
-    }
-    return mutated
+        body.pop("ConditionExpression")
+    return _without_unused(body)
 
 
-class _MutatingClient:
-    def __init__(self, client, kind, matches, names):
-        self._client, self._kind, self._matches, self._names = client, kind, matches, names
+def mutated_request(transaction, request, guard, dropped_log=None):
+    """``request`` (of ``transaction``) without the conjuncts of ``guard`` (each one taken out
+    is appended to ``dropped_log``)."""
+    shapes = _shapes(transaction)
+    dropped = defaultdict(set)
+    for (position, raw, _), found in zip(shapes, guards_of(shapes), strict=True):
+        if found == guard:
+            dropped[position].add(raw)
+            if dropped_log is not None:
+                dropped_log.append((transaction.operation, raw))
+    if not dropped:
+        return request
+    items = []
+    for position, entry in enumerate(request["TransactItems"]):
+        ((kind, body),) = entry.items()
+        items.append({kind: _mutated_body(kind, body, dropped[position])} if position in dropped else entry)
+    return {**request, "TransactItems": items}
 
-    def transact_write_items(self, **request):
-        items = []
-        for entry in request["TransactItems"]:
-            ((kind, body),) = entry.items()
-            if kind == self._kind and self._matches(body):
-                body = _without(body, self._names)
-            items.append({kind: body})
-        return self._client.transact_write_items(**{**request, "TransactItems": items})
 
-    def __getattr__(self, name):
-        return getattr(self._client, name)
+def _session_put_guard(params):
+    """The guard of a session's PutItem (``session_create`` or ``session_save``)."""
+    from tests.test_protocol_drift import normalized
+
+    now = next((int(value["N"]) for value in params.get("ExpressionAttributeValues", {}).values()), 0)
+    conjunct = normalized(params, False, None, now)
+    for name in ("session_create", "session_save"):
+        found = _table()[name].get(("session", "Put", conjunct))
+        if found is not None:
+            return found
+    return None
 
 
-def pytest_configure(config):
-    guard = os.environ.get("GUARD_MUTATION")
-    if not guard:
-        return
-    kind, matches, names = MUTATIONS[guard]
-    client = running.dynamodb_client
-    running.dynamodb_client = lambda: _MutatingClient(client(), kind, matches, names)
+@contextlib.contextmanager
+def removed(guard):
+    """The code sends every request without ``guard``'s conjuncts while this is open; yields
+    the list of the conjuncts taken out, as ``(operation, conjunct)``."""
+    request = Transaction.request
+    call = dynamo.call
+    dropped = []
+
+    def request_without(self):
+        return mutated_request(self, request(self), guard, dropped)
+
+    def call_without(operation, **params):
+        if operation == "put_item" and "ConditionExpression" in params and _session_put_guard(params) == guard:
+            dropped.append(("session", params["ConditionExpression"]))
+            params = _without_unused({key: value for key, value in params.items() if key != "ConditionExpression"})
+        return call(operation, **params)
+
+    Transaction.request = request_without
+    dynamo.call = call_without
+    try:
+        yield dropped
+    finally:
+        Transaction.request = request
+        dynamo.call = call
+
+
+@cache
+def catching_tests():
+    """``{test function's node id: [guard, ...]}``: the guards each test is named as catching
+    (the whole test, or some of its parameters: ``path::test[id]``)."""
+    found = defaultdict(list)
+    for entry in mapping().values():
+        for test in entry.caught_by:
+            function = test.split("[")[0]
+            if entry.guard not in found[function]:
+                found[function].append(entry.guard)
+    return dict(found)
+
+
+def named_as_catching(function, parameters, guard):
+    """Whether ``tests/guard_mutations.tsv`` names ``function`` (a node id), run with
+    ``parameters`` (its other parameters' id, "" if none), as catching ``guard``."""
+    named = mapping()[guard].caught_by
+    return function in named or f"{function}[{parameters}]" in named
+
+
+def markdown_table():
+    """The table of docs/internals/invariants.md: each guard and its catching tests or its
+    reason (``tests/test_guard_mutations.py`` holds the page to it: paste this function's
+    output there when the mapping changes)."""
+    lines = ["| guard | fails without it |", "|---|---|"]
+    for guard, entry in sorted(mapping().items()):
+        if entry.caught_by:
+            cell = "<br>".join(f"`{test.removeprefix('tests/')}`" for test in entry.caught_by)
+        else:
+            cell = f"none: {entry.reason}"
+        lines.append(f"| `{guard}` | {cell} |")
+    return "\n".join(lines) + "\n"

@@ -253,6 +253,62 @@ def test_release_loses_when_the_missing_owner_reappears(ddb):
     assert read_lock("UNIQ#HANDLE#ghost") == (True, "ACCT#ghost")
 
 
+def test_transfer_loses_when_the_missing_owner_reappears_holding_the_value(ddb):
+    ada = signup("ada@example.com", "ada")
+    write_locks({"UNIQ#EMAIL#ada@example.com": "ACCT#ghost"})
+    report = audit.run_audit()
+
+    ghost = new_account("ada@example.com", "ghost")
+    ghost.PK = "ACCT#ghost"
+    write_accounts([ghost], with_locks=False)
+    [result] = audit.repair_all(report)
+
+    assert result.outcome == audit.CHANGED
+    assert read_lock("UNIQ#EMAIL#ada@example.com") == (True, "ACCT#ghost")
+    assert store.get_account(ada.id).email == "ada@example.com"
+
+
+def test_transfer_loses_when_the_lock_was_taken_over(ddb):
+    ada = signup("ada@example.com", "ada")
+    write_locks({"UNIQ#EMAIL#ada@example.com": "ACCT#ghost"})
+    report = audit.run_audit()
+
+    write_locks({"UNIQ#EMAIL#ada@example.com": "ACCT#someone"})
+    [result] = audit.repair_all(report)
+
+    assert result.outcome == audit.CHANGED
+    assert read_lock("UNIQ#EMAIL#ada@example.com") == (True, "ACCT#someone")
+    assert store.get_account(ada.id).email == "ada@example.com"
+
+
+def test_release_loses_when_the_owner_holds_the_value_again(ddb):
+    bob = signup("bob@example.com", "bob")
+    write_locks({"UNIQ#EMAIL#old@example.com": bob.PK})
+    report = audit.run_audit()
+
+    overwrite(store.get_account(bob.id), email="old@example.com")
+    [result] = audit.repair_all(report)
+
+    assert result.outcome == audit.CHANGED
+    assert read_lock("UNIQ#EMAIL#old@example.com") == (True, bob.PK)
+
+
+def test_transfer_loses_when_the_owner_holds_the_value_again(ddb):
+    ada = signup("ada@example.com", "ada")
+    bob = signup("bob@example.com", "bob")
+    write_locks({"UNIQ#EMAIL#ada@example.com": bob.PK})
+    report = audit.run_audit()
+
+    overwrite(store.get_account(bob.id), email="ada@example.com")
+    results = audit.repair_all(report)
+
+    assert [result.outcome for result in results if result.finding.key == "UNIQ#EMAIL#ada@example.com"] == [
+        audit.CHANGED
+    ]
+    assert read_lock("UNIQ#EMAIL#ada@example.com") == (True, bob.PK)
+    assert store.get_account(ada.id).email == "ada@example.com"
+
+
 def test_release_loses_when_the_lock_was_taken_over(ddb):
     write_locks({"UNIQ#HANDLE#ghost": "ACCT#ghost"})
     report = audit.run_audit()
