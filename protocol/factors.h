@@ -17,7 +17,7 @@
  *              (accounts.mfa.store.enable_totp: ONE change; no record outside the account)
  *     use      Put TOTP#<step> [attribute_not_exists(PK) OR expires < :now - margin],
  *              expires = the last instant a code of the step matches + RECORD_MARGIN
- *              (totp.step_record_expires), after reading the account: its secret, and its
+ *              (totp.step_record_expires: at least the margin), after reading the account: its secret, and its
  *              totp_step (a code of the enrolment's step is already used: login.py's
  *              step_spent_at_enrolment). The code is matched with the clock the
  *              transaction's :now comes from (one request: milliseconds, against 30 s steps).
@@ -112,8 +112,9 @@ byte fa_done;       /* processes of the scenario done */
 byte fa_case;
 
 /* TOTP: the clock in ticks; a code of the step matches on a server whose clock reads at
- * most LAST; its record expires RECORD_MARGIN after (totp.CLOCK_MARGIN_SECONDS). Server 0's
- * clock is the true one, server 1's and TTL's run SKEW ahead (clocks within MARGIN). */
+ * most LAST; its record expires RECORD_MARGIN after (totp.step_record_expires: the clock-skew
+ * margin, or 300 s if longer). Server 0's clock is the slowest, server 1's and TTL's run SKEW
+ * ahead (clocks within MARGIN). */
 #ifndef LAST
 #define LAST 2
 #endif

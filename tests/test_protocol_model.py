@@ -295,8 +295,9 @@ def test_sessions_ended_by_their_query_alone_let_a_racing_sign_in_in_after_delet
 
 
 def test_a_step_record_kept_less_than_the_clock_skew_margin_lets_a_code_in_twice(tmp_path):
-    # factors.pml keeps a used TOTP step's record RECORD_MARGIN past the step's last instant,
-    # = MARGIN. Servers (and TTL's clock) 2 apart with a record kept 1: TTL deletes the record
+    # factors.pml keeps a used TOTP step's record RECORD_MARGIN = MARGIN past the step's last
+    # instant (totp.step_record_expires, which kept a fixed 300 s before, whatever the
+    # setting). Clocks (TTL's among them) 2 apart with a record kept 1: TTL deletes the record
     # while the slowest server still accepts the step's code, which then signs in again (F2).
     require("spin")
     require("gcc")
