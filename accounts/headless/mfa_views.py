@@ -94,7 +94,8 @@ class MFAReauthenticateView(AuthenticatedView):
         code = totp.normalize(self.text("code") or "")
         ratelimit.consume(request, reauthentication.RATE_LIMIT_ACTION)
         step = totp.matching_step(account.totp_secret, code) if account.totp_secret else None
-        if step is None:
+        # The enrolment's code is spent in the account (totp_step), not by a step record.
+        if step is None or store.step_spent_at_enrolment(account, step):
             return responses.error(MESSAGES["incorrect_code"], "incorrect_code", "code")
         try:
             store.spend(store.totp_spend(account.id, step))
