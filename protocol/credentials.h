@@ -189,16 +189,24 @@ byte stage_pw;      /* the account's password (a version; sessions.h has its own
 bit  pw_changed;    /* ghost: the owner changed the password */
 
 #define G_STAGE_LIVE            st_live[s]
-#define G_TOTP_STEP_FREE        (!step_used)
+#define G_TOTP_STEP_FREE        (!step_used || step_record_free)
 #define G_RECOVERY_CODE_UNUSED  code_left
-#define G_SIGN_COUNT_AS_READ    (counter == r_count)
+#define G_SIGN_COUNT_AS_READ    (item_of(0, 0) && counter == r_count)   /* false on a deleted item */
 #define G_PASSWORD_AS_STAGED    (stage_pw == r_stage_pw)
 
-#if SIGN_IN
+/* expires < :now - margin: the record of the step expired longer ago than the margin, by the
+ * using server's clock (factors.h; in sign_in.pml no time passes and a record never expires) */
+#if FACTORS
+#define step_record_free  (r_now - MARGIN > REC_EXPIRES)
+#else
+#define step_record_free  0
+#endif
 
 #define BY_TOTP      1
 #define BY_RECOVERY  2
 #define BY_PASSKEY   3
+
+#if SIGN_IN
 
 /* A sign-in: the second step (or a passkey login) of staged session s, with a factor; it
  * reads (the session, the account, the credential item), checks the factor as the code
@@ -247,7 +255,7 @@ proctype OwnerChangesPassword() {
  * meanwhile. */
 inline start_sign_ins() {
 	st_live[0] = 1; st_live[1] = 1; st_live[2] = 1; st_live[3] = 1;
-	code_left = 1;
+	code_left = 1; item_of(0, 0) = 1;
 	run OwnerChangesPassword();
 	run SignIn(0, BY_TOTP, 0);
 	run SignIn(0, BY_RECOVERY, 0);

@@ -12,7 +12,8 @@
  * code builds and with this file, and tests/test_protocol_model.py removes each guard in
  * turn (redefines it as 1) and asserts that Spin finds a counter-example.
  *
- * Passkeys and the single-use writes of a sign-in are credentials.h's (included below).
+ * Passkeys and the single-use writes of a sign-in are credentials.h's (included below); the
+ * second factors' own transactions, a sign-in racing deletion, and the identity lock factors.h's.
  *
  * Invariants (named as in the README and protocol/README.md); "live" = exists and not
  * expired (on the true clock), and only a verified account holds its email under the
@@ -891,6 +892,7 @@ inline legacy_data() {
 #include "sessions.h"
 #include "credentials.h"
 #include "guards.h"
+#include "factors.h"
 
 init {
 	byte i;
@@ -927,6 +929,15 @@ init {
 #endif
 #if LIMITS
 		start_limits();
+#endif
+#if FACTORS
+		start_factors();
+#endif
+#if RACES
+		start_races();
+#endif
+#if IDENTITIES
+		start_identities();
 #endif
 		run Quiescence();
 		do

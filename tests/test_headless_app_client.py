@@ -99,6 +99,25 @@ def test_sign_up_verify_log_in_with_totp_list_and_end_sessions_and_log_out(site)
     assert app.call("GET", "auth/session").status_code == 410
 
 
+def test_the_code_that_turned_the_app_on_does_not_reauthenticate(site):
+    # The enrolment stores its code's step as spent (totp_step), not as a TOTP# record: a
+    # reauthentication with that code must read it there, as the second step does
+    # (protocol/factors.pml, F2: the enrolment counts as the code's use).
+    app = App(site)
+    app.call("POST", "auth/signup", {"email": "ada@example.com", "username": "ada", "password": PASSWORD})
+    key = re.search(r"/accounts/verify/([^/]+)/", link_in(mails_to("ada@example.com")[-1])).group(1)
+    app.call("POST", "auth/email/verify", {"key": key})
+    assert app.call("POST", "auth/login", {"username": "ada", "password": PASSWORD}).status_code == 200
+    totp = pyotp.TOTP(app.call("GET", "account/authenticators/totp").json()["meta"]["secret"])
+    code = totp.now()
+    assert app.call("POST", "account/authenticators/totp", {"code": code}).status_code == 200
+
+    again = app.call("POST", "auth/2fa/reauthenticate", {"code": code})
+
+    assert again.status_code == 400, again.text
+    assert again.json()["errors"][0]["code"] == "incorrect_code"
+
+
 def test_sixteen_concurrent_sign_ups_of_one_address_make_one_account_and_every_loser_an_email_error(site, settings):
     settings.ACCOUNTS_EMAIL_VERIFICATION = "none"
     settings.ACCOUNTS_RATE_LIMITS = False

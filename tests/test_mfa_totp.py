@@ -168,6 +168,16 @@ def test_wrong_codes_hit_the_per_account_limit_and_then_even_the_right_code_wait
     assert second_step(other, code_of(other_secret, at=time.time() + totp.STEP_SECONDS)).status_code == 302
 
 
+@pytest.mark.parametrize("margin_minutes", [5, 15])
+def test_a_used_steps_record_outlives_its_last_instant_by_the_clock_skew_margin(settings, margin_minutes):
+    # A server whose clock is behind DynamoDB's (TTL's) by up to the margin still accepts the
+    # step's code after its last instant: the record must not be deletable before then.
+    settings.ACCOUNTS_CLOCK_SKEW_MARGIN = margin_minutes * 60
+    step = 1000
+    first_instant_refused = (step + totp.DRIFT + 1) * totp.STEP_SECONDS
+    assert totp.step_record_expires(step) == first_instant_refused + margin_minutes * 60
+
+
 def test_a_half_login_expires(ddb, monkeypatch):
     secret, _ = enable_totp(signed_up_client())
     client = Client()

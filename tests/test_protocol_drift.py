@@ -15,6 +15,7 @@ import io
 import json
 import re
 import time
+from unittest import mock
 
 import pytest
 from django.contrib.auth import SESSION_KEY
@@ -343,6 +344,7 @@ def code_transactions(ada, bob, carol):
     planned.update(staff_transactions(ada, bob, now))
     planned.update(login_session_transactions(ada))
     planned.update(identity_transactions(ada))
+    planned.update(totp_and_recovery_code_transactions(ada))
     # The repairs of a passkey's lock, held by ada (as read with one passkey).
     with_passkey = transactions.changed_copy(ada, {"passkeys": {"cred1"}})
     passkeys = store.constraint_for("passkeys")
@@ -384,6 +386,18 @@ def _sign_in(account, spends):
     session.delete_with_next_save(dynamo.key("RATE#mfa_attempt#key#300#digest", "RATE"))
     write = session.prepare_write()
     return transactions.plan_sign_in(write.put, write.deletes, sessions.raw_key(staged.session_key), spends)
+
+
+def _reauthentication(account, spends):
+    """A reauthentication's transaction (:func:`accounts.mfa.flows.reauthentication.with_passkey`):
+    the logged-in session that held the challenge gets a new key, and its old item is deleted."""
+    session = sessions.SessionStore()
+    session[SESSION_KEY] = account.id
+    session.create()
+    spent_session = sessions.raw_key(session.session_key)
+    session.cycle_key()
+    put, deletes = session.write_with(lambda put, deletes: (put, deletes))
+    return transactions.plan_sign_in(put, deletes, spent_session, spends)
 
 
 def _limit_checks(account):
@@ -435,11 +449,39 @@ def second_factor_transactions(ada, carol):
                 mfa_store.password_as_staged(ada),
             ],
         ),
+        "reauthenticate_passkey": _reauthentication(
+            ada, [mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=0), {"sign_count": 0})]
+        ),
         "spend_totp_step": transactions.plan_spend([mfa_store.totp_spend(ada.id, 100)]),
         "spend_passkey": transactions.plan_spend(
             [mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=3), {"sign_count": 4})]
         ),
     }
+
+
+def totp_and_recovery_code_transactions(ada):
+    """The enrolment of the authenticator app (ONE change of the account as read, as
+    :func:`accounts.mfa.store.enable_totp` sends it, with new recovery codes or keeping the
+    account's), its removal as the last second factor (the recovery codes go with it) and
+    the regeneration of recovery codes, as the store plans them, by the table's names."""
+    with_codes = transactions.changed_copy(ada, {"recovery_codes": {"old"}, "used_recovery_codes": {"spent"}})
+    with_totp = transactions.changed_copy(
+        with_codes, {"totp_secret": "S" * 32, "totp_created": utcnow(), "totp_step": 99}
+    )
+    sends = {
+        "totp_disable": lambda: mfa_store.disable_totp(with_totp),
+        "totp_enable": lambda: mfa_store.enable_totp(ada, "S" * 32, 100, ["c1", "c2"]),
+        "totp_enable_keeping_codes": lambda: mfa_store.enable_totp(with_codes, "S" * 32, 100),
+        "recovery_codes_regenerate": lambda: mfa_store.set_recovery_codes(with_codes, ["c3"]),
+    }
+    planned = {}
+    for name, send in sends.items():
+        change = mock.Mock()
+        with mock.patch.object(transactions, "change", change):
+            send()
+        account, changes = change.call_args.args
+        planned[name] = transactions.plan_change(account, changes, **change.call_args.kwargs)
+    return planned
 
 
 def identity_transactions(ada):

@@ -4,7 +4,7 @@ Every committed ``protocol/*.pml`` must explore its whole state space with ``spi
 no other flag, and report ``errors: 0``. A model that cannot fail proves nothing: for every
 guard, the model the table names (``caught_by``) with that guard removed (its macro made
 always true) must report a counter-example, and the proof says which kind of assertion it
-trips (see :func:`kind_of`): an invariant (I1, I2, I3, S1, L1, R1, S2), a purpose (what a guard is for,
+trips (see :func:`kind_of`): an invariant (I1, I2, I3, S1, L1, R1, S2, F1-F4, A1), a purpose (what a guard is for,
 stated otherwise than the guard), or only an assertion that restates the guard, which proves
 nothing and is not counted. Every guard that protects a lock or a session must trip an
 invariant; a guard only a restatement trips must name the behaviour test that shows it
@@ -23,7 +23,7 @@ from tests.protocol_table import GUARD_DEFINITION, PROTOCOL_DIR, guards_defined,
 
 SPIN_TIMEOUT = 600
 TESTS_DIR = PROTOCOL_DIR.parent / "tests"
-INVARIANTS = ("I1", "I2", "I3", "S1", "L1", "R1", "S2")
+INVARIANTS = ("I1", "I2", "I3", "S1", "L1", "R1", "S2", "F1", "F2", "F3", "F4", "A1")
 PURPOSE, RESTATES = "purpose", "restates"
 # The assertions switched on, from the strongest kind of proof to the weakest (model.h's
 # `asserts`): the invariants alone, then what guards are for, then their restatements.
@@ -39,6 +39,23 @@ SHOWN_BY_BEHAVIOUR_TESTS = {
     "G_APPLY_UPDATED_AS_READ": "tests/test_engine.py::test_a_change_from_a_form_read_before_another_write_is_stale",
     "G_REQUEST_AS_READ": "tests/test_engine.py::test_a_change_from_a_form_read_before_another_write_is_stale",
     "G_VERIFY_NOT_EXPIRED": "tests/test_clock_skew.py::test_a_verification_one_second_after_expires_is_refused",
+}
+
+
+# Guards that a model other than the one their rows name (`caught_by`, one model per guard)
+# needs too, with the invariant its counter-example there must trip: the models of issue 30
+# that share state with the account (factors.h) and the identity lock, whose rows reuse the
+# passkeys' guards.
+ALSO_CAUGHT = {
+    ("factors.pml", "G_TOTP_STEP_FREE"): "F2",
+    ("factors.pml", "G_RECOVERY_CODE_UNUSED"): "F3",
+    ("factors.pml", "G_STAGE_LIVE"): "F4",
+    ("factors.pml", "G_CHANGE_UPDATED_AS_READ"): "F1",
+    ("sign_in_races.pml", "G_SIGN_COUNT_AS_READ"): "A1",
+    ("identities.pml", "G_PASSKEY_LOCK_FREE"): "I1",
+    ("identities.pml", "G_PASSKEYS_AS_READ"): "I3",
+    ("identities.pml", "G_DELETE_PASSKEYS_AS_READ"): "I3",
+    ("identities.pml", "G_CHANGE_UPDATED_AS_READ"): "I3",
 }
 
 
@@ -194,6 +211,12 @@ def test_model_without_the_guard_has_a_counter_example_of_a_counted_kind(mutants
         assert guard in SHOWN_BY_BEHAVIOUR_TESTS, f"only an assertion restating {guard} fails in {model}"
 
 
+@pytest.mark.parametrize("model,guard", sorted(ALSO_CAUGHT))
+def test_model_sharing_a_guard_has_its_own_counter_example_without_it(mutants, model, guard):
+    compiled, ids = mutants
+    assert strongest_counter_example(compiled[model], ids[guard]) == ALSO_CAUGHT[model, guard]
+
+
 def test_guards_shown_by_a_behaviour_test_name_existing_tests():
     for test in set(SHOWN_BY_BEHAVIOUR_TESTS.values()):
         path, name = test.split("::")
@@ -257,6 +280,31 @@ def test_the_last_staff_rule_by_a_count_read_before_acting_has_a_counter_example
     _, output = spin_run(directory, "variant.pml")
     assert errors_reported(output) >= 1, output[-3000:]
     assert kind_of(output) == "L1"
+
+
+def test_sessions_ended_by_their_query_alone_let_a_racing_sign_in_in_after_deletion(tmp_path):
+    # end_sessions reads the account's sessions, then deletes them: a sign-in that read the
+    # account before its deletion (or deactivation) and commits after that Query leaves a
+    # session behind. Only the load's check of the account (live, active) keeps it out (A1).
+    require("spin")
+    require("gcc")
+    directory = model_variant(tmp_path, "sign_in_races.pml", {"LOAD_CHECKS_ACCOUNT": 0})
+    _, output = spin_run(directory, "variant.pml")
+    assert errors_reported(output) >= 1, output[-3000:]
+    assert kind_of(output) == "A1"
+
+
+def test_a_step_record_kept_less_than_the_clock_skew_margin_lets_a_code_in_twice(tmp_path):
+    # factors.pml keeps a used TOTP step's record RECORD_MARGIN = MARGIN past the step's last
+    # instant (totp.step_record_expires, which kept a fixed 300 s before, whatever the
+    # setting). Clocks (TTL's among them) 2 apart with a record kept 1: TTL deletes the record
+    # while the slowest server still accepts the step's code, which then signs in again (F2).
+    require("spin")
+    require("gcc")
+    directory = model_variant(tmp_path, "factors.pml", {"MARGIN": 2, "SKEW": 2, "RECORD_MARGIN": 1})
+    _, output = spin_run(directory, "variant.pml")
+    assert errors_reported(output) >= 1, output[-3000:]
+    assert kind_of(output) == "F2"
 
 
 @pytest.mark.parametrize("margin", [0])

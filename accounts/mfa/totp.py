@@ -13,12 +13,15 @@ import time
 import pyotp
 import segno
 
+from ..app_settings import app_settings
+
 STEP_SECONDS = 30
 DIGITS = 6
 # Steps accepted either side of the current one.
 DRIFT = 1
-# How much longer than the last instant a step is accepted its record is kept: servers'
-# clocks differ, and a record must outlive every server's window for its step.
+# How much longer than the last instant a step is accepted its record is kept, at least:
+# servers' clocks differ, and a record must outlive every server's window for its step (and
+# ACCOUNTS_CLOCK_SKEW_MARGIN, when it is larger: see step_record_expires).
 CLOCK_MARGIN_SECONDS = 300
 
 
@@ -68,7 +71,11 @@ def matching_step(secret, code, now=None):
     return found
 
 
-def step_record_expires(step):
+def step_record_expires(step: int) -> int:
     """When the record of a used ``step`` may go: after the last instant any server accepts
-    a code of that step (epoch seconds)."""
-    return (step + DRIFT + 1) * STEP_SECONDS + CLOCK_MARGIN_SECONDS
+    a code of that step (epoch seconds). TTL may delete it then, by DynamoDB's clock, while
+    a server whose clock is behind by up to ``ACCOUNTS_CLOCK_SKEW_MARGIN`` still accepts the
+    step's code: so the record is kept that margin past the step's last instant, or
+    :data:`CLOCK_MARGIN_SECONDS` if that is longer (protocol/factors.pml, F2)."""
+    margin = max(CLOCK_MARGIN_SECONDS, int(app_settings.CLOCK_SKEW_MARGIN.total_seconds()))
+    return (step + DRIFT + 1) * STEP_SECONDS + margin
