@@ -12,6 +12,8 @@ import pytest
 
 from accounts import sessions, store
 from accounts.exceptions import ItemDeleted, StaleItem, TransactionCancelled, UniqueViolation
+from accounts.mfa import recovery_codes
+from accounts.mfa import store as mfa_store
 from accounts.tables import Account, Lock
 from accounts.transactions.actions import Transaction
 from tests.test_engine import locks, signup
@@ -257,3 +259,29 @@ def test_a_verification_never_takes_a_username_lock_another_server_took_over(ddb
 
     assert locks()["UNIQ#HANDLE#carol"] == dave.PK
     assert store.get_account(carol.id).email_verified is False
+
+
+def test_an_authenticator_app_enrolled_from_a_read_before_another_enrolment_in_the_same_tick_is_stale(ddb, same_tick):
+    ada = signup("ada@example.org", "ada")
+    earlier = store.get_account(ada.id)
+    same_tick(earlier)
+    mfa_store.enable_totp(store.get_account(ada.id), "A" * 32, 1)
+
+    with pytest.raises(StaleItem):
+        mfa_store.enable_totp(earlier, "B" * 32, 2)
+
+    assert store.get_account(ada.id).totp_secret == "A" * 32
+
+
+def test_recovery_codes_regenerated_from_a_read_before_another_regeneration_in_the_same_tick_are_stale(ddb, same_tick):
+    ada = signup("ada@example.org", "ada")
+    mfa_store.set_recovery_codes(store.get_account(ada.id), ["first-1", "first-2"])
+    earlier = store.get_account(ada.id)
+    same_tick(earlier)
+    mfa_store.set_recovery_codes(store.get_account(ada.id), ["second-1", "second-2"])
+
+    with pytest.raises(StaleItem):
+        mfa_store.set_recovery_codes(earlier, ["third-1", "third-2"])
+
+    stored = store.get_account(ada.id).recovery_codes
+    assert stored == {recovery_codes.digest(ada.id, code) for code in ("second-1", "second-2")}

@@ -396,8 +396,8 @@ def _reauthentication(account, spends):
     session.create()
     spent_session = sessions.raw_key(session.session_key)
     session.cycle_key()
-    put, deletes = session.write_with(lambda put, deletes: (put, deletes))
-    return transactions.plan_sign_in(put, deletes, spent_session, spends)
+    write = session.prepare_write()
+    return transactions.plan_sign_in(write.put, write.deletes, spent_session, spends)
 
 
 def _limit_checks(account):
