@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from botocore.exceptions import ClientError
 from django.conf import settings as django_settings
 
 from accounts import store
@@ -346,3 +347,17 @@ def test_writes_from_another_process_go_when_the_test_is_marked_and_fail_the_run
     assert "3 passed, 1 error" in output, output
     assert "Items written where the accounts_table plugin could not see them were left in {'test-" in output
     assert f"Mark such a test @pytest.mark.{EMPTIED_MARKER}." in output
+
+
+@pytest.mark.dynamodb_local
+def test_a_write_dynamodb_refuses_is_answered_by_dynamodb_and_empties_the_table(
+    session_tables, settings, dynamodb_local
+):
+    table = table_of_the_test(session_tables, settings, dynamodb_local)
+    dynamodb_client().put_item(TableName=table.name, Item=key("before"))
+
+    # The app's clients skip botocore's validation: an item without its sort key is sent.
+    with session_tables.table(dynamodb_local.endpoint_url), pytest.raises(ClientError, match="ValidationException"):
+        dynamodb_client().put_item(TableName=table.name, Item={"PK": {"S": "ITEM#no-sort-key"}})
+
+    assert stored_keys(table.name) == [KEY_VERSION_ITEM]
