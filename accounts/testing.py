@@ -5,8 +5,12 @@ so a host project's tests can ask for:
 
 - ``accounts_table``: an empty accounts table for the test; the ``ACCOUNTS_*`` settings
   point at it for the test's duration. One table serves the whole session (created when
-  first asked for, ``test-<random>``, deleted at the end) and is emptied after each test,
-  so a test costs no table creation. It lives where ``ACCOUNTS_ENDPOINT_URL`` points
+  first asked for, ``test-<random>``, deleted at the end); after each test the plugin
+  deletes the items the test wrote (it reads their keys from the test's write requests),
+  so a test costs neither a table creation nor a Scan. Writes it cannot see (another
+  process: mark the test ``@pytest.mark.accounts_table_emptied``, then the whole table is
+  emptied after it) are found at the end of the session, which then fails. It lives where
+  ``ACCOUNTS_ENDPOINT_URL`` points
   (DynamoDB Local) or, when that setting is empty, in moto's in-process mock of AWS
   (``pip install "moto[dynamodb]"``), whose mock then stays on to the end of the session.
   AWS's real endpoint is refused unless the project overrides ``accounts_allow_aws``.
@@ -39,6 +43,26 @@ AWS_HOST_SUFFIXES = (".amazonaws.com", ".amazonaws.com.cn", ".api.aws")
 DB_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback"}
 # BatchWriteItem takes at most 25 requests.
 BATCH_SIZE = 25
+# The key attributes of the accounts table (tables.create_table).
+KEY_ATTRIBUTES = ("PK", "SK")
+# Operations that write nothing. Any other operation naming the accounts table that is not a
+# write the recorder reads keys from (PartiQL, DeleteTable, an import...) empties the whole
+# table after the test.
+READ_OPERATIONS = frozenset(
+    {
+        "GetItem",
+        "BatchGetItem",
+        "Query",
+        "Scan",
+        "TransactGetItems",
+        "DescribeTable",
+        "DescribeTimeToLive",
+        "DescribeContinuousBackups",
+        "ListTagsOfResource",
+    }
+)
+# The marker asking for the whole table to be emptied after the test.
+EMPTIED_MARKER = "accounts_table_emptied"
 
 
 @dataclass(frozen=True)
@@ -129,23 +153,113 @@ def _table_names(body):
     return names
 
 
+class Writes:
+    """What the requests of one test wrote to its table: the ``keys`` of the items written
+    (JSON text of ``{"PK": ..., "SK": ...}``), and the ``unreadable`` operations whose
+    writes name no key the recorder can read."""
+
+    def __init__(self):
+        self.keys = set()
+        self.unreadable = set()
+
+
+class WriteRecorder:
+    """Records, while :meth:`recording`, the key of each item a request of this process
+    writes to one table (``PutItem``, ``UpdateItem``, ``DeleteItem``, ``BatchWriteItem``,
+    ``TransactWriteItems``), so that only those items are deleted after the test.
+
+    A key is recorded before the request is sent, whatever its answer: a write that failed
+    or timed out may still have landed, and deleting a missing item costs nothing."""
+
+    def __init__(self):
+        self._table_name = None
+        self._writes = None
+
+    @contextmanager
+    def recording(self, table_name):
+        """Record the writes to ``table_name`` for the block, which receives the :class:`Writes`."""
+        writes = Writes()
+        self._table_name, self._writes = table_name, writes
+        try:
+            yield writes
+        finally:
+            self._table_name = self._writes = None
+
+    def record(self, params, event_name, **kwargs):
+        """botocore's ``before-call.dynamodb`` handler."""
+        table_name, writes = self._table_name, self._writes
+        operation = event_name.rpartition(".")[2]
+        if writes is None or operation in READ_OPERATIONS:
+            return
+        body = params.get("body") or b"{}"
+        text = body.decode(errors="replace") if isinstance(body, bytes) else body
+        try:
+            items = _written_items(operation, json.loads(text), table_name)
+            keys = None if items is None else {_key_text(item) for item in items}
+        except (ValueError, KeyError, TypeError, AttributeError):
+            # A request DynamoDB will refuse (the app's clients skip botocore's validation):
+            # it answers for itself, and the table is emptied after the test.
+            keys = None
+        if keys is None:
+            # The name anywhere in the request: a TableName, or a PartiQL statement's text.
+            if table_name in text:
+                writes.unreadable.add(operation)
+            return
+        writes.keys.update(keys)
+
+
+def _written_items(operation, request, table_name):
+    """The items (or keys) ``request`` writes to ``table_name``; ``None`` for an operation
+    whose writes the recorder cannot read."""
+    if operation == "PutItem":
+        return [request["Item"]] if request.get("TableName") == table_name else []
+    if operation in ("UpdateItem", "DeleteItem"):
+        return [request["Key"]] if request.get("TableName") == table_name else []
+    if operation == "BatchWriteItem":
+        return [
+            entry["PutRequest"]["Item"] if "PutRequest" in entry else entry["DeleteRequest"]["Key"]
+            for entry in request.get("RequestItems", {}).get(table_name, [])
+        ]
+    if operation == "TransactWriteItems":
+        written = []
+        for action in request.get("TransactItems", []):
+            for kind, field in (("Put", "Item"), ("Update", "Key"), ("Delete", "Key")):
+                if kind in action and action[kind].get("TableName") == table_name:
+                    written.append(action[kind][field])
+        return written
+    return None
+
+
+def _key_text(item):
+    return json.dumps({name: item[name] for name in KEY_ATTRIBUTES}, sort_keys=True)
+
+
 blocker = DynamoDBBlocker()
 BLOCKER_HANDLER = ("before-call.dynamodb", blocker.refuse)
+recorder = WriteRecorder()
+RECORDER_HANDLER = ("before-call.dynamodb", recorder.record)
 
 
 def pytest_configure(config):
     from botocore.handlers import BUILTIN_HANDLERS
 
     # Every botocore session made from now on (the app's clients are made when first used)
-    # asks the blocker before each call, before moto (a "before-send" handler) sees it.
-    BUILTIN_HANDLERS.append(BLOCKER_HANDLER)
+    # asks the blocker before each call, before moto (a "before-send" handler) sees it, and
+    # tells the recorder what it writes.
+    BUILTIN_HANDLERS.extend([BLOCKER_HANDLER, RECORDER_HANDLER])
+    config.addinivalue_line(
+        "markers",
+        f"{EMPTIED_MARKER}: after the test, empty the whole accounts table (a Scan), not only the items the "
+        "test's own requests wrote: for a test whose writes come from another process",
+    )
 
 
 def pytest_unconfigure(config):
     from botocore.handlers import BUILTIN_HANDLERS
 
-    if BLOCKER_HANDLER in BUILTIN_HANDLERS:
-        BUILTIN_HANDLERS.remove(BLOCKER_HANDLER)
+    for handler in (BLOCKER_HANDLER, RECORDER_HANDLER):
+        if handler in BUILTIN_HANDLERS:
+            BUILTIN_HANDLERS.remove(handler)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -224,8 +338,10 @@ class SessionTables:
         self._moto = None
 
     @contextmanager
-    def table(self, endpoint_url):
-        """The table at ``endpoint_url`` (``None``: moto) for one test, emptied after it."""
+    def table(self, endpoint_url, emptied=False):
+        """The table at ``endpoint_url`` (``None``: moto) for one test; after it, the items
+        the block wrote are deleted, or every item when ``emptied`` (or when the block sent
+        a write the recorder cannot read)."""
         if endpoint_url is None:
             self._start_moto()
         table = self._tables.get(endpoint_url)
@@ -234,9 +350,11 @@ class SessionTables:
             _create(table)
             self._tables[endpoint_url] = table
         try:
-            yield table
+            with recorder.recording(table.name) as writes:
+                yield table
         finally:
-            if not _empty(table):
+            kept = _empty(table) if emptied or writes.unreadable else _delete_written(table, writes.keys)
+            if not kept:
                 # The test deleted the table: the next one gets a new table.
                 del self._tables[endpoint_url]
 
@@ -253,6 +371,19 @@ class SessionTables:
             )
         self._moto = mock_aws()
         self._moto.start()
+
+    def left_behind(self):
+        """``{table name: number of items}`` of the tables holding items other than the key
+        version: writes no test's requests made (another process, a client built before
+        the plugin was loaded), which the deletes after each test did not remove."""
+        from .tables import KEY_VERSION_ITEM
+
+        found = {}
+        for table in self._tables.values():
+            count = sum(key != KEY_VERSION_ITEM for key in _keys(table) or ())
+            if count:
+                found[table.name] = count
+        return found
 
     def delete_all(self):
         """Delete the session's tables, and stop moto's mock."""
@@ -287,44 +418,80 @@ def _create(table):
         create_table(wait=True)
 
 
-def _empty(table):
-    """Delete every item of ``table`` (one consistent Scan, then batches of deletes), then
-    record the key version its locks are keyed with, as a new table does. Returns False
-    when the table is gone."""
-    from .tables import plain_client, record_key_version
+def _keys(table):
+    """The keys of every item of ``table`` (one consistent Scan), or ``None`` when it is gone."""
+    from .tables import plain_client
 
     with _pointed_at(table):
         client = plain_client()
         try:
-            keys = [
-                {"PK": item["PK"], "SK": item["SK"]}
+            return [
+                {name: item[name] for name in KEY_ATTRIBUTES}
                 for page in client.get_paginator("scan").paginate(
                     TableName=table.name, ConsistentRead=True, ProjectionExpression="PK, SK"
                 )
                 for item in page["Items"]
             ]
         except client.exceptions.ResourceNotFoundException:
+            return None
+
+
+def _empty(table):
+    """Delete every item of ``table`` but the key version its locks are keyed with (which
+    is recorded again, as a new table does). Returns False when the table is gone."""
+    keys = _keys(table)
+    return keys is not None and _delete_written(table, {_key_text(key) for key in keys}, rerecord=True)
+
+
+def _delete_written(table, written, rerecord=False):
+    """Delete the items of ``written`` (keys as :func:`_key_text` writes them) from
+    ``table``, one BatchWriteItem per 25; the key version item is recorded again instead
+    when it is among them, or when ``rerecord``. Returns False when the table is gone."""
+    from .tables import KEY_VERSION_ITEM, plain_client, record_key_version
+
+    key_version = _key_text(KEY_VERSION_ITEM)
+    keys = [json.loads(text) for text in written if text != key_version]
+    if not keys and not rerecord and key_version not in written:
+        return True
+    with _pointed_at(table):
+        client = plain_client()
+        try:
+            for start in range(0, len(keys), BATCH_SIZE):
+                batch = keys[start : start + BATCH_SIZE]
+                requests = {table.name: [{"DeleteRequest": {"Key": key}} for key in batch]}
+                while requests:
+                    requests = client.batch_write_item(RequestItems=requests)["UnprocessedItems"]
+            if rerecord or key_version in written:
+                record_key_version()
+        except client.exceptions.ResourceNotFoundException:
             return False
-        for start in range(0, len(keys), BATCH_SIZE):
-            requests = {table.name: [{"DeleteRequest": {"Key": key}} for key in keys[start : start + BATCH_SIZE]]}
-            while requests:
-                requests = client.batch_write_item(RequestItems=requests)["UnprocessedItems"]
-        record_key_version()
     return True
 
 
 @pytest.fixture(scope="session")
 def accounts_session_tables(accounts_endpoint_url):
     """The :class:`SessionTables` behind ``accounts_table`` (asking for the endpoint keeps
-    it, a DynamoDB Local the session started, running until the tables are deleted)."""
+    it, a DynamoDB Local the session started, running until the tables are deleted). At
+    the end of the session, items that no test's requests wrote fail the run."""
     tables = SessionTables()
     yield tables
-    tables.delete_all()
+    try:
+        left_behind = tables.left_behind()
+    finally:
+        tables.delete_all()
+    if left_behind:
+        pytest.fail(
+            f"Items written where the accounts_table plugin could not see them were left in {left_behind}: "
+            "a test wrote to its table from another process (or with a client built before the plugin was "
+            f"loaded), so the tests after it did not start empty. Mark such a test @pytest.mark.{EMPTIED_MARKER}.",
+            pytrace=False,
+        )
 
 
 @pytest.fixture
-def accounts_table(settings, accounts_session_tables, accounts_endpoint_url, accounts_allow_aws):
-    """An empty accounts table for this test (the session's, emptied after each test); the
+def accounts_table(request, settings, accounts_session_tables, accounts_endpoint_url, accounts_allow_aws):
+    """An empty accounts table for this test (the session's; the items the test wrote are
+    deleted after it, or every item when it is marked ``accounts_table_emptied``); the
     ``ACCOUNTS_*`` settings point at it for the test's duration."""
     endpoint_url = accounts_endpoint_url or getattr(settings, "ACCOUNTS_ENDPOINT_URL", None) or None
     if endpoint_url is not None and is_aws_endpoint(endpoint_url) and not accounts_allow_aws:
@@ -334,7 +501,8 @@ def accounts_table(settings, accounts_session_tables, accounts_endpoint_url, acc
             "accounts_allow_aws fixture to return True.",
             pytrace=False,
         )
-    with accounts_session_tables.table(endpoint_url) as table, blocker.unblock():
+    emptied = request.node.get_closest_marker(EMPTIED_MARKER) is not None
+    with accounts_session_tables.table(endpoint_url, emptied=emptied) as table, blocker.unblock():
         settings.ACCOUNTS_ENDPOINT_URL = table.endpoint_url
         settings.ACCOUNTS_TABLE_NAME = table.name
         yield table

@@ -71,8 +71,8 @@ def _fresh_table(settings, endpoint_url, name):
 
 @pytest.fixture
 def ddb(accounts_table, dynamodb_local):
-    """An empty accounts table on DynamoDB Local: the session's, emptied after each test
-    (the plugin's ``accounts_table``), so no test waits for a table to be made."""
+    """An empty accounts table on DynamoDB Local: the session's, the items each test wrote
+    deleted after it (the plugin's ``accounts_table``), so no test waits for a table to be made."""
     return dynamodb_local
 
 

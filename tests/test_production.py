@@ -16,7 +16,9 @@ from django.test import Client
 from accounts import store
 from accounts.dynamodb_local import free_port
 
-pytestmark = pytest.mark.dynamodb_local
+# gunicorn and manage.py write to the test's table from processes of their own, which the
+# accounts_table plugin does not see: it empties the whole table after each test.
+pytestmark = [pytest.mark.dynamodb_local, pytest.mark.accounts_table_emptied]
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE_DIRS = [ROOT / "templates", ROOT / "accounts" / "templates"]

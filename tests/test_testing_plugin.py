@@ -12,13 +12,14 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from botocore.exceptions import ClientError
 from django.conf import settings as django_settings
 
 from accounts import store
 from accounts.app_settings import app_settings
 from accounts.models import User
 from accounts.tables import KEY_VERSION_ITEM, TableModel, create_table, dynamodb_client
-from accounts.testing import is_aws_endpoint, unique_fields
+from accounts.testing import EMPTIED_MARKER, SessionTables, is_aws_endpoint, unique_fields
 from tests.web import PASSWORD
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,6 +77,42 @@ FORGETFUL_TESTS = textwrap.dedent(
 
     def test_writes_without_the_fixture(client):
         User.objects.create_user("ada", "ada@example.com", "a password")
+    """
+)
+
+FOREIGN_WRITER_TESTS = textwrap.dedent(
+    f"""
+    import subprocess
+    import sys
+
+    import pytest
+
+    from accounts.tables import KEY_VERSION_ITEM, dynamodb_client
+
+    WRITER = (
+        "import sys, botocore.session; "
+        "client = botocore.session.get_session().create_client('dynamodb', region_name='eu-west-1', "
+        "endpoint_url=sys.argv[1], aws_access_key_id='local', aws_secret_access_key='local'); "
+        "client.put_item(TableName=sys.argv[2], Item={{'PK': {{'S': 'FOREIGN'}}, 'SK': {{'S': sys.argv[3]}}}})"
+    )
+
+
+    def write_from_another_process(table, name):
+        subprocess.run([sys.executable, "-c", WRITER, table.endpoint_url, table.name, name], check=True)
+
+
+    @pytest.mark.{EMPTIED_MARKER}
+    def test_another_process_writes_in_a_marked_test(accounts_table):
+        write_from_another_process(accounts_table, "marked")
+
+
+    def test_the_next_test_starts_empty(accounts_table):
+        items = dynamodb_client().scan(TableName=accounts_table.name, ConsistentRead=True)["Items"]
+        assert [{{"PK": item["PK"], "SK": item["SK"]}} for item in items] == [KEY_VERSION_ITEM]
+
+
+    def test_another_process_writes_in_an_unmarked_test(accounts_table):
+        write_from_another_process(accounts_table, "unmarked")
     """
 )
 
@@ -203,3 +240,124 @@ def test_unique_fields_adds_to_the_declared_fields_and_names_the_model():
         assert set(django_settings.ACCOUNTS_UNIQUE_FIELDS) == {"email", "username", "phone"}
         assert django_settings.ACCOUNTS_ACCOUNT_MODEL == "tests.hostproject.tables.MemberAccount"
     assert set(app_settings.UNIQUE_FIELDS) == {"email", "username"}
+
+
+@pytest.fixture
+def session_tables(dynamodb_local, settings):
+    """Session tables of the test's own (not the suite's) on DynamoDB Local, which the
+    settings point at; deleted after the test."""
+    settings.ACCOUNTS_ENDPOINT_URL = dynamodb_local.endpoint_url
+    tables = SessionTables()
+    yield tables
+    tables.delete_all()
+
+
+def stored_keys(table_name):
+    """The keys of every item of the table, sorted."""
+    items = dynamodb_client().scan(TableName=table_name, ConsistentRead=True)["Items"]
+    return sorted(({"PK": item["PK"], "SK": item["SK"]} for item in items), key=repr)
+
+
+def key(name):
+    return {"PK": {"S": f"ITEM#{name}"}, "SK": {"S": "DATA"}}
+
+
+def table_of_the_test(session_tables, settings, dynamodb_local):
+    """The test's table, made with nothing in it, the settings pointing at it."""
+    with session_tables.table(dynamodb_local.endpoint_url) as table:
+        settings.ACCOUNTS_TABLE_NAME = table.name
+    return table
+
+
+@pytest.mark.dynamodb_local
+def test_only_what_a_test_writes_is_deleted_after_it_through_every_write_operation(
+    session_tables, settings, dynamodb_local
+):
+    table = table_of_the_test(session_tables, settings, dynamodb_local)
+    client = dynamodb_client()
+    client.put_item(TableName=table.name, Item=key("before"))  # not the test's: outside it
+
+    with session_tables.table(dynamodb_local.endpoint_url):
+        client = dynamodb_client()
+        client.put_item(TableName=table.name, Item=key("put"))
+        client.update_item(
+            TableName=table.name,
+            Key=key("update"),
+            UpdateExpression="SET v = :v",
+            ExpressionAttributeValues={":v": {"N": "1"}},
+        )
+        client.put_item(TableName=table.name, Item=key("deleted"))
+        client.delete_item(TableName=table.name, Key=key("deleted"))
+        for batch in range(2):  # more than one BatchWriteItem of deletes after the test
+            puts = [{"PutRequest": {"Item": key(f"batch{batch}-{number}")}} for number in range(15)]
+            client.batch_write_item(RequestItems={table.name: puts})
+        client.transact_write_items(
+            TransactItems=[
+                {"Put": {"TableName": table.name, "Item": key("transact-put")}},
+                {
+                    "Update": {
+                        "TableName": table.name,
+                        "Key": key("transact-update"),
+                        "UpdateExpression": "SET v = :v",
+                        "ExpressionAttributeValues": {":v": {"N": "1"}},
+                    }
+                },
+            ]
+        )
+        User.objects.create_user("ada", "ada@example.com", PASSWORD)  # the app's own clients
+        client.delete_item(TableName=table.name, Key=KEY_VERSION_ITEM)
+        assert len(stored_keys(table.name)) > 36
+
+    assert stored_keys(table.name) == sorted([KEY_VERSION_ITEM, key("before")], key=repr)
+    assert client.get_item(TableName=table.name, Key=KEY_VERSION_ITEM)["Item"]["key_version"]
+
+
+@pytest.mark.dynamodb_local
+def test_items_written_before_a_test_stay_are_reported_and_go_with_the_marker(session_tables, settings, dynamodb_local):
+    table = table_of_the_test(session_tables, settings, dynamodb_local)
+    dynamodb_client().put_item(TableName=table.name, Item=key("session-fixture"))
+
+    with session_tables.table(dynamodb_local.endpoint_url):
+        assert key("session-fixture") in stored_keys(table.name)
+    assert session_tables.left_behind() == {table.name: 1}
+
+    with session_tables.table(dynamodb_local.endpoint_url, emptied=True):
+        pass
+    assert stored_keys(table.name) == [KEY_VERSION_ITEM]
+    assert session_tables.left_behind() == {}
+
+
+@pytest.mark.dynamodb_local
+def test_a_write_whose_keys_cannot_be_read_empties_the_whole_table(session_tables, settings, dynamodb_local):
+    table = table_of_the_test(session_tables, settings, dynamodb_local)
+    dynamodb_client().put_item(TableName=table.name, Item=key("before"))
+
+    with session_tables.table(dynamodb_local.endpoint_url):
+        statement = f"INSERT INTO \"{table.name}\" VALUE {{'PK': 'ITEM#partiql', 'SK': 'DATA'}}"
+        dynamodb_client().execute_statement(Statement=statement)
+
+    assert stored_keys(table.name) == [KEY_VERSION_ITEM]
+
+
+@pytest.mark.dynamodb_local
+def test_writes_from_another_process_go_when_the_test_is_marked_and_fail_the_run_when_not(tmp_path, dynamodb_local):
+    code, output = run_host_tests(tmp_path, dynamodb_local.endpoint_url, tests=FOREIGN_WRITER_TESTS)
+
+    assert code == 1, output
+    assert "3 passed, 1 error" in output, output
+    assert "Items written where the accounts_table plugin could not see them were left in {'test-" in output
+    assert f"Mark such a test @pytest.mark.{EMPTIED_MARKER}." in output
+
+
+@pytest.mark.dynamodb_local
+def test_a_write_dynamodb_refuses_is_answered_by_dynamodb_and_empties_the_table(
+    session_tables, settings, dynamodb_local
+):
+    table = table_of_the_test(session_tables, settings, dynamodb_local)
+    dynamodb_client().put_item(TableName=table.name, Item=key("before"))
+
+    # The app's clients skip botocore's validation: an item without its sort key is sent.
+    with session_tables.table(dynamodb_local.endpoint_url), pytest.raises(ClientError, match="ValidationException"):
+        dynamodb_client().put_item(TableName=table.name, Item={"PK": {"S": "ITEM#no-sort-key"}})
+
+    assert stored_keys(table.name) == [KEY_VERSION_ITEM]
