@@ -10,7 +10,7 @@ answers for them as for everything else.
 import botocore.exceptions
 
 from .exceptions import Unavailable
-from .tables import AFTER_EVENTS, EVENT_SORT_PREFIX, TableModel, plain_client
+from .tables import ACCOUNT_PREFIX, AFTER_EVENTS, EVENT_SORT_PREFIX, TableModel, plain_client
 from .transactions import RESEND_CODES, TRANSPORT_ERRORS
 
 # BatchWriteItem takes at most 25 requests, BatchGetItem at most 100 keys.
@@ -96,14 +96,16 @@ def query_partition(pk, sort_key_prefix=None, attributes=None, *, with_events=Fa
 
     An account's security events (``SK=EVENT#...``, sorted first) are left out unless
     ``with_events`` (a deletion's): the sort keys read start at ``AFTER_EVENTS``, so a login
-    or a page reading the partition never reads a year of them."""
+    or a page reading the partition never reads a year of them. Only an account's partition
+    holds events: another (the staff registry's, whose sort keys are account PKs) is read
+    whole."""
     params = {
         "TableName": table_name(),
         "ConsistentRead": True,
         "KeyConditionExpression": "PK = :pk",
         "ExpressionAttributeValues": {":pk": {"S": pk}},
     }
-    if sort_key_prefix is None and not with_events:
+    if sort_key_prefix is None and not with_events and pk.startswith(ACCOUNT_PREFIX):
         params["KeyConditionExpression"] += " AND SK >= :after_events"
         params["ExpressionAttributeValues"][":after_events"] = {"S": AFTER_EVENTS}
     if sort_key_prefix is not None:

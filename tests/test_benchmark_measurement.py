@@ -77,8 +77,10 @@ def test_round_trips_are_one_request_per_write_given_the_item(ddb):
         "change email": {"TransactWriteItems": 1},
         "change username": {"TransactWriteItems": 1},
         "lookup by email": {"GetItem": 2},
-        # The account's sessions end with it: one Query finds them (none here).
-        "delete": {"TransactWriteItems": 1, "Query": 1},
+        # The account's sessions and security events end with it: one Query finds them (no
+        # session here; the events of its email and username changes), one BatchWriteItem
+        # deletes them.
+        "delete": {"TransactWriteItems": 1, "Query": 1, "BatchWriteItem": 1},
     }
     # What is left: the deleted account's tombstone, and the table's key version.
     left = sorted((item["PK"]["S"].partition("#")[0], item["SK"]["S"], "deleted" in item) for item in table_items())

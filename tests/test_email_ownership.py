@@ -192,7 +192,9 @@ def test_explain_shows_the_verify_transaction_and_sends_nothing_but_reads(ddb):
 
     actions = json.loads(out.getvalue())["TransactItems"]
     # The account, its email lock, and the two username locks (name, skeleton) it keeps.
-    assert [next(iter(action)) for action in actions] == ["Update", "Put", "Update", "Update"]
+    # The account, its email lock, its other locks kept; then the security event it records.
+    assert [next(iter(action)) for action in actions] == ["Update", "Put", "Update", "Update", "Put"]
+    assert actions[4]["Put"]["Item"]["kind"] == {"S": "email_verified"}
     assert "REMOVE" in actions[0]["Update"]["UpdateExpression"]
     assert actions[1]["Put"]["Item"]["PK"] == {"S": EMAIL_LOCK}
     assert actions[2]["Update"]["Key"]["PK"] == {"S": "UNIQ#HANDLE#owner"}
@@ -212,7 +214,9 @@ def test_explain_shows_the_apply_email_change_transaction(ddb):
     call_command("accounts_explain", "apply-email-change", "--username", "ada", stdout=out)
 
     actions = json.loads(out.getvalue())["TransactItems"]
-    assert [next(iter(action)) for action in actions] == ["Update", "Put", "Delete"]
+    # The account, the new address's lock, the old one's release; then the security event.
+    assert [next(iter(action)) for action in actions] == ["Update", "Put", "Delete", "Put"]
+    assert actions[3]["Put"]["Item"]["SK"]["S"].startswith("EVENT#")
     assert actions[1]["Put"]["Item"]["PK"] == {"S": "UNIQ#EMAIL#lovelace@example.org"}
     assert actions[2]["Delete"]["Key"]["PK"] == {"S": "UNIQ#EMAIL#ada@example.org"}
     assert store.get_account(account.id).email == "ada@example.org"
