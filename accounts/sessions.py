@@ -610,9 +610,8 @@ class SessionStore(SessionBase):
         self._slot_put = None
         self._login_event = None
         if new and not must_create and account_id and self._login_address is not None:
-            self._login_event = timeline.new_event(
-                account_id, timeline.LOGIN, address=self._login_address, user_agent=self.user_agent or ""
-            )
+            origin = timeline.Origin(self._login_address, self.user_agent or "")
+            self._login_event = timeline.new_event(account_id, timeline.LOGIN, origin=origin)
             self._login_address = None
         if new and not must_create:
             if self.session_key:
