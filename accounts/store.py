@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from django.contrib.sessions.backends.base import SessionBase
 from django.utils.crypto import salted_hmac
 
 from . import dynamo, lookups, sessions, signals, timeline, transactions
@@ -374,15 +375,17 @@ def update_account(account, *, unheld=(), also=(), token=None, recorded=True, or
     return account
 
 
-def end_sessions(account, *, except_key=None, recorded=False, origin=timeline.NO_ORIGIN):
+def end_sessions(account, *, except_key=None, recorded=False, origin=timeline.NO_ORIGIN, session=None):
     """End every server-side session of ``account`` but ``except_key``'s (when the
     project's ``SESSION_ENGINE`` is :mod:`accounts.sessions`). Returns how many ended.
     ``recorded``: the sessions' end is a security event of its own (staff ended them), from
-    ``origin``, put in the batch that deletes them (none when no session ended)."""
+    ``origin``, put in the batch that deletes them (none when no session ended).
+    ``session``: this request's session, told which sessions ended, so that its logout or
+    new key does not delete one again (see :func:`accounts.sessions.end_sessions`)."""
     if not sessions.in_use():
         return 0
     event = timeline.new_event(account.id, timeline.SESSIONS_ENDED, origin=origin) if recorded else None
-    ended = sessions.end_sessions(account.id, except_key=except_key, event=event)
+    ended = sessions.end_sessions(account.id, except_key=except_key, event=event, session=session)
     if event and ended:
         timeline.committed(type(account), event)
     return ended
@@ -440,24 +443,32 @@ def set_password_hash(account, password_hash, *, origin: timeline.Origin = timel
     return update_account(account, password=password_hash, origin=origin, **email_change_cancellation(account))
 
 
-def change_password(account: Account, password_hash: str, *, origin: timeline.Origin = timeline.NO_ORIGIN) -> int:
+def change_password(
+    account: Account,
+    password_hash: str,
+    *,
+    origin: timeline.Origin = timeline.NO_ORIGIN,
+    session: SessionBase | None = None,
+) -> int:
     """A new password (not a hash upgraded): ONE transaction stores ``password_hash`` and
     cancels a pending email change (:func:`set_password_hash`; whoever asked for it may be
     who the new password locks out), recording the change as come from ``origin``; then
-    every session of the account ends (:func:`end_sessions`). Returns how many ended."""
+    every session of the account ends (:func:`end_sessions`, ``session`` told which).
+    Returns how many ended."""
     set_password_hash(account, password_hash, origin=origin)
-    return end_sessions(account)
+    return end_sessions(account, session=session)
 
 
-def delete_account(account: Account) -> None:
+def delete_account(account: Account, *, session: SessionBase | None = None) -> None:
     """Delete ``account`` and release its locks in one transaction; its sessions end and its
-    security events are deleted (:func:`clear_partition`)."""
+    security events are deleted (:func:`clear_partition`; ``session``: this request's, told
+    which sessions ended, so that its logout does not delete its own again)."""
     transactions.delete(account)
-    clear_partition(account)
+    clear_partition(account, session=session)
     signals.account_deleted.send(sender=type(account), account=account)
 
 
-def clear_partition(account) -> int:
+def clear_partition(account, *, session: SessionBase | None = None) -> int:
     """End the sessions of deleted ``account`` and delete its security events: one
     ``Query`` of its partition (events included) and one ``BatchWriteItem`` per 25 items.
     Returns how many were deleted.
@@ -472,7 +483,7 @@ def clear_partition(account) -> int:
     events = [dynamo.key(account.PK, raw["SK"]["S"]) for raw in items if raw["SK"]["S"].startswith(EVENT_SORT_PREFIX)]
     if sessions.in_use():
         found = [raw for raw in items if raw["SK"]["S"].startswith(sessions.SESSION_SORT_PREFIX)]
-        return sessions.end_sessions(account.id, sessions=found, also=events) + len(events)
+        return sessions.end_sessions(account.id, sessions=found, also=events, session=session) + len(events)
     if events:
         dynamo.batch_write(deletes=events)
     return len(events)

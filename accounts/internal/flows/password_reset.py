@@ -80,7 +80,7 @@ def reset_password(request: HttpRequest, *, user: User, password: str) -> Passwo
     pending email change. The account's login failure counters are cleared (whoever had
     locked it, its owner logs in at once) and its address is told."""
     try:
-        store_new_password(user, password, origin=timeline.origin_of(request))
+        store_new_password(user, password, origin=timeline.origin_of(request), session=request.session)
     except STORE_REFUSALS as refusal:
         return PasswordSet(refusal=refusal)
     ratelimit.forget_account(user.pk)
