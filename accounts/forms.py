@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.debug import sensitive_variables
 
-from . import ratelimit, store
+from . import ratelimit, store, timeline
 from .adapter import get_adapter
 from .exceptions import ItemAlreadyExists, TokenReused, UniqueViolation
 from .form_errors import STORE_REFUSALS, StoreErrorsMixin  # noqa: F401  (STORE_REFUSALS: for the views)
@@ -218,9 +218,10 @@ class UsernameChangeForm(NewUsernameMixin, UniqueValueChangeForm):
     username = UsernameField(label=_("New username"), max_length=150, widget=forms.TextInput(attrs={"autofocus": True}))
     password = current_password_field()
 
-    def save(self):
-        """Move the account to the new username, in one transaction. Returns the account."""
-        return store.change_username(self.user.account, self.cleaned_data["username"])
+    def save(self, origin: timeline.Origin = timeline.NO_ORIGIN):
+        """Move the account to the new username, in one transaction, recorded as come from
+        ``origin`` (see :func:`accounts.store.update_account`). Returns the account."""
+        return store.change_username(self.user.account, self.cleaned_data["username"], origin=origin)
 
 
 class PasswordChangeForm(StoreErrorsMixin, auth_forms.PasswordChangeForm):

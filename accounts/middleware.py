@@ -8,7 +8,7 @@ from django.http import HttpRequest, HttpResponse, QueryDict
 from django.template.loader import render_to_string
 from pynamodb.exceptions import PynamoDBException
 
-from . import deadline, ratelimit, sessions, timeline
+from . import deadline, ratelimit, sessions
 from .exceptions import OutcomeUnknown, ReadOnlyRegion, Unavailable
 from .transactions import RESEND_CODES, TRANSPORT_ERRORS
 
@@ -95,8 +95,7 @@ def too_many_sessions_response(request: HttpRequest, error: ratelimit.RateLimite
 
 
 class UnavailableMiddleware:
-    """Runs the request under ``ACCOUNTS_REQUEST_DEADLINE``, with its address and browser as
-    the origin of the security events it writes (:func:`accounts.timeline.from_request`), and answers 503 instead of a
+    """Runs the request under ``ACCOUNTS_REQUEST_DEADLINE`` and answers 503 instead of a
     500 when DynamoDB cannot answer in time; a form body that cannot be read is a 400 page
     (the host's ``400.html``), not a 500.
 
@@ -113,7 +112,7 @@ class UnavailableMiddleware:
 
     def __call__(self, request):
         read_form_body(request)
-        with deadline.started(), timeline.from_request(request):
+        with deadline.started():
             response = self.get_response(request)
             if response.status_code < 500:
                 try:

@@ -101,7 +101,9 @@ class User(AbstractBaseUser):
         The update is guarded by the values as read, so it raises
         :class:`~accounts.exceptions.StaleItem` if the account changed meanwhile. Email and
         username are refused here: change them with :func:`accounts.store.change_email` and
-        :func:`accounts.store.change_username`.
+        :func:`accounts.store.change_username`. It knows no request: its security event names
+        no address, browser or actor, and a request's own session it ends may be deleted once
+        more by that request (the flows pass both: :func:`accounts.store.change_password`).
         """
         account = self._stored_account("save")
         names = STORED_FIELDS if update_fields is None else tuple(update_fields)
@@ -128,7 +130,9 @@ class User(AbstractBaseUser):
             self._password = None
 
     def delete(self, *args, **kwargs):
-        """Delete the account and release its email and username, in one transaction."""
+        """Delete the account and release its email and username, in one transaction (a
+        request's own session may then be deleted once more by its logout: the deletion flow
+        passes it, :func:`accounts.store.delete_account`)."""
         store.delete_account(self._stored_account("delete"))
         return 1, {self._meta.label: 1}
 

@@ -10,7 +10,8 @@ A logged-in session lives in its account's partition, ``PK=ACCT#<id>``,
 - ending every session of an account (:func:`end_sessions`) is one ``Query`` of that
   partition plus one ``BatchWriteItem`` per 25 sessions, and nothing revives them: a session
   is saved again only if it still exists. A request deletes each session once: a session
-  ended that way is not deleted again by the same request's logout or new key;
+  ended that way, with the request's session given, is not deleted again by that
+  session's logout or new key;
 - an account has at most ``ACCOUNTS_MAX_SESSIONS`` sessions, by a guard, not a count: the
   partition holds that many slot items, ``SK=SESS_SLOT#<n>`` for ``n`` below the limit,
   each naming the session that holds it (``holder``), and a new session of the account is
@@ -84,16 +85,6 @@ argument: Django's ``AuthenticationMiddleware`` calls ``get_user(request)``, whi
 backend's ``get_user(user_id)`` with the id alone, and the host's settings name that
 middleware. A new :class:`SessionStore` (one per request) resets it."""
 
-_ended_keys = contextvars.ContextVar("accounts_ended_session_keys", default=None)
-"""The ``(PK, SK)`` of the sessions this request ended (:func:`end_sessions`), so that
-neither its logout nor its new key deletes one again (and a deletion costs no request
-more). Not a flow's state: a per-request record of what was deleted, kept by the session
-store about its own items. It cannot travel as an argument: the sessions are ended by
-``User.save()`` after a new password and by ``User.delete()`` (Django's model API, which
-takes no request), and by the store under the deletion and staff flows, while the session
-that must not delete them again is the request's. A new :class:`SessionStore` (one per
-request) resets it."""
-
 
 def in_use() -> bool:
     """Whether the project keeps its sessions here (``SESSION_ENGINE``)."""
@@ -154,11 +145,6 @@ def _is_live(raw, now):
 
 def _pair(raw_key):
     return raw_key["PK"]["S"], raw_key["SK"]["S"]
-
-
-def _ended_here(raw_key):
-    ended = _ended_keys.get()
-    return ended is not None and _pair(raw_key) in ended
 
 
 def session_item(session_key, encoded, expires, created, last_seen, user_agent=None):
@@ -273,7 +259,8 @@ class SessionStore(SessionBase):
     def __init__(self, session_key=None):
         super().__init__(session_key)
         _prefetched_account.set(None)
-        _ended_keys.set(set())
+        # The (PK, SK) of the sessions this request ended (note_ended): never deleted again.
+        self._ended: set[tuple[str, str]] = set()
         self.user_agent = None
         # The loaded item's bookkeeping, kept when it is saved again.
         self._created = None
@@ -456,7 +443,7 @@ class SessionStore(SessionBase):
 
     def _kept(self, live):
         leaving = {_pair(raw_key) for raw_key in self._deletes}
-        return {raw["SK"]["S"]: raw for raw in live if _pair(raw) not in leaving and not _ended_here(raw)}
+        return {raw["SK"]["S"]: raw for raw in live if _pair(raw) not in leaving and not self._ended_here(raw)}
 
     def _choose_slot(self, account_id):
         """``[number, holder as read]`` of the slot a new session of ``account_id`` takes:
@@ -527,6 +514,15 @@ class SessionStore(SessionBase):
         if self._login_event:
             timeline.committed(get_account_model(), self._login_event)
             self._login_event = None
+
+    def note_ended(self, raw_keys: Iterable[dict[str, Any]]) -> None:
+        """Note that this request ended the sessions at ``raw_keys`` (:func:`end_sessions`
+        was given this session): neither its logout nor its new key deletes one of them
+        again, so each session is deleted once (and a deletion costs no request more)."""
+        self._ended.update(_pair(raw_key) for raw_key in raw_keys)
+
+    def _ended_here(self, raw_key):
+        return _pair(raw_key) in self._ended
 
     def delete_with_next_save(self, raw_key):
         """Delete the item at ``raw_key`` when this session is saved: in the same request
@@ -600,7 +596,7 @@ class SessionStore(SessionBase):
     def _pending_deletes(self):
         """The raw keys to delete with the next write, but those this request ended already
         (a deletion, a password change: each session is deleted once)."""
-        return [raw_key for raw_key in self._deletes if not _ended_here(raw_key)]
+        return [raw_key for raw_key in self._deletes if not self._ended_here(raw_key)]
 
     def _next_item(self, data, must_create=False):
         """``(item, new, now)``: the item this session is saved as, and whether it is a new
@@ -610,9 +606,8 @@ class SessionStore(SessionBase):
         self._slot_put = None
         self._login_event = None
         if new and not must_create and account_id and self._login_address is not None:
-            self._login_event = timeline.new_event(
-                account_id, timeline.LOGIN, address=self._login_address, user_agent=self.user_agent or ""
-            )
+            origin = timeline.Origin(self._login_address, self.user_agent or "")
+            self._login_event = timeline.new_event(account_id, timeline.LOGIN, origin=origin)
             self._login_address = None
         if new and not must_create:
             if self.session_key:
@@ -671,7 +666,7 @@ class SessionStore(SessionBase):
             if self.session_key is None:
                 return
             session_key = self.session_key
-        if _ended_here(_item_key(session_key)):
+        if self._ended_here(_item_key(session_key)):
             return  # this request ended it already (a deletion, a password change)
         dynamo.call("delete_item", TableName=dynamo.table_name(), Key=_item_key(session_key))
 
@@ -717,6 +712,7 @@ def end_sessions(
     sessions: list[dict[str, Any]] | None = None,
     also: Iterable[dict[str, Any]] = (),
     event: dict[str, Any] | None = None,
+    session: SessionBase | None = None,
 ) -> int:
     """End every session of account ``account_id`` on the server, except the session
     whose key is ``except_key`` (e.g. ``request.session.session_key``). Returns how many
@@ -728,7 +724,9 @@ def end_sessions(
     deactivation or a deletion: a cookie of an ended session is anonymous from then on,
     and reactivating the account revives none of them. ``also``: raw keys of other items
     to delete in the same ``BatchWriteItem`` (a deleted account's security events);
-    ``event``: a security event's raw item, put in it when a session ended.
+    ``event``: a security event's raw item, put in it when a session ended; ``session``:
+    this request's session, told which sessions ended (:meth:`SessionStore.note_ended`) so
+    that its logout or new key does not delete one again.
     """
     if sessions is None:
         sessions = dynamo.query_partition(account_pk(account_id), SESSION_SORT_PREFIX, attributes=["PK", "SK"])
@@ -737,9 +735,8 @@ def end_sessions(
     ended = [item_key for item_key in ended if item_key != keep]
     if ended or also:
         dynamo.batch_write(puts=[event] if event and ended else [], deletes=[*ended, *also])
-        recorded = _ended_keys.get()
-        if recorded is not None:
-            recorded.update(_pair(item_key) for item_key in ended)
+        if isinstance(session, SessionStore):
+            session.note_ended(ended)
     return len(ended)
 
 

@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from django.contrib.sessions.backends.base import SessionBase
 from django.utils.crypto import salted_hmac
 
 from . import dynamo, lookups, sessions, signals, timeline, transactions
@@ -169,19 +170,20 @@ def email_change_changes(account):
     return {"email": account.pending_email, "pending_email": None, "pending_nonce": None}
 
 
-def verify_email(account):
+def verify_email(account, *, origin=timeline.NO_ORIGIN):
     """Mark the address verified and give the account its email lock, in one transaction.
 
     ``Update account SET email_verified REMOVE expires [as read: email, not verified, not
     expired]``, ``Put email lock [attribute_not_exists(PK) OR expires < :now - margin]``, and
-    ``Update lock REMOVE expires [owner = me]`` for each lock it already holds. Raises
+    ``Update lock REMOVE expires [owner = me]`` for each lock it already holds, and the
+    security event, from ``origin`` (see :func:`update_account`). Raises
     :class:`~accounts.exceptions.UniqueViolation` (``email``) when another account verified
     the address first, :class:`~accounts.exceptions.StaleItem` when the account changed or
     expired since it was read. An account already verified is returned as it is.
     """
     if is_verified(account):
         return account
-    update_account(account, **VERIFY_CHANGES)
+    update_account(account, origin=origin, **VERIFY_CHANGES)
     signals.email_verified.send(sender=type(account), account=account)
     return account
 
@@ -233,7 +235,7 @@ def is_same_address(account: Account, email: str) -> bool:
     return constraint.key_for(email) == constraint.key_for(account.email)
 
 
-def apply_email_change(account, old_email, new_email, nonce):
+def apply_email_change(account, old_email, new_email, nonce, *, origin=timeline.NO_ORIGIN):
     """Apply the email change a link was issued for, in one transaction.
 
     ``account`` as read; the link named ``old_email``, ``new_email`` and ``nonce``. Sends
@@ -243,11 +245,11 @@ def apply_email_change(account, old_email, new_email, nonce):
     Raises :class:`~accounts.exceptions.StaleItem` when the account no longer waits for this
     link (used, replaced, or the address changed), before sending anything when the read
     already says so; :class:`~accounts.exceptions.UniqueViolation` when the new address was
-    taken meanwhile.
+    taken meanwhile. ``origin``: as :func:`update_account`.
     """
     if account.email != old_email or account.pending_email != new_email or account.pending_nonce != nonce:
         raise StaleItem("The account no longer waits for this email change.")
-    update_account(account, **email_change_changes(account))
+    update_account(account, origin=origin, **email_change_changes(account))
     signals.email_changed.send(sender=type(account), account=account, old_email=old_email, new_email=new_email)
     return account
 
@@ -333,12 +335,12 @@ def login_lock_key(login):
         return None
 
 
-def change_event(account, changes: dict) -> dict | None:
+def change_event(account, changes: dict, origin: timeline.Origin = timeline.NO_ORIGIN) -> dict | None:
     """The raw item of the security event that ``changes`` to ``account`` (as read) record
-    (see :func:`accounts.timeline.change_event`), or ``None``: what :func:`update_account`
-    sends in the change's transaction, and ``accounts_explain`` shows."""
+    (see :func:`accounts.timeline.change_event`), come from ``origin``, or ``None``: what
+    :func:`update_account` sends in the change's transaction, and ``accounts_explain`` shows."""
     found = timeline.change_event(account, changes)
-    return timeline.new_event(account.id, *found) if found else None
+    return timeline.new_event(account.id, *found, origin=origin) if found else None
 
 
 def event_actions(account, changes: dict) -> list:
@@ -347,7 +349,7 @@ def event_actions(account, changes: dict) -> list:
     return [timeline.action(event)] if event else []
 
 
-def update_account(account, *, unheld=(), also=(), token=None, recorded=True, **changes):
+def update_account(account, *, unheld=(), also=(), token=None, recorded=True, origin=timeline.NO_ORIGIN, **changes):
     """Change any account attributes in one guarded transaction, moving locks as needed.
 
     ``unheld``: ``(constraint, lock key)`` pairs that no other account may hold; ``also``:
@@ -356,12 +358,14 @@ def update_account(account, *, unheld=(), also=(), token=None, recorded=True, **
     ClientRequestToken (default: a new one). A change the security timeline records (:func:`accounts.timeline.change_event`: a new
     password, address or factor...) puts its event in the same transaction, unless
     ``recorded`` is false (a password hash upgraded at login: the password stays the same),
-    and :data:`~accounts.signals.security_event` is sent once it committed.
+    and :data:`~accounts.signals.security_event` is sent once it committed. ``origin``: where
+    the event comes from (:func:`accounts.timeline.origin_of` the request; the default, for a
+    change made without one, names no address, browser or actor).
     Raises :class:`~accounts.exceptions.UniqueViolation` or
     :class:`~accounts.exceptions.StaleItem` (the account changed since it was read).
     Deactivating the account ends its sessions (see :func:`end_sessions`).
     """
-    event = change_event(account, changes) if recorded else None
+    event = change_event(account, changes, origin) if recorded else None
     events = [timeline.action(event)] if event else []
     transactions.change(account, {**changes, "updated": utcnow()}, unheld=unheld, also=[*also, *events], token=token)
     if event:
@@ -371,73 +375,100 @@ def update_account(account, *, unheld=(), also=(), token=None, recorded=True, **
     return account
 
 
-def end_sessions(account, *, except_key=None, recorded=False):
+def end_sessions(account, *, except_key=None, recorded=False, origin=timeline.NO_ORIGIN, session=None):
     """End every server-side session of ``account`` but ``except_key``'s (when the
     project's ``SESSION_ENGINE`` is :mod:`accounts.sessions`). Returns how many ended.
-    ``recorded``: the sessions' end is a security event of its own (staff ended them), put
-    in the batch that deletes them (none when no session ended)."""
+    ``recorded``: the sessions' end is a security event of its own (staff ended them), from
+    ``origin``, put in the batch that deletes them (none when no session ended).
+    ``session``: this request's session, told which sessions ended, so that its logout or
+    new key does not delete one again (see :func:`accounts.sessions.end_sessions`)."""
     if not sessions.in_use():
         return 0
-    event = timeline.new_event(account.id, timeline.SESSIONS_ENDED) if recorded else None
-    ended = sessions.end_sessions(account.id, except_key=except_key, event=event)
+    event = timeline.new_event(account.id, timeline.SESSIONS_ENDED, origin=origin) if recorded else None
+    ended = sessions.end_sessions(account.id, except_key=except_key, event=event, session=session)
     if event and ended:
         timeline.committed(type(account), event)
     return ended
 
 
 def change_email(
-    account: Account, email: str, *, token: str | None = None, also: Sequence[transactions.Action] = ()
+    account: Account,
+    email: str,
+    *,
+    token: str | None = None,
+    also: Sequence[transactions.Action] = (),
+    origin: timeline.Origin = timeline.NO_ORIGIN,
 ) -> Account:
     """Give ``account`` a new email, moving its email lock in the same transaction; a
-    pending email change (asked from the old address) is cancelled with it. ``token`` and
-    ``also``: as :func:`update_account`."""
+    pending email change (asked from the old address) is cancelled with it. ``token``,
+    ``also`` and ``origin``: as :func:`update_account`."""
     old_email = account.email
-    update_account(account, email=email, token=token, also=also, **email_change_cancellation(account))
+    cancellation = email_change_cancellation(account)
+    update_account(account, email=email, token=token, also=also, origin=origin, **cancellation)
     signals.email_changed.send(sender=type(account), account=account, old_email=old_email, new_email=email)
     return account
 
 
-def set_unverified_email(account, email: str):
+def set_unverified_email(account, email: str, *, origin: timeline.Origin = timeline.NO_ORIGIN):
     """Give ``account`` a new address that is not proven yet (staff set it): the account
     holds no lock for it until its mailbox confirms it (:func:`verify_email`), and releases
     the lock of the old one, in one transaction. A pending email change is cancelled with
     it. The new address must not be one a verified account holds: ``ConditionCheck lock
     [attribute_not_exists(PK)]`` (an account unverified already gets it from the change
     itself), else :class:`~accounts.exceptions.UniqueViolation` (``email``). The account
-    does not expire for it: it is not a sign-up."""
+    does not expire for it: it is not a sign-up. ``origin``: as :func:`update_account`."""
     old_email = account.email
     constraint = constraint_for("email")
     unheld = [(constraint, constraint.key_for(email))] if is_verified(account) else []
-    update_account(account, email=email, email_verified=False, unheld=unheld, **email_change_cancellation(account))
+    cancellation = email_change_cancellation(account)
+    update_account(account, email=email, email_verified=False, unheld=unheld, origin=origin, **cancellation)
     signals.email_changed.send(sender=type(account), account=account, old_email=old_email, new_email=email)
     return account
 
 
-def change_username(account: Account, username: str) -> Account:
-    """Give ``account`` a new username, moving its username lock in the same transaction."""
+def change_username(account: Account, username: str, *, origin: timeline.Origin = timeline.NO_ORIGIN) -> Account:
+    """Give ``account`` a new username, moving its username lock in the same transaction.
+    ``origin``: as :func:`update_account`."""
     old_username = account.username
-    update_account(account, username=username)
+    update_account(account, username=username, origin=origin)
     signals.username_changed.send(
         sender=type(account), account=account, old_username=old_username, new_username=username
     )
     return account
 
 
-def set_password_hash(account, password_hash):
+def set_password_hash(account, password_hash, *, origin: timeline.Origin = timeline.NO_ORIGIN):
     """Store a new password hash (no lock moves); a pending email change is cancelled in the
-    same transaction (see :meth:`accounts.models.User.save`)."""
-    return update_account(account, password=password_hash, **email_change_cancellation(account))
+    same transaction (see :meth:`accounts.models.User.save`). ``origin``: as :func:`update_account`."""
+    return update_account(account, password=password_hash, origin=origin, **email_change_cancellation(account))
 
 
-def delete_account(account: Account) -> None:
+def change_password(
+    account: Account,
+    password_hash: str,
+    *,
+    origin: timeline.Origin = timeline.NO_ORIGIN,
+    session: SessionBase | None = None,
+) -> int:
+    """A new password (not a hash upgraded): ONE transaction stores ``password_hash`` and
+    cancels a pending email change (:func:`set_password_hash`; whoever asked for it may be
+    who the new password locks out), recording the change as come from ``origin``; then
+    every session of the account ends (:func:`end_sessions`, ``session`` told which).
+    Returns how many ended."""
+    set_password_hash(account, password_hash, origin=origin)
+    return end_sessions(account, session=session)
+
+
+def delete_account(account: Account, *, session: SessionBase | None = None) -> None:
     """Delete ``account`` and release its locks in one transaction; its sessions end and its
-    security events are deleted (:func:`clear_partition`)."""
+    security events are deleted (:func:`clear_partition`; ``session``: this request's, told
+    which sessions ended, so that its logout does not delete its own again)."""
     transactions.delete(account)
-    clear_partition(account)
+    clear_partition(account, session=session)
     signals.account_deleted.send(sender=type(account), account=account)
 
 
-def clear_partition(account) -> int:
+def clear_partition(account, *, session: SessionBase | None = None) -> int:
     """End the sessions of deleted ``account`` and delete its security events: one
     ``Query`` of its partition (events included) and one ``BatchWriteItem`` per 25 items.
     Returns how many were deleted.
@@ -452,7 +483,7 @@ def clear_partition(account) -> int:
     events = [dynamo.key(account.PK, raw["SK"]["S"]) for raw in items if raw["SK"]["S"].startswith(EVENT_SORT_PREFIX)]
     if sessions.in_use():
         found = [raw for raw in items if raw["SK"]["S"].startswith(sessions.SESSION_SORT_PREFIX)]
-        return sessions.end_sessions(account.id, sessions=found, also=events) + len(events)
+        return sessions.end_sessions(account.id, sessions=found, also=events, session=session) + len(events)
     if events:
         dynamo.batch_write(deletes=events)
     return len(events)

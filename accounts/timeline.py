@@ -16,17 +16,14 @@ Events expire after ``ACCOUNTS_SECURITY_EVENT_RETENTION`` (the table's TTL) and 
 with the account. The owner sees the last :data:`SHOWN` on the profile, staff on the
 account's page; :data:`accounts.signals.security_event` is sent once per event committed.
 
-Where an event came from (:class:`Origin`) is the request's: its client address and
-browser, set once per request by :class:`accounts.middleware.UnavailableMiddleware`, and
-the staff member acting, set by the staff pages. It is read only when an event is written,
-by the store, which has no request: what a change is and whom it is about still travel as
-arguments.
+Where an event came from (:class:`Origin`: the request's client address and browser, and
+the staff member acting on a staff page) travels as an argument like the change itself:
+the flow or staff page that has the request builds it (:func:`origin_of`) and hands it to
+the store that writes the event. Without a request (a command, Django's model API such as
+``User.save()``) the event has :data:`NO_ORIGIN`: it still records its kind and time.
 """
 
-import contextlib
-import contextvars
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from django.http import HttpRequest
@@ -80,41 +77,24 @@ FLAGS = ("is_active", "is_staff", "is_superuser")
 
 @dataclass(frozen=True)
 class Origin:
-    """Where the events of this request come from: the client ``address`` (as the rate
-    limits count it), its ``user_agent``, and ``actor``, the account id of the staff member
-    acting on a staff page (``None``: the account's owner, or no request)."""
+    """Where an event comes from: the client ``address`` (as the rate limits count it), its
+    ``user_agent``, and ``actor``, the account id of the staff member acting on a staff page
+    (``None``: the account's owner, or no request)."""
 
     address: str = ""
     user_agent: str = ""
     actor: str | None = None
 
 
-_origin: contextvars.ContextVar[Origin | None] = contextvars.ContextVar("accounts_event_origin", default=None)
+# The origin of an event written without a request (a command, ``User.save()``): no
+# address, no browser, no actor.
+NO_ORIGIN = Origin()
 
 
-def origin() -> Origin:
-    """This request's :class:`Origin` (an empty one outside a request: a command)."""
-    return _origin.get() or Origin()
-
-
-@contextlib.contextmanager
-def from_request(request: HttpRequest) -> Iterator[Origin]:
-    """Within the block (a request), events come from ``request``'s address and browser."""
-    token = _origin.set(Origin(client_ip(request), request.META.get("HTTP_USER_AGENT", "")))
-    try:
-        yield origin()
-    finally:
-        _origin.reset(token)
-
-
-@contextlib.contextmanager
-def acting_staff(staff_id: str | None) -> Iterator[None]:
-    """Within the block (a staff page), events name staff member ``staff_id`` as their actor."""
-    token = _origin.set(replace(origin(), actor=staff_id))
-    try:
-        yield
-    finally:
-        _origin.reset(token)
+def origin_of(request: HttpRequest, *, actor: str | None = None) -> Origin:
+    """The :class:`Origin` of the events ``request`` writes: its client address and
+    browser; ``actor``: the staff member acting, on a staff page."""
+    return Origin(client_ip(request), request.META.get("HTTP_USER_AGENT", ""), actor)
 
 
 def change_event(account, changes: dict) -> tuple[str, str] | None:
@@ -146,18 +126,12 @@ def change_event(account, changes: dict) -> tuple[str, str] | None:
     return None
 
 
-def new_event(account_id: str, kind: str, detail: str = "", *, address=None, user_agent=None) -> dict:
-    """The raw item of event ``kind`` of account ``account_id``, from this request's
-    :class:`Origin` (``address`` and ``user_agent``, when given, instead of its own)."""
-    here = origin()
-    actor = here.actor if here.actor != account_id else None
+def new_event(account_id: str, kind: str, detail: str = "", *, origin: Origin) -> dict:
+    """The raw item of event ``kind`` of account ``account_id``, come from ``origin`` (its
+    actor is not named when it is the account itself: its owner on a staff page)."""
+    actor = origin.actor if origin.actor != account_id else None
     return event_item(
-        account_pk(account_id),
-        kind,
-        address=here.address if address is None else address,
-        user_agent=here.user_agent if user_agent is None else user_agent,
-        actor=actor,
-        detail=detail,
+        account_pk(account_id), kind, address=origin.address, user_agent=origin.user_agent, actor=actor, detail=detail
     )
 
 

@@ -30,7 +30,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.crypto import constant_time_compare, salted_hmac
 
-from . import links, ratelimit, store
+from . import links, ratelimit, store, timeline
 from .app_settings import app_settings
 from .exceptions import Busy, InvalidUniqueValue, StaleItem, UniqueViolation
 from .plain_mail import PlainTextMessage
@@ -183,8 +183,9 @@ def _claimed_account_as_read(token):
     return (None, account) if account is not None else (STALE, None)
 
 
-def confirm_email(token: str) -> tuple[str, Account | None]:
-    """Apply a verification link: one GetItem, then one transaction.
+def confirm_email(token: str, *, origin: timeline.Origin = timeline.NO_ORIGIN) -> tuple[str, Account | None]:
+    """Apply a verification link: one GetItem, then one transaction (its security event
+    from ``origin``).
 
     Returns ``(outcome, account or None)``: ``verified``, ``already_verified``, ``taken``
     (another account verified the address first), ``stale`` (the account's address changed,
@@ -196,7 +197,7 @@ def confirm_email(token: str) -> tuple[str, Account | None]:
         return outcome, account
     if store.is_verified(account):
         return ALREADY_VERIFIED, account
-    return _refusal(lambda: store.verify_email(account)) or VERIFIED, account
+    return _refusal(lambda: store.verify_email(account, origin=origin)) or VERIFIED, account
 
 
 def discard_signup(token: str) -> tuple[str, Account | None]:
@@ -319,7 +320,10 @@ def apply_email_change(request: HttpRequest, token: str) -> tuple[str, Account |
         return STALE, None
     if not constant_time_compare(password_stamp(account), claim.password_stamp):
         return PASSWORD_CHANGED, account
-    refusal = _refusal(lambda: store.apply_email_change(account, claim.old_email, claim.new_email, claim.nonce))
+    origin = timeline.origin_of(request)
+    refusal = _refusal(
+        lambda: store.apply_email_change(account, claim.old_email, claim.new_email, claim.nonce, origin=origin)
+    )
     if refusal:
         return refusal, account
     context = {"account": account, "old_email": claim.old_email, "new_email": claim.new_email}

@@ -11,6 +11,7 @@ from django.test import Client
 
 from accounts import dynamo, signals, store, timeline
 from accounts.exceptions import StaleItem
+from accounts.models import User
 from accounts.tables import account_pk
 from accounts.transactions.events import event_item
 from tests.headless import APIClient
@@ -94,6 +95,34 @@ def test_a_password_change_is_recorded(ddb, received):
     assert (last["kind"]["S"], last["address"]["S"]) == ("password_changed", "198.51.100.4")
     assert "actor" not in last
     assert [event.kind for event in received] == ["password_changed"]
+
+
+def test_a_change_records_its_address_and_browser_without_the_unavailable_middleware(ddb, settings):
+    # The origin travels with the change from the flow that has the request, so a host that
+    # leaves accounts.middleware.UnavailableMiddleware out still records where it came from.
+    settings.MIDDLEWARE = [name for name in settings.MIDDLEWARE if name != "accounts.middleware.UnavailableMiddleware"]
+    client = signed_up_client()
+    data = {"old_password": PASSWORD, "new_password1": OTHER_PASSWORD, "new_password2": OTHER_PASSWORD}
+
+    client.post("/accounts/password/", data, REMOTE_ADDR="198.51.100.4", HTTP_USER_AGENT=FIREFOX)
+
+    last = stored_events(ada().id)[-1]
+    assert (last["kind"]["S"], last["address"]["S"], last["user_agent"]["S"]) == (
+        "password_changed",
+        "198.51.100.4",
+        FIREFOX,
+    )
+
+
+def test_a_password_set_through_the_model_api_records_no_address_browser_or_actor(ddb):
+    signed_up_client()
+    user = User.from_account(ada())
+    user.set_password(OTHER_PASSWORD)
+
+    user.save()
+
+    last = timeline.Event.from_raw(stored_events(ada().id)[-1])
+    assert (last.kind, last.address, last.user_agent, last.actor) == ("password_changed", "", "", None)
 
 
 def test_an_address_change_is_recorded_when_its_link_applies_it(ddb):

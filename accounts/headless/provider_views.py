@@ -17,7 +17,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDi
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext_lazy as _
 
-from .. import ratelimit
+from .. import ratelimit, timeline
 from ..exceptions import Busy, StaleItem
 from ..form_errors import STORE_REFUSALS
 from ..internal.flows import signup as signup_flow
@@ -169,7 +169,7 @@ class ProviderTokenView(APIView):
             return responses.reauthentication_required(request, request.user)
         account = request.user.account
         try:
-            flows.link(account, identity)
+            flows.link(account, identity, origin=timeline.origin_of(request))
         except store.IdentityTaken:
             return responses.error(MESSAGES["taken"], "account_taken", "token")
         except store.TooManyIdentities:
@@ -287,7 +287,7 @@ class ProvidersView(ReauthenticatedView):
         if provider is None or subject is None or not store.holds(account, provider.issuer, subject):
             return responses.error(MESSAGES["account_not_found"], "account_not_found", "account")
         try:
-            account = flows.unlink(account, provider.issuer, subject)
+            account = flows.unlink(account, provider.issuer, subject, origin=timeline.origin_of(request))
         except flows.LastWayIn:
             return responses.error(MESSAGES["last_way_in"], "no_password", "account")
         except (StaleItem, Busy):

@@ -143,11 +143,12 @@ def new_passkey(account, credential, name):
     )
 
 
-def add_passkey(account, credential, name, *, token=None, also=()):
+def add_passkey(account, credential, name, *, token=None, also=(), origin=timeline.NO_ORIGIN):
     """Register a passkey: ONE transaction adds its credential id to the account (as read),
     Puts the id's lock ``[attribute_not_exists(PK) OR expires < :now - margin]`` and the credential
     item ``[attribute_not_exists(PK)]``. Returns the item. ``token`` and ``also``: the
-    transaction's ClientRequestToken and other actions (an idempotency key's record).
+    transaction's ClientRequestToken and other actions (an idempotency key's record);
+    ``origin``: where its security event comes from (:func:`accounts.store.update_account`).
 
     Raises :class:`~accounts.exceptions.UniqueViolation` (``passkeys``) when any account,
     this one included, already registered this credential; :class:`TooManyPasskeys`;
@@ -162,6 +163,7 @@ def add_passkey(account, credential, name, *, token=None, also=()):
         passkeys=held | {credential.credential_id},
         also=[transactions.owned_put(passkey), *also],
         token=token,
+        origin=origin,
     )
     return passkey
 
@@ -175,14 +177,15 @@ def rename_passkey(account, passkey, name):
     return passkey
 
 
-def remove_passkey(account, credential_id):
+def remove_passkey(account, credential_id, *, origin=timeline.NO_ORIGIN):
     """Remove a passkey: ONE transaction takes its id out of the account (as read), releases
     the lock ``[owner = me OR attribute_not_exists(PK)]`` and deletes the credential item.
     Removing the last second factor removes the recovery codes too.
 
     Raises :class:`LastWayIn` for the last passkey of an account without a usable password:
     nothing else logs it in (a TOTP code is only a second step). The transaction is guarded
-    by ``passkeys`` as read, so two removals of its last two passkeys cannot both commit."""
+    by ``passkeys`` as read, so two removals of its last two passkeys cannot both commit.
+    ``origin``: as :func:`add_passkey`."""
     held = set(account.passkeys or ()) - {credential_id}
     if not held and not is_password_usable(account.password):
         raise LastWayIn("The account's last passkey is its only way in: set a password first.")
@@ -190,7 +193,7 @@ def remove_passkey(account, credential_id):
     if not held and not account.totp_secret:
         changes.update(NO_RECOVERY_CODES)
     sort_key = Passkey.key_for(account.id, credential_id)[1]
-    store.update_account(account, also=[transactions.owned_delete(account, sort_key)], **changes)
+    store.update_account(account, also=[transactions.owned_delete(account, sort_key)], origin=origin, **changes)
 
 
 def totp_spend(account_id, step):
@@ -253,22 +256,24 @@ def sign_in(session_put, deletes, spent_session, spends, slot_put=None, event_pu
             timeline.committed(get_account_model(), spend.item)
 
 
-def recovery_code_event(account) -> EventSpend:
-    """The security event of a recovery code's use, written by the sign-in that spends it."""
-    return EventSpend(dynamo.table_name(), timeline.new_event(account.id, timeline.RECOVERY_CODE_USED))
+def recovery_code_event(account, origin: timeline.Origin) -> EventSpend:
+    """The security event of a recovery code's use, from ``origin``, written by the sign-in
+    that spends it."""
+    return EventSpend(dynamo.table_name(), timeline.new_event(account.id, timeline.RECOVERY_CODE_USED, origin=origin))
 
 
-def enable_totp(account, secret, step, codes=None):
+def enable_totp(account, secret, step, codes=None, *, origin=timeline.NO_ORIGIN):
     """Turn the authenticator app on with ``secret``, whose code of ``step`` confirmed it:
     ONE guarded change of the account as read stores the secret, ``step`` as spent (a login
     refuses a code of that step or an earlier one: :func:`step_spent_at_enrolment`) and the
     digests of ``codes`` (new recovery codes). Raises
     :class:`~accounts.exceptions.StaleItem` when the account changed or was deleted since
-    it was read: then nothing is written, in its partition or elsewhere."""
+    it was read: then nothing is written, in its partition or elsewhere. ``origin``: as
+    :func:`add_passkey`."""
     changes = {"totp_secret": secret, "totp_created": utcnow(), "totp_step": step}
     if codes:
         changes.update(_new_recovery_codes(account.id, codes))
-    store.update_account(account, **changes)
+    store.update_account(account, origin=origin, **changes)
 
 
 def step_spent_at_enrolment(account, step):
@@ -278,12 +283,13 @@ def step_spent_at_enrolment(account, step):
     return isinstance(spent, (int, float)) and step <= spent
 
 
-def disable_totp(account):
-    """Turn the authenticator app off (and the recovery codes, with the last second factor)."""
+def disable_totp(account, *, origin=timeline.NO_ORIGIN):
+    """Turn the authenticator app off (and the recovery codes, with the last second factor).
+    ``origin``: as :func:`add_passkey`."""
     changes = {"totp_secret": None, "totp_created": None, "totp_step": None}
     if not account.passkeys:
         changes.update(NO_RECOVERY_CODES)
-    store.update_account(account, **changes)
+    store.update_account(account, origin=origin, **changes)
 
 
 # The changes that remove the recovery codes, with the last second factor.
@@ -294,10 +300,10 @@ def _new_recovery_codes(account_id, codes):
     return {"recovery_codes": recovery_codes.digests(account_id, codes), "used_recovery_codes": None}
 
 
-def set_recovery_codes(account, codes):
+def set_recovery_codes(account, codes, *, origin=timeline.NO_ORIGIN):
     """Replace the account's recovery codes by ``codes`` (only their digests are stored);
-    the old ones, used or not, are forgotten."""
-    store.update_account(account, **_new_recovery_codes(account.id, codes))
+    the old ones, used or not, are forgotten. ``origin``: as :func:`add_passkey`."""
+    store.update_account(account, origin=origin, **_new_recovery_codes(account.id, codes))
 
 
 def holds_recovery_code(account, code):

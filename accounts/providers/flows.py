@@ -25,7 +25,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.urls import reverse
 from django.utils.crypto import salted_hmac
 
-from .. import links, sessions
+from .. import links, sessions, timeline
 from .. import store as account_store
 from ..app_settings import app_settings
 from ..exceptions import StaleItem, UniqueViolation
@@ -276,20 +276,22 @@ def sign_up(session, found: dict, *, email: str, username: str, token: str | Non
     return account, created
 
 
-def link(account, identity: VerifiedIdentity):
-    """Link ``identity`` to the signed-in, freshly reauthenticated ``account``. Raises
-    :class:`~.store.IdentityTaken` when another account's lock holds it."""
-    return store.link(account, identity.issuer, identity.subject)
+def link(account, identity: VerifiedIdentity, *, origin: timeline.Origin):
+    """Link ``identity`` to the signed-in, freshly reauthenticated ``account``, recorded as
+    come from ``origin``. Raises :class:`~.store.IdentityTaken` when another account's lock
+    holds it."""
+    return store.link(account, identity.issuer, identity.subject, origin=origin)
 
 
-def unlink(account, issuer: str, subject: str):
-    """Unlink an identity from ``account``; refused (:class:`LastWayIn`) when it is the
-    account's last way in (no password, no passkey, no other identity)."""
+def unlink(account, issuer: str, subject: str, *, origin: timeline.Origin):
+    """Unlink an identity from ``account``, recorded as come from ``origin``; refused
+    (:class:`LastWayIn`) when it is the account's last way in (no password, no passkey, no
+    other identity)."""
     if not store.holds(account, issuer, subject):
         return account
     if store.ways_in(account) <= 1:
         raise LastWayIn("This is the account's last way in.")
-    return store.unlink(account, issuer, subject)
+    return store.unlink(account, issuer, subject, origin=origin)
 
 
 class LastWayIn(Exception):

@@ -6,7 +6,7 @@ identity is (never an address, never a GSI).
 
 from django.contrib.auth.hashers import make_password
 
-from .. import dynamo, lookups, store
+from .. import dynamo, lookups, store, timeline
 from ..exceptions import UniqueViolation
 from ..tables import (
     MAX_PASSKEYS,
@@ -58,31 +58,32 @@ def holds(account, issuer: str, subject: str) -> bool:
     return identity_element(issuer, subject) in (account.oidc_identities or ())
 
 
-def link(account, issuer: str, subject: str):
+def link(account, issuer: str, subject: str, *, origin: timeline.Origin = timeline.NO_ORIGIN):
     """Link the identity to ``account``: ONE transaction adds it to the account (as read) and
     Puts its lock ``[attribute_not_exists(PK) OR expires < :now - margin]``.
 
     Raises :class:`IdentityTaken` when another account holds it (the lock refused it, by
     position), :class:`TooManyIdentities`, :class:`~accounts.exceptions.StaleItem` when the
-    account changed since it was read."""
+    account changed since it was read. ``origin``: where its security event comes from
+    (:func:`accounts.store.update_account`)."""
     if holds(account, issuer, subject):
         return account
     if sign_in_methods_held(account) >= MAX_PASSKEYS:
         raise TooManyIdentities(f"An account holds at most {MAX_PASSKEYS} passkeys and identities.")
     held = set(account.oidc_identities or ())
     try:
-        return store.update_account(account, **{FIELD: held | {identity_element(issuer, subject)}})
+        return store.update_account(account, origin=origin, **{FIELD: held | {identity_element(issuer, subject)}})
     except UniqueViolation as error:
         if FIELD in error.fields:
             raise IdentityTaken(identity_lock_key(issuer, subject)) from error
         raise
 
 
-def unlink(account, issuer: str, subject: str):
+def unlink(account, issuer: str, subject: str, *, origin: timeline.Origin = timeline.NO_ORIGIN):
     """Unlink the identity: ONE transaction takes it out of the account (as read) and
-    releases its lock ``[owner = me OR attribute_not_exists(PK)]``."""
+    releases its lock ``[owner = me OR attribute_not_exists(PK)]``. ``origin``: as :func:`link`."""
     held = set(account.oidc_identities or ()) - {identity_element(issuer, subject)}
-    return store.update_account(account, **{FIELD: held or None})
+    return store.update_account(account, origin=origin, **{FIELD: held or None})
 
 
 def has_password(account) -> bool:

@@ -16,7 +16,7 @@ from django.views import View
 from django.views.decorators.cache import never_cache
 from django.views.generic import FormView, TemplateView
 
-from .. import devices, sessions
+from .. import devices, sessions, timeline
 from ..adapter import get_adapter
 from ..exceptions import Busy, StaleItem
 from ..forms import STORE_REFUSALS
@@ -141,7 +141,7 @@ class CallbackView(View):
         account = request.user.account
         error = None
         try:
-            flows.link(account, identity)
+            flows.link(account, identity, origin=timeline.origin_of(request))
         except store.IdentityTaken:
             error = "taken"
         except store.TooManyIdentities:
@@ -256,7 +256,7 @@ class ProviderUnlinkView(AccountLoginRequiredMixin, ReauthenticationRequiredMixi
         account = request.user.account
         subject = request.POST.get("subject", "")
         try:
-            flows.unlink(account, provider.issuer, subject)
+            flows.unlink(account, provider.issuer, subject, origin=timeline.origin_of(request))
         except flows.LastWayIn:
             messages.error(request, MESSAGES["last_way_in"])
         except (StaleItem, Busy):

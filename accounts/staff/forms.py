@@ -9,10 +9,11 @@ from django.contrib.auth import forms as auth_forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from .. import store
+from .. import store, timeline
 from ..audit import REPAIRABLE
 from ..exceptions import StaleItem
 from ..forms import EmailChangeForm, StoreErrorsMixin, UsernameChangeForm
+from ..internal.flows.password_change import store_new_password
 
 FLAGS = {"is_active": _("active"), "is_staff": _("staff")}
 STALE_MESSAGE = _("This account changed while the page was open, so nothing was saved. Look again and retry.")
@@ -48,11 +49,12 @@ class StaffEmailForm(StaffStoreErrorsMixin, WithoutAutofocusMixin, EmailChangeFo
 
     password = None
 
-    def save(self):
+    def save(self, origin: timeline.Origin = timeline.NO_ORIGIN):
+        """Store the address, recorded as come from ``origin`` (the staff page)."""
         account, email = self.user.account, self.cleaned_data["email"]
         if store.is_same_address(account, email):
-            return store.change_email(account, email)
-        return store.set_unverified_email(account, email)
+            return store.change_email(account, email, origin=origin)
+        return store.set_unverified_email(account, email, origin=origin)
 
 
 class StaffUsernameForm(StaffStoreErrorsMixin, WithoutAutofocusMixin, UsernameChangeForm):
@@ -66,6 +68,11 @@ class StaffUsernameForm(StaffStoreErrorsMixin, WithoutAutofocusMixin, UsernameCh
 class StaffSetPasswordForm(StaffStoreErrorsMixin, auth_forms.SetPasswordForm):
     """Set a new password (AUTH_PASSWORD_VALIDATORS apply); it ends the person's sessions."""
 
+    def save(self, origin: timeline.Origin = timeline.NO_ORIGIN):
+        """Store the new password, recorded as come from ``origin`` (the staff page)."""
+        store_new_password(self.user, self.cleaned_data["new_password1"], origin=origin)
+        return self.user
+
 
 class FlagForm(forms.Form):
     """Turn the ``is_active`` or ``is_staff`` flag on or off."""
@@ -73,9 +80,11 @@ class FlagForm(forms.Form):
     flag = forms.ChoiceField(choices=list(FLAGS.items()))
     value = forms.TypedChoiceField(choices=[("1", _("on")), ("0", _("off"))], coerce=lambda value: value == "1")
 
-    def save(self, account):
-        """Store the flag in one transaction guarded by the account as read."""
-        return store.update_account(account, **{self.cleaned_data["flag"]: self.cleaned_data["value"]})
+    def save(self, account, origin: timeline.Origin = timeline.NO_ORIGIN):
+        """Store the flag in one transaction guarded by the account as read, recorded as
+        come from ``origin`` (the staff page)."""
+        changes = {self.cleaned_data["flag"]: self.cleaned_data["value"]}
+        return store.update_account(account, origin=origin, **changes)
 
 
 class AccountIdsField(forms.Field):

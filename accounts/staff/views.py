@@ -98,9 +98,7 @@ class FreshProofRequiredMixin:
         needs_proof = request.method == "POST" or self.confirms_a_change
         if needs_proof and not reauthentication.is_fresh(request):
             return redirect(reauthentication.reauthenticate_url(request, back_to=self.back_after_proof(request)))
-        # What staff change is recorded in the account's security timeline with their id.
-        with timeline.acting_staff(request.user.pk):
-            return super().dispatch(request, *args, **kwargs)
+        return super().dispatch(request, *args, **kwargs)
 
     def back_after_proof(self, request):
         """Where the reauthentication page sends the staff member back to: this page for a
@@ -123,6 +121,11 @@ class StaffView(SecondFactorRequiredForStaffMixin, UserPassesTestMixin, FreshPro
 
     def get_login_url(self):
         return get_adapter(self.request).get_login_url(self.request)
+
+    def origin(self) -> timeline.Origin:
+        """Where the security events of this page's changes come from: the request, and the
+        staff member acting (named in each event of another account's timeline)."""
+        return timeline.origin_of(self.request, actor=str(self.request.user.pk))
 
 
 class AccountListView(StaffView):
@@ -207,7 +210,7 @@ class AccountFormView(AccountView):
         form = self.form_class(User.from_account(account), request.POST)
         if form.is_valid():
             try:
-                form.save()
+                form.save(origin=self.origin())
             except STORE_REFUSALS as error:
                 form.add_store_error(error)
             else:
@@ -298,7 +301,7 @@ class FlagView(AccountView):
             return HttpResponseBadRequest(_("Unknown flag or value."))
         flag, value = form.cleaned_data["flag"], form.cleaned_data["value"]
         try:
-            form.save(account)
+            form.save(account, origin=self.origin())
         except LastMember:
             return self.refuse_last_staff(account)
         except (Busy, StaleItem):
@@ -322,7 +325,7 @@ class EndSessionsView(AccountView):
 
     def post(self, request, account_id):
         account = self.get_account()
-        ended = store.end_sessions(account, recorded=True)
+        ended = store.end_sessions(account, recorded=True, origin=self.origin())
         records.record(request, account, "sessions_ended", f"ended {ended} session(s)")
         message = ngettext(
             "Ended %(count)d session of %(username)s.", "Ended %(count)d sessions of %(username)s.", ended
@@ -348,7 +351,7 @@ class VerificationView(AccountView):
 
     def mark_verified(self, request, account):
         try:
-            store.verify_email(account)
+            store.verify_email(account, origin=self.origin())
         except UniqueViolation:
             messages.error(
                 request, _("Another account holds %(email)s: nothing was changed.") % {"email": account.email}

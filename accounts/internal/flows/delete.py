@@ -25,7 +25,7 @@ def delete_account(request: HttpRequest, *, account: Account) -> Deletion:
     """Delete ``account`` and release every value it holds, in one transaction, then log
     this session out (the account's other sessions die with it)."""
     try:
-        store.delete_account(account)
+        store.delete_account(account, session=request.session)
     except STORE_REFUSALS as refusal:
         return Deletion(refusal=refusal)
     logout(request)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from django.http import HttpRequest
 
-from ... import idempotency, ratelimit, store, verification
+from ... import idempotency, ratelimit, store, timeline, verification
 from ...exceptions import StaleItem, TokenReused
 from ...form_errors import STORE_REFUSALS
 from ...tables import Account
@@ -73,12 +73,12 @@ def request_email_change(
     try:
         if not store.is_verified(account):
             ratelimit.consume(request, ACTION)
-            store.change_email(account, email, token=token, also=also)
+            store.change_email(account, email, token=token, also=also, origin=timeline.origin_of(request))
             return EmailChangeRequest(VERIFICATION, email, mail=verification.send_verification(request, account))
         if store.is_same_address(account, email):
             # The same mailbox written another way: nothing to prove, the lock stays.
             cancelled = account.pending_email
-            store.change_email(account, email, token=token, also=also)
+            store.change_email(account, email, token=token, also=also, origin=timeline.origin_of(request))
             return EmailChangeRequest(KEPT, email, cancelled=cancelled)
         ratelimit.consume(request, ACTION)
         mail = verification.start_email_change(request, account, email, token=token, also=also)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from django.http import HttpRequest
 
-from ... import store, verification
+from ... import store, timeline, verification
 from ...pending import PENDING_SESSION_KEY, pending_account_id, remember_pending
 from ...tables import Account
 
@@ -57,7 +57,7 @@ def verify_email(request: HttpRequest, *, key: str, end_pending: bool) -> KeyOut
     pending (the API: its ``verify_email`` flow is done). The HTML pages keep it, so that
     "send it again" on the "check your inbox" page says the address is confirmed.
     """
-    outcome, account = verification.confirm_email(key)
+    outcome, account = verification.confirm_email(key, origin=timeline.origin_of(request))
     verified = KeyOutcome(outcome, account)
     if end_pending and verified.confirmed and account is not None and pending_account_id(request) == account.id:
         del request.session[PENDING_SESSION_KEY]

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.contrib.auth import update_session_auth_hash
+from django.contrib.auth import password_validation, update_session_auth_hash
+from django.contrib.auth.hashers import make_password
+from django.contrib.sessions.backends.base import SessionBase
 from django.http import HttpRequest
 
-from ... import password_reset
+from ... import password_reset, store, timeline
 from ...form_errors import STORE_REFUSALS
 from ...models import User
 
@@ -23,15 +25,30 @@ class PasswordChange:
     refusal: Exception | None = None
 
 
+def store_new_password(
+    user: User, password: str, *, origin: timeline.Origin, session: SessionBase | None = None
+) -> None:
+    """Store ``password`` (already validated) as ``user``'s new password, as
+    :meth:`~accounts.models.User.save` stores one (:func:`accounts.store.change_password`:
+    one transaction, then every session of the account ends), its security event come from
+    ``origin``; ``session``: this request's, when it is one of the account's (its new key
+    then deletes none of the ended again). The password validators are told
+    (``password_changed``). Raises what the store refuses
+    (:data:`~accounts.form_errors.STORE_REFUSALS`): nothing changed then."""
+    password_hash = make_password(password)
+    store.change_password(user.stored_account(), password_hash, origin=origin, session=session)
+    user.password = password_hash
+    password_validation.password_changed(password, user)
+
+
 def change_password(request: HttpRequest, *, user: User, password: str) -> PasswordChange:
     """Set the new ``password`` (already validated) of the signed-in ``user`` in one
     transaction: every other session of the account ends and a pending email change is
     cancelled; this session stays logged in, and the account's address is told."""
     account = user.stored_account()
     pending_email = account.pending_email
-    user.set_password(password)
     try:
-        user.save()
+        store_new_password(user, password, origin=timeline.origin_of(request), session=request.session)
     except STORE_REFUSALS as refusal:
         return PasswordChange(refusal=refusal)
     update_session_auth_hash(request, user)

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from django.http import HttpRequest
 from django.utils.http import urlsafe_base64_decode
 
-from ... import password_reset, ratelimit, store
+from ... import password_reset, ratelimit, store, timeline
 from ...form_errors import STORE_REFUSALS
 from ...models import User
+from .password_change import store_new_password
 
 # What an account id can look like (hex today); anything else is not looked up.
 ACCOUNT_ID = re.compile(r"[\w-]{1,64}")
@@ -78,9 +79,8 @@ def reset_password(request: HttpRequest, *, user: User, password: str) -> Passwo
     a reset key, in one transaction: it ends every session of the account and cancels a
     pending email change. The account's login failure counters are cleared (whoever had
     locked it, its owner logs in at once) and its address is told."""
-    user.set_password(password)
     try:
-        user.save()
+        store_new_password(user, password, origin=timeline.origin_of(request), session=request.session)
     except STORE_REFUSALS as refusal:
         return PasswordSet(refusal=refusal)
     ratelimit.forget_account(user.pk)

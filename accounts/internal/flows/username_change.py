@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from django.http import HttpRequest
 
-from ... import notices, store
+from ... import notices, store, timeline
 from ...form_errors import STORE_REFUSALS
 from ...tables import Account
 
@@ -26,7 +26,7 @@ def change_username(request: HttpRequest, *, account: Account, username: str) ->
     locks are taken and the old one's released. The account's address, as it was, is told."""
     before = notices.addressee(account)
     try:
-        changed = store.change_username(account, username)
+        changed = store.change_username(account, username, origin=timeline.origin_of(request))
     except STORE_REFUSALS as refusal:
         return UsernameChange(refusal=refusal)
     if changed.username != before.username:

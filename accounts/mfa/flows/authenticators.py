@@ -7,7 +7,7 @@ factor protects an account, and an account protects only the address it has prov
 
 from django.contrib.auth.hashers import is_password_usable
 
-from ... import idempotency
+from ... import idempotency, timeline
 from ... import store as store_of_accounts
 from ...app_settings import app_settings
 from ...exceptions import StaleItem, TokenReused
@@ -16,6 +16,12 @@ from .. import passkeys, recovery_codes, store, totp
 from ..notices import authenticator_added, authenticator_removed
 
 PENDING_TOTP_SESSION_KEY = "accounts_mfa_pending_totp"
+
+
+def _origin(request, by_staff=False):
+    """Where the change's security event comes from: this request, and on a staff page the
+    staff member acting."""
+    return timeline.origin_of(request, actor=str(request.user.pk) if by_staff else None)
 
 
 def may_set_up(account):
@@ -52,7 +58,7 @@ def activate_totp(request, account, code):
     if step is None:
         return None
     codes = [] if account.recovery_codes else recovery_codes.generate()
-    store.enable_totp(account, secret, step, codes)
+    store.enable_totp(account, secret, step, codes, origin=_origin(request))
     del request.session[PENDING_TOTP_SESSION_KEY]
     authenticator_added(request, account, "totp")
     return codes
@@ -60,7 +66,7 @@ def activate_totp(request, account, code):
 
 def deactivate_totp(request, account, by_staff=False):
     """Turn the authenticator app off (and the recovery codes, if no passkey is left)."""
-    store.disable_totp(account)
+    store.disable_totp(account, origin=_origin(request, by_staff))
     authenticator_removed(request, account, "totp", by_staff=by_staff)
 
 
@@ -91,11 +97,13 @@ def add_passkey(request, account, name, credential_json, *, idempotency_key=None
     challenge = passkeys.take_challenge(request, passkeys.REGISTER)
     credential = passkeys.verify_new_credential(request, credential_json, challenge)
     if change is None:
-        passkey = store.add_passkey(account, credential, name)
+        passkey = store.add_passkey(account, credential, name, origin=_origin(request))
     else:
         record = change.record_put(credential.credential_id)
         try:
-            passkey = store.add_passkey(account, credential, name, token=change.token, also=[record])
+            passkey = store.add_passkey(
+                account, credential, name, token=change.token, also=[record], origin=_origin(request)
+            )
         except (StaleItem, TokenReused):
             # Refused because the first request with this key added it meanwhile?
             added = change.recorded_outcome()
@@ -132,7 +140,7 @@ def remove_passkeys(request, account, removed):
 
 def remove_passkey(request, account, passkey, by_staff=False):
     """Remove ``passkey`` (a credential item of ``account``) and release its lock."""
-    store.remove_passkey(account, passkey.credential_id)
+    store.remove_passkey(account, passkey.credential_id, origin=_origin(request, by_staff))
     authenticator_removed(request, account, "passkey", passkey.name, by_staff=by_staff)
 
 
@@ -140,6 +148,6 @@ def regenerate_recovery_codes(request, account):
     """New recovery codes replace the old (which stop working); returns them, to show once.
     The account's address is told: whoever made them can log in with them."""
     codes = recovery_codes.generate()
-    store.set_recovery_codes(account, codes)
+    store.set_recovery_codes(account, codes, origin=_origin(request))
     authenticator_added(request, account, "recovery_codes")
     return codes

@@ -27,7 +27,7 @@ from django.contrib.auth import login
 from django.contrib.auth.models import AnonymousUser
 from django.utils.crypto import constant_time_compare
 
-from ... import devices, dynamo, sessions
+from ... import devices, dynamo, sessions, timeline
 from ...exceptions import Busy, OverLimit, StaleItem, Unavailable
 from ...internal.flows.login import BACKEND, may_log_in
 from ...models import User
@@ -202,7 +202,7 @@ def authenticate_with_code(request, code):
     if _refuses_damaged(account):
         return DAMAGED, None
     guess.check()
-    spends, used_recovery_code = _spends_for_code(account, totp.normalize(code))
+    spends, used_recovery_code = _spends_for_code(account, totp.normalize(code), timeline.origin_of(request))
     if spends is STEP_SPENT:
         # The enrolment's own code: spent, as a step spent by a sign-in is (log in again).
         return ALREADY_USED, None
@@ -240,10 +240,10 @@ def _keep_half_login(request, session_key):
     request.session = type(request.session)(session_key)
 
 
-def _spends_for_code(account, code):
+def _spends_for_code(account, code, origin):
     """``(spends, is a recovery code)`` for a typed code: ``([], False)`` when it is wrong,
     ``(STEP_SPENT, False)`` for the step the enrolment spent, ``(None, True)`` for a used
-    recovery code."""
+    recovery code. A recovery code's use is a security event, from ``origin``."""
     if account.totp_secret and totp.looks_like_a_code(code):
         step = totp.matching_step(account.totp_secret, code)
         if step is None:
@@ -253,7 +253,7 @@ def _spends_for_code(account, code):
         return [store.totp_spend(account.id, step), store.password_as_staged(account)], False
     typed = recovery_codes.normalize(code)
     if store.holds_recovery_code(account, typed):
-        return [store.recovery_code_spend(account, code), store.recovery_code_event(account)], True
+        return [store.recovery_code_spend(account, code), store.recovery_code_event(account, origin)], True
     if store.used_recovery_code(account, typed):
         return None, True
     return [], False
