@@ -53,16 +53,20 @@
  * RACES (sign_in_races.pml): account 0, verified and active, with a passkey (its lock and
  * credential item), an authenticator app and a recovery code; three sign-ins (each from a
  * half-login of its own: TOTP, recovery code, passkey) race the account's deletion or its
- * deactivation, and the removal of the passkey. Deletion and deactivation are each ONE
- * transaction, then `end_sessions`: a Query of the account's sessions, then a
- * BatchWriteItem deleting those it found. A request with a session's cookie reads the
+ * deactivation (and then its reactivation by staff), and the removal of the passkey.
+ * Deletion and deactivation are each ONE transaction, then `end_sessions`: a Query of the
+ * account's sessions, then a BatchWriteItem deleting those it found. Each sign-in's
+ * transaction checks the account still there and active as read (G_SIGN_IN_ACCOUNT_ACTIVE):
+ * without it, a sign-in that read the account before its deactivation commits after
+ * end_sessions' Query, and the reactivation lets its session in. A request with a session's cookie reads the
  * session with its account, and gets in only while that account is live and active
  * (sessions.SessionStore.load, backends.get_user): LOAD_CHECKS_ACCOUNT.
  *   A1  a session gets in only as a live, active account, and only when made by a
- *       sign-in whose passkey or recovery code the account still held when it committed
- *       (after every step).
- * LOAD_CHECKS_ACCOUNT 0 (a session item trusted alone) fails A1: end_sessions' Query
- * misses a sign-in landing after it (tests/test_protocol_model.py).
+ *       sign-in that committed while the account was live and active and still held the
+ *       passkey or recovery code it used (after every step).
+ * LOAD_CHECKS_ACCOUNT 0 (a session item trusted alone) with SIGN_IN_CHECKS_ACCOUNT 0 (the
+ * sign-in checking nothing of the account, as before) fails A1: end_sessions' Query misses
+ * a sign-in landing after it (tests/test_protocol_model.py).
  *
  * IDENTITIES (identities.pml): the OpenID Connect identity lock, UNIQ#OIDC#<issuer>#<subject>,
  * owned by the account (its set-valued constraint `oidc_identities`). The set and its locks
@@ -87,6 +91,9 @@
 #endif
 #ifndef LOAD_CHECKS_ACCOUNT
 #define LOAD_CHECKS_ACCOUNT 1
+#endif
+#ifndef SIGN_IN_CHECKS_ACCOUNT
+#define SIGN_IN_CHECKS_ACCOUNT 1
 #endif
 
 bit inv_F1 = 1, inv_F2 = 1, inv_F3 = 1, inv_F4 = 1, inv_A1 = 1;
@@ -308,6 +315,9 @@ byte rc_done;
 /* A request with session k's cookie: the session read with its account (one Query), and
  * let in only as a live, active account. */
 #define gets_in(k)  (ss[k] && (!LOAD_CHECKS_ACCOUNT || (a_live(0) && ac_active)))
+/* A sign-in's account as read: is_active = :read (read active), so there and no tombstone
+ * (the staged password's ConditionCheck, the recovery code's Update, or a check of its own) */
+#define G_SIGN_IN_ACCOUNT_ACTIVE  (a_live(0) && ac_active)
 #define A1_of(k)    (inv_A1 && (!gets_in(k) || (a_live(0) && ac_active && ss_sound[k])))
 
 inline check_races() {
@@ -316,7 +326,7 @@ inline check_races() {
 
 /* Sign-in k, with its factor: reads the account, its credential item and counter, then ONE
  * transaction (plan_sign_in): the session's Put, the half-login's Delete [G_STAGE_LIVE],
- * the factor's write. A TOTP step's record is not the account's: nothing there refuses a
+ * the factor's write, the account as read [G_SIGN_IN_ACCOUNT_ACTIVE]. A TOTP step's record is not the account's: nothing there refuses a
  * sign-in landing after the app's removal or the account's deletion (its session is then
  * let in by nobody, or made by a code that was right when checked). */
 proctype RacingSignIn(byte s; byte factor) {
@@ -331,12 +341,13 @@ proctype RacingSignIn(byte s; byte factor) {
 	}
 	atomic {
 		if
-		:: ok && G_STAGE_LIVE &&
+		:: ok && G_STAGE_LIVE && (!SIGN_IN_CHECKS_ACCOUNT || G_SIGN_IN_ACCOUNT_ACTIVE) &&
 		   (factor != BY_TOTP || G_TOTP_STEP_FREE) &&
 		   (factor != BY_RECOVERY || G_RECOVERY_CODE_UNUSED) &&
 		   (factor != BY_PASSKEY || G_SIGN_COUNT_AS_READ) ->
 			st_live[s] = 0; ss[s] = 1;
-			ss_sound[s] = (factor == BY_TOTP || (factor == BY_RECOVERY && a_live(0)) || holds_pk(0, 0));
+			ss_sound[s] = a_live(0) && ac_active &&
+			              (factor == BY_TOTP || factor == BY_RECOVERY || holds_pk(0, 0));
 			if
 			:: factor == BY_TOTP -> step_used = 1
 			:: factor == BY_RECOVERY -> code_left = 0   /* an Update: on a tombstone, it writes onto it */
@@ -350,7 +361,8 @@ proctype RacingSignIn(byte s; byte factor) {
 }
 
 /* The account's deletion or deactivation (one transaction), then end_sessions: a Query of
- * its sessions, then a BatchWriteItem deleting each one found. */
+ * its sessions, then a BatchWriteItem deleting each one found; after a deactivation, staff
+ * may reactivate the account (Update is_active [as read]). */
 proctype Ender() {
 	byte r_pk, a, found;
 	bit r_active, deletes;
@@ -377,6 +389,13 @@ proctype Ender() {
 		if :: found & 1 -> ss[0] = 0 :: else fi;
 		if :: found & 2 -> ss[1] = 0 :: else fi;
 		if :: found & 4 -> ss[2] = 0 :: else fi;
+		check_races()
+	}
+	atomic {
+		if
+		:: !deletes && a_ex[a] && !ac_active -> ac_active = 1   /* reactivation */
+		:: skip
+		fi;
 		check_races();
 		rc_done++
 	}

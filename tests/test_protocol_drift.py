@@ -101,6 +101,7 @@ OTHER_ROLES = {
     transactions.OTHER_MEMBER: "other_member",
     EVENT: "event",
     transactions.STAGED_PASSWORD: "staged_password",
+    transactions.ACCOUNT_ACTIVE: "account_active",
 }
 # A registry entry's actions when the request is one accounts_explain printed (no roles):
 # its own Put or Delete, and the ConditionCheck of another member's entry.
@@ -396,8 +397,8 @@ def _reauthentication(account, spends):
     session.create()
     spent_session = sessions.raw_key(session.session_key)
     session.cycle_key()
-    put, deletes = session.write_with(lambda put, deletes: (put, deletes))
-    return transactions.plan_sign_in(put, deletes, spent_session, spends)
+    write = session.prepare_write()
+    return transactions.plan_sign_in(write.put, write.deletes, spent_session, spends)
 
 
 def _limit_checks(account):
@@ -447,6 +448,14 @@ def second_factor_transactions(ada, carol):
             [
                 mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=3), {"sign_count": 4}),
                 mfa_store.password_as_staged(ada),
+            ],
+        ),
+        "sign_in_passkey_login": _sign_in(
+            ada,
+            [
+                mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=3), {"sign_count": 4}),
+                mfa_store.used_challenge_spend(b"challenge"),
+                mfa_store.account_as_signed_in(ada),
             ],
         ),
         "reauthenticate_passkey": _reauthentication(

@@ -205,8 +205,14 @@ def recovery_code_spend(account, code):
 
 def password_as_staged(account):
     """The check, sent with a second step's sign-in, that ``account``'s password is still
-    the one read (:func:`accounts.transactions.password_as_staged`)."""
+    the one read and the account still active (:func:`accounts.transactions.password_as_staged`)."""
     return transactions.password_as_staged(account)
+
+
+def account_as_signed_in(account):
+    """The check, sent with a passkey login's sign-in, that ``account`` is still there and
+    active as read (:func:`accounts.transactions.account_as_signed_in`)."""
+    return transactions.account_as_signed_in(account)
 
 
 def used_challenge_spend(challenge: bytes) -> Callable[[int], transactions.Action]:
