@@ -347,7 +347,7 @@ def event_actions(account, changes: dict) -> list:
     return [timeline.action(event)] if event else []
 
 
-def update_account(account, *, unheld=(), also=(), token=None, recorded=True, **changes):
+def update_account(account, *, unheld=(), also=(), token=None, recorded=True, as_read=(), **changes):
     """Change any account attributes in one guarded transaction, moving locks as needed.
 
     ``unheld``: ``(constraint, lock key)`` pairs that no other account may hold; ``also``:
@@ -356,14 +356,17 @@ def update_account(account, *, unheld=(), also=(), token=None, recorded=True, **
     ClientRequestToken (default: a new one). A change the security timeline records (:func:`accounts.timeline.change_event`: a new
     password, address or factor...) puts its event in the same transaction, unless
     ``recorded`` is false (a password hash upgraded at login: the password stays the same),
-    and :data:`~accounts.signals.security_event` is sent once it committed.
+    and :data:`~accounts.signals.security_event` is sent once it committed. ``as_read``:
+    attributes the change keeps, guarded as read all the same.
     Raises :class:`~accounts.exceptions.UniqueViolation` or
     :class:`~accounts.exceptions.StaleItem` (the account changed since it was read).
     Deactivating the account ends its sessions (see :func:`end_sessions`).
     """
     event = change_event(account, changes) if recorded else None
     events = [timeline.action(event)] if event else []
-    transactions.change(account, {**changes, "updated": utcnow()}, unheld=unheld, also=[*also, *events], token=token)
+    transactions.change(
+        account, {**changes, "updated": utcnow()}, unheld=unheld, also=[*also, *events], token=token, as_read=as_read
+    )
     if event:
         timeline.committed(type(account), event)
     if changes.get("is_active") is False:
