@@ -3,7 +3,7 @@
  * credentials.h, whose guards they reuse: conditions.tsv lists every guard, and the rows of
  * the transactions modelled here name them.
  *
- * FACTORS (factors.pml): account 0, verified, in one of three scenarios, chosen at the
+ * FACTORS (factors.pml): account 0, verified, in one of four scenarios, chosen at the
  * start (so the state space is their sum, not their product):
  *
  *   TOTP: the account with no second factor, or with a passkey and its recovery codes; two
@@ -39,7 +39,15 @@
  *   F3  a recovery code is accepted once, and only while its set is the account's (a code
  *       of a set replaced or removed is refused); of two spends of one code, exactly one
  *       wins unless the set was replaced first; an account holds recovery codes only while
- *       it has a second factor.
+ *       it has a second factor, and holds them while its app is on.
+ *
+ *   KEEP: the account with a passkey and its recovery codes, no app; an enrolment keeping
+ *   the codes races the passkey's removal, the last factor, which drops them:
+ *     enrol   as above, the codes kept [recovery_codes as read] (store.enable_totp)
+ *     remove  Update account REMOVE passkeys, recovery_codes, used_recovery_codes
+ *             [passkeys, the codes, updated as read AND attribute_not_exists(totp_secret)]
+ *             (store.remove_passkey; with the app on as read, the codes stay)
+ *     (F3: the app never on with no recovery codes)
  *
  *   REAUTH: a reauthentication with a synced passkey, whose signature counter stays 0, the
  *   same answer sent twice from one session (accounts.mfa.flows.reauthentication):
@@ -116,6 +124,7 @@ byte fa_done;       /* processes of the scenario done */
 #define TOTP_CASE   0
 #define CODES_CASE  1
 #define REAUTH_CASE 2
+#define KEEP_CASE   3
 byte fa_case;
 
 /* TOTP: the clock in ticks; a code of the step matches on a server whose clock reads at
@@ -142,7 +151,7 @@ byte ra_in;         /* reauthentications accepted with the one challenge */
 
 #define F1  (inv_F1 && tf_told <= 1 && (a_ex[0] || tf_secret == 0))
 #define F2  (inv_F2 && tf_uses <= 1)
-#define F3  (inv_F3 && rc_uses <= 1 && (rc_set == 0 || tf_secret != 0 || a_pk[0] != 0))
+#define F3  (inv_F3 && rc_uses <= 1 && (rc_set == 0 || tf_secret != 0 || a_pk[0] != 0) && (tf_secret == 0 || rc_set != 0))
 
 inline check_factors() {
 	assert(F1);
@@ -167,8 +176,8 @@ proctype Enrol(byte id) {
 			 * is not there would create it: updated = :read is what refuses a tombstone
 			 * (which holds no stamp) */
 			tf_secret = id; tf_spent = this_step; rc_set = 1; code_left = 1; tf_told++; tf_uses = tf_uses + this_step
-		:: ok && r_secret == 0 && r_set != 0 && G_TOTP_AS_READ && G_CHANGE_UPDATED_AS_READ ->
-			/* a passkey came first: the account's recovery codes are kept, unguarded */
+		:: ok && r_secret == 0 && r_set != 0 && G_TOTP_AS_READ && G_RECOVERY_CODES_AS_READ && G_CHANGE_UPDATED_AS_READ ->
+			/* a passkey came first: the account's recovery codes are kept, guarded as read */
 			tf_secret = id; tf_spent = this_step; tf_told++; tf_uses = tf_uses + this_step
 		:: else -> skip   /* StaleItem, or the app is on already */
 		fi;
@@ -260,6 +269,27 @@ proctype Disable() {
 	}
 }
 
+/* The removal of the passkey, the account's last second factor while the app is off as read:
+ * ONE change of the account, its passkeys as read, the recovery codes dropped (as read) and
+ * the app still off as read (attribute_not_exists(totp_secret), kept); with the app on as
+ * read, the codes stay. */
+proctype RemoveLastPasskey() {
+	byte a, r_pk, r_secret, r_set, r_upd;
+	bit r_left;
+	atomic { a = 0; r_pk = a_pk[a]; r_secret = tf_secret; r_set = rc_set; r_left = code_left }
+	atomic {
+		if
+		:: r_pk != 0 && r_secret == 0 && G_PASSKEYS_AS_READ && G_TOTP_AS_READ && G_RECOVERY_CODES_AS_READ && G_CHANGE_UPDATED_AS_READ ->
+			a_pk[a] = 0; rc_set = 0; code_left = 0
+		:: r_pk != 0 && r_secret != 0 && G_PASSKEYS_AS_READ && G_CHANGE_UPDATED_AS_READ ->
+			a_pk[a] = 0
+		:: else -> skip   /* StaleItem */
+		fi;
+		check_factors();
+		fa_done++
+	}
+}
+
 /* A reauthentication with the synced passkey (counter 0), session 0 holding the challenge. */
 proctype Reauthenticate() {
 	byte s, r_count;
@@ -297,6 +327,9 @@ inline start_factors() {
 	:: fa_case = REAUTH_CASE;
 		a_pk[0] = PK_BIT(0); p_ex[0] = 1; p_own[0] = 0; item_of(0, 0) = 1; st_live[0] = 1;
 		run Reauthenticate(); run Reauthenticate()
+	:: fa_case = KEEP_CASE;
+		a_pk[0] = PK_BIT(0); rc_set = 1; code_left = 1;   /* a passkey and its recovery codes */
+		run Enrol(1); run RemoveLastPasskey()
 	fi
 }
 
