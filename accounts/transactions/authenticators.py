@@ -17,11 +17,12 @@ single-use write is given as its builder, ``spend(now)`` -> the action. A sign-i
 code also checks that each counter of its limit (``mfa_attempt``) is still under it
 (:func:`limit_check`; :mod:`accounts.ratelimit` writes the condition, as only it knows its
 counters), and the second step of a login checks that the account's password is still the
-one its first step was judged with (:func:`password_as_staged`). Every sign-in checks that
-its account is still there and active as read (:func:`account_as_signed_in`, or as a
-conjunct of the action the transaction already has on the account), so no deactivation or
-deletion committed since the read, whose ``end_sessions`` cannot see a session written
-after its Query, leaves a session behind for a reactivation to let in.
+one its first step was judged with (:func:`password_as_staged`). A login's sign-in (its
+second step, or a passkey login) checks that its account is still there and active as read
+(:func:`account_as_signed_in`, or as a conjunct of the action the transaction already has
+on the account), so no deactivation or deletion committed since the read, whose
+``end_sessions`` cannot see a session written after its Query, leaves a session behind for
+a reactivation to let in.
 """
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
