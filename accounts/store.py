@@ -349,13 +349,18 @@ def event_actions(account, changes: dict) -> list:
     return [timeline.action(event)] if event else []
 
 
-def update_account(account, *, unheld=(), also=(), token=None, recorded=True, origin=timeline.NO_ORIGIN, **changes):
+def update_account(
+    account, *, unheld=(), also=(), token=None, recorded=True, origin=timeline.NO_ORIGIN, as_read=(), **changes
+):
     """Change any account attributes in one guarded transaction, moving locks as needed.
 
     ``unheld``: ``(constraint, lock key)`` pairs that no other account may hold; ``also``:
     actions on items the account owns (a passkey's credential item), or the record of an
     idempotency key (:mod:`accounts.idempotency`), in the same transaction; ``token``: its
-    ClientRequestToken (default: a new one). A change the security timeline records (:func:`accounts.timeline.change_event`: a new
+    ClientRequestToken (default: a new one); ``as_read``: attributes the change keeps,
+    guarded as read all the same.
+
+    A change the security timeline records (:func:`accounts.timeline.change_event`: a new
     password, address or factor...) puts its event in the same transaction, unless
     ``recorded`` is false (a password hash upgraded at login: the password stays the same),
     and :data:`~accounts.signals.security_event` is sent once it committed. ``origin``: where
@@ -367,7 +372,9 @@ def update_account(account, *, unheld=(), also=(), token=None, recorded=True, or
     """
     event = change_event(account, changes, origin) if recorded else None
     events = [timeline.action(event)] if event else []
-    transactions.change(account, {**changes, "updated": utcnow()}, unheld=unheld, also=[*also, *events], token=token)
+    transactions.change(
+        account, {**changes, "updated": utcnow()}, unheld=unheld, also=[*also, *events], token=token, as_read=as_read
+    )
     if event:
         timeline.committed(type(account), event)
     if changes.get("is_active") is False:

@@ -3,7 +3,7 @@
  * credentials.h, whose guards they reuse: conditions.tsv lists every guard, and the rows of
  * the transactions modelled here name them.
  *
- * FACTORS (factors.pml): account 0, verified, in one of three scenarios, chosen at the
+ * FACTORS (factors.pml): account 0, verified, in one of four scenarios, chosen at the
  * start (so the state space is their sum, not their product):
  *
  *   TOTP: the account with no second factor, or with a passkey and its recovery codes; two
@@ -39,7 +39,15 @@
  *   F3  a recovery code is accepted once, and only while its set is the account's (a code
  *       of a set replaced or removed is refused); of two spends of one code, exactly one
  *       wins unless the set was replaced first; an account holds recovery codes only while
- *       it has a second factor.
+ *       it has a second factor, and holds them while its app is on.
+ *
+ *   KEEP: the account with a passkey and its recovery codes, no app; an enrolment keeping
+ *   the codes races the passkey's removal, the last factor, which drops them:
+ *     enrol   as above, the codes kept [recovery_codes as read] (store.enable_totp)
+ *     remove  Update account REMOVE passkeys, recovery_codes, used_recovery_codes
+ *             [passkeys, the codes, updated as read AND attribute_not_exists(totp_secret)]
+ *             (store.remove_passkey; with the app on as read, the codes stay)
+ *     (F3: the app never on with no recovery codes)
  *
  *   REAUTH: a reauthentication with a synced passkey, whose signature counter stays 0, the
  *   same answer sent twice from one session (accounts.mfa.flows.reauthentication):
@@ -53,16 +61,20 @@
  * RACES (sign_in_races.pml): account 0, verified and active, with a passkey (its lock and
  * credential item), an authenticator app and a recovery code; three sign-ins (each from a
  * half-login of its own: TOTP, recovery code, passkey) race the account's deletion or its
- * deactivation, and the removal of the passkey. Deletion and deactivation are each ONE
- * transaction, then `end_sessions`: a Query of the account's sessions, then a
- * BatchWriteItem deleting those it found. A request with a session's cookie reads the
+ * deactivation (and then its reactivation by staff), and the removal of the passkey.
+ * Deletion and deactivation are each ONE transaction, then `end_sessions`: a Query of the
+ * account's sessions, then a BatchWriteItem deleting those it found. Each sign-in's
+ * transaction checks the account still there and active as read (G_SIGN_IN_ACCOUNT_ACTIVE):
+ * without it, a sign-in that read the account before its deactivation commits after
+ * end_sessions' Query, and the reactivation lets its session in. A request with a session's cookie reads the
  * session with its account, and gets in only while that account is live and active
  * (sessions.SessionStore.load, backends.get_user): LOAD_CHECKS_ACCOUNT.
  *   A1  a session gets in only as a live, active account, and only when made by a
- *       sign-in whose passkey or recovery code the account still held when it committed
- *       (after every step).
- * LOAD_CHECKS_ACCOUNT 0 (a session item trusted alone) fails A1: end_sessions' Query
- * misses a sign-in landing after it (tests/test_protocol_model.py).
+ *       sign-in that committed while the account was live and active and still held the
+ *       passkey or recovery code it used (after every step).
+ * LOAD_CHECKS_ACCOUNT 0 (a session item trusted alone) with SIGN_IN_CHECKS_ACCOUNT 0 (the
+ * sign-in checking nothing of the account, as before) fails A1: end_sessions' Query misses
+ * a sign-in landing after it (tests/test_protocol_model.py).
  *
  * IDENTITIES (identities.pml): the OpenID Connect identity lock, UNIQ#OIDC#<issuer>#<subject>,
  * owned by the account (its set-valued constraint `oidc_identities`). The set and its locks
@@ -88,6 +100,9 @@
 #ifndef LOAD_CHECKS_ACCOUNT
 #define LOAD_CHECKS_ACCOUNT 1
 #endif
+#ifndef SIGN_IN_CHECKS_ACCOUNT
+#define SIGN_IN_CHECKS_ACCOUNT 1
+#endif
 
 bit inv_F1 = 1, inv_F2 = 1, inv_F3 = 1, inv_F4 = 1, inv_A1 = 1;
 
@@ -109,6 +124,7 @@ byte fa_done;       /* processes of the scenario done */
 #define TOTP_CASE   0
 #define CODES_CASE  1
 #define REAUTH_CASE 2
+#define KEEP_CASE   3
 byte fa_case;
 
 /* TOTP: the clock in ticks; a code of the step matches on a server whose clock reads at
@@ -135,7 +151,7 @@ byte ra_in;         /* reauthentications accepted with the one challenge */
 
 #define F1  (inv_F1 && tf_told <= 1 && (a_ex[0] || tf_secret == 0))
 #define F2  (inv_F2 && tf_uses <= 1)
-#define F3  (inv_F3 && rc_uses <= 1 && (rc_set == 0 || tf_secret != 0 || a_pk[0] != 0))
+#define F3  (inv_F3 && rc_uses <= 1 && (rc_set == 0 || tf_secret != 0 || a_pk[0] != 0) && (tf_secret == 0 || rc_set != 0))
 
 inline check_factors() {
 	assert(F1);
@@ -160,8 +176,8 @@ proctype Enrol(byte id) {
 			 * is not there would create it: updated = :read is what refuses a tombstone
 			 * (which holds no stamp) */
 			tf_secret = id; tf_spent = this_step; rc_set = 1; code_left = 1; tf_told++; tf_uses = tf_uses + this_step
-		:: ok && r_secret == 0 && r_set != 0 && G_TOTP_AS_READ && G_CHANGE_UPDATED_AS_READ ->
-			/* a passkey came first: the account's recovery codes are kept, unguarded */
+		:: ok && r_secret == 0 && r_set != 0 && G_TOTP_AS_READ && G_RECOVERY_CODES_AS_READ && G_CHANGE_UPDATED_AS_READ ->
+			/* a passkey came first: the account's recovery codes are kept, guarded as read */
 			tf_secret = id; tf_spent = this_step; tf_told++; tf_uses = tf_uses + this_step
 		:: else -> skip   /* StaleItem, or the app is on already */
 		fi;
@@ -253,6 +269,27 @@ proctype Disable() {
 	}
 }
 
+/* The removal of the passkey, the account's last second factor while the app is off as read:
+ * ONE change of the account, its passkeys as read, the recovery codes dropped (as read) and
+ * the app still off as read (attribute_not_exists(totp_secret), kept); with the app on as
+ * read, the codes stay. */
+proctype RemoveLastPasskey() {
+	byte a, r_pk, r_secret, r_set, r_upd;
+	bit r_left;
+	atomic { a = 0; r_pk = a_pk[a]; r_secret = tf_secret; r_set = rc_set; r_left = code_left }
+	atomic {
+		if
+		:: r_pk != 0 && r_secret == 0 && G_PASSKEYS_AS_READ && G_TOTP_AS_READ && G_RECOVERY_CODES_AS_READ && G_CHANGE_UPDATED_AS_READ ->
+			a_pk[a] = 0; rc_set = 0; code_left = 0
+		:: r_pk != 0 && r_secret != 0 && G_PASSKEYS_AS_READ && G_CHANGE_UPDATED_AS_READ ->
+			a_pk[a] = 0
+		:: else -> skip   /* StaleItem */
+		fi;
+		check_factors();
+		fa_done++
+	}
+}
+
 /* A reauthentication with the synced passkey (counter 0), session 0 holding the challenge. */
 proctype Reauthenticate() {
 	byte s, r_count;
@@ -290,6 +327,9 @@ inline start_factors() {
 	:: fa_case = REAUTH_CASE;
 		a_pk[0] = PK_BIT(0); p_ex[0] = 1; p_own[0] = 0; item_of(0, 0) = 1; st_live[0] = 1;
 		run Reauthenticate(); run Reauthenticate()
+	:: fa_case = KEEP_CASE;
+		a_pk[0] = PK_BIT(0); rc_set = 1; code_left = 1;   /* a passkey and its recovery codes */
+		run Enrol(1); run RemoveLastPasskey()
 	fi
 }
 
@@ -308,6 +348,9 @@ byte rc_done;
 /* A request with session k's cookie: the session read with its account (one Query), and
  * let in only as a live, active account. */
 #define gets_in(k)  (ss[k] && (!LOAD_CHECKS_ACCOUNT || (a_live(0) && ac_active)))
+/* A sign-in's account as read: is_active = :read (read active), so there and no tombstone
+ * (the staged password's ConditionCheck, the recovery code's Update, or a check of its own) */
+#define G_SIGN_IN_ACCOUNT_ACTIVE  (a_live(0) && ac_active)
 #define A1_of(k)    (inv_A1 && (!gets_in(k) || (a_live(0) && ac_active && ss_sound[k])))
 
 inline check_races() {
@@ -316,7 +359,7 @@ inline check_races() {
 
 /* Sign-in k, with its factor: reads the account, its credential item and counter, then ONE
  * transaction (plan_sign_in): the session's Put, the half-login's Delete [G_STAGE_LIVE],
- * the factor's write. A TOTP step's record is not the account's: nothing there refuses a
+ * the factor's write, the account as read [G_SIGN_IN_ACCOUNT_ACTIVE]. A TOTP step's record is not the account's: nothing there refuses a
  * sign-in landing after the app's removal or the account's deletion (its session is then
  * let in by nobody, or made by a code that was right when checked). */
 proctype RacingSignIn(byte s; byte factor) {
@@ -331,12 +374,13 @@ proctype RacingSignIn(byte s; byte factor) {
 	}
 	atomic {
 		if
-		:: ok && G_STAGE_LIVE &&
+		:: ok && G_STAGE_LIVE && (!SIGN_IN_CHECKS_ACCOUNT || G_SIGN_IN_ACCOUNT_ACTIVE) &&
 		   (factor != BY_TOTP || G_TOTP_STEP_FREE) &&
 		   (factor != BY_RECOVERY || G_RECOVERY_CODE_UNUSED) &&
 		   (factor != BY_PASSKEY || G_SIGN_COUNT_AS_READ) ->
 			st_live[s] = 0; ss[s] = 1;
-			ss_sound[s] = (factor == BY_TOTP || (factor == BY_RECOVERY && a_live(0)) || holds_pk(0, 0));
+			ss_sound[s] = a_live(0) && ac_active &&
+			              (factor == BY_TOTP || factor == BY_RECOVERY || holds_pk(0, 0));
 			if
 			:: factor == BY_TOTP -> step_used = 1
 			:: factor == BY_RECOVERY -> code_left = 0   /* an Update: on a tombstone, it writes onto it */
@@ -350,7 +394,8 @@ proctype RacingSignIn(byte s; byte factor) {
 }
 
 /* The account's deletion or deactivation (one transaction), then end_sessions: a Query of
- * its sessions, then a BatchWriteItem deleting each one found. */
+ * its sessions, then a BatchWriteItem deleting each one found; after a deactivation, staff
+ * may reactivate the account (Update is_active [as read]). */
 proctype Ender() {
 	byte r_pk, a, found;
 	bit r_active, deletes;
@@ -377,6 +422,13 @@ proctype Ender() {
 		if :: found & 1 -> ss[0] = 0 :: else fi;
 		if :: found & 2 -> ss[1] = 0 :: else fi;
 		if :: found & 4 -> ss[2] = 0 :: else fi;
+		check_races()
+	}
+	atomic {
+		if
+		:: !deletes && a_ex[a] && !ac_active -> ac_active = 1   /* reactivation */
+		:: skip
+		fi;
 		check_races();
 		rc_done++
 	}

@@ -1,9 +1,10 @@
 /*
- * Second factors' own transactions (factors.h), in one of three scenarios chosen at the
+ * Second factors' own transactions (factors.h), in one of four scenarios chosen at the
  * start: TOTP enrolment racing a second enrolment, the account's deletion and two uses of
  * one code on servers SKEW apart, while the step's record expires and TTL deletes it (F1,
  * F2); recovery codes regenerated and removed with the app while two sign-ins spend one code
- * (F3); a reauthentication with a passkey whose counter stays 0, one answer sent twice (F4).
+ * (F3); an enrolment keeping a passkey's recovery codes racing that passkey's removal (F3); a
+ * reauthentication with a passkey whose counter stays 0, one answer sent twice (F4).
  * No stamp is trusted. Every interleaving.
  *
  *     spin -run protocol/factors.pml

@@ -101,6 +101,7 @@ OTHER_ROLES = {
     transactions.OTHER_MEMBER: "other_member",
     EVENT: "event",
     transactions.STAGED_PASSWORD: "staged_password",
+    transactions.ACCOUNT_ACTIVE: "account_active",
 }
 # A registry entry's actions when the request is one accounts_explain printed (no roles):
 # its own Put or Delete, and the ConditionCheck of another member's entry.
@@ -449,6 +450,14 @@ def second_factor_transactions(ada, carol):
                 mfa_store.password_as_staged(ada),
             ],
         ),
+        "sign_in_passkey_login": _sign_in(
+            ada,
+            [
+                mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=3), {"sign_count": 4}),
+                mfa_store.used_challenge_spend(b"challenge"),
+                mfa_store.account_as_signed_in(ada),
+            ],
+        ),
         "reauthenticate_passkey": _reauthentication(
             ada, [mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=0), {"sign_count": 0})]
         ),
@@ -463,16 +472,19 @@ def totp_and_recovery_code_transactions(ada):
     """The enrolment of the authenticator app (ONE change of the account as read, as
     :func:`accounts.mfa.store.enable_totp` sends it, with new recovery codes or keeping the
     account's), its removal as the last second factor (the recovery codes go with it) and
-    the regeneration of recovery codes, as the store plans them, by the table's names."""
+    the regeneration of recovery codes, and the removal of a passkey, the last factor (the
+    recovery codes go with it), as the store plans them, by the table's names."""
     with_codes = transactions.changed_copy(ada, {"recovery_codes": {"old"}, "used_recovery_codes": {"spent"}})
     with_totp = transactions.changed_copy(
         with_codes, {"totp_secret": "S" * 32, "totp_created": utcnow(), "totp_step": 99}
     )
+    with_passkey_and_codes = transactions.changed_copy(with_codes, {"passkeys": {"cred1"}})
     sends = {
         "totp_disable": lambda: mfa_store.disable_totp(with_totp),
         "totp_enable": lambda: mfa_store.enable_totp(ada, "S" * 32, 100, ["c1", "c2"]),
         "totp_enable_keeping_codes": lambda: mfa_store.enable_totp(with_codes, "S" * 32, 100),
         "recovery_codes_regenerate": lambda: mfa_store.set_recovery_codes(with_codes, ["c3"]),
+        "passkey_remove_last_factor": lambda: mfa_store.remove_passkey(with_passkey_and_codes, "cred1"),
     }
     planned = {}
     for name, send in sends.items():

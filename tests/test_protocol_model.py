@@ -294,6 +294,18 @@ def test_sessions_ended_by_their_query_alone_let_a_racing_sign_in_in_after_delet
     assert kind_of(output) == "A1"
 
 
+def test_a_sign_in_checking_nothing_of_the_account_lets_a_reactivation_let_its_session_in(tmp_path):
+    # What plan_sign_in sent before: nothing of the account. A sign-in that read it active
+    # commits after its deactivation and after end_sessions' Query; the load's check keeps
+    # the session out while the account is inactive, and its reactivation lets it in (A1).
+    require("spin")
+    require("gcc")
+    directory = model_variant(tmp_path, "sign_in_races.pml", {"SIGN_IN_CHECKS_ACCOUNT": 0})
+    _, output = spin_run(directory, "variant.pml")
+    assert errors_reported(output) >= 1, output[-3000:]
+    assert kind_of(output) == "A1"
+
+
 def test_a_step_record_kept_less_than_the_clock_skew_margin_lets_a_code_in_twice(tmp_path):
     # factors.pml keeps a used TOTP step's record RECORD_MARGIN = MARGIN past the step's last
     # instant (totp.step_record_expires, which kept a fixed 300 s before, whatever the

@@ -190,10 +190,16 @@ def remove_passkey(account, credential_id, *, origin=timeline.NO_ORIGIN):
     if not held and not is_password_usable(account.password):
         raise LastWayIn("The account's last passkey is its only way in: set a password first.")
     changes = {"passkeys": held or None}
+    # Dropped with the last factor, the recovery codes go only while the app is still off as
+    # read: an enrolment keeping them cannot commit in between and be left with none.
+    kept = ()
     if not held and not account.totp_secret:
         changes.update(NO_RECOVERY_CODES)
+        kept = ("totp_secret",)
     sort_key = Passkey.key_for(account.id, credential_id)[1]
-    store.update_account(account, also=[transactions.owned_delete(account, sort_key)], origin=origin, **changes)
+    store.update_account(
+        account, also=[transactions.owned_delete(account, sort_key)], as_read=kept, origin=origin, **changes
+    )
 
 
 def totp_spend(account_id, step):
@@ -208,8 +214,14 @@ def recovery_code_spend(account, code):
 
 def password_as_staged(account):
     """The check, sent with a second step's sign-in, that ``account``'s password is still
-    the one read (:func:`accounts.transactions.password_as_staged`)."""
+    the one read and the account still active (:func:`accounts.transactions.password_as_staged`)."""
     return transactions.password_as_staged(account)
+
+
+def account_as_signed_in(account):
+    """The check, sent with a passkey login's sign-in, that ``account`` is still there and
+    active as read (:func:`accounts.transactions.account_as_signed_in`)."""
+    return transactions.account_as_signed_in(account)
 
 
 def used_challenge_spend(challenge: bytes) -> Callable[[int], transactions.Action]:
@@ -266,14 +278,20 @@ def enable_totp(account, secret, step, codes=None, *, origin=timeline.NO_ORIGIN)
     """Turn the authenticator app on with ``secret``, whose code of ``step`` confirmed it:
     ONE guarded change of the account as read stores the secret, ``step`` as spent (a login
     refuses a code of that step or an earlier one: :func:`step_spent_at_enrolment`) and the
-    digests of ``codes`` (new recovery codes). Raises
-    :class:`~accounts.exceptions.StaleItem` when the account changed or was deleted since
-    it was read: then nothing is written, in its partition or elsewhere. ``origin``: as
-    :func:`add_passkey`."""
+    digests of ``codes`` (new recovery codes), or else keeps the account's codes as read.
+    Raises :class:`~accounts.exceptions.StaleItem` when the account changed or was deleted
+    since it was read: then nothing is written, in its partition or elsewhere. ``origin``:
+    as :func:`add_passkey`."""
     changes = {"totp_secret": secret, "totp_created": utcnow(), "totp_step": step}
+    # Kept, the recovery codes are guarded as read: the removal of the passkey they came
+    # with (the last factor, which drops them) cannot commit in between and leave the app
+    # with no recovery codes.
+    kept = ()
     if codes:
         changes.update(_new_recovery_codes(account.id, codes))
-    store.update_account(account, origin=origin, **changes)
+    else:
+        kept = ("recovery_codes",)
+    store.update_account(account, as_read=kept, origin=origin, **changes)
 
 
 def step_spent_at_enrolment(account, step):

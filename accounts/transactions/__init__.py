@@ -67,6 +67,7 @@ from .actions import (
     recorded_keys,
 )
 from .authenticators import (
+    ACCOUNT_ACTIVE,
     CLEARED,
     SESSION,
     SIGN_IN,
@@ -74,6 +75,7 @@ from .authenticators import (
     SPEND,
     SPENT,
     STAGED_PASSWORD,
+    account_as_signed_in,
     idempotency_key_spend,
     limit_check,
     owned_delete,

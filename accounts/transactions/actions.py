@@ -78,6 +78,9 @@ class Role(StrEnum):
     # A ConditionCheck that the account's password is the one a staged login was judged
     # with (the second step's sign-in, see .authenticators.password_as_staged).
     STAGED_PASSWORD = "staged_password"
+    # A ConditionCheck that the account a sign-in makes a session for still exists, is
+    # active and is no tombstone, as read (see .authenticators.account_as_signed_in).
+    ACCOUNT_ACTIVE = "account_active"
 
 
 # The roles by name, as the planners, the runner and the tests import them.

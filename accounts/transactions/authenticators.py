@@ -17,7 +17,12 @@ single-use write is given as its builder, ``spend(now)`` -> the action. A sign-i
 code also checks that each counter of its limit (``mfa_attempt``) is still under it
 (:func:`limit_check`; :mod:`accounts.ratelimit` writes the condition, as only it knows its
 counters), and the second step of a login checks that the account's password is still the
-one its first step was judged with (:func:`password_as_staged`).
+one its first step was judged with (:func:`password_as_staged`). A login's sign-in (its
+second step, or a passkey login) checks that its account is still there and active as read
+(:func:`account_as_signed_in`, or as a conjunct of the action the transaction already has
+on the account), so no deactivation or deletion committed since the read, whose
+``end_sessions`` cannot see a session written after its Query, leaves a session behind for
+a reactivation to let in.
 """
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -49,7 +54,9 @@ from .running import run, settle
 SIGN_IN, SPEND = "sign_in", "spend"
 # A sign-in's roles (see Role).
 SESSION, SPENT, CLEARED, SLOT = Role.SESSION, Role.SPENT, Role.CLEARED, Role.SLOT
-STAGED_PASSWORD = Role.STAGED_PASSWORD
+STAGED_PASSWORD, ACCOUNT_ACTIVE = Role.STAGED_PASSWORD, Role.ACCOUNT_ACTIVE
+# What a sign-in checks of its account as read: still there, no tombstone, and active.
+SIGNED_IN_AS_READ = ("is_active",)
 # The condition the session store saves a session with (accounts.sessions.SAVE_CONDITION):
 # the session still lives. Spelled here because the session store imports this package.
 SESSION_LIVE = "expires >= :now"
@@ -133,14 +140,15 @@ def recovery_code_spend(account: Any, digest: str) -> Spend:
     :digest``, guarded ``contains(recovery_codes, :digest)``: a recovery code is accepted
     once, and is known afterwards as used (not wrong). A recovery code is spent only by a
     login's second step, so the Update is also guarded by the account's password as read,
-    as :func:`password_as_staged` guards the others (one action per item: it cannot be a
-    ConditionCheck of its own)."""
+    as :func:`password_as_staged` guards the others, and by its ``is_active`` as read, as
+    :func:`account_as_signed_in` guards every sign-in (one action per item: neither can be
+    a ConditionCheck of its own)."""
     model = type(account)
     codes, used = model.recovery_codes, model.used_recovery_codes
     actions: list[UpdateAction] = [codes.delete({digest}), used.add({digest})]
 
     def spend(now: int) -> Action:
-        condition = codes.contains(digest) & _still_as_read(account, {"password"}, now)
+        condition = _still_as_read(account, {"password", *SIGNED_IN_AS_READ}, now) & codes.contains(digest)
         body = account.get_update_kwargs_from_instance(actions=actions, condition=condition)
         return Action("Update", body, SPENT, _key_target(account))
 
@@ -148,9 +156,11 @@ def recovery_code_spend(account: Any, digest: str) -> Spend:
 
 
 def password_as_staged(account: Any) -> Spend:
-    """The builder of ``ConditionCheck account [password = :read]``, sent with the sign-in of
-    a login's second step (its TOTP code or passkey), ``account`` as the step read it. A
-    half-login dies with the password it was begun with, whatever the timing, because:
+    """The builder of ``ConditionCheck account [password = :read AND is_active = :read]``,
+    sent with the sign-in of a login's second step (its TOTP code or passkey), ``account``
+    as the step read it: the check of :func:`account_as_signed_in` too (one action per
+    item). A half-login dies with the password it was begun with, whatever the timing,
+    because:
 
     1. the staged login carries the stamp of the password its first step checked, and the
        second step compares it with the account as read (``staged_for`` in
@@ -159,12 +169,33 @@ def password_as_staged(account: Any) -> Spend:
        the password committed between the read and the sign-in cancels the sign-in whole
        (no session written, no factor spent);
     3. a new password hash is salted, so even the same password set again changes it."""
+    return _account_check(account, {"password", *SIGNED_IN_AS_READ}, STAGED_PASSWORD)
+
+
+def account_as_signed_in(account: Any) -> Spend:
+    """The builder of ``ConditionCheck account [is_active = :read]`` (so the account exists
+    and is no tombstone, which holds no ``is_active``), sent with a sign-in whose
+    transaction has no other action on the account (a passkey login). A session never
+    outlives a deactivation or deletion racing its sign-in, because:
+
+    1. the sign-in read the account active; a deactivation or deletion committed before that
+       read refuses it there;
+    2. one committed after the read and before the sign-in's transaction fails this check:
+       the sign-in is cancelled whole, no session written;
+    3. one committed after the sign-in's transaction is followed by ``end_sessions``, whose
+       Query finds the session, and the session's load refuses an inactive account meanwhile.
+    Without 2, the session written after ``end_sessions``' Query outlives it, and a later
+    reactivation of the account lets it in."""
+    return _account_check(account, set(SIGNED_IN_AS_READ), ACCOUNT_ACTIVE)
+
+
+def _account_check(account: Any, names: set[str], role: Role) -> Spend:
     model = type(account)
 
     def check(now: int) -> Action:
-        condition = _still_as_read(account, {"password"}, now)
+        condition = _still_as_read(account, names, now)
         body = model.get_operation_kwargs_from_class(account.PK, account.SK, condition=condition)
-        return Action("ConditionCheck", body, STAGED_PASSWORD, _key_target(account))
+        return Action("ConditionCheck", body, role, _key_target(account))
 
     return check
 

@@ -187,6 +187,7 @@ def plan_change(
     unheld: Iterable[tuple[UniqueConstraint, str]] = (),
     also: Sequence[Action] = (),
     others: Mapping[str, str | None] | None = None,
+    as_read: Iterable[str] = (),
 ) -> Transaction:
     """The transaction applying ``changes`` (attribute -> new value) to ``item`` as read.
 
@@ -207,6 +208,8 @@ def plan_change(
     ``keep_locks`` maps old lock keys not to release to the other item holding each
     (``None``: the lock names nobody); each gets a ConditionCheck that it still does
     (``owner = that item``), so the transaction is cancelled if the lock moved meanwhile.
+    ``as_read``: attributes the change keeps but guards as read too (a factor's removal that
+    drops the recovery codes only because the account has no other factor).
     ``unheld`` lists ``(constraint, key)`` pairs that must be free, each checked with
     ``ConditionCheck lock [attribute_not_exists(PK)]`` and refused by position like a Put
     (an email change request: the new address must not be held, though no lock moves yet).
@@ -224,7 +227,9 @@ def plan_change(
     """
     held_elsewhere = keep_locks or {}
     return _transaction(
-        CHANGE, lambda now: [*_change_actions(item, changes, held_elsewhere, unheld, others, now), *also], token
+        CHANGE,
+        lambda now: [*_change_actions(item, changes, held_elsewhere, unheld, others, now, as_read), *also],
+        token,
     )
 
 
@@ -235,6 +240,7 @@ def _change_actions(
     unheld: Iterable[tuple[UniqueConstraint, str]],
     others: Mapping[str, str | None] | None,
     now: int,
+    as_read: Iterable[str] = (),
 ) -> list[Action]:
     model = type(item)
     changed = changed_copy(item, changes)
@@ -242,7 +248,7 @@ def _change_actions(
     owner = _owner(item)
     expires = _expires(changed)
     stops_expiring = _expires(item) is not None and expires is None
-    guarded = set(changes)
+    guarded = {*changes, *as_read}
     lock_actions: list[Action] = []
     for constraint in constraints_of(model):
         if not _touches(constraint, changes, stops_expiring):

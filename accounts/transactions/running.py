@@ -384,12 +384,13 @@ def change(
     token: str | None = None,
     unheld: Iterable[tuple[Any, str]] = (),
     also: Sequence[Action] = (),
+    as_read: Iterable[str] = (),
 ) -> ModelT:
     """Apply ``changes`` to ``item`` and move its locks in one transaction.
 
     ``item`` must be as read from the table; on success it carries the new values.
     ``unheld``: lock keys that must be free; ``also``: actions on items it owns, sent in the
-    same transaction; see :func:`plan_change`.
+    same transaction; ``as_read``: attributes kept but guarded as read; see :func:`plan_change`.
     Raises :class:`StaleItem` when the item changed since it was read. An old lock held by
     another item is not released but checked, in the same transaction, to still be that
     item's (see :func:`plan_change`); if it moved meanwhile, the change is planned again.
@@ -397,7 +398,7 @@ def change(
     moved = keys_after_change(item, changes)
     _run_releasing_old_locks(
         lambda keep, others, token: plan_change(
-            item, changes, token=token, keep_locks=keep, unheld=unheld, also=also, others=others
+            item, changes, token=token, keep_locks=keep, unheld=unheld, also=also, others=others, as_read=as_read
         ),
         token,
         *((item, changed_copy(item, changes)) if _is_member(item) else ()),

@@ -329,7 +329,7 @@ def login_with_passkey(request, assertion):
             assertion,
             challenge,
             require_user_verification=True,
-            also=[store.used_challenge_spend(challenge)],
+            also=[store.used_challenge_spend(challenge), store.account_as_signed_in(account)],
         )
     except passkeys.PasskeyRefused:
         # The same answer sent twice: the other request signed in first and stored the
