@@ -68,7 +68,7 @@ class AccountValuesForm(NewUsernameMixin, forms.Form):
         return get_adapter().clean_email(self.cleaned_data["email"])
 
 
-def clean_account_values(email, username, *, allow_reserved=False):
+def clean_account_values(email: str, username: str, *, allow_reserved: bool = False) -> tuple[str, str]:
     """``(email, username)`` normalized and checked by the sign-up form's rules; raises
     :class:`ValidationError` keyed by field, as the form shows it. ``allow_reserved``: a
     reserved username is allowed (staff accounts, as staff may give)."""

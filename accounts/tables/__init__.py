@@ -268,7 +268,7 @@ class Lock(TableModel):
 
 
 @functools.cache
-def get_account_model():
+def get_account_model() -> type[Account]:
     """The PynamoDB account model named by ``ACCOUNTS_ACCOUNT_MODEL``."""
     return _import(app_settings.ACCOUNT_MODEL)
 
