@@ -55,7 +55,8 @@ def field_errors(
 class ErrorsForm(Protocol):
     """What :func:`add_store_error` needs of a form: Django's ``fields`` and ``add_error``."""
 
-    fields: dict[str, forms.Field]
+    @property
+    def fields(self) -> dict[str, forms.Field]: ...
 
     def add_error(self, field: str | None, error: ValidationError) -> None: ...
 
@@ -84,7 +85,8 @@ def add_store_error(form: ErrorsForm, error: Exception, model: type[Any] | None 
 class StoreErrorsForm(ErrorsForm, Protocol):
     """A form that :class:`StoreErrorsMixin` completes."""
 
-    unique_model: type[Any] | None
+    @property
+    def unique_model(self) -> type[Any] | None: ...
 
 
 class StoreErrorsMixin:

@@ -379,7 +379,7 @@ def _all_subclasses(cls):
         yield from _all_subclasses(subclass)
 
 
-def configure():
+def configure() -> None:
     """Point every table model, and the transaction client, at the configured table."""
     meta = TableModel.Meta
     meta.table_name = app_settings.TABLE_NAME
