@@ -78,7 +78,7 @@ _warned_of_forwarding = False
 _warning_lock = threading.Lock()
 
 
-def wait_in_words(seconds):
+def wait_in_words(seconds: float) -> str:
     """How long to wait, translated: seconds under a minute (``27 seconds``), else whole
     minutes rounded up (``2 minutes``, ``1 hour, 5 minutes``); never "0 minutes"."""
     if seconds < 60:
