@@ -54,6 +54,7 @@ from datetime import timedelta
 
 import botocore.exceptions
 from django.core.exceptions import ImproperlyConfigured, ValidationError
+from django.forms import BaseForm
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.timesince import timeuntil
@@ -90,12 +91,12 @@ def wait_in_words(seconds: float) -> str:
 class RateLimited(Exception):
     """An attempt over a limit; ``retry_after`` is whole seconds until one is allowed."""
 
-    def __init__(self, action, retry_after):
+    def __init__(self, action: str, retry_after: int) -> None:
         self.action = action
         self.retry_after = retry_after
         super().__init__(f"Rate limit of {action!r} exceeded; retry after {retry_after} s.")
 
-    def validation_error(self):
+    def validation_error(self) -> ValidationError:
         """The non-field form error to show: how long to wait, in words."""
         return ValidationError(
             RATE_LIMITED_MESSAGE, code="rate_limited", params={"wait": wait_in_words(self.retry_after)}
@@ -544,7 +545,7 @@ class RateLimitMixin:
         return response
 
 
-def refuse(form, error):
+def refuse(form: BaseForm, error: RateLimited) -> None:
     """Show ``error`` (a :class:`RateLimited`) on ``form`` as a non-field error; its view
     (:class:`RateLimitMixin`) answers 429."""
     form.rate_limited = error
