@@ -7,7 +7,7 @@ the shared client and turn failures into the engine's exceptions, so the 503 mid
 answers for them as for everything else.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import botocore.exceptions
@@ -54,7 +54,7 @@ def call(operation: str, **params: Any) -> dict[str, Any]:
         raise
 
 
-def failed_condition(error):
+def failed_condition(error: botocore.exceptions.ClientError) -> bool:
     """Whether ``error`` (a botocore ``ClientError``) is a write refused by its condition."""
     return error.response.get("Error", {}).get("Code") == CONDITION_FAILED
 
@@ -78,7 +78,7 @@ def batch_get(keys: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return found
 
 
-def batch_write(puts=(), deletes=()):
+def batch_write(puts: Iterable[Mapping[str, Any]] = (), deletes: Iterable[Mapping[str, Any]] = ()) -> None:
     """Put raw items and delete raw keys, 25 to a request (no conditions: BatchWriteItem
     takes none, so only writes that need no guard belong here)."""
     requests = [{"PutRequest": {"Item": item}} for item in puts]

@@ -273,7 +273,7 @@ def get_account_model() -> type[Account]:
     return _import(app_settings.ACCOUNT_MODEL)
 
 
-def account_pk(account_id):
+def account_pk(account_id: str) -> str:
     return f"{ACCOUNT_PREFIX}{account_id}"
 
 
