@@ -392,13 +392,14 @@ def consume_anonymous_session(request: HttpRequest) -> None:
         count_attempt(ANONYMOUS_SESSION_ACTION, [Counter(ANONYMOUS_SESSION_ACTION, rule, address) for rule in rules])
 
 
-def consume(request: HttpRequest, action: str, *, key: str | None = None, user: str | None = None) -> None:
+def consume(request: HttpRequest | None, action: str, *, key: str | None = None, user: str | None = None) -> None:
     """Count one attempt at ``action``; raise :class:`RateLimited` if it is over a limit.
 
     ``key`` is what the action is about (e.g. the lock key of the email a password reset
     is for), ``user`` the account concerned (default: the signed-in user). Costs one
     conditional ``UpdateItem`` per rule that applies; a refused attempt is not counted (at
     most one more request per rule takes it back), so it does not lengthen the wait.
+    Without a request (mail sent by a command), only the rules per key and user apply.
     """
     count_attempt(action, counters_for(request, action, key=key, user=user))
 
