@@ -4,10 +4,15 @@ Subclass :class:`DefaultAccountAdapter` and name the subclass in ``ACCOUNTS_ADAP
 forms and views always reach it through :func:`get_adapter`.
 """
 
+from __future__ import annotations
+
 import re
 import unicodedata
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, cast
 
 import idna
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.base_user import BaseUserManager
 from django.contrib.auth.hashers import make_password
@@ -20,8 +25,13 @@ from django.utils.translation import gettext_lazy as _
 
 from . import identifiers, store
 from .app_settings import app_settings
-from .tables import get_account_model
+from .tables import Account, get_account_model
 from .uniqueness import constraints_of
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
+    from .models import User
 
 # Django's UnicodeUsernameValidator without "@": letters, digits and . + - _
 USERNAME_CHARACTERS = re.compile(r"^[\w.+-]+\Z")
@@ -33,7 +43,7 @@ MAX_LOCAL_PART_LENGTH = 64
 class DefaultAccountAdapter:
     """Default behaviour of the account pages; every method is a hook to override."""
 
-    error_messages = {
+    error_messages: dict[str, StrOrPromise] = {
         "email_taken": _("This email address is already in use."),
         "username_taken": _("This username is taken."),
         "value_taken": _("This value is already in use."),
@@ -69,7 +79,7 @@ class DefaultAccountAdapter:
         ),
     }
 
-    success_messages = {
+    success_messages: dict[str, StrOrPromise] = {
         "signed_up": _("Welcome, %(username)s! Your account is ready."),
         "logged_in": _("You are logged in as %(username)s."),
         "logged_out": _("You have logged out."),
@@ -101,18 +111,18 @@ class DefaultAccountAdapter:
         ),
     }
 
-    def __init__(self, request=None):
+    def __init__(self, request: HttpRequest | None = None) -> None:
         self.request = request
 
-    def validation_error(self, code, **params):
+    def validation_error(self, code: str, **params: Any) -> ValidationError:
         """A :class:`ValidationError` with the message of ``code`` from :attr:`error_messages`."""
         return ValidationError(self.error_messages[code], code=code, params=params or None)
 
-    def normalize_email(self, email):
+    def normalize_email(self, email: str) -> str:
         """NFKC-normalize and lowercase the domain: ``Ada@EXAMPLE.ｃｏｍ`` -> ``Ada@example.com``."""
         return BaseUserManager.normalize_email(unicodedata.normalize("NFKC", email))
 
-    def clean_email(self, email):
+    def clean_email(self, email: str) -> str:
         """Further rules for an (already valid) email address: no quoted local part
         (``"ada"@example.com`` is another spelling of ``ada@example.com``), a local part of at
         most 64 characters (RFC 5321), a domain valid in IDNA (UTS #46), and no domain label
@@ -133,11 +143,11 @@ class DefaultAccountAdapter:
                 raise self.validation_error("email_mixed_scripts", scripts=", ".join(scripts))
         return email
 
-    def normalize_username(self, username):
+    def normalize_username(self, username: str) -> str:
         """NFKC-normalize: full-width ``ａｄａ`` becomes ``ada``, ligature ``ﬁ`` becomes ``fi``."""
         return unicodedata.normalize("NFKC", username)
 
-    def clean_username(self, username):
+    def clean_username(self, username: str) -> str:
         """Refuse what lets one name pass for another, or for no name at all: invisible
         characters (default-ignorable, controls, formats), ``@`` (a login with ``@`` is always
         an email), characters outside UTS #39's identifier profile and anything beyond
@@ -162,13 +172,19 @@ class DefaultAccountAdapter:
             raise self.validation_error("username_digits_only")
         return username
 
-    def is_reserved_username(self, username):
+    def is_reserved_username(self, username: str) -> bool:
         """Whether ``username`` looks like a name of ``ACCOUNTS_USERNAME_BLACKLIST`` (same
         skeleton: ``Admin``, ``аdmin`` and ``adrnin`` are all ``admin``)."""
         reserved = {identifiers.username_skeleton_key(name) for name in app_settings.USERNAME_BLACKLIST}
         return identifiers.username_skeleton_key(username) in reserved
 
-    def taken_error(self, field, namespaces=(), model=None, messages=None):
+    def taken_error(
+        self,
+        field: str,
+        namespaces: Iterable[str] = (),
+        model: type[Any] | None = None,
+        messages: Mapping[str, StrOrPromise] | None = None,
+    ) -> ValidationError:
         """The error shown on ``field`` when another item already holds its value.
 
         ``namespaces`` are those of the constraints that collided: when none of the field's
@@ -183,24 +199,26 @@ class DefaultAccountAdapter:
             code = "value_similar" if similar else "value_taken"
         return ValidationError(texts[code], code=code)
 
-    def get_form_class(self, name):
+    def get_form_class(self, name: str) -> type[forms.BaseForm]:
         """The form class of the account page ``name`` (``"signup"``, ``"login"``,
         ``"email_change"``, ``"username_change"``, ``"password_change"``, ``"delete"``),
         from ``ACCOUNTS_FORMS``."""
         form_class = app_settings.FORMS[name]
-        return import_string(form_class) if isinstance(form_class, str) else form_class
+        return cast("type[forms.BaseForm]", import_string(form_class) if isinstance(form_class, str) else form_class)
 
-    def get_signup_attributes(self, request, form):
+    def get_signup_attributes(self, request: HttpRequest, form: forms.BaseForm) -> dict[str, Any]:
         """Extra account attributes to store on signup, beyond email, username and password."""
         return {}
 
-    def create_account(self, request, form, token):
+    def create_account(self, request: HttpRequest, form: forms.BaseForm, token: str | None) -> tuple[Account, bool]:
         """Hash the password and sign up, sending ``token`` as the ClientRequestToken.
 
         Returns ``(account, created)`` as :func:`accounts.store.signup` does.
         """
         data = form.cleaned_data
-        return store.signup(
+        # accounts.store.signup carries no annotations yet: its result, as it documents it.
+        signup = cast("Callable[..., tuple[Account, bool]]", store.signup)
+        return signup(
             data["email"],
             data["username"],
             make_password(data["password1"]),
@@ -214,16 +232,16 @@ class DefaultAccountAdapter:
         its own stages here, or none."""
         return ["accounts.mfa.stages.SecondFactorStage"]
 
-    def get_user_permissions(self, user):
+    def get_user_permissions(self, user: User) -> set[str]:
         """The permissions (``"app_label.codename"``) of an active, non-superuser ``user``
         (a superuser has them all): ``ACCOUNTS_STAFF_PERMISSIONS`` for staff, none for others."""
         return set(app_settings.STAFF_PERMISSIONS) if user.is_staff else set()
 
-    def get_login_url(self, request):
+    def get_login_url(self, request: HttpRequest) -> str:
         """Where a page that needs a signed-in user sends everyone else (``ACCOUNTS_LOGIN_URL``)."""
         return resolve_url(app_settings.LOGIN_URL)
 
-    def get_signup_redirect_url(self, request):
+    def get_signup_redirect_url(self, request: HttpRequest) -> str:
         """Where a new account lands (``ACCOUNTS_SIGNUP_REDIRECT_URL``)."""
         return resolve_url(app_settings.SIGNUP_REDIRECT_URL)
 
@@ -231,26 +249,26 @@ class DefaultAccountAdapter:
         """Where a login lands without a ``next`` parameter (``ACCOUNTS_LOGIN_REDIRECT_URL``)."""
         return resolve_url(app_settings.LOGIN_REDIRECT_URL)
 
-    def get_logout_redirect_url(self, request):
+    def get_logout_redirect_url(self, request: HttpRequest) -> str:
         """Where a logout lands without a ``next`` parameter (``ACCOUNTS_LOGOUT_REDIRECT_URL``)."""
         return resolve_url(app_settings.LOGOUT_REDIRECT_URL)
 
-    def get_delete_redirect_url(self, request):
+    def get_delete_redirect_url(self, request: HttpRequest) -> str:
         """Where a deleted account lands (``ACCOUNTS_DELETE_REDIRECT_URL``)."""
         return resolve_url(app_settings.DELETE_REDIRECT_URL)
 
-    def add_success_message(self, request, code, **params):
+    def add_success_message(self, request: HttpRequest, code: str, **params: Any) -> None:
         """Queue the success message ``code`` from :attr:`success_messages`."""
         messages.success(request, self.success_messages[code] % params)
 
-    def add_verification_message(self, request, outcome, email=""):
+    def add_verification_message(self, request: HttpRequest, outcome: str, email: str = "") -> None:
         """Queue what became of a (re)sent verification mail: ``sent``, ``too_soon`` or ``failed``."""
         code = {"sent": "verification_sent", "too_soon": "verification_too_soon", "failed": "verification_failed"}
         level = messages.SUCCESS if outcome == "sent" else messages.WARNING
         messages.add_message(request, level, self.success_messages[code[outcome]] % {"email": email})
 
 
-def _own_namespaces(field, model=None):
+def _own_namespaces(field: str, model: type[Any] | None = None) -> set[str]:
     """The namespaces of ``model``'s constraints on ``field`` that are not look-alike locks."""
     constraints = constraints_of(model or get_account_model())
     return {
@@ -260,4 +278,4 @@ def _own_namespaces(field, model=None):
 
 def get_adapter(request: HttpRequest | None = None) -> DefaultAccountAdapter:
     """The adapter named by ``ACCOUNTS_ADAPTER``, for ``request``."""
-    return import_string(app_settings.ADAPTER)(request)
+    return cast(DefaultAccountAdapter, import_string(app_settings.ADAPTER)(request))

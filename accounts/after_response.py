@@ -12,12 +12,13 @@ from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpResponseRedirect, JsonResponse
+from django.http.response import HttpResponseBase
 from django.utils import translation
 
 logger = logging.getLogger(__name__)
 
 
-class WorkAfterClose:
+class WorkAfterClose(HttpResponseBase):
     """A response mixin that runs ``work`` when the response is closed, after it was sent.
 
     ``work`` runs once, in the language the request was answered in (the mail it sends
@@ -52,6 +53,6 @@ class RedirectThen(WorkAfterClose, HttpResponseRedirect):
 class JsonThen(WorkAfterClose, JsonResponse):
     """A JSON answer of ``data`` that runs ``work`` once it was sent (:class:`WorkAfterClose`)."""
 
-    def __init__(self, data: dict, work: Callable[[], object], **kwargs: Any) -> None:
+    def __init__(self, data: dict[str, Any], work: Callable[[], object], **kwargs: Any) -> None:
         super().__init__(data, **kwargs)
         self.run_after_close(work)

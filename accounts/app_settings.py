@@ -5,10 +5,13 @@ Every setting is optional; the property names below are the setting names withou
 access reads ``django.conf.settings`` again.
 """
 
+from collections.abc import Collection, Mapping, Sequence
 from datetime import timedelta
+from typing import Any, Literal
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+from django.forms import BaseForm
 
 # ACCOUNTS_EMAIL_VERIFICATION values.
 MANDATORY, OPTIONAL, NONE = "mandatory", "optional", "none"
@@ -79,53 +82,55 @@ class AppSettings:
 
     prefix = "ACCOUNTS_"
 
-    def _setting(self, name, default):
+    def _setting(self, name: str, default: Any) -> Any:
         return getattr(settings, self.prefix + name, default)
 
-    def _project_setting(self, name, default):
+    def _project_setting(self, name: str, default: Any) -> Any:
         """Django's setting ``name`` when the project sets it, else ``default``.
 
         Django's own defaults for LOGIN_URL and LOGIN_REDIRECT_URL are hard-coded
         ``/accounts/...`` paths, wrong as soon as the URLs are included under another prefix.
         """
-        return getattr(settings, name) if settings.is_overridden(name) else default
+        # LazySettings passes is_overridden to the settings it wraps; django-stubs' plugin
+        # reads it as a setting's name.
+        return getattr(settings, name) if settings.is_overridden(name) else default  # type: ignore[misc]
 
     @property
-    def TABLE_NAME(self):
+    def TABLE_NAME(self) -> str:
         """DynamoDB table holding accounts and lock items. Default ``"accounts"``."""
         return self._setting("TABLE_NAME", "accounts")
 
     @property
-    def ENDPOINT_URL(self):
+    def ENDPOINT_URL(self) -> str | None:
         """DynamoDB endpoint (e.g. DynamoDB Local); ``None`` means AWS's endpoint for the region."""
         return self._setting("ENDPOINT_URL", None) or None
 
     @property
-    def REGION(self):
+    def REGION(self) -> str:
         """AWS region. Default ``"us-east-1"``."""
         return self._setting("REGION", "us-east-1")
 
     @property
-    def WRITE_REGION(self):
+    def WRITE_REGION(self) -> str | None:
         """The one region that writes accounts when the table is a global table (MREC): a
         process whose :attr:`REGION` differs serves reads only. Default ``None`` (a table of
         one region). See :mod:`accounts.regions`."""
         return self._setting("WRITE_REGION", None) or None
 
     @property
-    def CONNECT_TIMEOUT(self):
+    def CONNECT_TIMEOUT(self) -> float:
         """Seconds to wait for a connection to DynamoDB (at most a quarter of
         :attr:`REQUEST_DEADLINE`). Default 2."""
         return self._setting("CONNECT_TIMEOUT", 2)
 
     @property
-    def READ_TIMEOUT(self):
+    def READ_TIMEOUT(self) -> float:
         """Seconds to wait for DynamoDB's answer (at most half of :attr:`REQUEST_DEADLINE`).
         Default 10."""
         return self._setting("READ_TIMEOUT", 10)
 
     @property
-    def UNIQUE_FIELDS(self):
+    def UNIQUE_FIELDS(self) -> dict[str, Any]:
         """Unique account fields: ``{field: {"namespace": ..., "normalizer": ..., "allow_empty": ...}}``.
 
         ``namespace`` (required) is the lock key prefix, its own per field; ``normalizer``
@@ -153,14 +158,14 @@ class AppSettings:
         return fields
 
     @property
-    def USERNAME_BLACKLIST(self):
+    def USERNAME_BLACKLIST(self) -> Collection[str]:
         """Usernames nobody may sign up with or change to, compared by confusable skeleton
         (``аdmin`` and ``ADMIN`` are ``admin``); staff may still use them
         (``accounts_createstaff``, the staff pages). Default :data:`RESERVED_USERNAMES`."""
         return self._setting("USERNAME_BLACKLIST", RESERVED_USERNAMES)
 
     @property
-    def EMAIL_VERIFICATION(self):
+    def EMAIL_VERIFICATION(self) -> str:
         """``"mandatory"`` (default: an unverified account cannot log in), ``"optional"``
         (it can; the profile asks for the link to be opened) or ``"none"`` (the address
         counts as verified at sign-up and takes its lock at once)."""
@@ -172,7 +177,7 @@ class AppSettings:
         return value
 
     @property
-    def UNVERIFIED_EXPIRY(self):
+    def UNVERIFIED_EXPIRY(self) -> timedelta:
         """How long an unverified sign-up (and the username it holds) lives, and how long a
         verification or email-change link works: a ``timedelta`` or seconds. Sending the
         verification mail again does not extend it. Default 24 hours (a name held without
@@ -181,7 +186,7 @@ class AppSettings:
         return value if isinstance(value, timedelta) else timedelta(seconds=value)
 
     @property
-    def CLOCK_SKEW_MARGIN(self):
+    def CLOCK_SKEW_MARGIN(self) -> timedelta:
         """How far apart two servers' clocks may be, plus the seconds a request may take from
         its planning to its last resend: a ``timedelta`` or seconds. A value held by an
         expired claim (an unverified sign-up) is taken only once ``expires`` is older than
@@ -194,14 +199,14 @@ class AppSettings:
         return value
 
     @property
-    def AUDIT_MEMORY_LIMIT(self):
+    def AUDIT_MEMORY_LIMIT(self) -> str:
         """The most memory the audit's join (DuckDB) may take, in DuckDB's notation
         (``"1GB"``, ``"512MB"``); past it, DuckDB spills to files in the audit's temporary
         directory. Default ``"1GB"``."""
         return self._setting("AUDIT_MEMORY_LIMIT", "1GB")
 
     @property
-    def PREVENT_ENUMERATION(self):
+    def PREVENT_ENUMERATION(self) -> bool:
         """Whether the sign-up and email-change forms hide which addresses are registered.
 
         When True, a sign-up with an address a verified account holds answers exactly as
@@ -218,7 +223,7 @@ class AppSettings:
         return self.EMAIL_VERIFICATION == MANDATORY if value is None else bool(value)
 
     @property
-    def SITE_URL(self):
+    def SITE_URL(self) -> str | None:
         """The site's address, scheme and host only, e.g. ``"https://accounts.example.com"``
         (``"http://localhost:8000"`` in development): every link in mail starts with it, and
         a passkey's relying party is its host. A request's ``Host`` header is never used
@@ -227,13 +232,13 @@ class AppSettings:
         return self._setting("SITE_URL", None) or None
 
     @property
-    def ACCOUNT_MODEL(self):
+    def ACCOUNT_MODEL(self) -> str:
         """Dotted path of the PynamoDB account model: ``accounts.tables.Account`` or a subclass
         adding attributes (e.g. a unique ``phone``). Default ``"accounts.tables.Account"``."""
         return self._setting("ACCOUNT_MODEL", "accounts.tables.Account")
 
     @property
-    def UNIQUE_MODELS(self):
+    def UNIQUE_MODELS(self) -> Sequence[str]:
         """Dotted paths of the other PynamoDB models in the table that declare unique
         constraints (e.g. ``["accounts.examples.Player"]``). The audit, its repairs and the
         backfill cover these as well as the account model; each declares ``key_prefix``, the
@@ -241,12 +246,12 @@ class AppSettings:
         return self._setting("UNIQUE_MODELS", [])
 
     @property
-    def ADAPTER(self):
+    def ADAPTER(self) -> str:
         """Dotted path of the adapter class. Default ``"accounts.adapter.DefaultAccountAdapter"``."""
         return self._setting("ADAPTER", "accounts.adapter.DefaultAccountAdapter")
 
     @property
-    def FORMS(self):
+    def FORMS(self) -> dict[str, str | type[BaseForm]]:
         """Form class of each account page by name (``signup``, ``login``, ``email_change``,
         ``username_change``, ``password_change``, ``delete``), as a dotted path or a class.
 
@@ -256,7 +261,7 @@ class AppSettings:
         return {**DEFAULT_FORMS, **self._setting("FORMS", {})}
 
     @property
-    def LOGIN_URL(self):
+    def LOGIN_URL(self) -> str:
         """Where the account and staff pages send a visitor who must log in first.
 
         Default: ``settings.LOGIN_URL`` when the project sets it, else ``"accounts:login"``.
@@ -264,7 +269,7 @@ class AppSettings:
         return self._setting("LOGIN_URL", self._project_setting("LOGIN_URL", "accounts:login"))
 
     @property
-    def LOGIN_REDIRECT_URL(self):
+    def LOGIN_REDIRECT_URL(self) -> str:
         """Where a login lands without ``next``.
 
         Default: ``settings.LOGIN_REDIRECT_URL`` when the project sets it, else ``"accounts:profile"``.
@@ -272,24 +277,24 @@ class AppSettings:
         return self._setting("LOGIN_REDIRECT_URL", self._project_setting("LOGIN_REDIRECT_URL", "accounts:profile"))
 
     @property
-    def SIGNUP_REDIRECT_URL(self):
+    def SIGNUP_REDIRECT_URL(self) -> str:
         """Where a new account lands after signup. Default: :attr:`LOGIN_REDIRECT_URL`."""
         return self._setting("SIGNUP_REDIRECT_URL", self.LOGIN_REDIRECT_URL)
 
     @property
-    def LOGOUT_REDIRECT_URL(self):
+    def LOGOUT_REDIRECT_URL(self) -> str:
         """Where logout lands without ``next``. Default: ``settings.LOGOUT_REDIRECT_URL``, else ``"/"``."""
         return self._setting("LOGOUT_REDIRECT_URL", settings.LOGOUT_REDIRECT_URL or "/")
 
     @property
-    def DELETE_REDIRECT_URL(self):
+    def DELETE_REDIRECT_URL(self) -> str:
         """Where a deleted account lands. Default: :attr:`LOGOUT_REDIRECT_URL`."""
         return self._setting("DELETE_REDIRECT_URL", self.LOGOUT_REDIRECT_URL)
 
     # Sessions, rate limits and the request deadline (issue 10).
 
     @property
-    def SESSION_TOUCH_INTERVAL(self):
+    def SESSION_TOUCH_INTERVAL(self) -> float | None:
         """Seconds after which a page refreshes its session's "last seen" (one extra guarded
         ``PutItem`` on that page, the largest write cost of a busy site: see the README's
         "Costs"); ``None`` never refreshes it. Default 3600 (an hour). With
@@ -298,7 +303,7 @@ class AppSettings:
         return self._setting("SESSION_TOUCH_INTERVAL", 3600)
 
     @property
-    def MAX_SESSIONS(self):
+    def MAX_SESSIONS(self) -> int:
         """Live sessions one account may have at once (``accounts.sessions``), a bound: each
         session takes one of this many session slots in the transaction that writes it,
         guarded by the slot's holder as read; a login beyond it ends the least recently
@@ -306,14 +311,14 @@ class AppSettings:
         return self._setting("MAX_SESSIONS", 20)
 
     @property
-    def RATE_LIMITS(self):
+    def RATE_LIMITS(self) -> Mapping[str, str | Literal[False] | None] | Literal[False]:
         """Rate limits per action in django-allauth's notation, e.g. ``{"signup": "20/m/ip"}``:
         the actions named replace their defaults (:data:`DEFAULT_RATE_LIMITS`), a false value
         turns one off, and ``False`` or ``{}`` turns every limit off. Default: the defaults."""
         return self._setting("RATE_LIMITS", DEFAULT_RATE_LIMITS)
 
     @property
-    def REQUEST_DEADLINE(self):
+    def REQUEST_DEADLINE(self) -> float | None:
         """Seconds a web request may spend waiting on DynamoDB in all, retries included;
         past it the request answers 503 (see :mod:`accounts.deadline`). ``None``: no
         deadline, only the timeouts. Default 5."""
@@ -322,37 +327,37 @@ class AppSettings:
     # Second factors, passkeys and reauthentication (issue 20).
 
     @property
-    def WEBAUTHN_RP_ID(self):
+    def WEBAUTHN_RP_ID(self) -> str | None:
         """The relying-party id passkeys are registered for: a domain, never an IP address
         (browsers refuse one). Default ``None``: the host of :attr:`SITE_URL`."""
         return self._setting("WEBAUTHN_RP_ID", None) or None
 
     @property
-    def WEBAUTHN_ORIGIN(self):
+    def WEBAUTHN_ORIGIN(self) -> str | None:
         """The origin a passkey ceremony must come from, e.g. ``"https://example.com"``, or a
         list of origins. Default ``None``: the origin of :attr:`SITE_URL`."""
         return self._setting("WEBAUTHN_ORIGIN", None) or None
 
     @property
-    def MFA_ISSUER(self):
+    def MFA_ISSUER(self) -> str | None:
         """The site's name in authenticator apps and passkey prompts. Default ``None``: the
         relying-party id."""
         return self._setting("MFA_ISSUER", None) or None
 
     @property
-    def MFA_REQUIRED_FOR_STAFF(self):
+    def MFA_REQUIRED_FOR_STAFF(self) -> bool:
         """When True, staff without a second factor (an authenticator app or a passkey) are
         sent to set one up before any staff page. Default False."""
         return self._setting("MFA_REQUIRED_FOR_STAFF", False)
 
     @property
-    def PASSKEY_SIGNUP(self):
+    def PASSKEY_SIGNUP(self) -> bool:
         """When True, the signup page offers to sign up with a passkey instead of a
         password. Default False."""
         return self._setting("PASSKEY_SIGNUP", False)
 
     @property
-    def REAUTHENTICATION_TIMEOUT(self):
+    def REAUTHENTICATION_TIMEOUT(self) -> float:
         """Seconds a password or passkey typed in (a login included) counts as fresh for
         sensitive changes: authenticators, email, password, deletion, logging out other
         sessions. Past it, those pages ask again. A ``timedelta`` or seconds. Default 300."""
@@ -360,7 +365,7 @@ class AppSettings:
         return value.total_seconds() if isinstance(value, timedelta) else value
 
     @property
-    def SECURITY_EVENT_RETENTION(self):
+    def SECURITY_EVENT_RETENTION(self) -> int:
         """Seconds an event of an account's security timeline (a login, a password or address
         change, a factor added or removed, a staff action) is kept: its item expires then
         (the table's TTL). A ``timedelta`` or seconds. Default one year (365 days)."""
@@ -368,20 +373,20 @@ class AppSettings:
         return int(value.total_seconds() if isinstance(value, timedelta) else value)
 
     @property
-    def TRUSTED_PROXY_COUNT(self):
+    def TRUSTED_PROXY_COUNT(self) -> int:
         """How many reverse proxies in front of the site append to ``X-Forwarded-For``; the
         client address is the one the outermost of them saw. Default 0: ``REMOTE_ADDR``."""
         return self._setting("TRUSTED_PROXY_COUNT", 0)
 
     @property
-    def IPV6_PREFIX_LENGTH(self):
+    def IPV6_PREFIX_LENGTH(self) -> int:
         """How many leading bits of an IPv6 client address the rate limits count it by: one
         subscriber usually holds a whole /64, and picks any address in it at will. 128
         counts each address apart. Default 64."""
         return self._setting("IPV6_PREFIX_LENGTH", 64)
 
     @property
-    def ANONYMOUS_SESSION_LIMIT(self):
+    def ANONYMOUS_SESSION_LIMIT(self) -> str | None:
         """How many new sessions of nobody (data kept before a login: a half-login, a
         passkey signup's first page) one client address may start, in the notation of
         :attr:`RATE_LIMITS` per ``ip`` (``"30/m/ip"``); over it the request answers 429 and
@@ -392,7 +397,7 @@ class AppSettings:
     # Breached passwords and session timeouts (issue 26: NIST SP 800-63B-4).
 
     @property
-    def BREACHED_PASSWORDS(self):
+    def BREACHED_PASSWORDS(self) -> str | None:
         """Where :class:`accounts.breached_passwords.BreachedPasswordValidator` looks new
         passwords up, by the first 5 hex digits of their SHA-1: a range API's URL
         (``https://api.pwnedpasswords.com``) or a directory of range files (``ABCDE`` or
@@ -400,13 +405,13 @@ class AppSettings:
         return self._setting("BREACHED_PASSWORDS", None) or None
 
     @property
-    def BREACHED_PASSWORDS_FAIL_CLOSED(self):
+    def BREACHED_PASSWORDS_FAIL_CLOSED(self) -> bool:
         """When True, a new password is refused while the breached-password source cannot
         answer; else (the default, False) it is accepted, and the failure logged."""
         return self._setting("BREACHED_PASSWORDS_FAIL_CLOSED", False)
 
     @property
-    def SESSION_IDLE_TIMEOUT(self):
+    def SESSION_IDLE_TIMEOUT(self) -> float | None:
         """Seconds of inactivity after which a session (``accounts.sessions``) ends: no
         request for that long, and it is read as absent. Tracked by the session's "last
         seen", refreshed at most once per :func:`accounts.sessions.touch_interval`, so a
@@ -417,7 +422,7 @@ class AppSettings:
         return value.total_seconds() if isinstance(value, timedelta) else value
 
     @property
-    def DEVICE_COOKIE_AGE(self):
+    def DEVICE_COOKIE_AGE(self) -> timedelta:
         """How long a browser stays trusted for an account after its last login there (its
         device cookie, see :mod:`accounts.devices`): a ``timedelta`` or seconds. Default 365 days."""
         value = self._setting("DEVICE_COOKIE_AGE", timedelta(days=365))
@@ -426,7 +431,7 @@ class AppSettings:
     # Identity providers (issue 27).
 
     @property
-    def OIDC_PROVIDERS(self):
+    def OIDC_PROVIDERS(self) -> list[dict[str, Any]]:
         """The OpenID Connect providers people may sign in with, a list of dicts ``{"id",
         "name", "issuer", "client_id", "client_secret", "scopes"}`` (``scopes`` optional,
         default ``["openid", "email", "profile"]``); see ``docs/identity-providers.md``.
@@ -434,7 +439,7 @@ class AppSettings:
         return list(self._setting("OIDC_PROVIDERS", []) or [])
 
     @property
-    def OIDC_TRUST_PROVIDER_MFA(self):
+    def OIDC_TRUST_PROVIDER_MFA(self) -> bool:
         """When True, a provider sign-in whose ID token reports a second factor (an ``amr``
         such as ``mfa``, ``otp`` or ``hwk``, or an ``acr`` the provider's ``mfa_acr_values``
         lists) skips this site's second step; a provider's own ``trust_mfa`` overrides it.
@@ -444,7 +449,7 @@ class AppSettings:
     # Permissions (issue 19).
 
     @property
-    def STAFF_PERMISSIONS(self):
+    def STAFF_PERMISSIONS(self) -> Collection[str]:
         """Permissions (``"app_label.codename"``) every active staff account has, for
         ``user.has_perm()``, ``{% if perms.app.codename %}`` and the admin; a superuser has
         every permission. The adapter's ``get_user_permissions`` may grant otherwise.

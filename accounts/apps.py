@@ -1,8 +1,10 @@
+from typing import Any
+
 from django.apps import AppConfig
 from django.core.signals import setting_changed
 
 
-def _reconfigure_on_setting_change(setting, **kwargs):
+def _reconfigure_on_setting_change(setting: str, **kwargs: Any) -> None:
     if setting.startswith("ACCOUNTS_"):
         from .tables import configure
 
@@ -13,7 +15,7 @@ class AccountsConfig(AppConfig):
     name = "accounts"
     verbose_name = "Accounts (DynamoDB)"
 
-    def ready(self):
+    def ready(self) -> None:
         from django.contrib.auth.signals import user_logged_in
 
         from . import (

@@ -55,7 +55,8 @@ def _range_from_url(base_url: str, prefix: str) -> str:
     )
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as answer:
-            return answer.read().decode("ascii", "replace")
+            text: str = answer.read().decode("ascii", "replace")
+            return text
     except (OSError, http.client.HTTPException, ValueError) as error:
         raise SourceUnavailable(f"{base_url}: {error}") from error
 

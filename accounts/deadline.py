@@ -17,6 +17,7 @@ Outside a request (commands, the shell) there is no deadline, only the timeouts.
 import contextlib
 import contextvars
 import time
+from collections.abc import Iterator
 
 from .app_settings import app_settings
 from .exceptions import Unavailable
@@ -59,7 +60,7 @@ def attempt_timeouts():
 
 
 @contextlib.contextmanager
-def started(seconds=None):
+def started(seconds: float | None = None) -> Iterator[None]:
     """Run the block (a web request) under a deadline of ``seconds`` (default
     ``ACCOUNTS_REQUEST_DEADLINE``; ``None`` or 0: no deadline)."""
     seconds = app_settings.REQUEST_DEADLINE if seconds is None else seconds
@@ -84,7 +85,7 @@ def note_saved() -> None:
         deadline.saved = True
 
 
-def saved_something():
+def saved_something() -> bool:
     """Whether a transaction of this request committed."""
     deadline = _current.get()
     return deadline is not None and deadline.saved

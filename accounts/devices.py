@@ -25,7 +25,7 @@ import secrets
 
 from django.conf import settings
 from django.core import signing
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 
 from . import ratelimit, store
 from .app_settings import app_settings
@@ -52,7 +52,7 @@ def trusted_accounts(request: HttpRequest) -> dict[str, str]:
         return {}
 
 
-def remember(request, response, account_id):
+def remember(request: HttpRequest, response: HttpResponse, account_id: str) -> None:
     """Trust this browser for ``account_id``: set its device cookie on ``response`` (after a
     login), keeping the nonce it had for that account. HttpOnly, SameSite=Lax, Secure on an
     HTTPS site, for ``ACCOUNTS_DEVICE_COOKIE_AGE`` after each login."""
@@ -103,7 +103,7 @@ def login_attempt(request: HttpRequest, login: str, account: Account | None) -> 
     return ratelimit.Attempt(request, ACTION, counters=counters)
 
 
-def second_step_guess(request, account_id):
+def second_step_guess(request: HttpRequest, account_id: str) -> ratelimit.Guess:
     """The :class:`~accounts.ratelimit.Guess` of a code at the second step of a login of
     ``account_id``: from a browser whose cookie names the account, on that browser's own
     counters (the ``key`` rules of ``mfa_attempt``; the ``ip`` rules do not apply), else on

@@ -7,6 +7,9 @@ the shared client and turn failures into the engine's exceptions, so the 503 mid
 answers for them as for everything else.
 """
 
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
 import botocore.exceptions
 
 from .exceptions import Unavailable
@@ -21,12 +24,12 @@ BATCH_GET_SIZE = 100
 UNPROCESSED_ATTEMPTS = 3
 
 
-def table_name():
+def table_name() -> str:
     """The accounts table, which holds sessions and rate counters too."""
     return TableModel.Meta.table_name
 
 
-def key(pk, sk):
+def key(pk: str, sk: str) -> dict[str, dict[str, str]]:
     """The raw key of an item."""
     return {"PK": {"S": pk}, "SK": {"S": sk}}
 
@@ -36,7 +39,7 @@ TRANSACTION_CONFLICT = "TransactionConflictException"
 CONDITION_FAILED = "ConditionalCheckFailedException"
 
 
-def call(operation, **params):
+def call(operation: str, **params: Any) -> dict[str, Any]:
     """Send one request with the shared client; transport failures, and answers that say
     "not now" even after botocore's retries (throttled, busy in a transaction), raise
     ``Unavailable``."""
@@ -51,12 +54,12 @@ def call(operation, **params):
         raise
 
 
-def failed_condition(error):
+def failed_condition(error: botocore.exceptions.ClientError) -> bool:
     """Whether ``error`` (a botocore ``ClientError``) is a write refused by its condition."""
     return error.response.get("Error", {}).get("Code") == CONDITION_FAILED
 
 
-def batch_get(keys):
+def batch_get(keys: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The items at ``keys`` (raw keys), read consistently, in one request when they fit.
 
     Returns the raw items found, in no particular order.
@@ -75,7 +78,7 @@ def batch_get(keys):
     return found
 
 
-def batch_write(puts=(), deletes=()):
+def batch_write(puts: Iterable[Mapping[str, Any]] = (), deletes: Iterable[Mapping[str, Any]] = ()) -> None:
     """Put raw items and delete raw keys, 25 to a request (no conditions: BatchWriteItem
     takes none, so only writes that need no guard belong here)."""
     requests = [{"PutRequest": {"Item": item}} for item in puts]
@@ -90,7 +93,9 @@ def batch_write(puts=(), deletes=()):
             raise Unavailable("DynamoDB left writes of a BatchWriteItem unprocessed.")
 
 
-def query_partition(pk, sort_key_prefix=None, attributes=None, *, with_events=False):
+def query_partition(
+    pk: str, sort_key_prefix: str | None = None, attributes: Sequence[str] | None = None, *, with_events: bool = False
+) -> list[dict[str, Any]]:
     """Every item of partition ``pk`` (consistent), optionally only sort keys starting
     with ``sort_key_prefix``, optionally only ``attributes``. Raw items, in sort key order.
 

@@ -46,7 +46,7 @@ class PlayerForm(StoreErrorsMixin, forms.Form):
     name = forms.CharField(max_length=100)
     number = forms.IntegerField(min_value=0)
 
-    def save(self, player_id):
+    def save(self, player_id: str) -> Player | None:
         """The new player, in one transaction with its number's lock; ``None`` when the
         engine refused it, with the reason on the form."""
         try:

@@ -9,6 +9,11 @@ when only a look-alike of it did), an ``InvalidUniqueValue`` its problem on each
 ``value_similar`` when it has none for the field).
 """
 
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
@@ -16,17 +21,24 @@ from django.utils.translation import gettext_lazy as _
 from .adapter import get_adapter
 from .exceptions import Busy, InvalidUniqueValue, ItemDeleted, LastMember, StaleItem, UniqueViolation
 
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
 # What the store can refuse after a form was valid; each becomes a form error.
 STORE_REFUSALS = (UniqueViolation, Busy, StaleItem, InvalidUniqueValue, LastMember)
 # Each InvalidUniqueValue code as a field error (an empty value: Django's "required").
-INVALID_VALUE_MESSAGES = {
+INVALID_VALUE_MESSAGES: dict[str, StrOrPromise] = {
     "empty": forms.Field.default_error_messages["required"],
     "too_long": _("This value is too long."),
     "invalid": _("This value contains characters that cannot be stored."),
 }
 
 
-def field_errors(error, model=None, messages=None):
+def field_errors(
+    error: UniqueViolation | InvalidUniqueValue,
+    model: type[Any] | None = None,
+    messages: Mapping[str, StrOrPromise] | None = None,
+) -> dict[str, ValidationError]:
     """``{field: ValidationError}`` for a ``UniqueViolation`` or an ``InvalidUniqueValue``
     raised for an item of ``model`` (default: the account model); ``messages`` by code (a
     form's own) come before the adapter's."""
@@ -40,7 +52,16 @@ def field_errors(error, model=None, messages=None):
     return {field: ValidationError(message, code=error.code) for field in sorted(error.fields)}
 
 
-def add_store_error(form, error, model=None):
+class ErrorsForm(Protocol):
+    """What :func:`add_store_error` needs of a form: Django's ``fields`` and ``add_error``."""
+
+    @property
+    def fields(self) -> dict[str, forms.Field]: ...
+
+    def add_error(self, field: str | None, error: ValidationError) -> None: ...
+
+
+def add_store_error(form: ErrorsForm, error: Exception, model: type[Any] | None = None) -> None:
     """Show on ``form`` what the store or the engine refused (one of :data:`STORE_REFUSALS`)
     when saving an item of ``model`` (default: the account model): every taken or unusable
     value on its own field, all at once; busy and stale as errors of the whole form.
@@ -61,13 +82,20 @@ def add_store_error(form, error, model=None):
         raise error
 
 
+class StoreErrorsForm(ErrorsForm, Protocol):
+    """A form that :class:`StoreErrorsMixin` completes."""
+
+    @property
+    def unique_model(self) -> type[Any] | None: ...
+
+
 class StoreErrorsMixin:
     """A form's ``add_store_error(error)``: :func:`add_store_error` for items of
     :attr:`unique_model`."""
 
     #: The model whose items this form saves; ``None``: the account model.
-    unique_model = None
+    unique_model: type[Any] | None = None
 
-    def add_store_error(self, error):
+    def add_store_error(self: StoreErrorsForm, error: Exception) -> None:
         """Show what the store refused as errors of this form (see :func:`add_store_error`)."""
         add_store_error(self, error, self.unique_model)

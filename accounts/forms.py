@@ -1,12 +1,16 @@
 """Account forms. Input rules and messages come from the adapter; saving goes to the store."""
 
+from __future__ import annotations
+
 import uuid
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from django import forms
 from django.contrib.auth import forms as auth_forms
 from django.contrib.auth.hashers import check_password
 from django.core import signing
 from django.core.exceptions import ValidationError
+from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.debug import sensitive_variables
 
@@ -18,6 +22,13 @@ from .internal.flows import login as login_flow
 from .mfa.flows.reauthentication import count_password_check
 from .models import User
 from .rules import AccountValuesForm, EmailField, NewUsernameMixin, UsernameField
+from .tables import Account
+
+if TYPE_CHECKING:
+    # django-stubs makes the mixin generic in the user it validates the password for.
+    _SetPasswordMixin = auth_forms.SetPasswordMixin[User]
+else:
+    _SetPasswordMixin = auth_forms.SetPasswordMixin
 
 SIGNUP_TOKEN_SALT = "accounts.forms.SignupForm.token"
 # DynamoDB honours a ClientRequestToken for 10 minutes after its first use. A form token
@@ -25,12 +36,12 @@ SIGNUP_TOKEN_SALT = "accounts.forms.SignupForm.token"
 SIGNUP_TOKEN_MAX_AGE = 9 * 60
 
 
-def new_signup_token():
+def new_signup_token() -> str:
     """A signed, timestamped one-time token for a signup form."""
     return signing.TimestampSigner(salt=SIGNUP_TOKEN_SALT).sign(uuid.uuid4().hex)
 
 
-class SignupForm(AccountValuesForm, StoreErrorsMixin, auth_forms.SetPasswordMixin):
+class SignupForm(AccountValuesForm, StoreErrorsMixin, _SetPasswordMixin):
     """Sign up with an email address, a username and a password.
 
     The hidden ``token`` makes the post idempotent: sent twice, the form creates one
@@ -40,7 +51,7 @@ class SignupForm(AccountValuesForm, StoreErrorsMixin, auth_forms.SetPasswordMixi
     password1, password2 = auth_forms.SetPasswordMixin.create_password_fields()
     token = forms.CharField(widget=forms.HiddenInput, required=False, initial=new_signup_token)
 
-    def clean_token(self):
+    def clean_token(self) -> str:
         """The ClientRequestToken of this post: the form's own, or a fresh one when the
         form's is missing, forged or older than :data:`SIGNUP_TOKEN_MAX_AGE`."""
         try:
@@ -50,21 +61,23 @@ class SignupForm(AccountValuesForm, StoreErrorsMixin, auth_forms.SetPasswordMixi
         except signing.BadSignature:
             return uuid.uuid4().hex
 
-    def clean(self):
+    def clean(self) -> dict[str, Any] | None:
         self.validate_passwords()
         unsaved = User(email=self.cleaned_data.get("email", ""), username=self.cleaned_data.get("username", ""))
         self.validate_password_for_user(unsaved)
         return super().clean()
 
-    def full_clean(self):
+    def full_clean(self) -> None:
         super().full_clean()
         if self.is_bound:
-            # This post spends its token; if the form is shown again it needs a new one.
-            self.data = self.data.copy()
-            self.data[self.add_prefix("token")] = new_signup_token()
+            # This post spends its token; if the form is shown again it needs a new one. The
+            # data is a QueryDict (or a dict): its copy() is one this form may change.
+            data = cast(Any, self.data).copy()
+            data[self.add_prefix("token")] = new_signup_token()
+            self.data = data
 
     @sensitive_variables("password")
-    def save(self, request):
+    def save(self, request: HttpRequest) -> Account:
         """Create the account, or find the one an earlier post of this same form created.
 
         Returns the account. Raises :class:`~accounts.exceptions.UniqueViolation` (every
@@ -106,39 +119,52 @@ class LoginForm(auth_forms.AuthenticationForm):
     }
 
     # The refused outcome of the login flow this form shows (see refuse), or None.
-    outcome = None
+    outcome: login_flow.LoginOutcome | None = None
 
-    def __init__(self, request=None, *args, **kwargs):
+    def __init__(self, request: HttpRequest | None = None, *args: Any, **kwargs: Any) -> None:
         super().__init__(request, *args, **kwargs)
-        username = self.fields["username"]
+        username = cast(forms.CharField, self.fields["username"])
         username.label = _("Username or email address")
         # Room for an email address, longer than any username.
         username.max_length = 254
         username.widget.attrs["maxlength"] = 254
 
-    def clean(self):
+    def clean(self) -> dict[str, Any]:
         # Django's AuthenticationForm authenticates here; the login flow does, in the view.
         return self.cleaned_data
 
-    def refuse(self, outcome):
+    def refuse(self, outcome: login_flow.LoginOutcome) -> None:
         """Show ``outcome``, a refusal of the login flow, as the form's non-field error."""
         self.outcome = outcome
         if outcome.status == login_flow.RATE_LIMITED:
-            ratelimit.refuse(self, outcome.refusal)
+            # A rate_limited outcome always carries its refusal.
+            ratelimit.refuse(self, cast(ratelimit.RateLimited, outcome.refusal))
         elif outcome.status == login_flow.UNVERIFIED:
             self.add_error(None, ValidationError(self.error_messages["unverified"], code="unverified"))
         else:
             self.add_error(None, self.get_invalid_login_error())
 
     @property
-    def unverified_account(self):
+    def unverified_account(self) -> Any:
         """The account whose password was right but whose address is not verified, or ``None``."""
         if self.outcome is not None and self.outcome.status == login_flow.UNVERIFIED:
             return self.outcome.account
         return None
 
 
-def count_current_password(form: forms.Form) -> None:
+class PasswordCheckingForm(Protocol):
+    """A form that checks the current password of its ``user``, for ``request``."""
+
+    @property
+    def request(self) -> HttpRequest | None: ...
+
+    @property
+    def user(self) -> User: ...
+
+    rate_limited: ratelimit.RateLimited | None
+
+
+def count_current_password(form: PasswordCheckingForm) -> None:
     """Count the check of ``form.user``'s current password against ``reauthenticate`` (per
     account, the reauthentication page's count): past the limit, the password is not
     checked, ``form.rate_limited`` holds the refusal (its view answers 429) and the field
@@ -160,9 +186,12 @@ class CurrentPasswordMixin:
     error_messages = {
         "password_incorrect": _("Your password was entered incorrectly. Please enter it again."),
     }
-    rate_limited = None
+    rate_limited: ratelimit.RateLimited | None = None
+    # Django's form, which this mixin completes, holds them.
+    fields: dict[str, forms.Field]
+    cleaned_data: dict[str, Any]
 
-    def __init__(self, user, *args, request=None, **kwargs):
+    def __init__(self, user: User, *args: Any, request: HttpRequest | None = None, **kwargs: Any) -> None:
         self.user = user
         self.request = request
         super().__init__(*args, **kwargs)
@@ -170,15 +199,15 @@ class CurrentPasswordMixin:
             self.fields.pop("password", None)
 
     @sensitive_variables("password")
-    def clean_password(self):
-        password = self.cleaned_data["password"]
+    def clean_password(self) -> str:
+        password: str = self.cleaned_data["password"]
         count_current_password(self)
         if not self.user.check_password(password):
             raise ValidationError(self.error_messages["password_incorrect"], code="password_incorrect")
         return password
 
 
-def current_password_field():
+def current_password_field() -> forms.CharField:
     return forms.CharField(
         label=_("Current password"),
         strip=False,
@@ -189,9 +218,9 @@ def current_password_field():
 class UniqueValueChangeForm(StoreErrorsMixin, CurrentPasswordMixin, forms.Form):
     """Change one unique value of the account, ``field``; it starts with the current value."""
 
-    field = None
+    field = ""  # the name of the field changed, set by each subclass
 
-    def __init__(self, user, *args, **kwargs):
+    def __init__(self, user: User, *args: Any, **kwargs: Any) -> None:
         super().__init__(user, *args, **kwargs)
         self.fields[self.field].initial = getattr(user, self.field)
 
@@ -207,7 +236,7 @@ class EmailChangeForm(UniqueValueChangeForm):
     )
     password = current_password_field()
 
-    def clean_email(self):
+    def clean_email(self) -> str:
         return get_adapter().clean_email(self.cleaned_data["email"])
 
 
@@ -218,10 +247,10 @@ class UsernameChangeForm(NewUsernameMixin, UniqueValueChangeForm):
     username = UsernameField(label=_("New username"), max_length=150, widget=forms.TextInput(attrs={"autofocus": True}))
     password = current_password_field()
 
-    def save(self, origin: timeline.Origin = timeline.NO_ORIGIN):
+    def save(self, origin: timeline.Origin = timeline.NO_ORIGIN) -> Account:
         """Move the account to the new username, in one transaction, recorded as come from
         ``origin`` (see :func:`accounts.store.update_account`). Returns the account."""
-        return store.change_username(self.user.account, self.cleaned_data["username"], origin=origin)
+        return store.change_username(self.user.stored_account(), self.cleaned_data["username"], origin=origin)
 
 
 class PasswordChangeForm(StoreErrorsMixin, auth_forms.PasswordChangeForm):
@@ -229,16 +258,16 @@ class PasswordChangeForm(StoreErrorsMixin, auth_forms.PasswordChangeForm):
     account without a usable password (signed up with a passkey) sets one without the old.
     The old password's check counts against ``reauthenticate`` (:func:`count_current_password`)."""
 
-    rate_limited = None
+    rate_limited: ratelimit.RateLimited | None = None
 
-    def __init__(self, user, *args, request=None, **kwargs):
+    def __init__(self, user: User, *args: Any, request: HttpRequest | None = None, **kwargs: Any) -> None:
         self.request = request
         super().__init__(user, *args, **kwargs)
         if not user.has_usable_password():
             del self.fields["old_password"]
 
     @sensitive_variables("old_password")
-    def clean_old_password(self):
+    def clean_old_password(self) -> str:
         count_current_password(self)
         return super().clean_old_password()
 

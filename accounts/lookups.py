@@ -6,12 +6,24 @@ through :mod:`accounts.dynamo`'s client, under the request deadline. An item who
 ``expires`` has passed is absent here, as in every guard: TTL deletes it days late.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, TypeVar
+
+from pynamodb.models import Model
+
 from . import dynamo
-from .tables import is_gone, is_tombstone, lock_model_for, raw_text
-from .uniqueness import LOCK_SORT_KEY, MAX_KEY_BYTES
+from .tables import lock_model_for
+from .tables.raw import is_gone, is_tombstone, raw_text
+from .uniqueness import LOCK_SORT_KEY, MAX_KEY_BYTES, UniqueConstraint
+
+Item = TypeVar("Item", bound=Model)
+# A raw DynamoDB item or key, as botocore gives and takes it: {name: {type: value}}.
+Raw = dict[str, Any]
 
 
-def can_be_a_key(value):
+def can_be_a_key(value: Any) -> bool:
     """Whether DynamoDB could hold ``value`` as a partition key: a key it would refuse
     (over 2,048 bytes, or not text at all) names no item, so a lookup of it finds nothing
     rather than failing (a URL with a 3,000-character id is a 404, not a 500)."""
@@ -24,11 +36,11 @@ def can_be_a_key(value):
 class _Along:
     """Items to read with a lock lookup (raw keys), then what that read found."""
 
-    def __init__(self, keys):
+    def __init__(self, keys: Sequence[Raw]) -> None:
         self.keys = keys
-        self.found = None  # {(PK, SK): raw item} once read
+        self.found: dict[tuple[str, str], Raw] | None = None  # {(PK, SK): raw item} once read
 
-    def answer(self, key):
+    def answer(self, key: Raw) -> tuple[bool, Raw | None]:
         """``(True, raw item or None)`` when ``key`` was read along, else ``(False, None)``."""
         if self.found is None or key not in self.keys:
             return False, None
@@ -36,7 +48,7 @@ class _Along:
         return True, None if raw is None or is_gone(raw) else raw
 
 
-def _along(model_class, hash_keys):
+def _along(model_class: type[Model], hash_keys: Iterable[str]) -> _Along | None:
     """The :class:`_Along` of the items of ``model_class`` at ``hash_keys`` (its default sort
     key), or ``None`` when none of them can be a key."""
     range_key = _default_range_key(model_class)
@@ -44,7 +56,7 @@ def _along(model_class, hash_keys):
     return _Along(keys) if keys else None
 
 
-def lock_owner(model_class, key, along=None):
+def lock_owner(model_class: type[Model], key: str, along: _Along | None = None) -> str | None:
     """The PK of the item holding lock ``key``, or ``None`` when nobody holds it; ``along``
     (an :class:`_Along`): items to read in the same ``BatchGetItem`` as the lock."""
     lock_model = lock_model_for(model_class)
@@ -60,12 +72,12 @@ def lock_owner(model_class, key, along=None):
     return raw_text(lock.get("owner")) if lock is not None else None
 
 
-def _default_range_key(model_class):
+def _default_range_key(model_class: type[Model]) -> Any:
     range_attribute = model_class._range_key_attribute()
     return range_attribute.default if range_attribute is not None else None
 
 
-def get_item(model_class, hash_key, along=None):
+def get_item(model_class: type[Item], hash_key: str, along: _Along | None = None) -> Item | None:
     """The item with this partition key (sort key: the model's default), or ``None``; from
     ``along`` (an :class:`_Along`) when it was read there."""
     if not can_be_a_key(hash_key):
@@ -77,15 +89,15 @@ def get_item(model_class, hash_key, along=None):
     return None if raw is None else model_class.from_raw_data(raw)
 
 
-def was_deleted(model_class, hash_key):
+def was_deleted(model_class: type[Model], hash_key: str) -> bool:
     """Whether the item at this partition key was deleted and left its tombstone there
     (consistent read): its key is never used again."""
     raw = _get_raw(model_class, hash_key, _default_range_key(model_class), gone_too=True)
     return raw is not None and is_tombstone(raw)
 
 
-def _raw_key(model_class, hash_key, range_key=None):
-    key = {}
+def _raw_key(model_class: type[Model], hash_key: str, range_key: Any = None) -> Raw:
+    key: Raw = {}
     attributes = (model_class._hash_key_attribute(), hash_key), (model_class._range_key_attribute(), range_key)
     for attribute, value in attributes:
         if attribute is not None:
@@ -93,7 +105,7 @@ def _raw_key(model_class, hash_key, range_key=None):
     return key
 
 
-def _get_raw(model_class, hash_key, range_key=None, gone_too=False):
+def _get_raw(model_class: type[Model], hash_key: str, range_key: Any = None, gone_too: bool = False) -> Raw | None:
     """The raw item at this key (a consistent GetItem), or ``None``; an expired item or a
     tombstone is absent (unless ``gone_too``): TTL deletes expired items days late."""
     key = _raw_key(model_class, hash_key, range_key)
@@ -102,17 +114,21 @@ def _get_raw(model_class, hash_key, range_key=None, gone_too=False):
     return None if raw is None or (is_gone(raw) and not gone_too) else raw
 
 
-def _get_with_partition(model_class, hash_key):
+def _get_with_partition(model_class: type[Item], hash_key: str) -> tuple[Item | None, list[Raw]]:
     """``(item, others)``: the item at ``hash_key`` (``None`` when absent or expired), read
     with every other item of its partition (``others``, raw) in one ``Query``."""
-    sort_key = model_class._range_key_attribute().default
+    # PynamoDB's helper is unannotated: untyped_calls_exclude allows it on Model, not on a TypeVar.
+    model: type[Model] = model_class
+    sort_key = model._range_key_attribute().default
     items = dynamo.query_partition(hash_key)
     raw = next((item for item in items if item["SK"]["S"] == sort_key), None)
     others = [item for item in items if item is not raw]
     return (None if raw is None or is_gone(raw) else model_class.from_raw_data(raw)), others
 
 
-def get_by_unique(model_class, constraint, *values, likely=()):
+def get_by_unique(
+    model_class: type[Item], constraint: UniqueConstraint, *values: object, likely: Iterable[str] = ()
+) -> Item | None:
     """The item holding ``values`` under ``constraint`` (scope values first), or ``None``.
 
     ``likely``: partition keys of items of ``model_class`` the value probably names (the
@@ -133,7 +149,9 @@ def get_by_unique(model_class, constraint, *values, likely=()):
     return item
 
 
-def get_by_unique_with_partition(model_class, constraint, *values):
+def get_by_unique_with_partition(
+    model_class: type[Item], constraint: UniqueConstraint, *values: object
+) -> tuple[Item | None, list[Raw]]:
     """``(item, others)``: the item holding ``values`` under ``constraint`` as
     :func:`get_by_unique` finds it, read with its whole partition in one ``Query`` instead of
     one ``GetItem`` (the same request count), and the raw items found there besides it

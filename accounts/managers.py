@@ -5,6 +5,11 @@
 ``Client.force_login`` and host code keep working); querysets do not exist.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NoReturn, cast
+
 from django.contrib.auth.base_user import BaseUserManager
 from django.contrib.auth.hashers import make_password
 from django.core.exceptions import ValidationError
@@ -14,13 +19,17 @@ from . import store
 from .exceptions import InvalidUniqueValue, UniqueViolation
 from .form_errors import field_errors
 from .rules import clean_account_values
+from .tables import Account
+
+if TYPE_CHECKING:
+    from .models import User
 
 QUERYSET_REFUSED = (
     "Accounts live in DynamoDB, not in a SQL table: read them with accounts.store "
     "(get_account, get_by_login, get_by_email, get_by_username) or User.objects.get(pk=/username=/email=)."
 )
 # User.objects.get(<lookup>=value): the store function that answers it.
-LOOKUPS = {
+LOOKUPS: dict[str, Callable[[str], Account | None]] = {
     "pk": store.get_account,
     "id": store.get_account,
     "username": store.get_by_username,
@@ -28,26 +37,28 @@ LOOKUPS = {
 }
 
 
-def signup_account(email, username, password_hash, **extra):
+def signup_account(email: str, username: str, password_hash: str, **extra: Any) -> tuple[Account, bool]:
     """Sign up outside the web forms (``create_user``, ``createsuperuser``): ONE place.
 
     Accounts made here skip any email verification the site asks of people who sign up
     on its pages: whoever runs code or commands on the server vouches for the address.
     """
-    return store.signup(email, username, password_hash, email_verified=True, **extra)
+    # accounts.store.signup carries no annotations yet: its result, as it documents it.
+    signup = cast("Callable[..., tuple[Account, bool]]", store.signup)
+    return signup(email, username, password_hash, email_verified=True, **extra)
 
 
-class UserManager(BaseUserManager):
+class UserManager(BaseUserManager["User"]):
     """Creates and finds accounts through the store; refuses ORM queries."""
 
-    def get_queryset(self):
+    def get_queryset(self) -> NoReturn:
         raise NotSupportedError(QUERYSET_REFUSED)
 
-    def using(self, alias):
+    def using(self, alias: str | None) -> UserManager:  # type: ignore[override]  # no queryset exists: the manager itself
         """There is no database to choose: the same manager (``changepassword`` asks)."""
         return self
 
-    def create_user(self, username, email, password=None, **extra_fields):
+    def create_user(self, username: str, email: str, password: str | None = None, **extra_fields: Any) -> User:
         """Create an account in one transaction, as the signup form would, and return its user.
 
         ``email`` and ``username`` are normalized and checked by the signup form's rules;
@@ -63,7 +74,7 @@ class UserManager(BaseUserManager):
             raise ValidationError(field_errors(error)) from error
         return self.model.from_account(account)
 
-    def create_superuser(self, username, email, password=None, **extra_fields):
+    def create_superuser(self, username: str, email: str, password: str | None = None, **extra_fields: Any) -> User:
         """A staff account with every permission (``is_staff=True``, ``is_superuser=True``)."""
         extra_fields.setdefault("is_staff", True)
         extra_fields.setdefault("is_superuser", True)
@@ -73,11 +84,11 @@ class UserManager(BaseUserManager):
             raise ValueError("A superuser must have is_superuser=True.")
         return self.create_user(username, email, password, **extra_fields)
 
-    def get_by_natural_key(self, username):
+    def get_by_natural_key(self, username: str | None) -> User:
         """The user holding ``username`` (any case or width); raises ``User.DoesNotExist``."""
         return self.get(username=username)
 
-    def get(self, **lookup):
+    def get(self, **lookup: Any) -> User:
         """The user for one lookup: ``pk``/``id``, ``username`` or ``email`` (consistent reads).
 
         Raises ``User.DoesNotExist`` when no account matches, :class:`NotSupportedError`

@@ -2,6 +2,7 @@
 400 for a form body that cannot be read."""
 
 import logging
+from collections.abc import Callable
 
 from django.core.exceptions import BadRequest, SuspiciousOperation
 from django.http import HttpRequest, HttpResponse, QueryDict
@@ -24,7 +25,7 @@ READS_ONLY = "reads_only"
 READ_ONLY_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 
 
-def is_unavailable(error):
+def is_unavailable(error: BaseException) -> bool:
     """Whether ``error`` means DynamoDB could not be reached (refused, reset, timed out,
     no time left before the request's deadline), answered "not now" (throttled, internal
     error) even after retries, has no table, or took a write without answering
@@ -37,7 +38,7 @@ def is_unavailable(error):
     return False
 
 
-def outcome_of(request, error):
+def outcome_of(request: HttpRequest, error: BaseException) -> str:
     """What a failed request may say: :data:`OUTCOME_UNKNOWN` when a write may have
     committed (sent without an answer, or an earlier transaction of the request committed),
     :data:`NOT_SAVED` when a change was asked for and nothing was written,
@@ -50,7 +51,7 @@ def outcome_of(request, error):
     return UNAVAILABLE if request.method in READ_ONLY_METHODS else NOT_SAVED
 
 
-def unavailable_response(request, error):
+def unavailable_response(request: HttpRequest, error: BaseException) -> HttpResponse:
     """The 503 page for ``error``, saying only what is known of the outcome.
 
     Rendered without the request: no context processor runs, so it never loads
@@ -107,10 +108,10 @@ class UnavailableMiddleware:
     CSRF check's), so it reads the form first (:func:`read_form_body`).
     """
 
-    def __init__(self, get_response):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponse:
         read_form_body(request)
         with deadline.started():
             response = self.get_response(request)
@@ -127,7 +128,7 @@ class UnavailableMiddleware:
                     return unavailable_response(request, error)
             return response
 
-    def process_exception(self, request, exception):
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if not is_unavailable(exception):
             return None
         return unavailable_response(request, exception)

@@ -58,6 +58,8 @@ class User(AbstractBaseUser):
 
     # The PynamoDB item this user was built from; None for a user that was never stored.
     account: Account | None = None
+    # A new raw password until save() (AbstractBaseUser sets it; its stubs do not say so).
+    _password: str | None
 
     class Meta:
         managed = False
@@ -72,7 +74,7 @@ class User(AbstractBaseUser):
         user.account = account
         return user
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         # Only called for names a User lacks: an attribute of the account model (a
         # declared extra field such as ``phone``) reads from the account item, so
         # ``{{ user.phone }}`` works. Change it with accounts.store.update_account().
@@ -129,7 +131,7 @@ class User(AbstractBaseUser):
             password_validation.password_changed(self._password, self)
             self._password = None
 
-    def delete(self, *args, **kwargs):
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         """Delete the account and release its email and username, in one transaction (a
         request's own session may then be deleted once more by its logout: the deletion flow
         passes it, :func:`accounts.store.delete_account`)."""
@@ -140,42 +142,42 @@ class User(AbstractBaseUser):
     # an active superuser has every permission; anyone else, what the authentication
     # backends grant (AccountBackend: the adapter's get_user_permissions()).
 
-    def get_user_permissions(self, obj=None):
+    def get_user_permissions(self, obj: models.Model | None = None) -> set[str]:
         """The permissions (``"app_label.codename"``) the backends grant this user."""
         return _backend_permissions(self, "get_user_permissions", obj)
 
-    def get_group_permissions(self, obj=None):
+    def get_group_permissions(self, obj: models.Model | None = None) -> set[str]:
         """The permissions this user has through groups (none here: accounts have no groups)."""
         return _backend_permissions(self, "get_group_permissions", obj)
 
-    def get_all_permissions(self, obj=None):
+    def get_all_permissions(self, obj: models.Model | None = None) -> set[str]:
         """Every permission the backends grant this user."""
         return _backend_permissions(self, "get_all_permissions", obj)
 
-    def has_perm(self, perm, obj=None):
+    def has_perm(self, perm: str, obj: models.Model | None = None) -> bool:
         """Whether the user has ``perm``: always for an active superuser."""
         if self.is_active and self.is_superuser:
             return True
         return _backends_agree(self, "has_perm", perm, obj)
 
-    def has_perms(self, perm_list, obj=None):
+    def has_perms(self, perm_list: Iterable[str], obj: models.Model | None = None) -> bool:
         """Whether the user has every permission of ``perm_list``."""
         return all(self.has_perm(perm, obj) for perm in perm_list)
 
-    def has_module_perms(self, app_label):
+    def has_module_perms(self, app_label: str) -> bool:
         """Whether the user has any permission in ``app_label``: always for an active superuser."""
         if self.is_active and self.is_superuser:
             return True
         return _backends_agree(self, "has_module_perms", app_label)
 
-    def check_password(self, raw_password: str) -> bool:
+    def check_password(self, raw_password: str | None) -> bool:
         """Whether ``raw_password`` is right; an outdated hash is upgraded if possible.
 
         Upgrading the hash (e.g. from PBKDF2 to Argon2) is a write; if it loses a race it is
         skipped, and the correct password still counts.
         """
 
-        def upgrade(raw_password):
+        def upgrade(raw_password: str) -> None:
             self.set_password(raw_password)
             self._password = None
             try:
@@ -184,12 +186,12 @@ class User(AbstractBaseUser):
                 # Another request changed the account first (or upgraded the same hash).
                 # Keep the stored hash, so this session's hash matches what is stored.
                 logger.info("Password hash upgrade of account %s skipped: the account changed.", self.pk)
-                self.password = self.account.password
+                self.password = self.stored_account().password
 
         return hashers.check_password(raw_password, self.password, upgrade)
 
 
-def _backend_permissions(user, method, obj):
+def _backend_permissions(user: User, method: str, obj: models.Model | None) -> set[str]:
     return {
         permission
         for backend in auth.get_backends()
@@ -198,7 +200,7 @@ def _backend_permissions(user, method, obj):
     }
 
 
-def _backends_agree(user, method, *args):
+def _backends_agree(user: User, method: str, *args: Any) -> bool:
     """Whether one authentication backend answers yes (a backend raising
     ``PermissionDenied`` says no for every one), as Django's ``User`` asks them."""
     for backend in auth.get_backends():

@@ -10,12 +10,15 @@ requests, counted by ``mail``) never uses it up. Only a verified address is told
 unverified one may be somebody else's.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from django.http import HttpRequest
 from django.urls import reverse
 
 from . import store
+from .tables import Account
 from .verification import NOTICE_LIMIT, send_mail
 
 
@@ -28,13 +31,13 @@ class Addressee:
     verified: bool
 
 
-def addressee(account) -> Addressee:
+def addressee(account: Account) -> Addressee:
     """The :class:`Addressee` of ``account`` as read now: take it before changing the account."""
     return Addressee(email=account.email, username=account.username, verified=store.is_verified(account))
 
 
 def notify(
-    request: HttpRequest, before: Addressee, template: str, context: dict, *, with_reset_link: bool = True
+    request: HttpRequest, before: Addressee, template: str, context: Mapping[str, Any], *, with_reset_link: bool = True
 ) -> str | None:
     """Mail the notice ``template`` to ``before`` (see :func:`addressee`), its link leading to
     the password reset (whoever did not make the change should act). Returns what became of
@@ -46,13 +49,15 @@ def notify(
 
 
 def password_changed(
-    request: HttpRequest, before: Addressee, account, *, reset: bool, by_staff: bool = False
+    request: HttpRequest, before: Addressee, account: Account, *, reset: bool, by_staff: bool = False
 ) -> str | None:
     """A new password: changed by its owner, reset with a mailed link, or set by staff."""
     return notify(request, before, "password_changed", {"account": account, "reset": reset, "by_staff": by_staff})
 
 
-def username_changed(request: HttpRequest, before: Addressee, account, *, by_staff: bool = False) -> str | None:
+def username_changed(
+    request: HttpRequest, before: Addressee, account: Account, *, by_staff: bool = False
+) -> str | None:
     """A new username (``account`` carries it), by its owner or by staff."""
     context = {
         "account": account,
@@ -63,7 +68,7 @@ def username_changed(request: HttpRequest, before: Addressee, account, *, by_sta
     return notify(request, before, "username_changed", context)
 
 
-def email_set_by_staff(request: HttpRequest, before: Addressee, account) -> str | None:
+def email_set_by_staff(request: HttpRequest, before: Addressee, account: Account) -> str | None:
     """Staff gave the account a new address (unverified until its mailbox confirms it)."""
     context = {"account": account, "old_email": before.email, "new_email": account.email, "by_staff": True}
     return notify(request, before, "email_changed", context)

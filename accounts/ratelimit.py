@@ -49,12 +49,15 @@ import math
 import re
 import threading
 import time
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import TYPE_CHECKING, Any
 
 import botocore.exceptions
 from django.core.exceptions import ImproperlyConfigured, ValidationError
-from django.http import HttpRequest
+from django.forms import BaseForm
+from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 from django.utils.timesince import timeuntil
 from django.utils.translation import gettext_lazy as _
@@ -63,6 +66,14 @@ from django.utils.translation import ngettext
 from . import dynamo
 from .app_settings import DEFAULT_RATE_LIMITS, app_settings
 from .tables import account_pk
+
+if TYPE_CHECKING:
+    from django.views.generic import FormView
+
+    # What RateLimitMixin completes (every view using it is a FormView), for mypy only.
+    _FormView = FormView[BaseForm]
+else:
+    _FormView = object
 
 logger = logging.getLogger(__name__)
 
@@ -78,7 +89,7 @@ _warned_of_forwarding = False
 _warning_lock = threading.Lock()
 
 
-def wait_in_words(seconds):
+def wait_in_words(seconds: float) -> str:
     """How long to wait, translated: seconds under a minute (``27 seconds``), else whole
     minutes rounded up (``2 minutes``, ``1 hour, 5 minutes``); never "0 minutes"."""
     if seconds < 60:
@@ -90,12 +101,12 @@ def wait_in_words(seconds):
 class RateLimited(Exception):
     """An attempt over a limit; ``retry_after`` is whole seconds until one is allowed."""
 
-    def __init__(self, action, retry_after):
+    def __init__(self, action: str, retry_after: int) -> None:
         self.action = action
         self.retry_after = retry_after
         super().__init__(f"Rate limit of {action!r} exceeded; retry after {retry_after} s.")
 
-    def validation_error(self):
+    def validation_error(self) -> ValidationError:
         """The non-field form error to show: how long to wait, in words."""
         return ValidationError(
             RATE_LIMITED_MESSAGE, code="rate_limited", params={"wait": wait_in_words(self.retry_after)}
@@ -111,7 +122,7 @@ class Rule:
     per: str
 
 
-def parse_rules(text):
+def parse_rules(text: str | None) -> list[Rule]:
     """The :class:`Rule` objects of ``"10/m/ip,5/5m/key"``; raises ``ImproperlyConfigured``."""
     rules = []
     for part in filter(str.strip, (text or "").split(",")):
@@ -123,7 +134,7 @@ def parse_rules(text):
     return rules
 
 
-def limits():
+def limits() -> dict[str, list[Rule]]:
     """``{action: [Rule, ...]}`` from ``ACCOUNTS_RATE_LIMITS``: the defaults, each replaced
     by the setting's own value for that action (a false value turns that action off);
     ``False`` or ``{}`` turns every limit off."""
@@ -134,7 +145,7 @@ def limits():
     return {action: parse_rules(text) for action, text in merged.items() if text}
 
 
-def client_ip(request):
+def client_ip(request: HttpRequest) -> str:
     """The client's address as the rate limits count it (:func:`counted_address`):
     ``REMOTE_ADDR``, or with ``ACCOUNTS_TRUSTED_PROXY_COUNT`` = n proxies in front, the n-th
     address of ``X-Forwarded-For`` from the right (the one the outermost trusted proxy saw;
@@ -177,7 +188,7 @@ def counted_address(address: str) -> str:
     return str(ipaddress.IPv6Network((parsed, app_settings.IPV6_PREFIX_LENGTH), strict=False))
 
 
-def _warn_of_forwarding():
+def _warn_of_forwarding() -> None:
     global _warned_of_forwarding
     with _warning_lock:
         if _warned_of_forwarding:
@@ -190,7 +201,7 @@ def _warn_of_forwarding():
     )
 
 
-def _window(period, now):
+def _window(period: int, now: float) -> int:
     return int(now // period)
 
 
@@ -198,7 +209,7 @@ class Counter:
     """The count of one rule of ``action`` for one value (an address, a key, a user), in
     its own item, or in the partition of account ``account_id`` when given."""
 
-    def __init__(self, action, rule, value, *, account_id=None):
+    def __init__(self, action: str, rule: Rule, value: object, *, account_id: str | None = None) -> None:
         self.action = action
         self.rule = rule
         digest = hashlib.sha256(str(value).encode("utf-8", "surrogatepass")).hexdigest()[:32]
@@ -209,20 +220,23 @@ class Counter:
             self.key = dynamo.key(account_pk(account_id), name)
         self.current = self.previous = 0
 
-    def take(self, raw, now):
+    def take(self, raw: Mapping[str, Any] | None, now: float) -> None:
         """Record the counts of the item as read (``None``: no item, nothing counted)."""
+        if raw is None:
+            self.current = self.previous = 0
+            return
         window = _window(self.rule.period, now)
-        live = raw is not None and int(raw.get("expires", {}).get("N", 0)) > now
+        live = int(raw.get("expires", {}).get("N", 0)) > now
         self.current = int(raw[f"w{window}"]["N"]) if live and f"w{window}" in raw else 0
         self.previous = int(raw[f"w{window - 1}"]["N"]) if live and f"w{window - 1}" in raw else 0
 
-    def estimate(self, now):
+    def estimate(self, now: float) -> float:
         """Attempts in the last period: the current window's, plus the previous window's
         weighted by the part of it still inside the period."""
         elapsed = (now % self.rule.period) / self.rule.period
         return self.previous * (1 - elapsed) + self.current
 
-    def retry_after(self, now):
+    def retry_after(self, now: float) -> int:
         """Whole seconds until one more attempt fits, or 0 when it fits now."""
         period, limit = self.rule.period, self.rule.amount
         into_window = now % period
@@ -237,11 +251,11 @@ class Counter:
             seconds = period - into_window + period * (1 - (limit - 1) / max(self.current, 1))
         return max(1, math.ceil(seconds))
 
-    def fits(self, now):
+    def fits(self, now: float) -> bool:
         """Whether one more attempt at ``now`` is within the limit, by the counts as read."""
         return self.estimate(now) + 1 <= self.rule.amount
 
-    def under_limit(self, now):
+    def under_limit(self, now: float) -> dict[str, Any]:
         """The parameters of a ``ConditionCheck`` that one more attempt at ``now`` still fits,
         for a caller's transaction (:mod:`accounts.transactions` sends it): the current
         window's count is under what the previous window's weight leaves, that weight taken
@@ -262,7 +276,7 @@ class Counter:
             "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
         }
 
-    def count(self, now):
+    def count(self, now: float) -> bool:
         """Count one attempt at ``now`` unless it is over the limit: one conditional
         ``UpdateItem``. Returns True when it is counted and within the limit; False when it
         is over (then nothing stays counted, and :meth:`retry_after` says how long to wait)."""
@@ -300,7 +314,7 @@ class Counter:
             return False
         return True
 
-    def take_back(self, now):
+    def take_back(self, now: float) -> None:
         """Uncount one attempt counted at ``now`` (in its window), unless the counter was
         deleted meanwhile (a success or a reset forgot it): a count never goes below 0."""
         try:
@@ -317,7 +331,7 @@ class Counter:
             if not dynamo.failed_condition(error):
                 raise
 
-    def _sweep(self, item, window):
+    def _sweep(self, item: Mapping[str, Any], window: int) -> None:
         # An item that expired but that TTL had not deleted yet (it can take days) is
         # counted again with its old windows in it; remove them, or it grows for ever.
         stale = [name for name in item if (match := WINDOW_ATTRIBUTE.fullmatch(name)) and int(match[1]) < window - 1]
@@ -332,14 +346,17 @@ class Counter:
             )
 
 
-def _values(request, key, user):
-    if user is None and getattr(request, "user", None) is not None and request.user.is_authenticated:
-        user = request.user
+def _values(request: HttpRequest | None, key: str | None, user: object) -> dict[str, object]:
+    signed_in = getattr(request, "user", None)
+    if user is None and signed_in is not None and signed_in.is_authenticated:
+        user = signed_in
     # Without a request (a form built outside a view), only the rules per key and user apply.
     return {"ip": client_ip(request) if request is not None else None, "key": key, "user": getattr(user, "pk", user)}
 
 
-def counters_for(request, action, *, key=None, user=None):
+def counters_for(
+    request: HttpRequest | None, action: str, *, key: str | None = None, user: object = None
+) -> list[Counter]:
     """The :class:`Counter` of each rule of ``action`` that applies (a rule per ``key``
     applies only when a key is given; per ``user``, only for a signed-in or given user)."""
     rules = limits().get(action, ())
@@ -347,11 +364,11 @@ def counters_for(request, action, *, key=None, user=None):
     return [Counter(action, rule, values[rule.per]) for rule in rules if values[rule.per] not in (None, "")]
 
 
-def count_attempt(action, counters):
+def count_attempt(action: str, counters: Iterable[Counter]) -> float:
     """Count one attempt on each of ``counters``, in order; when one refuses it, take back
     what was counted and raise :class:`RateLimited`. Returns the instant it counted at."""
     now = time.time()
-    counted = []
+    counted: list[Counter] = []
     for counter in counters:
         if not counter.count(now):
             for earlier in counted:
@@ -375,13 +392,14 @@ def consume_anonymous_session(request: HttpRequest) -> None:
         count_attempt(ANONYMOUS_SESSION_ACTION, [Counter(ANONYMOUS_SESSION_ACTION, rule, address) for rule in rules])
 
 
-def consume(request: HttpRequest, action: str, *, key: str | None = None, user: str | None = None) -> None:
+def consume(request: HttpRequest | None, action: str, *, key: str | None = None, user: str | None = None) -> None:
     """Count one attempt at ``action``; raise :class:`RateLimited` if it is over a limit.
 
     ``key`` is what the action is about (e.g. the lock key of the email a password reset
     is for), ``user`` the account concerned (default: the signed-in user). Costs one
     conditional ``UpdateItem`` per rule that applies; a refused attempt is not counted (at
     most one more request per rule takes it back), so it does not lengthen the wait.
+    Without a request (mail sent by a command), only the rules per key and user apply.
     """
     count_attempt(action, counters_for(request, action, key=key, user=user))
 
@@ -399,11 +417,19 @@ class Attempt:
     ``key``/``user``: :func:`accounts.devices.login_attempt` chooses a login's.
     """
 
-    def __init__(self, request, action, *, key=None, user=None, counters=None):
+    def __init__(
+        self,
+        request: HttpRequest | None,
+        action: str,
+        *,
+        key: str | None = None,
+        user: object = None,
+        counters: list[Counter] | None = None,
+    ) -> None:
         self.request = request
         self.action = action
         self.counters = counters_for(request, action, key=key, user=user) if counters is None else counters
-        self._counted_at = None
+        self._counted_at: float | None = None
 
     def check(self) -> None:
         """Count this attempt; raise :class:`RateLimited` (counting nothing) over a limit."""
@@ -426,7 +452,7 @@ class Attempt:
         self._counted_at = None
         if not forgotten:
             return
-        session = getattr(self.request, "session", None)
+        session: Any = getattr(self.request, "session", None)
         if hasattr(session, "delete_with_next_save"):
             for counter_key in forgotten:
                 session.delete_with_next_save(counter_key)
@@ -453,46 +479,62 @@ class Guess:
     :func:`accounts.devices.second_step_guess` chooses a second step's.
     """
 
-    def __init__(self, request, action, *, key=None, user=None, counters=None):
+    def __init__(
+        self,
+        request: HttpRequest | None,
+        action: str,
+        *,
+        key: str | None = None,
+        user: object = None,
+        counters: list[Counter] | None = None,
+    ) -> None:
         self.action = action
         # ``counters``: the guess's own (a login code's tries beside the login's limits; a
         # browser's own at the second step).
         self.counters = counters if counters is not None else counters_for(request, action, key=key, user=user)
-        self._read_at = None
+        self._read_at: float | None = None
 
     @property
-    def keys(self):
+    def keys(self) -> list[dict[str, dict[str, str]]]:
         """The raw keys of the counter items, to read with what the guess is about."""
         return [counter.key for counter in self.counters]
 
-    def take(self, items):
+    def take(self, items: Iterable[Mapping[str, Any]]) -> None:
         """Record the counter items as read (raw items; a missing one counts nothing)."""
-        self._read_at = time.time()
+        self._read_at = read_at = time.time()
         by_key = {(raw["PK"]["S"], raw["SK"]["S"]): raw for raw in items}
         for counter in self.counters:
-            counter.take(by_key.get((counter.key["PK"]["S"], counter.key["SK"]["S"])), self._read_at)
+            counter.take(by_key.get((counter.key["PK"]["S"], counter.key["SK"]["S"])), read_at)
 
-    def check(self):
+    def _read_time(self) -> float:
+        if self._read_at is None:
+            raise RuntimeError("Guess.take() the counter items before judging the guess.")
+        return self._read_at
+
+    def check(self) -> None:
         """Raise :class:`RateLimited` when the counts as read leave no room for this guess."""
-        over = [counter for counter in self.counters if not counter.fits(self._read_at)]
+        read_at = self._read_time()
+        over = [counter for counter in self.counters if not counter.fits(read_at)]
         if over:
-            raise RateLimited(self.action, max(counter.retry_after(self._read_at) for counter in over))
+            raise RateLimited(self.action, max(counter.retry_after(read_at) for counter in over))
 
-    def fail(self):
+    def fail(self) -> None:
         """Count this wrong guess; raise :class:`RateLimited` (counting nothing) when
         concurrent guesses have used the limit up."""
         count_attempt(self.action, self.counters)
 
-    def conditions(self):
+    def conditions(self) -> list[dict[str, Any]]:
         """The ``ConditionCheck`` parameters, one per counter, that a right guess's
         transaction must include (:meth:`Counter.under_limit`, as read)."""
-        return [counter.under_limit(self._read_at) for counter in self.counters]
+        read_at = self._read_time()
+        return [counter.under_limit(read_at) for counter in self.counters]
 
-    def refused(self, items):
+    def refused(self, items: Iterable[Mapping[str, Any]]) -> RateLimited:
         """The :class:`RateLimited` of a right guess whose :meth:`conditions` failed, from
         ``items``, the counter items as the failed checks found them."""
         self.take(items)
-        return RateLimited(self.action, max([1, *(counter.retry_after(self._read_at) for counter in self.counters)]))
+        read_at = self._read_time()
+        return RateLimited(self.action, max([1, *(counter.retry_after(read_at) for counter in self.counters)]))
 
 
 def forget_account(account_id: str) -> None:
@@ -504,7 +546,7 @@ def forget_account(account_id: str) -> None:
         dynamo.batch_write(deletes=[dynamo.key(raw["PK"]["S"], raw["SK"]["S"]) for raw in items])
 
 
-class RateLimitMixin:
+class RateLimitMixin(_FormView):
     """For a form view: count the action :attr:`rate_limit_action` in ``form_valid``
     (before the form is saved) and answer a refused attempt with the form again, a
     non-field error saying how long to wait, status 429 and ``Retry-After``.
@@ -514,17 +556,17 @@ class RateLimitMixin:
     :class:`accounts.forms.LoginForm` does.
     """
 
-    rate_limit_action = None
+    rate_limit_action: str | None = None
 
-    def rate_limit_key(self, form):
+    def rate_limit_key(self, form: BaseForm) -> str | None:
         """The value counted by the rules per ``key``; ``None``: those rules do not apply."""
         return None
 
-    def form_valid(self, form):
+    def form_valid(self, form: BaseForm) -> HttpResponse:
         refusal = self.refuse_over_limit(form)
         return refusal if refusal is not None else super().form_valid(form)
 
-    def refuse_over_limit(self, form):
+    def refuse_over_limit(self, form: BaseForm) -> HttpResponse | None:
         """Count one attempt at :attr:`rate_limit_action`: the 429 answer when it is over a
         limit, else ``None``. A view whose own ``form_valid`` does the work calls it first."""
         if self.rate_limit_action:
@@ -535,7 +577,7 @@ class RateLimitMixin:
                 return self.form_invalid(form)
         return None
 
-    def form_invalid(self, form):
+    def form_invalid(self, form: BaseForm) -> HttpResponse:
         response = super().form_invalid(form)
         limited = getattr(form, "rate_limited", None)
         if limited is not None:
@@ -544,8 +586,8 @@ class RateLimitMixin:
         return response
 
 
-def refuse(form, error):
+def refuse(form: BaseForm, error: RateLimited) -> None:
     """Show ``error`` (a :class:`RateLimited`) on ``form`` as a non-field error; its view
     (:class:`RateLimitMixin`) answers 429."""
-    form.rate_limited = error
+    form.rate_limited = error  # type: ignore[attr-defined]  # for its view: RateLimitMixin.form_invalid reads it
     form.add_error(None, error.validation_error())

@@ -5,6 +5,8 @@ The sign-up and change forms (:mod:`accounts.forms`), ``User.objects.create_user
 normalize a value through the adapter, and the adapter's ``clean_*`` and reserved-name rules.
 """
 
+from typing import Any
+
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
@@ -15,12 +17,12 @@ from .adapter import get_adapter
 class EmailField(forms.EmailField):
     """An email field normalized by the adapter before it is validated."""
 
-    def to_python(self, value):
-        value = super().to_python(value)
-        if not value or len(value) > self.max_length:
+    def to_python(self, value: Any) -> str | None:
+        text: str | None = super().to_python(value)
+        if not text or (self.max_length is not None and len(text) > self.max_length):
             # Refused as typed: normalizing huge input is slow, and it is refused anyway.
-            return value
-        return get_adapter().normalize_email(value)
+            return text
+        return get_adapter().normalize_email(text)
 
 
 class UsernameField(forms.CharField):
@@ -30,13 +32,13 @@ class UsernameField(forms.CharField):
     imported, and this one is imported while the user model loads (by its manager).
     """
 
-    def to_python(self, value):
-        value = super().to_python(value)
-        if self.max_length is not None and len(value) > self.max_length:
-            return value
-        return get_adapter().normalize_username(value)
+    def to_python(self, value: Any) -> str | None:
+        text: str | None = super().to_python(value)
+        if text is None or (self.max_length is not None and len(text) > self.max_length):
+            return text
+        return get_adapter().normalize_username(text)
 
-    def widget_attrs(self, widget):
+    def widget_attrs(self, widget: forms.Widget) -> dict[str, Any]:
         return {**super().widget_attrs(widget), "autocapitalize": "none", "autocomplete": "username"}
 
 
@@ -45,8 +47,10 @@ class NewUsernameMixin:
 
     #: Staff tools set this: they may give an account a reserved name such as ``support``.
     allow_reserved_usernames = False
+    # Django's form, which this mixin completes, holds it.
+    cleaned_data: dict[str, Any]
 
-    def clean_username(self):
+    def clean_username(self) -> str:
         adapter = get_adapter()
         username = adapter.clean_username(self.cleaned_data["username"])
         if not self.allow_reserved_usernames and adapter.is_reserved_username(username):
@@ -64,11 +68,11 @@ class AccountValuesForm(NewUsernameMixin, forms.Form):
     )
     username = UsernameField(label=_("Username"), max_length=150)
 
-    def clean_email(self):
+    def clean_email(self) -> str:
         return get_adapter().clean_email(self.cleaned_data["email"])
 
 
-def clean_account_values(email, username, *, allow_reserved=False):
+def clean_account_values(email: str, username: str, *, allow_reserved: bool = False) -> tuple[str, str]:
     """``(email, username)`` normalized and checked by the sign-up form's rules; raises
     :class:`ValidationError` keyed by field, as the form shows it. ``allow_reserved``: a
     reserved username is allowed (staff accounts, as staff may give)."""

@@ -20,8 +20,9 @@ nothing (the account stays) and the caller says so and offers to send it again.
 
 import logging
 import smtplib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.core import signing
 from django.core.exceptions import ImproperlyConfigured
@@ -76,7 +77,16 @@ def mail_limit_key(address):
         return normalize_text(address)
 
 
-def send_mail(request, template, to, context, *, path=None, limit=MAIL_LIMIT, limit_key=None):
+def send_mail(
+    request: HttpRequest | None,
+    template: str,
+    to: str,
+    context: Mapping[str, Any],
+    *,
+    path: str | None = None,
+    limit: str = MAIL_LIMIT,
+    limit_key: str | None = None,
+) -> str:
     """Render ``accounts/email/<template>_subject.txt`` and ``..._message.txt`` and send them
     to ``to``; ``path`` (a ``reverse()``d URL) is the mail's ``link``, on ``ACCOUNTS_SITE_URL``.
 

@@ -7,7 +7,7 @@ and always hand out the CSRF cookie. A path of a feature this site lacks (phone,
 login code) is not routed: 404.
 """
 
-from django.urls import include, path
+from django.urls import URLPattern, include, path
 from django.views.decorators.csrf import csrf_exempt, ensure_csrf_cookie
 
 from . import account_views, clients, code_views, mfa_views, openapi, provider_views, webauthn_views
@@ -49,7 +49,7 @@ BROWSER_OPERATIONS = [
 ]
 
 
-def client_patterns(client: str) -> list:
+def client_patterns(client: str) -> list[URLPattern]:
     """The operations of ``client``, each its view with the client's CSRF rule."""
     protect = csrf_exempt if client == clients.APP else ensure_csrf_cookie
     operations = OPERATIONS + (BROWSER_OPERATIONS if client == clients.BROWSER else [])

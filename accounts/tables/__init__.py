@@ -268,12 +268,12 @@ class Lock(TableModel):
 
 
 @functools.cache
-def get_account_model():
+def get_account_model() -> type[Account]:
     """The PynamoDB account model named by ``ACCOUNTS_ACCOUNT_MODEL``."""
     return _import(app_settings.ACCOUNT_MODEL)
 
 
-def account_pk(account_id):
+def account_pk(account_id: str) -> str:
     return f"{ACCOUNT_PREFIX}{account_id}"
 
 
@@ -379,7 +379,7 @@ def _all_subclasses(cls):
         yield from _all_subclasses(subclass)
 
 
-def configure():
+def configure() -> None:
     """Point every table model, and the transaction client, at the configured table."""
     meta = TableModel.Meta
     meta.table_name = app_settings.TABLE_NAME
