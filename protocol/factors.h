@@ -62,7 +62,7 @@
  *       sign-in whose passkey or recovery code the account still held when it committed
  *       (after every step).
  * LOAD_CHECKS_ACCOUNT 0 (a session item trusted alone) fails A1: end_sessions' Query
- * misses a sign-in landing after it (tests/test_protocol_model.py).
+ * misses a sign-in landing after it (tests/protocol/test_protocol_model.py).
  *
  * IDENTITIES (identities.pml): the OpenID Connect identity lock, UNIQ#OIDC#<issuer>#<subject>,
  * owned by the account (its set-valued constraint `oidc_identities`). The set and its locks
