@@ -18,9 +18,9 @@ from accounts.audit.reading import Reader
 from accounts.audit.rows import RowFiles, SegmentRows
 from accounts.audit.scope import audited_models
 from accounts.tables import epoch_now, plain_client
+from tests.audit.test_audit_join import comparable, every_kind  # noqa: F401 (fixture)
 from tests.seeding import delete_lock, seed_accounts, write_locks
 from tests.staff import run_command
-from tests.audit.test_audit_join import comparable, every_kind  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.dynamodb_local
 

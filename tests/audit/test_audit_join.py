@@ -11,6 +11,7 @@ from accounts.audit import joining
 from accounts.audit.records import report_document
 from accounts.mfa import store as mfa_store
 from accounts.tables import dynamodb_client, get_account_model, passkey_sort_key
+from tests.mfa.test_mfa_deletion_audit import new_credential
 from tests.seeding import (
     delete_lock,
     new_account,
@@ -20,7 +21,6 @@ from tests.seeding import (
     write_locks,
     write_ownerless_lock,
 )
-from tests.mfa.test_mfa_deletion_audit import new_credential
 
 pytestmark = pytest.mark.dynamodb_local
 

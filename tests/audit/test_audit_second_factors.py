@@ -10,8 +10,8 @@ from accounts import audit, dynamo, store
 from accounts.mfa import store as mfa_store
 from accounts.tables import account_pk, passkey_sort_key
 from tests.invariants import violations
-from tests.seeding import read_lock
 from tests.mfa.test_mfa_deletion_audit import new_credential
+from tests.seeding import read_lock
 
 pytestmark = pytest.mark.dynamodb_local
 

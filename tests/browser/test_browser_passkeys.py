@@ -21,8 +21,8 @@ from cryptography.hazmat.primitives.serialization import load_der_private_key
 from accounts import store
 from accounts.mfa import store as mfa_store
 from tests import authenticator
-from tests.seeding import read_lock
 from tests.browser.test_browser_e2e import PHONE, browser, fill_signup, transactional_db  # noqa: F401 (fixtures)
+from tests.seeding import read_lock
 
 pytestmark = [pytest.mark.browser, pytest.mark.dynamodb_local]
 

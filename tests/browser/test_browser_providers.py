@@ -11,8 +11,8 @@ import pytest
 from accounts import store
 from accounts.providers import oidc
 from accounts.providers import store as provider_store
-from tests.oidc import CALLBACK_PATH, PROVIDER_NAME, OidcProvider
 from tests.browser.test_browser_e2e import PHONE, browser, transactional_db  # noqa: F401  (fixtures)
+from tests.oidc import CALLBACK_PATH, PROVIDER_NAME, OidcProvider
 
 pytestmark = [pytest.mark.browser, pytest.mark.dynamodb_local]
 

@@ -9,9 +9,9 @@ import time
 import pyotp
 import pytest
 
-from tests.mail import mails_to
 from tests.browser.test_browser_e2e import CHROMIUM_ARGS, PHONE, browser  # noqa: F401
 from tests.headless.test_headless_app_client import App
+from tests.mail import mails_to
 from tests.web import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.dynamodb_local]

@@ -8,9 +8,9 @@ from django.contrib.auth.hashers import make_password
 
 from accounts import audit
 from accounts.audit import reports
+from tests.browser.test_browser_e2e import browser, transactional_db  # noqa: F401  (fixtures)
 from tests.seeding import new_account, seed_accounts, write_accounts, write_locks
 from tests.staff import make_account
-from tests.browser.test_browser_e2e import browser, transactional_db  # noqa: F401  (fixtures)
 from tests.web import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.dynamodb_local]

@@ -7,9 +7,9 @@ import pytest
 from django.contrib.auth.hashers import make_password
 
 from accounts import store
+from tests.browser.test_browser_e2e import PHONE, browser, transactional_db  # noqa: F401  (fixtures)
 from tests.seeding import new_account, seed_accounts, write_accounts, write_locks
 from tests.staff import make_account, run_command
-from tests.browser.test_browser_e2e import PHONE, browser, transactional_db  # noqa: F401  (fixtures)
 from tests.web import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.dynamodb_local]

@@ -11,9 +11,9 @@ import pytest
 from accounts import audit, lookups, store, transactions
 from accounts.exceptions import StaleItem, UniqueViolation
 from accounts.tables import dynamodb_client
+from tests.engine.test_engine import locks
 from tests.invariants import violations
 from tests.support import answer_before_call, cancellation
-from tests.engine.test_engine import locks
 
 pytestmark = pytest.mark.dynamodb_local
 

@@ -14,9 +14,9 @@ from django.urls import reverse
 from accounts import audit, identifiers, lookups, sessions, store
 from accounts.exceptions import UniqueViolation
 from accounts.tables import Account, TableModel, malformed_attributes
+from tests.engine.test_engine import locks, table_items
 from tests.invariants import violations
 from tests.staff import boss, run_command, staff_client  # noqa: F401 (fixtures)
-from tests.engine.test_engine import locks, table_items
 
 pytestmark = pytest.mark.dynamodb_local
 

@@ -8,8 +8,8 @@ import pytest
 from accounts import lookups, store, transactions
 from accounts.examples import Player
 from accounts.exceptions import StaleItem, UniqueViolation
-from tests.invariants import violations
 from tests.engine.test_engine import locks, signup, table_items
+from tests.invariants import violations
 
 pytestmark = pytest.mark.dynamodb_local
 

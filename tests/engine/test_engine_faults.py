@@ -7,8 +7,8 @@ import pytest
 from accounts import store, transactions
 from accounts.exceptions import Busy, Unavailable, UniqueViolation
 from accounts.tables import dynamodb_client
-from tests.support import answer_before_call, cancellation
 from tests.engine.test_engine import signup, table_items
+from tests.support import answer_before_call, cancellation
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ import pytest
 from accounts import deadline, store, transactions
 from accounts.exceptions import OutcomeUnknown, Unavailable
 from accounts.tables import dynamodb_client
-from tests.support import answer_before_call
 from tests.engine.test_engine import table_items
+from tests.support import answer_before_call
 
 pytestmark = pytest.mark.dynamodb_local
 

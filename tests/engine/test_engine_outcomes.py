@@ -10,9 +10,9 @@ import pytest
 from accounts import audit, signals, store, transactions
 from accounts.exceptions import Busy, OutcomeUnknown, Unavailable
 from accounts.tables import Lock, dynamodb_client
-from tests.support import answer_before_call
 from tests.engine.test_engine import locks, signup, table_items
 from tests.engine.test_engine_faults import no_sleep, sent_tokens  # noqa: F401 (fixtures)
+from tests.support import answer_before_call
 
 pytestmark = pytest.mark.dynamodb_local
 

@@ -6,10 +6,10 @@ from django.test import Client
 
 from accounts import audit, store, transactions
 from accounts.exceptions import UniqueViolation
-from tests.seeding import delete_lock, new_account, read_lock, write_accounts, write_locks
-from tests.staff import make_account, run_command
 from tests.engine.test_engine import locks, table_items
 from tests.engine.test_engine_concurrency import race
+from tests.seeding import delete_lock, new_account, read_lock, write_accounts, write_locks
+from tests.staff import make_account, run_command
 from tests.web import PASSWORD, login, signup
 
 pytestmark = pytest.mark.dynamodb_local

@@ -11,9 +11,9 @@ from accounts import audit, lookups, store, transactions
 from accounts.exceptions import ItemDeleted, StaleItem
 from accounts.staff import scans
 from accounts.tables import TOMBSTONE_LIFETIME, Account, dynamodb_client
+from tests.engine.test_engine import table_items
 from tests.invariants import violations
 from tests.seeding import read_lock, write_locks
-from tests.engine.test_engine import table_items
 from tests.web import signup_data, stored_accounts
 
 pytestmark = pytest.mark.dynamodb_local

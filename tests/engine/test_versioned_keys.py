@@ -9,10 +9,10 @@ import pytest
 from accounts import audit, identifiers, store
 from accounts.checks import check_key_version
 from accounts.tables import KEY_VERSION_ITEM, TableModel, account_constraints, dynamodb_client, recorded_key_version
+from tests.engine.test_engine import table_items
 from tests.invariants import violations
 from tests.seeding import new_account, read_lock, write_accounts, write_locks
 from tests.staff import run_command
-from tests.engine.test_engine import table_items
 
 pytestmark = pytest.mark.dynamodb_local
 

@@ -6,9 +6,9 @@ import pytest
 from django.test import Client
 
 from tests.headless import APIClient
+from tests.web import OTHER_PASSWORD, PASSWORD, signed_up_client, stored_accounts
 from tests.web.test_web_round_trips import counted
 from tests.web.test_web_unavailable import outage, refuse_transactions  # noqa: F401 (a fixture)
-from tests.web import OTHER_PASSWORD, PASSWORD, signed_up_client, stored_accounts
 
 pytestmark = pytest.mark.dynamodb_local
 

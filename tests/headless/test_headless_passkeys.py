@@ -19,13 +19,13 @@ from accounts.mfa import store as mfa_store
 from accounts.transactions import running as transactions_running
 from tests import authenticator
 from tests.headless import APIClient
+from tests.headless.test_headless_conformance import PASSKEY_SIGNUP_PENDING, conforms_to
 from tests.headless_spec import allauth_spec
 from tests.invariants import scan_everything, violations
 from tests.mail import mails_to
 from tests.mfa import ORIGIN, add_passkey
 from tests.proxy import DROP_ANSWER
 from tests.seeding import read_lock
-from tests.headless.test_headless_conformance import PASSKEY_SIGNUP_PENDING, conforms_to
 from tests.web import signed_up_client
 
 pytestmark = pytest.mark.dynamodb_local

@@ -18,8 +18,8 @@ from tests.headless_spec import conforms
 from tests.mail import mails_to
 from tests.mfa import code_of, enable_totp
 from tests.oidc_forger import CLIENT_ID, PROVIDER_ID, ForgedProvider, unsigned
-from tests.web.test_web_round_trips import counted
 from tests.web import signed_up_client
+from tests.web.test_web_round_trips import counted
 
 pytestmark = pytest.mark.dynamodb_local
 APP_CLIENT_ID = "site-ios"

@@ -17,9 +17,9 @@ from accounts.mfa import store as mfa_store
 from accounts.tables import PROFILE_SORT_KEY
 from tests import authenticator
 from tests.mfa import ORIGIN, add_passkey, options
-from tests.web.test_login_limits import sixteen_at_once
 from tests.mfa.test_mfa_reauthentication import REAUTHENTICATE, age
 from tests.web import signed_up_client
+from tests.web.test_login_limits import sixteen_at_once
 
 pytestmark = pytest.mark.dynamodb_local
 

@@ -6,10 +6,10 @@ and the owner's browser still signs in with the right code or a recovery code.""
 import pytest
 
 from tests.mfa import enable_totp, password_login, second_step
-from tests.web.test_login_limits import from_address
 from tests.mfa.test_mfa_limits import half_logged_in, next_code_of, wrong_code_of
-from tests.web.test_ratelimit import refused
 from tests.web import signed_up_client
+from tests.web.test_login_limits import from_address
+from tests.web.test_ratelimit import refused
 
 pytestmark = pytest.mark.dynamodb_local
 

@@ -17,9 +17,9 @@ from accounts.tables import account_pk, dynamodb_client, plain_client
 from tests import authenticator
 from tests.mail import link_in, mails_to, path_of
 from tests.mfa import ORIGIN, add_passkey, code_of, enable_totp, options, passkey_login, password_login, second_step
+from tests.web import OTHER_PASSWORD, PASSWORD, login, signed_up_client
 from tests.web.test_login_limits import CONFLICT, NEW_PASSWORD, answering, error_answer, from_address, sixteen_at_once
 from tests.web.test_ratelimit import refused
-from tests.web import OTHER_PASSWORD, PASSWORD, login, signed_up_client
 
 pytestmark = pytest.mark.dynamodb_local
 

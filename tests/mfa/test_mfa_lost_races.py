@@ -9,9 +9,9 @@ import pytest
 from accounts import store
 from accounts.mfa import totp
 from tests.mfa import code_of, enable_totp, second_step
-from tests.web.test_login_limits import sixteen_at_once
 from tests.mfa.test_mfa_limits import half_logged_in, next_code_of
 from tests.web import signed_up_client
+from tests.web.test_login_limits import sixteen_at_once
 
 pytestmark = pytest.mark.dynamodb_local
 

@@ -18,8 +18,8 @@ from django.test import Client
 from accounts.mfa import totp
 from tests import authenticator
 from tests.mfa import ORIGIN, add_passkey, code_of, enable_totp, options, password_login, second_step
-from tests.web.test_web_round_trips import counted
 from tests.web import signed_up_client
+from tests.web.test_web_round_trips import counted
 
 pytestmark = pytest.mark.dynamodb_local
 

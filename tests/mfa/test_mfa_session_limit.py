@@ -12,8 +12,8 @@ import pytest
 from django.test import Client
 
 from tests.mfa import add_passkey, enable_totp, passkey_login, password_login, second_step
-from tests.web.test_sessions import account_id_of, is_logged_in, session_items
 from tests.web import signed_up_client
+from tests.web.test_sessions import account_id_of, is_logged_in, session_items
 
 pytestmark = pytest.mark.dynamodb_local
 

@@ -11,7 +11,6 @@ import pytest
 
 from accounts import store
 from accounts.transactions.actions import Action, Transaction
-from tests.protocol import test_protocol_drift as drift
 from tests.guard_mutations import (
     ALWAYS,
     _shapes,
@@ -22,8 +21,9 @@ from tests.guard_mutations import (
     removed,
     table_guards,
 )
-from tests.protocol_table import rows
+from tests.protocol import test_protocol_drift as drift
 from tests.protocol.test_protocol_drift import accounts_read, stopped_clock  # noqa: F401 (fixtures)
+from tests.protocol_table import rows
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -18,8 +18,8 @@ from accounts.login_codes import flows as login_codes
 from tests.headless import APIClient
 from tests.mfa import code_of, enable_totp, password_login, second_step
 from tests.mfa.test_mfa_reauthentication import REAUTHENTICATE, age
-from tests.web.test_web_round_trips import counted
 from tests.web import PASSWORD, login, signed_up_client
+from tests.web.test_web_round_trips import counted
 
 pytestmark = pytest.mark.dynamodb_local
 

@@ -11,9 +11,9 @@ from accounts import store
 from accounts.mfa import store as mfa_store
 from tests import authenticator
 from tests.mfa import ORIGIN, add_passkey, options
-from tests.staff import boss, client_as, messages_of, staff_client  # noqa: F401 (fixtures)
 from tests.mfa.test_mfa_passkey_signup import passkey_signup, sign_up_with_a_passkey  # noqa: F401 (fixture)
 from tests.mfa.test_mfa_reauthentication import REAUTHENTICATE, age
+from tests.staff import boss, client_as, messages_of, staff_client  # noqa: F401 (fixtures)
 from tests.web import OTHER_PASSWORD, PASSWORD
 
 pytestmark = pytest.mark.dynamodb_local

@@ -6,9 +6,9 @@ import pytest
 from django.test import Client
 
 from tests.mail import mails_to
-from tests.web.test_login_limits import from_address
 from tests.security.test_security_password_change_ends_paths import change_password
 from tests.web import signed_up_client
+from tests.web.test_login_limits import from_address
 
 pytestmark = pytest.mark.dynamodb_local
 

@@ -10,8 +10,8 @@ from django.test import Client
 from accounts import store
 from tests.mail import link_in, mails_to, path_of
 from tests.mfa import code_of, enable_totp, password_login, second_step
-from tests.web.test_web_password_reset import NEW_PASSWORD, ask_reset, set_new_password
 from tests.web import PASSWORD, signed_up_client
+from tests.web.test_web_password_reset import NEW_PASSWORD, ask_reset, set_new_password
 
 pytestmark = pytest.mark.dynamodb_local
 

@@ -4,9 +4,9 @@ marks an address verified through the engine; an address staff set is proved by 
 import pytest
 
 from accounts import store
+from tests.engine.test_engine import locks
 from tests.mail import mails_to
 from tests.staff import boss, make_account, messages_of, staff_client  # noqa: F401
-from tests.engine.test_engine import locks
 
 pytestmark = pytest.mark.dynamodb_local
 

@@ -8,9 +8,9 @@ from accounts import store
 from accounts.exceptions import StaleItem, UniqueViolation
 from accounts.form_errors import field_errors
 from accounts.internal.flows import delete, username_change
+from tests.engine.test_engine import locks
 from tests.flow_requests import flow_request, stored_account
 from tests.mail import mails_to
-from tests.engine.test_engine import locks
 
 pytestmark = pytest.mark.dynamodb_local
 

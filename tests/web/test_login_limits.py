@@ -16,8 +16,8 @@ from django.test import Client, RequestFactory
 from accounts import devices, dynamo, store
 from accounts.tables import dynamodb_client, plain_client
 from tests.mail import link_in, mails_to, path_of
-from tests.web.test_ratelimit import refused
 from tests.web import OTHER_PASSWORD, PASSWORD, login, signup
+from tests.web.test_ratelimit import refused
 
 # What these tests count is Argon2 hashes: the real hasher, not the test settings' MD5.
 pytestmark = [pytest.mark.dynamodb_local, pytest.mark.argon2]

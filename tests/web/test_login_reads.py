@@ -5,8 +5,8 @@ login has no sessions to count (the likely accounts travel to the lookup as an a
 import pytest
 from django.test import Client
 
-from tests.web.test_web_round_trips import counted
 from tests.web import login, signed_up_client
+from tests.web.test_web_round_trips import counted
 
 pytestmark = pytest.mark.dynamodb_local
 

@@ -20,8 +20,8 @@ from accounts import ratelimit, store
 from accounts.app_settings import DEFAULT_RATE_LIMITS
 from tests.mail import mails_to
 from tests.mfa import code_of, enable_totp, password_login, second_step
-from tests.web.test_login_limits import from_address
 from tests.web import OTHER_PASSWORD, PASSWORD, login, messages_of, signed_up_client, signup
+from tests.web.test_login_limits import from_address
 
 pytestmark = pytest.mark.dynamodb_local
 

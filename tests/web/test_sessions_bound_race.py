@@ -10,8 +10,8 @@ from django.test import Client
 
 from accounts import dynamo, sessions
 from accounts.tables import account_pk
-from tests.web.test_sessions import account_id_of, is_logged_in, session_items
 from tests.web import login, signed_up_client
+from tests.web.test_sessions import account_id_of, is_logged_in, session_items
 
 pytestmark = pytest.mark.dynamodb_local
 

@@ -8,9 +8,9 @@ from django.test import Client, RequestFactory
 from accounts import store, verification
 from accounts.exceptions import StaleItem
 from accounts.models import User
-from tests.mail import link_in, mails_to, path_of
 from tests.engine.test_engine import locks
 from tests.engine.test_engine_concurrency import race
+from tests.mail import link_in, mails_to, path_of
 from tests.web import OTHER_PASSWORD, PASSWORD, login, messages_of, signed_up_client, signup
 
 pytestmark = pytest.mark.dynamodb_local

@@ -7,8 +7,8 @@ from django.test import Client
 
 from accounts import store
 from accounts.tables import epoch_now
-from tests.mail import DownBackend, link_in, mails_to, path_of, use_mail_backend
 from tests.engine.test_engine import table_items
+from tests.mail import DownBackend, link_in, mails_to, path_of, use_mail_backend
 from tests.web import PASSWORD, login, messages_of, signup
 
 pytestmark = pytest.mark.dynamodb_local

@@ -7,8 +7,8 @@ from django.core import mail
 from django.test import Client
 
 from accounts import store, verification
-from tests.mail import link_in, mails_to, path_of
 from tests.engine.test_engine import table_items
+from tests.mail import link_in, mails_to, path_of
 from tests.web import PASSWORD, messages_of, signed_up_client, signup
 
 pytestmark = pytest.mark.dynamodb_local
