@@ -1,6 +1,6 @@
 """The supported combinations, each a whole run of the suite: ``nox`` runs every row,
 ``nox -s "tests-3.13(django='6.1')"`` one of them (``make test-django61``), and arguments after
-``--`` go to pytest (``nox -s ... -- tests/test_web_signup.py -x``).
+``--`` go to pytest (``nox -s ... -- tests/web/test_web_signup.py -x``).
 
 Each row is a virtualenv of its own under ``.nox/`` with the project installed editable with
 its ``dev`` extra and that row's Django pinned; DynamoDB Local comes from

@@ -2,7 +2,7 @@
 
 DynamoDB Local reports 2 units for any ``TransactWriteItems``, so costs cannot be measured
 locally; they are computed instead. Each flow (:data:`FLOWS`) is the list of requests it
-sends (``tests/test_costs.py`` checks them against the wire), each reading or writing
+sends (``tests/engine/test_costs.py`` checks them against the wire), each reading or writing
 named items whose sizes come from items the code itself builds (:func:`sample_items`).
 The rules (AWS, "DynamoDB read and write operations" and on-demand pricing):
 
@@ -326,7 +326,7 @@ def describe_requests(flow):
 
 
 def markdown_table(costs, read_price=READ_PRICE, write_price=WRITE_PRICE):
-    """The docs' table of flows (docs/costs.md; ``tests/test_costs.py`` holds the page to it)."""
+    """The docs' table of flows (docs/costs.md; ``tests/engine/test_costs.py`` holds the page to it)."""
     lines = [
         f"| flow | requests | read units | write units | $ per million (reads ${read_price:g}/M, writes ${write_price:g}/M) |",
         "|---|---|---|---|---|",
@@ -340,7 +340,7 @@ def markdown_table(costs, read_price=READ_PRICE, write_price=WRITE_PRICE):
 
 
 def markdown_sizes(sizes: dict[str, int]) -> str:
-    """The docs' table of item sizes (docs/costs.md; ``tests/test_costs.py`` holds the page to
+    """The docs' table of item sizes (docs/costs.md; ``tests/engine/test_costs.py`` holds the page to
     it): every sample item the code builds that is stored, in bytes by DynamoDB's rules."""
     lines = ["| item | bytes |", "|---|---|"]
     lines += [f"| {name} | {size} |" for name, size in sizes.items() if size]

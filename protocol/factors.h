@@ -74,7 +74,7 @@
  *       passkey or recovery code it used (after every step).
  * LOAD_CHECKS_ACCOUNT 0 (a session item trusted alone) with SIGN_IN_CHECKS_ACCOUNT 0 (the
  * sign-in checking nothing of the account, as before) fails A1: end_sessions' Query misses
- * a sign-in landing after it (tests/test_protocol_model.py).
+ * a sign-in landing after it (tests/protocol/test_protocol_model.py).
  *
  * IDENTITIES (identities.pml): the OpenID Connect identity lock, UNIQ#OIDC#<issuer>#<subject>,
  * owned by the account (its set-valued constraint `oidc_identities`). The set and its locks

@@ -19,7 +19,7 @@
  *   L1  at least one account is active staff (asserted after every step);
  *   R1  the registry lists exactly the active staff accounts (after every step).
  * LAST_STAFF_BY_COUNT 1 is the protocol before issue 30: count the registry, refuse when the
- * account is the last, then act with no check; tests/test_protocol_model.py shows it fails L1.
+ * account is the last, then act with no check; tests/protocol/test_protocol_model.py shows it fails L1.
  *
  * SLOTS: ACCOUNTS_MAX_SESSIONS = 2 slots (SK=SESS_SLOT#<n>, naming the session that holds
  * it), sessions 0 and 1 there at the start, two logins at once (their new sessions 2 and 3).

@@ -8,8 +8,8 @@
  * the engine sends is ONE atomic step whose conditions are the guard macros G_* below,
  * one macro per conjunct of a ConditionExpression (conjuncts one write always changes
  * together share one, see README.md): conditions.tsv lists them, transaction
- * by transaction; tests/test_protocol_drift.py compares that table with the requests the
- * code builds and with this file, and tests/test_protocol_model.py removes each guard in
+ * by transaction; tests/protocol/test_protocol_drift.py compares that table with the requests the
+ * code builds and with this file, and tests/protocol/test_protocol_model.py removes each guard in
  * turn (redefines it as 1) and asserts that Spin finds a counter-example.
  *
  * Passkeys and the single-use writes of a sign-in are credentials.h's (included below); the
@@ -24,7 +24,7 @@
  * I1 and I2 are asserted after every step, I3 once every client and repairer is done.
  * Legacy data (see legacy_data) is exempt until a transaction first puts it in order.
  * Every other assertion says what a guard is for (purpose()), or restates a guard
- * (restating()); tests/test_protocol_model.py reports which kind each guard's
+ * (restating()); tests/protocol/test_protocol_model.py reports which kind each guard's
  * counter-example trips, and counts only the invariants and the purposes.
  */
 
@@ -175,7 +175,7 @@ byte losses = LOSSES;
 byte finished = 0;
 byte gk;    /* a loop index inside atomic steps, always 0 between them */
 /* Which assertions are on: 0 the invariants, 1 and what guards are for, 2 and what restates a
- * guard (tests/test_protocol_model.py switches them; a committed model runs them all). Each
+ * guard (tests/protocol/test_protocol_model.py switches them; a committed model runs them all). Each
  * kind's text names it (inv_*, asserts < 1, asserts < 2), so a counter-example says which. */
 byte asserts = 2;
 bit  inv_I1 = 1, inv_I2 = 1, inv_I3 = 1, inv_S1 = 1;

@@ -1,4 +1,4 @@
-"""URLs of a project that kept Django's admin (tests/test_permissions.py)."""
+"""URLs of a project that kept Django's admin (tests/web/test_permissions.py)."""
 
 from django.contrib import admin
 from django.urls import include, path

