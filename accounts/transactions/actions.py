@@ -62,7 +62,7 @@ class Role(StrEnum):
     # An item's entry in a registry (tables.Registry), put or deleted with the item's own write.
     REGISTRY = "registry"
     # A ConditionCheck that another member's entry is still in a registry the item leaves: its
-    # failure means that member left meanwhile (the last-staff rule, see _registry_actions).
+    # failure means that member left meanwhile (the last-staff rule, see registry_actions).
     OTHER_MEMBER = "other_member"
     # A sign-in's (accounts.transactions.authenticators): the new session's Put; a single-use
     # write (a staged session, a TOTP step, a recovery code, a signature counter); a
@@ -154,7 +154,7 @@ def _base64(value: object) -> str:
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
-def _key_target(item: Model) -> Target:
+def key_target(item: Model) -> Target:
     model = type(item)
     range_name = model._range_keyname
     return (
@@ -164,13 +164,13 @@ def _key_target(item: Model) -> Target:
     )
 
 
-def _hash_key(model: type[Model]) -> Attribute[Any]:
+def hash_key_attribute(model: type[Model]) -> Attribute[Any]:
     """The model's hash key attribute (PynamoDB's own accessor carries no annotation)."""
     attribute: Attribute[Any] = model._hash_key_attribute()
     return attribute
 
 
-def _owner(item: Model) -> Any:
+def owner_of(item: Model) -> Any:
     return getattr(item, str(type(item)._hash_keyname))
 
 
@@ -181,7 +181,7 @@ def _not_exists_guard(model: type[Model]) -> tuple[str, dict[str, str]]:
     It depends on the model only, so it is serialized once per model.
     """
     names: dict[str, str] = {}
-    expression = _hash_key(model).does_not_exist().serialize(names, {})
+    expression = hash_key_attribute(model).does_not_exist().serialize(names, {})
     return expression, {placeholder: name for name, placeholder in names.items()}
 
 
@@ -233,7 +233,7 @@ def serialized_item(item: Model) -> dict[str, Any]:
     return serialized
 
 
-def _guarded_put(item: Model) -> Body:
+def guarded_put(item: Model) -> Body:
     """The Put of ``item`` guarded by ``attribute_not_exists(<hash key>)``.
 
     The same request as PynamoDB's ``get_save_kwargs_from_instance(condition=...)``, in
@@ -243,7 +243,7 @@ def _guarded_put(item: Model) -> Body:
     model = type(item)
     if model._version_attribute_name is not None:
         # PynamoDB bumps the version and adds its own condition: let it combine the two.
-        return item.get_save_kwargs_from_instance(condition=_hash_key(model).does_not_exist())
+        return item.get_save_kwargs_from_instance(condition=hash_key_attribute(model).does_not_exist())
     expression, names = _not_exists_guard(model)
     return {
         "TableName": model.Meta.table_name,
@@ -262,22 +262,22 @@ def _free_guard(lock_model: type[Lock]) -> tuple[str, dict[str, str], str]:
     per model (the value changes, not the text)."""
     names: dict[str, str] = {}
     values: dict[str, Any] = {}
-    condition = _hash_key(lock_model).does_not_exist() | (lock_model.expires < 0)
+    condition = hash_key_attribute(lock_model).does_not_exist() | (lock_model.expires < 0)
     expression = condition.serialize(names, values)
     (placeholder,) = values
     return expression, {placeholder: name for name, placeholder in names.items()}, placeholder
 
 
-def _free_condition(model: type[Model], now: int) -> Condition:
+def free_condition(model: type[Model], now: int) -> Condition:
     """The same guard as :func:`_free_guard`, as a PynamoDB condition (on a lock, or on an
     item that expires as a lock does: a single-use record)."""
-    condition: Condition = _hash_key(model).does_not_exist() | (
+    condition: Condition = hash_key_attribute(model).does_not_exist() | (
         model.get_attributes()[TTL_ATTRIBUTE] < takeover_cutoff(now)
     )
     return condition
 
 
-def _lock_put(
+def lock_put_request(
     lock_model: type[Lock], key: str, owner: str, expires: int | None, now: int, key_version: str | None = None
 ) -> Body:
     """The guarded Put of lock ``key`` held by ``owner`` (expiring at ``expires``, if set;
@@ -305,19 +305,19 @@ def _lock_put(
     }
 
 
-def _lock_check(lock_model: type[Lock], key: str, constraint: Any) -> Action:
+def lock_check(lock_model: type[Lock], key: str, constraint: Any) -> Action:
     """``ConditionCheck attribute_not_exists(PK)`` on lock ``key``: the value of a partial
     constraint (an unverified email) is refused when another item holds it, and not taken.
     (Locks of partial values never expire: only a verified account holds one.)"""
     body = lock_model.get_operation_kwargs_from_class(
-        key, LOCK_SORT_KEY, condition=_hash_key(lock_model).does_not_exist()
+        key, LOCK_SORT_KEY, condition=hash_key_attribute(lock_model).does_not_exist()
     )
     # On a collision DynamoDB returns the lock, so we learn who holds the value.
     body["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
     return Action("ConditionCheck", body, NEW_LOCK, (lock_model.Meta.table_name, key, LOCK_SORT_KEY), constraint, key)
 
 
-def _lock_keep(lock_model: type[Lock], key: str, owner: str, constraint: Any) -> Action:
+def lock_keep(lock_model: type[Lock], key: str, owner: str, constraint: Any) -> Action:
     """``Update lock REMOVE expires`` guarded by ``owner = me``: a lock the item keeps
     stops expiring together with the item."""
     lock = lock_model(PK=key, owner=owner)
@@ -327,7 +327,7 @@ def _lock_keep(lock_model: type[Lock], key: str, owner: str, constraint: Any) ->
     return Action("Update", body, HELD_LOCK, (lock_model.Meta.table_name, key, LOCK_SORT_KEY), constraint, key)
 
 
-def _lock_action(
+def lock_action(
     kind: str,
     lock_model: type[Lock],
     key: str,
@@ -338,7 +338,7 @@ def _lock_action(
     expires: int | None = None,
 ) -> Action:
     if kind == "Put":
-        body = _lock_put(lock_model, key, owner, expires, now, constraint.key_version if constraint else None)
+        body = lock_put_request(lock_model, key, owner, expires, now, constraint.key_version if constraint else None)
     else:
         # Release only our own lock; a lock already gone is fine (nothing to release).
         body = lock_model(PK=key, owner=owner).get_delete_kwargs_from_instance(
@@ -355,19 +355,19 @@ def _kept_lock_check(lock_model: type[Lock], key: str, owner: Any, constraint: A
     attempts (a staff transfer) would be left behind, held by us for a value we no longer
     hold (I3). Returns the lock on failure, so the next attempt knows its new owner.
     """
-    body = lock_model.get_operation_kwargs_from_class(key, LOCK_SORT_KEY, condition=_held_by(lock_model, owner))
+    body = lock_model.get_operation_kwargs_from_class(key, LOCK_SORT_KEY, condition=held_by(lock_model, owner))
     body["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
     return Action("ConditionCheck", body, KEPT_LOCK, (lock_model.Meta.table_name, key, LOCK_SORT_KEY), constraint, key)
 
 
-def _old_lock_action(
+def old_lock_action(
     lock_model: type[Lock], key: str, owner: str, constraint: Any, keep_locks: Mapping[str, Any], now: int
 ) -> Action:
     """Release old lock ``key`` (only if ours or gone), or, when ``keep_locks`` says another
     item holds it, check that it still does."""
     if key in keep_locks:
         return _kept_lock_check(lock_model, key, keep_locks[key], constraint)
-    return _lock_action("Delete", lock_model, key, owner, OLD_LOCK, constraint, now)
+    return lock_action("Delete", lock_model, key, owner, OLD_LOCK, constraint, now)
 
 
 def recorded_keys(item: Model) -> dict[str, str]:
@@ -379,7 +379,7 @@ def recorded_keys(item: Model) -> dict[str, str]:
     return dict(stored.as_dict() if isinstance(stored, MapAttribute) else stored)
 
 
-def _recording(item: Model, keys: Mapping[str, str | None], *, start: bool = True) -> list[UpdateAction]:
+def recording_actions(item: Model, keys: Mapping[str, str | None], *, start: bool = True) -> list[UpdateAction]:
     """The update actions recording ``keys`` (namespace -> the key it now holds, or ``None``:
     it holds none there) in ``item``'s ``lock_keys``, path by path, or, when it has none yet
     and ``start``, the whole map (a namespace it does not name is computed when needed)."""
@@ -398,12 +398,12 @@ def _recording(item: Model, keys: Mapping[str, str | None], *, start: bool = Tru
     ]
 
 
-def _expires(item: Model) -> Any:
+def expires_of(item: Model) -> Any:
     """The item's ``expires`` (epoch seconds), or ``None`` when it does not expire."""
     return getattr(item, TTL_ATTRIBUTE, None) if TTL_ATTRIBUTE in type(item).get_attributes() else None
 
 
-def _still_as_read(item: Model, names: Collection[str], now: int) -> Condition:
+def still_as_read(item: Model, names: Collection[str], now: int) -> Condition:
     """A condition that the item exists, is not expired at ``now`` (``expires >= :now`` when
     it expires), and ``names`` still hold the values we read.
 
@@ -416,7 +416,7 @@ def _still_as_read(item: Model, names: Collection[str], now: int) -> Condition:
     """
     model = type(item)
     attributes = model.get_attributes()
-    expires = _expires(item)
+    expires = expires_of(item)
     # A value of the wrong type (damage) is compared as it is stored, raw: as read.
     stored = malformed_attributes(item)
     read = {name: stored.get(name, getattr(item, name, None)) for name in sorted(names)}
@@ -428,15 +428,15 @@ def _still_as_read(item: Model, names: Collection[str], now: int) -> Condition:
     if _tombstone_lifetime(model) is not None and not values_read:
         conditions.insert(0, Path(TOMBSTONE_ATTRIBUTE).does_not_exist())
     if expires is None and all(value is None for value in read.values()):
-        conditions.insert(0, _hash_key(model).exists())
+        conditions.insert(0, hash_key_attribute(model).exists())
     return reduce(lambda left, right: left & right, conditions)
 
 
-def _absent(model: type[Model], now: int) -> Condition:
+def absent_condition(model: type[Model], now: int) -> Condition:
     """A condition that the item does not exist, expired longer ago than the clock-skew
     margin (it is then absent by any server's clock, and its values free), or is a
     tombstone."""
-    condition: Condition = _hash_key(model).does_not_exist()
+    condition: Condition = hash_key_attribute(model).does_not_exist()
     if TTL_ATTRIBUTE in model.get_attributes():
         condition = condition | (model.get_attributes()[TTL_ATTRIBUTE] < takeover_cutoff(now))
     if _tombstone_lifetime(model) is not None:
@@ -449,20 +449,20 @@ def _tombstone_lifetime(model: type[Model]) -> Any:
     return getattr(model, "tombstone_lifetime", None)
 
 
-def _item_removal(item: Model, condition: Condition | None, now: int) -> Action:
+def item_removal(item: Model, condition: Condition | None, now: int) -> Action:
     """The action removing ``item`` if ``condition`` holds: its Delete, or, for a model that
     leaves a tombstone, the Put of its tombstone (``PK``, ``SK``, ``deleted``, ``expires``)
     in its place, which keeps its key from ever being created again."""
     lifetime = _tombstone_lifetime(type(item))
     body = item.get_delete_kwargs_from_instance(condition=condition)
     if lifetime is None:
-        return Action("Delete", body, ITEM, _key_target(item))
+        return Action("Delete", body, ITEM, key_target(item))
     ends = now + int(lifetime.total_seconds())
     tombstone = {**body.pop("Key"), TOMBSTONE_ATTRIBUTE: {"N": str(now)}, TTL_ATTRIBUTE: {"N": str(ends)}}
-    return Action("Put", {"TableName": body.pop("TableName"), "Item": tombstone, **body}, ITEM, _key_target(item))
+    return Action("Put", {"TableName": body.pop("TableName"), "Item": tombstone, **body}, ITEM, key_target(item))
 
 
-def _transaction(operation: str, build: Callable[[int], list[Action]], token: str | None) -> Transaction:
+def new_transaction(operation: str, build: Callable[[int], list[Action]], token: str | None) -> Transaction:
     """The transaction of the actions ``build(now)`` returns, planned at this server's clock
     now; ``build`` plans them again for each new attempt (:meth:`Transaction.replan`)."""
     if token is not None and not 1 <= len(token) <= MAX_TOKEN_LENGTH:
@@ -480,19 +480,19 @@ def _transaction(operation: str, build: Callable[[int], list[Action]], token: st
 
 def _owned_key(item: Model, sort_key: str) -> tuple[dict[str, dict[str, Any]], Target]:
     model = type(item)
-    return {"PK": {"S": _owner(item)}, "SK": {"S": sort_key}}, (model.Meta.table_name, _owner(item), sort_key)
+    return {"PK": {"S": owner_of(item)}, "SK": {"S": sort_key}}, (model.Meta.table_name, owner_of(item), sort_key)
 
 
-def _owned_delete(item: Model, sort_key: str) -> Action:
+def owned_item_delete(item: Model, sort_key: str) -> Action:
     """Delete an item ``item`` owns (with no condition: the owner's own guard, its values as
     read, says which items it owns; one already gone is fine)."""
     key, target = _owned_key(item, sort_key)
     return Action("Delete", {"TableName": target[0], "Key": key}, OWNED_ITEM, target)
 
 
-def _owned_keep(item: Model, sort_key: str) -> Action:
+def owned_keep(item: Model, sort_key: str) -> Action:
     """``Update REMOVE expires`` of an item ``item`` owns: it stops expiring with its owner
-    (no condition, as :func:`_owned_delete`)."""
+    (no condition, as :func:`owned_item_delete`)."""
     key, target = _owned_key(item, sort_key)
     body = {
         "TableName": target[0],
@@ -503,7 +503,7 @@ def _owned_keep(item: Model, sort_key: str) -> Action:
     return Action("Update", body, OWNED_ITEM, target)
 
 
-def _registry_entry(model: type[Model], registry: Registry, pk: str, joins: bool) -> Action:
+def registry_entry(model: type[Model], registry: Registry, pk: str, joins: bool) -> Action:
     """The unconditional Put (``joins``) or Delete of ``pk``'s item in ``registry``: it
     rides on the item's own action, whose guards decide whether the transaction commits."""
     table = model.Meta.table_name
@@ -525,11 +525,11 @@ def leaving(before: Model, after: Model | None) -> list[Registry]:
 
 def _other_member_check(model: type[Model], registry: Registry, pk: str) -> Action:
     """``ConditionCheck attribute_exists(PK)`` on member ``pk``'s entry in ``registry``."""
-    body = model.get_operation_kwargs_from_class(registry.partition, pk, condition=_hash_key(model).exists())
+    body = model.get_operation_kwargs_from_class(registry.partition, pk, condition=hash_key_attribute(model).exists())
     return Action("ConditionCheck", body, OTHER_MEMBER, (model.Meta.table_name, registry.partition, pk))
 
 
-def _registry_actions(
+def registry_actions(
     before: Model | None, after: Model | None, others: Mapping[str, str | None] | None = None
 ) -> list[Action]:
     """The registry entries a write of an item from ``before`` to ``after`` (either may be
@@ -560,11 +560,11 @@ def _registry_actions(
         was = before is not None and registry.includes(before)
         now = after is not None and registry.includes(after)
         if was != now or after is None:
-            actions.append(_registry_entry(model, registry, _owner(item), now))
+            actions.append(registry_entry(model, registry, owner_of(item), now))
         if was and not now:
             other = others.get(registry.partition)
-            if other is None or other == _owner(item):
-                message = f"{_owner(item)} is the last member of registry {registry.partition}."
+            if other is None or other == owner_of(item):
+                message = f"{owner_of(item)} is the last member of registry {registry.partition}."
                 raise LastMember(message, registry=registry.partition)
             actions.append(_other_member_check(model, registry, other))
     return actions
@@ -585,13 +585,13 @@ def _default_range_key(model: type[Model]) -> Any:
     return range_attribute.default if range_attribute is not None else None
 
 
-def _condition_check(model: type[Model], hash_key: str, condition: Condition) -> Action:
+def condition_check(model: type[Model], hash_key: str, condition: Condition) -> Action:
     range_key = _default_range_key(model)
     body = model.get_operation_kwargs_from_class(hash_key, range_key, condition=condition)
     return Action("ConditionCheck", body, HOLDER_CHECK, (model.Meta.table_name, hash_key, range_key))
 
 
-def _held_by(lock_model: type[Lock], owner: Any) -> Condition:
+def held_by(lock_model: type[Lock], owner: Any) -> Condition:
     """A condition that the lock exists and still names ``owner``: an owner PK, ``None``
     (names nobody), or the raw value of an owner of the wrong type (``{"N": "5"}``: damage,
     compared as stored)."""

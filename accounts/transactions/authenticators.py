@@ -12,7 +12,7 @@ guarded ``expires >= :now`` (so it is used once, and not after it expired), and 
 single-use write: the record of a TOTP time step [absent or expired longer ago than the
 clock-skew margin], the removal of a recovery code [still there], or a passkey's signature
 counter [as read]. Like every planner's, these transactions are built by a function of
-``:now`` (:func:`~.actions._transaction`), so each new attempt reads the clock again: a
+``:now`` (:func:`~.actions.new_transaction`), so each new attempt reads the clock again: a
 single-use write is given as its builder, ``spend(now)`` -> the action. A sign-in with a
 code also checks that each counter of its limit (``mfa_attempt``) is still under it
 (:func:`limit_check`; :mod:`accounts.ratelimit` writes the condition, as only it knows its
@@ -40,13 +40,13 @@ from .actions import (
     Body,
     Role,
     Transaction,
-    _free_condition,
-    _guarded_put,
-    _hash_key,
-    _key_target,
-    _owned_delete,
-    _still_as_read,
-    _transaction,
+    free_condition,
+    guarded_put,
+    hash_key_attribute,
+    key_target,
+    new_transaction,
+    owned_item_delete,
+    still_as_read,
 )
 from .events import EVENT
 from .running import run, settle
@@ -67,14 +67,14 @@ Spend = Callable[[int], Action]
 def owned_put(item: Model) -> Action:
     """``Put item [attribute_not_exists(PK)]`` of an item an account owns: a passkey's
     credential item, sent with the account's change that adds its credential id."""
-    return Action("Put", _guarded_put(item), OWNED_ITEM, _key_target(item))
+    return Action("Put", guarded_put(item), OWNED_ITEM, key_target(item))
 
 
 def owned_delete(account: Model, sort_key: str) -> Action:
     """``Delete`` the item at ``sort_key`` in ``account``'s partition (a passkey's credential
     item), with no condition: the account's change that removes its credential id, guarded
     by the account's ``passkeys`` as read, says it is the account's."""
-    return _owned_delete(account, sort_key)
+    return owned_item_delete(account, sort_key)
 
 
 def totp_step_spend(record: TableModel) -> Spend:
@@ -123,14 +123,14 @@ def owned_update(item: TableModel, changes: Mapping[str, Any]) -> Action:
     model = type(item)
     attributes = model.get_attributes()
     actions: list[UpdateAction] = [attributes[name].set(value) for name, value in changes.items()]
-    body = item.get_update_kwargs_from_instance(actions=actions, condition=_hash_key(model).exists())
-    return Action("Update", body, OWNED_ITEM, _key_target(item))
+    body = item.get_update_kwargs_from_instance(actions=actions, condition=hash_key_attribute(model).exists())
+    return Action("Update", body, OWNED_ITEM, key_target(item))
 
 
 def _single_use_record(record: TableModel) -> Spend:
     def spend(now: int) -> Action:
-        condition = _free_condition(type(record), now)
-        return Action("Put", record.get_save_kwargs_from_instance(condition=condition), SPENT, _key_target(record))
+        condition = free_condition(type(record), now)
+        return Action("Put", record.get_save_kwargs_from_instance(condition=condition), SPENT, key_target(record))
 
     return spend
 
@@ -148,9 +148,9 @@ def recovery_code_spend(account: Any, digest: str) -> Spend:
     actions: list[UpdateAction] = [codes.delete({digest}), used.add({digest})]
 
     def spend(now: int) -> Action:
-        condition = _still_as_read(account, {"password", *SIGNED_IN_AS_READ}, now) & codes.contains(digest)
+        condition = still_as_read(account, {"password", *SIGNED_IN_AS_READ}, now) & codes.contains(digest)
         body = account.get_update_kwargs_from_instance(actions=actions, condition=condition)
-        return Action("Update", body, SPENT, _key_target(account))
+        return Action("Update", body, SPENT, key_target(account))
 
     return spend
 
@@ -193,9 +193,9 @@ def _account_check(account: Any, names: set[str], role: Role) -> Spend:
     model = type(account)
 
     def check(now: int) -> Action:
-        condition = _still_as_read(account, names, now)
+        condition = still_as_read(account, names, now)
         body = model.get_operation_kwargs_from_class(account.PK, account.SK, condition=condition)
-        return Action("ConditionCheck", body, role, _key_target(account))
+        return Action("ConditionCheck", body, role, key_target(account))
 
     return check
 
@@ -209,9 +209,9 @@ def passkey_use(passkey: Model, changes: Mapping[str, Any]) -> Spend:
     actions: list[UpdateAction] = [attributes[name].set(value) for name, value in changes.items()]
 
     def spend(now: int) -> Action:
-        condition = _still_as_read(passkey, {"sign_count"}, now)
+        condition = still_as_read(passkey, {"sign_count"}, now)
         body = passkey.get_update_kwargs_from_instance(actions=actions, condition=condition)
-        return Action("Update", body, SPENT, _key_target(passkey))
+        return Action("Update", body, SPENT, key_target(passkey))
 
     return spend
 
@@ -264,7 +264,7 @@ def plan_login_session(
     cleared rate counters), unconditionally. A cancelled one raises
     :class:`~accounts.exceptions.StaleItem`: the slot changed hands since it was read."""
     table = session_put["TableName"]
-    return _transaction(
+    return new_transaction(
         SIGN_IN, lambda now: _session_actions(table, session_put, slot_put, deletes, now, event_put=event_put), None
     )
 
@@ -299,14 +299,14 @@ def plan_sign_in(
         planned = _session_actions(table, session_put, slot_put, deletes, now, spent_session, event_put)
         return [*planned, *(spend(now) for spend in spends)]
 
-    return _transaction(SIGN_IN, actions, None)
+    return new_transaction(SIGN_IN, actions, None)
 
 
 def plan_spend(spends: Iterable[Spend]) -> Transaction:
     """The transaction of single-use writes alone (a TOTP step at enrolment, a passkey's
     counter at reauthentication), given as their builders."""
     builders = list(spends)
-    return _transaction(SPEND, lambda now: [spend(now) for spend in builders], None)
+    return new_transaction(SPEND, lambda now: [spend(now) for spend in builders], None)
 
 
 def run_once(transaction: Transaction) -> None:

@@ -28,27 +28,27 @@ from .actions import (
     REPAIRED_LOCK,
     Action,
     Transaction,
-    _absent,
-    _condition_check,
-    _expires,
-    _free_condition,
-    _guarded_put,
-    _held_by,
-    _item_removal,
-    _key_target,
-    _lock_action,
-    _lock_check,
-    _lock_keep,
-    _old_lock_action,
-    _owned_delete,
-    _owned_keep,
-    _owner,
-    _recording,
-    _registry_actions,
-    _registry_entry,
-    _still_as_read,
-    _transaction,
+    absent_condition,
+    condition_check,
+    expires_of,
+    free_condition,
+    guarded_put,
+    held_by,
+    item_removal,
+    key_target,
+    lock_action,
+    lock_check,
+    lock_keep,
+    new_transaction,
+    old_lock_action,
+    owned_item_delete,
+    owned_keep,
+    owner_of,
     recorded_keys,
+    recording_actions,
+    registry_actions,
+    registry_entry,
+    still_as_read,
 )
 
 
@@ -104,7 +104,7 @@ def keys_after_change(item: Model, changes: Mapping[str, Any]) -> dict[str, str 
     records it holds once the change committed (see :func:`plan_change`; a set-valued
     constraint's keys are not recorded)."""
     changed = changed_copy(item, changes)
-    stops_expiring = _expires(item) is not None and _expires(changed) is None
+    stops_expiring = expires_of(item) is not None and expires_of(changed) is None
     moved: dict[str, str | None] = {}
     for constraint in constraints_of(type(item)):
         if not constraint.many and _touches(constraint, changes, stops_expiring):
@@ -139,31 +139,31 @@ def plan_create(
     An item that belongs in a registry of its model (a staff account) gets its entry Put
     there too.
     """
-    return _transaction(CREATE, lambda now: [*_create_actions(item, now, check_unheld), *also], token)
+    return new_transaction(CREATE, lambda now: [*_create_actions(item, now, check_unheld), *also], token)
 
 
 def _create_actions(item: Model, now: int, check_unheld: bool) -> list[Action]:
     model = type(item)
     lock_model = lock_model_for(model)
-    owner = _owner(item)
-    expires = _expires(item)
+    owner = owner_of(item)
+    expires = expires_of(item)
     lock_actions: list[Action] = []
     taken: dict[str, str] = {}
     for constraint in constraints_of(model):
         keys = constraint.lock_keys(item)
         if keys:
             lock_actions.extend(
-                _lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint, now, expires) for key in keys
+                lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint, now, expires) for key in keys
             )
             if not constraint.many:
                 taken[constraint.namespace] = keys[0]
             continue
         claimed = None if constraint.applies_to(item) or not check_unheld else constraint.claimed_key(item)
         if claimed is not None:
-            lock_actions.append(_lock_check(lock_model, claimed, constraint))
+            lock_actions.append(lock_check(lock_model, claimed, constraint))
     if LOCK_KEYS in model.get_attributes():
         setattr(item, LOCK_KEYS, taken)
-    return [Action("Put", _guarded_put(item), ITEM, _key_target(item)), *lock_actions, *_registry_actions(None, item)]
+    return [Action("Put", guarded_put(item), ITEM, key_target(item)), *lock_actions, *registry_actions(None, item)]
 
 
 def changed_copy(item: Model, changes: Mapping[str, Any]) -> Any:
@@ -223,10 +223,10 @@ def plan_change(
     transaction. (Two changes of one account cannot both commit: ``store.update_account``
     stamps ``updated``, guarded as read.) A change that takes a member out of a registry
     checks that ``others[registry.partition]``, another member, is still one (see
-    :func:`~.actions._registry_actions`: the last-staff rule).
+    :func:`~.actions.registry_actions`: the last-staff rule).
     """
     held_elsewhere = keep_locks or {}
-    return _transaction(
+    return new_transaction(
         CHANGE,
         lambda now: [*_change_actions(item, changes, held_elsewhere, unheld, others, now, as_read), *also],
         token,
@@ -245,9 +245,9 @@ def _change_actions(
     model = type(item)
     changed = changed_copy(item, changes)
     lock_model = lock_model_for(model)
-    owner = _owner(item)
-    expires = _expires(changed)
-    stops_expiring = _expires(item) is not None and expires is None
+    owner = owner_of(item)
+    expires = expires_of(changed)
+    stops_expiring = expires_of(item) is not None and expires is None
     guarded = {*changes, *as_read}
     lock_actions: list[Action] = []
     for constraint in constraints_of(model):
@@ -262,37 +262,37 @@ def _change_actions(
         new_key = constraint.lock_key(changed)
         if old_key == new_key:
             if old_key is not None and stops_expiring:
-                lock_actions.append(_lock_keep(lock_model, old_key, owner, constraint))
+                lock_actions.append(lock_keep(lock_model, old_key, owner, constraint))
             elif old_key is None and not constraint.applies_to(changed):
                 claimed = constraint.claimed_key(changed)
                 if claimed is not None and claimed != _current_claimed_key(constraint, item):
                     guarded.update(constraint.guarded_attributes)
-                    lock_actions.append(_lock_check(lock_model, claimed, constraint))
+                    lock_actions.append(lock_check(lock_model, claimed, constraint))
             continue
         # Guard every attribute the key is built from, not only the changed ones: a
         # concurrent change of the scope (the team) must cancel a change of the field (the
         # number), or the lock would move inside a team the item has left.
         guarded.update(constraint.guarded_attributes)
         if new_key is not None:
-            lock_actions.append(_lock_action("Put", lock_model, new_key, owner, NEW_LOCK, constraint, now, expires))
+            lock_actions.append(lock_action("Put", lock_model, new_key, owner, NEW_LOCK, constraint, now, expires))
         if old_key is not None:
-            lock_actions.append(_old_lock_action(lock_model, old_key, owner, constraint, keep_locks, now))
+            lock_actions.append(old_lock_action(lock_model, old_key, owner, constraint, keep_locks, now))
     for constraint, key in unheld:
-        lock_actions.append(_lock_check(lock_model, key, constraint))
+        lock_actions.append(lock_check(lock_model, key, constraint))
     if stops_expiring:
-        lock_actions.extend(_owned_keep(item, sort_key) for sort_key in _owned_sort_keys(item))
+        lock_actions.extend(owned_keep(item, sort_key) for sort_key in _owned_sort_keys(item))
     attributes = model.get_attributes()
     updates: list[UpdateAction] = [
         attributes[name].remove() if value is None else attributes[name].set(value) for name, value in changes.items()
     ]
-    updates += _recording(item, keys_after_change(item, changes))
+    updates += recording_actions(item, keys_after_change(item, changes))
     update = Action(
         "Update",
-        item.get_update_kwargs_from_instance(actions=updates, condition=_still_as_read(item, guarded, now)),
+        item.get_update_kwargs_from_instance(actions=updates, condition=still_as_read(item, guarded, now)),
         ITEM,
-        _key_target(item),
+        key_target(item),
     )
-    return [update, *lock_actions, *_registry_actions(item, changed, others)]
+    return [update, *lock_actions, *registry_actions(item, changed, others)]
 
 
 def _set_lock_actions(
@@ -308,16 +308,16 @@ def _set_lock_actions(
     removed, and keep the others when the item stops expiring. A change of the set is
     guarded by the set as read (``guarded`` is updated)."""
     lock_model = lock_model_for(type(item))
-    owner = _owner(item)
+    owner = owner_of(item)
     old_keys, new_keys = set(_current_lock_keys(constraint, item)), set(constraint.lock_keys(changed))
     if old_keys != new_keys:
         guarded.update(constraint.guarded_attributes)
-    expires = _expires(changed)
+    expires = expires_of(changed)
     added, removed = sorted(new_keys - old_keys), sorted(old_keys - new_keys)
-    actions = [_lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint, now, expires) for key in added]
-    actions += [_old_lock_action(lock_model, key, owner, constraint, keep_locks, now) for key in removed]
+    actions = [lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint, now, expires) for key in added]
+    actions += [old_lock_action(lock_model, key, owner, constraint, keep_locks, now) for key in removed]
     if stops_expiring:
-        actions += [_lock_keep(lock_model, key, owner, constraint) for key in sorted(old_keys & new_keys)]
+        actions += [lock_keep(lock_model, key, owner, constraint) for key in sorted(old_keys & new_keys)]
     return actions
 
 
@@ -345,7 +345,7 @@ def plan_delete(
     ``others[registry.partition]`` still is one, as in :func:`plan_change`.
     """
     held_elsewhere = keep_locks or {}
-    return _transaction(DELETE, lambda now: _delete_actions(item, held_elsewhere, others, now), token)
+    return new_transaction(DELETE, lambda now: _delete_actions(item, held_elsewhere, others, now), token)
 
 
 def _delete_actions(
@@ -353,7 +353,7 @@ def _delete_actions(
 ) -> list[Action]:
     model = type(item)
     lock_model = lock_model_for(model)
-    owner = _owner(item)
+    owner = owner_of(item)
     constraints = constraints_of(model)
     # Partial constraints' conditions too: a verification landing first takes the email lock.
     guarded = {name for constraint in constraints for name in constraint.guarded_attributes}
@@ -362,12 +362,12 @@ def _delete_actions(
     guarded.update(
         name for registry in getattr(model, "registries", ()) for name in registry.attributes if name != TTL_ATTRIBUTE
     )
-    actions = [_item_removal(item, _still_as_read(item, guarded, now), now)]
+    actions = [item_removal(item, still_as_read(item, guarded, now), now)]
     for constraint in constraints:
         for key in _held_keys(constraint, item):
-            actions.append(_old_lock_action(lock_model, key, owner, constraint, keep_locks, now))
-    actions.extend(_owned_delete(item, sort_key) for sort_key in _owned_sort_keys(item))
-    return [*actions, *_registry_actions(item, None, others)]
+            actions.append(old_lock_action(lock_model, key, owner, constraint, keep_locks, now))
+    actions.extend(owned_item_delete(item, sort_key) for sort_key in _owned_sort_keys(item))
+    return [*actions, *registry_actions(item, None, others)]
 
 
 def _holder_checks(
@@ -387,21 +387,21 @@ def _holder_checks(
     checks: list[Action] = []
     guarded = constraint.guarded_attributes
     if item is not None:
-        condition = _still_as_read(item, guarded, now)
+        condition = still_as_read(item, guarded, now)
         held = {} if constraint.many else {constraint.namespace: constraint.lock_key(item)}
-        recording = _recording(item, held, start=False)
+        recording = recording_actions(item, held, start=False)
         if recording:
             body = item.get_update_kwargs_from_instance(actions=recording, condition=condition)
-            checks.append(Action("Update", body, HOLDER_CHECK, _key_target(item)))
+            checks.append(Action("Update", body, HOLDER_CHECK, key_target(item)))
         else:
-            checks.append(_condition_check(model, _owner(item), condition))
+            checks.append(condition_check(model, owner_of(item), condition))
     # A lock naming nobody, or an owner no item can have as key (empty, or of the wrong type:
     # damage), needs no check; nor one naming the holder itself (a damaged lock rewritten).
-    if isinstance(owner, str) and owner and (item is None or owner != _owner(item)):
+    if isinstance(owner, str) and owner and (item is None or owner != owner_of(item)):
         if owner_item is None:
-            checks.append(_condition_check(model, owner, _absent(model, now)))
+            checks.append(condition_check(model, owner, absent_condition(model, now)))
         else:
-            checks.append(_condition_check(model, owner, _still_as_read(owner_item, guarded, now)))
+            checks.append(condition_check(model, owner, still_as_read(owner_item, guarded, now)))
     return checks
 
 
@@ -414,10 +414,10 @@ def _give_lock(
     lock_model = lock_model_for(model)
     key = key if key is not None else constraint.lock_key(item)
     if key is None or key not in constraint.lock_keys(item):
-        raise InvalidTransaction(f"{_owner(item)} holds no value under {constraint!r}: no lock to give it.")
-    lock = lock_model(PK=key, owner=_owner(item), expires=_expires(item), key_version=constraint.key_version)
+        raise InvalidTransaction(f"{owner_of(item)} holds no value under {constraint!r}: no lock to give it.")
+    lock = lock_model(PK=key, owner=owner_of(item), expires=expires_of(item), key_version=constraint.key_version)
     body = lock.get_save_kwargs_from_instance(condition=condition(lock_model))
-    return Action("Put", body, REPAIRED_LOCK, _key_target(lock), constraint, key)
+    return Action("Put", body, REPAIRED_LOCK, key_target(lock), constraint, key)
 
 
 def plan_claim_lock(
@@ -432,10 +432,10 @@ def plan_claim_lock(
     """
 
     def actions(now: int) -> list[Action]:
-        put = _give_lock(item, constraint, lambda lock_model: _free_condition(lock_model, now), key)
+        put = _give_lock(item, constraint, lambda lock_model: free_condition(lock_model, now), key)
         return [put, *_holder_checks(type(item), constraint, item, None, None, now)]
 
-    return _transaction(REPAIR, actions, token)
+    return new_transaction(REPAIR, actions, token)
 
 
 def plan_transfer_lock(
@@ -454,8 +454,8 @@ def plan_transfer_lock(
     that owner as read, or ``None`` when it does not exist. Guarded: the lock still names
     ``owner``, ``item`` still holds the value, and the owner is still gone or unchanged.
     """
-    put = _give_lock(item, constraint, lambda lock_model: _held_by(lock_model, owner), key)
-    return _transaction(
+    put = _give_lock(item, constraint, lambda lock_model: held_by(lock_model, owner), key)
+    return new_transaction(
         REPAIR, lambda now: [put, *_holder_checks(type(item), constraint, item, owner, owner_item, now)], token
     )
 
@@ -480,13 +480,13 @@ def plan_release_lock(
     lock = lock_model(PK=key, owner=owner)
     delete = Action(
         "Delete",
-        lock.get_delete_kwargs_from_instance(condition=_held_by(lock_model, owner)),
+        lock.get_delete_kwargs_from_instance(condition=held_by(lock_model, owner)),
         REPAIRED_LOCK,
-        _key_target(lock),
+        key_target(lock),
         constraint,
         key,
     )
-    return _transaction(
+    return new_transaction(
         REPAIR, lambda now: [delete, *_holder_checks(model_class, constraint, None, owner, owner_item, now)], token
     )
 
@@ -499,16 +499,16 @@ def plan_registry_entry(
     being still as read (its registry attributes), or still gone. For data written before
     the registry existed (``accounts_backfill --staff``).
     """
-    entry = _registry_entry(model_class, registry, pk, item is not None and registry.includes(item))
+    entry = registry_entry(model_class, registry, pk, item is not None and registry.includes(item))
 
     def actions(now: int) -> list[Action]:
         if item is None:
-            check = _condition_check(model_class, pk, _absent(model_class, now))
+            check = condition_check(model_class, pk, absent_condition(model_class, now))
         else:
-            check = _condition_check(model_class, pk, _still_as_read(item, registry.attributes, now))
+            check = condition_check(model_class, pk, still_as_read(item, registry.attributes, now))
         return [check, entry]
 
-    return _transaction(REPAIR, actions, token)
+    return new_transaction(REPAIR, actions, token)
 
 
 def plan_rewrite(item: Model, names: Collection[str], *, token: str | None = None) -> Transaction:
@@ -524,10 +524,10 @@ def plan_rewrite(item: Model, names: Collection[str], *, token: str | None = Non
             attributes[name].remove() if value is None else attributes[name].set(value)
             for name, value in values.items()
         ]
-        body = item.get_update_kwargs_from_instance(actions=updates, condition=_still_as_read(item, names, now))
-        return [Action("Update", body, ITEM, _key_target(item))]
+        body = item.get_update_kwargs_from_instance(actions=updates, condition=still_as_read(item, names, now))
+        return [Action("Update", body, ITEM, key_target(item))]
 
-    return _transaction(REPAIR, actions, token)
+    return new_transaction(REPAIR, actions, token)
 
 
 def plan_record_locks(item: Model, keys: Mapping[str, str], *, token: str | None = None) -> Transaction:
@@ -537,19 +537,19 @@ def plan_record_locks(item: Model, keys: Mapping[str, str], *, token: str | None
     ``ConditionCheck lock [owner = item]``. No lock changes."""
     model = type(item)
     lock_model = lock_model_for(model)
-    owner = _owner(item)
+    owner = owner_of(item)
     constraints = {constraint.namespace: constraint for constraint in constraints_of(model)}
     guarded = {name for namespace in keys for name in constraints[namespace].guarded_attributes}
 
     def actions(now: int) -> list[Action]:
-        condition = _still_as_read(item, guarded | {LOCK_KEYS}, now)
-        body = item.get_update_kwargs_from_instance(actions=_recording(item, keys), condition=condition)
-        checks = [Action("Update", body, HOLDER_CHECK, _key_target(item))]
+        condition = still_as_read(item, guarded | {LOCK_KEYS}, now)
+        body = item.get_update_kwargs_from_instance(actions=recording_actions(item, keys), condition=condition)
+        checks = [Action("Update", body, HOLDER_CHECK, key_target(item))]
         for namespace, key in sorted(keys.items()):
-            held = _held_by(lock_model, owner)
+            held = held_by(lock_model, owner)
             check = lock_model.get_operation_kwargs_from_class(key, LOCK_SORT_KEY, condition=held)
             target = (lock_model.Meta.table_name, key, LOCK_SORT_KEY)
             checks.append(Action("ConditionCheck", check, REPAIRED_LOCK, target, constraints[namespace], key))
         return checks
 
-    return _transaction(REPAIR, actions, token)
+    return new_transaction(REPAIR, actions, token)

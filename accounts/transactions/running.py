@@ -133,7 +133,7 @@ def cancellation_error(
                     namespaces.setdefault(name, set()).add(action.constraint.namespace)
             elif action.role in (OLD_LOCK, KEPT_LOCK):
                 # ALL_OLD returns the lock as it is; no Item means it is gone.
-                # Every release and kept lock's check names its lock (see actions._lock_action).
+                # Every release and kept lock's check names its lock (see actions.lock_action).
                 not_owned[cast(str, action.lock_key)] = (reason.get("Item") is not None, _lock_owner(reason))
             elif action.role == LIMIT:
                 over_limit.append(reason.get("Item"))

@@ -118,7 +118,7 @@ def same_json(first, second):
     ],
 )
 def test_guarded_put_is_pynamodbs_request_key_for_key(item):
-    assert same_json(actions._guarded_put(item), pynamodb_put(item))
+    assert same_json(actions.guarded_put(item), pynamodb_put(item))
 
 
 @pytest.mark.parametrize("expires", [None, 1700000000], ids=["lasting", "expiring"])
@@ -128,7 +128,7 @@ def test_lock_put_is_pynamodbs_request_for_the_lock_model(model, expires, settin
     lock_model = lock_model_for(model)
     assert lock_model.Meta.table_name == model.Meta.table_name
     now = 1690000000
-    built = actions._lock_put(lock_model, "UNIQ#EMAIL#ada@x.io", "ACCT#1", expires, now)
+    built = actions.lock_put_request(lock_model, "UNIQ#EMAIL#ada@x.io", "ACCT#1", expires, now)
     lock = lock_model(PK="UNIQ#EMAIL#ada@x.io", owner="ACCT#1", expires=expires)
     expected = lock.get_save_kwargs_from_instance(
         # Free: absent, or expired longer ago than the clock-skew margin (TTL deletes lazily).
@@ -140,14 +140,14 @@ def test_lock_put_is_pynamodbs_request_for_the_lock_model(model, expires, settin
 
 def test_lock_action_targets_the_lock_item():
     lock = Lock(PK="UNIQ#EMAIL#ada@x.io", owner="ACCT#1")
-    action = actions._lock_action("Put", Lock, lock.PK, lock.owner, actions.NEW_LOCK, None, 1690000000)
-    assert action.target == actions._key_target(lock)
+    action = actions.lock_action("Put", Lock, lock.PK, lock.owner, actions.NEW_LOCK, None, 1690000000)
+    assert action.target == actions.key_target(lock)
 
 
 @pytest.mark.parametrize("version", [None, 3])
 def test_versioned_model_keeps_pynamodbs_combined_condition_and_version_bump(version):
     values = {"id": "v1", "label": "x"} if version is None else {"id": "v1", "label": "x", "version": version}
-    built = actions._guarded_put(Versioned(**values))
+    built = actions.guarded_put(Versioned(**values))
     assert built == pynamodb_put(Versioned(**values))
     assert built["Item"]["version"] == {"N": str((version or 0) + 1)}
     assert "AND" in built["ConditionExpression"]
@@ -162,15 +162,15 @@ def test_missing_required_values_fail_as_pynamodb_does(item):
     with pytest.raises(Exception) as pynamodb_error:
         pynamodb_put(item)
     with pytest.raises(type(pynamodb_error.value)) as ours:
-        actions._guarded_put(item)
+        actions.guarded_put(item)
     assert str(ours.value) == str(pynamodb_error.value)
 
 
 def test_requests_never_share_the_cached_attribute_names():
-    first = actions._guarded_put(store.build_account("a@x.io", "a", "hash"))
+    first = actions.guarded_put(store.build_account("a@x.io", "a", "hash"))
     first["ExpressionAttributeNames"]["#0"] = "changed"
-    lock_put = actions._lock_put(Lock, "UNIQ#EMAIL#b", "ACCT#1", None, 1690000000)
-    second = actions._guarded_put(store.build_account("b@x.io", "b", "hash"))
+    lock_put = actions.lock_put_request(Lock, "UNIQ#EMAIL#b", "ACCT#1", None, 1690000000)
+    second = actions.guarded_put(store.build_account("b@x.io", "b", "hash"))
     assert second["ExpressionAttributeNames"] == {"#0": "PK"}
     assert lock_put["ExpressionAttributeNames"] == {"#0": "PK", "#1": "expires"}
 
@@ -178,5 +178,5 @@ def test_requests_never_share_the_cached_attribute_names():
 def test_puts_follow_the_configured_table_name(settings):
     for name in ("first-table", "second-table"):
         settings.ACCOUNTS_TABLE_NAME = name
-        assert actions._guarded_put(store.build_account("a@x.io", "a", "hash"))["TableName"] == name
-        assert actions._lock_put(Lock, "UNIQ#EMAIL#a", "ACCT#1", None, 1690000000)["TableName"] == name
+        assert actions.guarded_put(store.build_account("a@x.io", "a", "hash"))["TableName"] == name
+        assert actions.lock_put_request(Lock, "UNIQ#EMAIL#a", "ACCT#1", None, 1690000000)["TableName"] == name
