@@ -76,7 +76,7 @@ bit  sf_reg[NSF];       /* its registry entry exists */
 #define R1_of(x)       (inv_R1 && sf_reg[x] == sf_member(x))
 
 /* plan_change: the account as read (the changed flag and `updated`); plan_delete: is_staff
- * and is_active as read; both: another member's entry is there (_registry_actions). */
+ * and is_active as read; both: another member's entry is there (registry_actions). */
 #define G_STAFF_ITEM_AS_READ(x)           (sf_ex[x] && sf_staff[x] == r_staff && sf_active[x] == r_active)
 #define G_DELETE_STAFF_FLAGS_AS_READ(x)   (sf_ex[x] && sf_staff[x] == r_staff && sf_active[x] == r_active)
 #define G_OTHER_MEMBER_LISTED(o)          (sf_reg[o])

@@ -226,7 +226,7 @@ bit  inv_I1 = 1, inv_I2 = 1, inv_I3 = 1, inv_S1 = 1;
 /* expires >= :now, sent when the item was read with an expires (read_exp) */
 #define unexpired(x, read_exp)            ((read_exp) == NONE || still_set(x))
 /* A repair's check of a holder or owner x: its value of key k, its email_verified (email
- * keys), its expires >= :now, as read (transactions.actions._still_as_read) */
+ * keys), its expires >= :now, as read (transactions.actions.still_as_read) */
 #define repair_check(x, v, ver, exp)     (a_ex[x] && value_of(x, k) == (v) && (!is_email(k) || same(x, a_ver, ver)) && unexpired(x, exp))
 
 /* pending_email, pending_nonce as read: `= :read`, or attribute_not_exists when none was */
