@@ -373,16 +373,17 @@ class SessionTables:
         self._moto.start()
 
     def left_behind(self):
-        """``{table name: number of items}`` of the tables holding items other than the key
-        version: writes no test's requests made (another process, a client built before
-        the plugin was loaded), which the deletes after each test did not remove."""
+        """``{table name: the keys (PK|SK) of up to 5 items}`` of the tables holding items
+        other than the key version: writes no test's requests made (another process, a
+        client built before the plugin was loaded), which the deletes after each test did not
+        remove. The keys say which test wrote them."""
         from .tables import KEY_VERSION_ITEM
 
         found = {}
         for table in self._tables.values():
-            count = sum(key != KEY_VERSION_ITEM for key in _keys(table) or ())
-            if count:
-                found[table.name] = count
+            left = [key for key in _keys(table) or () if key != KEY_VERSION_ITEM]
+            if left:
+                found[table.name] = [f"{key['PK']['S']}|{key['SK']['S']}" for key in left[:5]]
         return found
 
     def delete_all(self):

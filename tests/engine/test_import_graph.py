@@ -1,5 +1,7 @@
 """No circular imports in the app: every ``import`` of one ``accounts`` module by another,
-at the top of a module or deferred inside a function, forms a graph without cycles."""
+at the top of a module or deferred inside a function, forms a graph without cycles. An
+import under ``if TYPE_CHECKING:`` never runs (only a type checker reads it), so it is no
+edge of the graph."""
 
 import ast
 from pathlib import Path
@@ -18,7 +20,13 @@ def imported_modules(path, name, modules):
     """The ``accounts`` modules that the module ``name`` (at ``path``) imports, anywhere in it."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    tree = ast.parse(path.read_text())
+    for_type_checkers = {
+        id(inner) for node in ast.walk(tree) if _is_type_checking_block(node) for inner in ast.walk(node)
+    }
+    for node in ast.walk(tree):
+        if id(node) in for_type_checkers:
+            continue
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -31,6 +39,16 @@ def imported_modules(path, name, modules):
             # ``from . import store`` imports the module accounts.store.
             found.update(f"{target}.{alias.name}" for alias in node.names)
     return {module for module in found if module in modules and module != name}
+
+
+def _is_type_checking_block(node):
+    """Whether ``node`` is ``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``), without an else."""
+    if not isinstance(node, ast.If) or node.orelse:
+        return False
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def import_graph():
@@ -80,3 +98,18 @@ def test_the_graph_sees_deferred_imports_and_the_cycle_they_would_close():
     # The login form reaches the models through the login flow (it once did through the backend).
     cycle_modules = {"accounts.managers", "accounts.forms", "accounts.internal.flows.login", "accounts.models"}
     assert find_cycle(graph)[0] in cycle_modules
+
+
+def test_the_graph_leaves_out_imports_only_a_type_checker_reads(tmp_path):
+    module = tmp_path / "sample.py"
+    module.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "from . import store\n"
+        "if TYPE_CHECKING:\n"
+        "    from .models import User\n"
+        "def later():\n"
+        "    from . import forms\n"
+    )
+    modules = {"accounts.sample", "accounts.store", "accounts.models", "accounts.forms"}
+
+    assert imported_modules(module, "accounts.sample", modules) == {"accounts.store", "accounts.forms"}

@@ -319,7 +319,9 @@ def test_items_written_before_a_test_stay_are_reported_and_go_with_the_marker(se
 
     with session_tables.table(dynamodb_local.endpoint_url):
         assert key("session-fixture") in stored_keys(table.name)
-    assert session_tables.left_behind() == {table.name: 1}
+    assert session_tables.left_behind() == {
+        table.name: [f"{key('session-fixture')['PK']['S']}|{key('session-fixture')['SK']['S']}"]
+    }
 
     with session_tables.table(dynamodb_local.endpoint_url, emptied=True):
         pass

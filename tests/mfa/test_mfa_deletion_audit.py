@@ -136,9 +136,9 @@ def test_a_stale_deletion_from_the_page_is_refused_kindly(ddb, monkeypatch):
     # The deletion reads the account; a passkey is registered before its transaction.
     original = store.delete_account
 
-    def registering_first(account):
+    def registering_first(account, **options):
         mfa_store.add_passkey(store.get_account(account.id), new_credential("cred9"), "Late")
-        return original(account)
+        return original(account, **options)
 
     monkeypatch.setattr(store, "delete_account", registering_first)
     response = client.post("/accounts/delete/", {"password": PASSWORD})

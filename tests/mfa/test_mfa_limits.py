@@ -68,8 +68,8 @@ def on_judging(monkeypatch, interleave):
     as other requests would at that moment."""
     judge = login_flow._spends_for_code
 
-    def judged(account, code):
-        found = judge(account, code)
+    def judged(account, code, origin):
+        found = judge(account, code, origin)
         interleave()
         return found
 

@@ -8,7 +8,7 @@ import threading
 import pytest
 from django.test import Client
 
-from accounts import audit, store
+from accounts import audit, store, timeline
 from accounts.providers import store as provider_store
 from accounts.tables import identity_element
 from tests.invariants import violations
@@ -124,10 +124,10 @@ def test_unlinking_releases_the_lock_and_the_last_way_in_is_kept(ddb):
         email="ada@example.com", username="ada", issuer=ISSUER, subject="7", email_verified=True
     )
     with pytest.raises(flows.LastWayIn):
-        flows.unlink(store.get_account(account.id), ISSUER, "7")
+        flows.unlink(store.get_account(account.id), ISSUER, "7", origin=timeline.NO_ORIGIN)
     provider_store.link(store.get_account(account.id), "https://other.example", "8")
 
-    flows.unlink(store.get_account(account.id), ISSUER, "7")
+    flows.unlink(store.get_account(account.id), ISSUER, "7", origin=timeline.NO_ORIGIN)
 
     assert read_lock(provider_store.identity_lock_key(ISSUER, "7")) == (False, None)
     assert provider_store.identities_of(store.get_account(account.id)) == [("https://other.example", "8")]
