@@ -722,7 +722,11 @@ def end_sessions(
     :meth:`SessionStore.account_sessions` returns them, are given) and one
     ``BatchWriteItem`` per 25 sessions. Call it after a password change or reset, a
     deactivation or a deletion: a cookie of an ended session is anonymous from then on,
-    and reactivating the account revives none of them. ``also``: raw keys of other items
+    and reactivating the account revives none of them. (A sign-in that read the account
+    before the deactivation and commits after this Query is not among them: a second step's
+    and a passkey login's are cancelled by the account's ``is_active`` as read; a
+    password-only login's session write checks nothing of the account yet, see
+    docs/sessions.md.) ``also``: raw keys of other items
     to delete in the same ``BatchWriteItem`` (a deleted account's security events);
     ``event``: a security event's raw item, put in it when a session ended; ``session``:
     this request's session, told which sessions ended (:meth:`SessionStore.note_ended`) so

@@ -25,6 +25,7 @@ from ..mfa.flows import reauthentication
 from ..models import User
 from ..pending import remember_pending
 from ..providers import flows as provider_flows
+from ..tables import Account
 from . import responses
 from .base import APIView
 from .responses import Answer
@@ -170,12 +171,19 @@ class SignupView(APIView):
         except STORE_REFUSALS as error:
             form.add_store_error(error)
             return responses.form_errors(form, self.params)
-        completion = signup_flow.complete_signup(request, account=account)
-        if not completion.logged_in:
-            return responses.unauthenticated(request)
-        answer = responses.authenticated(request, User.from_account(account))
-        answer.trusted_account = account.id
-        return answer
+        return signed_up(request, account)
+
+
+def signed_up(request: HttpRequest, account: Account, method: dict[str, Any] | None = None) -> Answer:
+    """The answer to a sign-up saved as ``account`` (by a password, a passkey or a provider,
+    ``method``): logged in (200, this browser trusted for it), or 401 with the pending
+    ``verify_email`` flow."""
+    completion = signup_flow.complete_signup(request, account=account, method=method)
+    if not completion.logged_in:
+        return responses.unauthenticated(request)
+    answer = responses.authenticated(request, User.from_account(account))
+    answer.trusted_account = account.id
+    return answer
 
 
 class VerifyEmailView(APIView):

@@ -20,13 +20,11 @@ from django.utils.translation import gettext_lazy as _
 from .. import ratelimit, timeline
 from ..exceptions import Busy, StaleItem
 from ..form_errors import STORE_REFUSALS
-from ..internal.flows import signup as signup_flow
 from ..mfa.flows import reauthentication
-from ..models import User
 from ..providers import flows, notices, oidc, store
 from ..providers.forms import ProviderSignupForm
 from . import responses
-from .account_views import IDEMPOTENCY_KEY_HEADER, ReauthenticatedView, conflict
+from .account_views import IDEMPOTENCY_KEY_HEADER, ReauthenticatedView, conflict, signed_up
 from .base import APIView
 from .responses import Answer
 
@@ -249,12 +247,7 @@ class ProviderSignupView(APIView):
             form.add_store_error(error)
             return responses.form_errors(form)
         method = {"method": "socialaccount", "provider": provider.id, "uid": found["subject"], "reauthenticated": False}
-        completion = signup_flow.complete_signup(request, account=account, method=method)
-        if not completion.logged_in:
-            return responses.unauthenticated(request)
-        answer = responses.authenticated(request, User.from_account(account))
-        answer.trusted_account = account.id
-        return answer
+        return signed_up(request, account, method)
 
 
 def linked_providers(account) -> list[dict]:

@@ -19,12 +19,10 @@ from ..app_settings import app_settings
 from ..exceptions import Busy, StaleItem, UniqueViolation
 from ..form_errors import STORE_REFUSALS
 from ..internal.flows import login as login_flow
-from ..internal.flows import signup as signup_flow
 from ..mfa import passkeys, store
 from ..mfa.flows import authenticators, reauthentication
 from ..mfa.flows import signup as passkey_signup
 from ..mfa.forms import PasskeyAddForm, PasskeySignupForm
-from ..models import User
 from . import responses
 from .account_views import (
     IDEMPOTENCY_KEY_HEADER,
@@ -32,6 +30,7 @@ from .account_views import (
     ReauthenticatedView,
     conflict,
     not_found,
+    signed_up,
     signup_token,
 )
 from .mfa_views import MESSAGES as MFA_MESSAGES
@@ -127,12 +126,7 @@ class WebAuthnSignupView(PasskeyInputMixin, WebAuthnView):
             values.add_store_error(error)
             return responses.form_errors(values, {"passkeys": "credential"})
         method = {"method": "mfa", "type": "webauthn", "passwordless": True}
-        completion = signup_flow.complete_signup(request, account=account, method=method)
-        if not completion.logged_in:
-            return responses.unauthenticated(request)
-        answer = responses.authenticated(request, User.from_account(account))
-        answer.trusted_account = account.id
-        return answer
+        return signed_up(request, account, method)
 
 
 class WebAuthnReauthenticateView(WebAuthnView, AuthenticatedView):
