@@ -64,6 +64,7 @@ from .actions import (
     Transaction,
     explain,
     leaving,
+    owned_delete,
     recorded_keys,
 )
 from .authenticators import (
@@ -78,7 +79,6 @@ from .authenticators import (
     account_as_signed_in,
     idempotency_key_spend,
     limit_check,
-    owned_delete,
     owned_put,
     owned_update,
     passkey_use,

@@ -483,16 +483,17 @@ def _owned_key(item: Model, sort_key: str) -> tuple[dict[str, dict[str, Any]], T
     return {"PK": {"S": owner_of(item)}, "SK": {"S": sort_key}}, (model.Meta.table_name, owner_of(item), sort_key)
 
 
-def owned_item_delete(item: Model, sort_key: str) -> Action:
-    """Delete an item ``item`` owns (with no condition: the owner's own guard, its values as
-    read, says which items it owns; one already gone is fine)."""
+def owned_delete(item: Model, sort_key: str) -> Action:
+    """Delete an item ``item`` owns (a passkey's credential item), with no condition: the
+    owner's own guard, its values as read (an account's ``passkeys``), says which items it
+    owns; one already gone is fine."""
     key, target = _owned_key(item, sort_key)
     return Action("Delete", {"TableName": target[0], "Key": key}, OWNED_ITEM, target)
 
 
 def owned_keep(item: Model, sort_key: str) -> Action:
     """``Update REMOVE expires`` of an item ``item`` owns: it stops expiring with its owner
-    (no condition, as :func:`owned_item_delete`)."""
+    (no condition, as :func:`owned_delete`)."""
     key, target = _owned_key(item, sort_key)
     body = {
         "TableName": target[0],

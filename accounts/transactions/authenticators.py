@@ -45,7 +45,6 @@ from .actions import (
     hash_key_attribute,
     key_target,
     new_transaction,
-    owned_item_delete,
     still_as_read,
 )
 from .events import EVENT
@@ -68,13 +67,6 @@ def owned_put(item: Model) -> Action:
     """``Put item [attribute_not_exists(PK)]`` of an item an account owns: a passkey's
     credential item, sent with the account's change that adds its credential id."""
     return Action("Put", guarded_put(item), OWNED_ITEM, key_target(item))
-
-
-def owned_delete(account: Model, sort_key: str) -> Action:
-    """``Delete`` the item at ``sort_key`` in ``account``'s partition (a passkey's credential
-    item), with no condition: the account's change that removes its credential id, guarded
-    by the account's ``passkeys`` as read, says it is the account's."""
-    return owned_item_delete(account, sort_key)
 
 
 def totp_step_spend(record: TableModel) -> Spend:

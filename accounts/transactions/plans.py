@@ -41,7 +41,7 @@ from .actions import (
     lock_keep,
     new_transaction,
     old_lock_action,
-    owned_item_delete,
+    owned_delete,
     owned_keep,
     owner_of,
     recorded_keys,
@@ -366,7 +366,7 @@ def _delete_actions(
     for constraint in constraints:
         for key in _held_keys(constraint, item):
             actions.append(old_lock_action(lock_model, key, owner, constraint, keep_locks, now))
-    actions.extend(owned_item_delete(item, sort_key) for sort_key in _owned_sort_keys(item))
+    actions.extend(owned_delete(item, sort_key) for sort_key in _owned_sort_keys(item))
     return [*actions, *registry_actions(item, None, others)]
 
 
