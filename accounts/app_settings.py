@@ -456,5 +456,16 @@ class AppSettings:
         Default ``()``."""
         return self._setting("STAFF_PERMISSIONS", ())
 
+    # Several addresses per account (issue 37).
+
+    @property
+    def MAX_EMAIL_ADDRESSES(self) -> int:
+        """How many email addresses an account may have, the primary one included (as
+        django-allauth's ``ACCOUNT_MAX_EMAIL_ADDRESSES``): above 1, a person adds addresses,
+        verifies each by its mailed link, makes one primary, logs in with any verified one
+        and removes the others (``docs/signup-and-verification.md``). Default 1: one
+        address, changed by a link to the new one, as before."""
+        return self._setting("MAX_EMAIL_ADDRESSES", 1)
+
 
 app_settings = AppSettings()
