@@ -32,6 +32,9 @@ ADD_ACTION = "change_email"
 RESEND_ACTION = "resend_verification"
 # What a request resent with the idempotency key of one already done answers.
 RESENT = "resent"
+# The engine's refusals of a set (raised before sending) as the account's: an address held
+# twice, more addresses than allowed.
+ENGINE_REFUSALS = {"duplicate": addresses.DUPLICATE, "too_many": addresses.TOO_MANY}
 
 
 @dataclass(frozen=True)
@@ -199,11 +202,12 @@ def _refused(email: str, account: Account, refusal: Exception) -> AddressOutcome
         error = ValidationError(
             adapter.error_messages["email_address_taken"], code="email_taken", params={"email": taken[0]}
         )
+    elif isinstance(refusal, InvalidUniqueValue) and refusal.code in ENGINE_REFUSALS:
+        return _refused(email, account, addresses.AddressRefused(ENGINE_REFUSALS[refusal.code], email))
     elif isinstance(refusal, InvalidUniqueValue):
-        message = adapter.error_messages.get(f"email_{refusal.code}") or INVALID_VALUE_MESSAGES.get(
-            refusal.code, INVALID_VALUE_MESSAGES["invalid"]
+        error = ValidationError(
+            INVALID_VALUE_MESSAGES.get(refusal.code, INVALID_VALUE_MESSAGES["invalid"]), code=refusal.code
         )
-        error = ValidationError(message, code=refusal.code)
     else:
         code = "busy" if isinstance(refusal, Busy) else "last_staff" if isinstance(refusal, LastMember) else "stale"
         return AddressOutcome(email, account, errors={None: [adapter.validation_error(code)]})
