@@ -17,8 +17,8 @@ from django.utils.decorators import method_decorator
 from django.views.decorators.debug import sensitive_post_parameters
 
 from . import addresses, ratelimit, verification
-from .address_forms import PRIMARY, REMOVE, RESEND, AddEmailForm, EmailAddressActionForm
 from .adapter import get_adapter
+from .address_forms import PRIMARY, REMOVE, RESEND, AddEmailForm, EmailAddressActionForm
 from .email_views import LinkView
 from .internal.flows import email_addresses
 from .mfa.flows.reauthentication import ReauthenticationRequiredMixin

@@ -106,9 +106,7 @@ def test_a_change_from_a_stale_read_is_an_error_of_the_whole_request(ada):
 
 
 def test_a_request_resent_with_its_idempotency_key_changes_and_mails_nothing_more(ada):
-    first = email_addresses.add_address(
-        flow_request(ada), account=ada, email="work@example.org", idempotency_key="k-1"
-    )
+    first = email_addresses.add_address(flow_request(ada), account=ada, email="work@example.org", idempotency_key="k-1")
     again = store.get_account(ada.id)
     resent = email_addresses.add_address(
         flow_request(again), account=again, email="work@example.org", idempotency_key="k-1"
