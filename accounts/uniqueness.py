@@ -290,17 +290,22 @@ class UniqueConstraint:
         return self.key_for_values(tuple(self.normalizer(component) for component in components))
 
 
+def namespace_constraints(model_class: type[Any], namespace: str) -> tuple[UniqueConstraint, ...]:
+    """The constraints ``model_class`` declares in ``namespace`` (two for an account with
+    several addresses: its primary ``email`` and its other ``email_addresses``)."""
+    return tuple(constraint for constraint in constraints_of(model_class) if constraint.namespace == namespace)
+
+
 def keys_in_namespace(item: object, namespace: str) -> frozenset[str]:
     """Every lock key ``item``'s values map to in ``namespace``, under each constraint of its
     model declared there (an account's primary address and its other addresses share
     ``EMAIL``); a value that cannot be keyed (legacy data) maps to none."""
     keys: set[str] = set()
-    for constraint in constraints_of(type(item)):
-        if constraint.namespace == namespace:
-            try:
-                keys.update(constraint.lock_keys(item))
-            except InvalidUniqueValue:
-                continue
+    for constraint in namespace_constraints(type(item), namespace):
+        try:
+            keys.update(constraint.lock_keys(item))
+        except InvalidUniqueValue:
+            continue
     return frozenset(keys)
 
 

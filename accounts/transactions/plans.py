@@ -15,7 +15,7 @@ from pynamodb.models import Model
 from ..exceptions import InvalidTransaction, InvalidUniqueValue
 from ..tables import Lock, Registry, lock_model_for
 from ..tables.clocks import TTL_ATTRIBUTE
-from ..uniqueness import LOCK_SORT_KEY, UniqueConstraint, as_text, constraints_of
+from ..uniqueness import LOCK_SORT_KEY, UniqueConstraint, as_text, constraints_of, namespace_constraints
 from .actions import (
     CHANGE,
     CREATE,
@@ -499,7 +499,7 @@ def _holder_checks(
     :func:`plan_record_locks`; a set-valued constraint's are recorded only when
     :attr:`~accounts.uniqueness.UniqueConstraint.recorded`); the rest are ConditionChecks."""
     checks: list[Action] = []
-    guarded = constraint.guarded_attributes
+    guarded = _namespace_guards(model, constraint)
     if item is not None:
         condition = still_as_read(item, guarded, now)
         held = _given_record(constraint, item, key)
@@ -519,6 +519,31 @@ def _holder_checks(
     return checks
 
 
+def _holding(item: Model, constraint: UniqueConstraint, key: str | None) -> UniqueConstraint:
+    """The constraint of ``item``'s model in ``constraint``'s namespace under which it holds
+    ``key`` (the audit names a namespace by its first constraint; an address may be held
+    as one of the others), else ``constraint``."""
+    if key is None:
+        return constraint
+    for each in (constraint, *namespace_constraints(type(item), constraint.namespace)):
+        try:
+            if key in each.lock_keys(item):
+                return each
+        except InvalidUniqueValue:
+            continue
+    return constraint
+
+
+def _namespace_guards(model: type[Model], constraint: UniqueConstraint) -> tuple[str, ...]:
+    """Every attribute that decides whether an item of ``model`` holds a key of
+    ``constraint``'s namespace: the constraint's own, and those of the model's other
+    constraints there (an address is held as the primary or as one of the others)."""
+    names = dict.fromkeys(constraint.guarded_attributes)
+    for each in namespace_constraints(model, constraint.namespace):
+        names.update(dict.fromkeys(each.guarded_attributes))
+    return tuple(names)
+
+
 def _given_record(constraint: UniqueConstraint, item: Model, key: str | None) -> dict[str, Any]:
     """What ``item`` records once given lock ``key`` under ``constraint`` (``{}``: nothing
     new): the key of its single value, or its set's map with the element of ``key``."""
@@ -526,11 +551,12 @@ def _given_record(constraint: UniqueConstraint, item: Model, key: str | None) ->
         return {constraint.namespace: constraint.lock_key(item)}
     if not constraint.recorded:
         return {}
-    held = held_member_keys(constraint, item)
+    recorded = recorded_keys(item).get(constraint.record_slot)
+    recorded = recorded if isinstance(recorded, dict) else {}
     element = next((each for each, computed in constraint.member_keys(item).items() if computed == key), None)
-    if element is None or held.get(element) == key and constraint.record_slot in recorded_keys(item):
+    if element is None or recorded.get(element) == key:
         return {}
-    return {constraint.record_slot: {**held, element: key}}
+    return {constraint.record_slot: {**recorded, element: key}}
 
 
 def _give_lock(
@@ -559,6 +585,8 @@ def plan_claim_lock(
     An item a partial constraint leaves out (an unverified email) holds no lock: refused.
     """
 
+    constraint = _holding(item, constraint, key)
+
     def actions(now: int) -> list[Action]:
         put = _give_lock(item, constraint, lambda lock_model: free_condition(lock_model, now), key)
         return [put, *_holder_checks(type(item), constraint, item, None, None, now, put.lock_key)]
@@ -582,6 +610,7 @@ def plan_transfer_lock(
     that owner as read, or ``None`` when it does not exist. Guarded: the lock still names
     ``owner``, ``item`` still holds the value, and the owner is still gone or unchanged.
     """
+    constraint = _holding(item, constraint, key)
     put = _give_lock(item, constraint, lambda lock_model: held_by(lock_model, owner), key)
     return new_transaction(
         REPAIR,
