@@ -134,6 +134,83 @@ def check_room(account: Account, email: str) -> None:
         raise AddressRefused(TOO_MANY, email)
 
 
+@dataclass(frozen=True)
+class AddressChange:
+    """What one change of an account's addresses sends through
+    :func:`accounts.store.update_account`: its ``changes``, the attributes it keeps but
+    guards as read (``as_read``), and the locks that must be free (``unheld``). Built from
+    the account as read; ``accounts_explain`` shows the transaction it makes."""
+
+    changes: dict[str, Any]
+    as_read: tuple[str, ...] = ()
+    unheld: tuple[tuple[Any, str], ...] = ()
+
+
+def adding(account: Account, email: str) -> AddressChange:
+    """Adding ``email`` to ``account`` (as read), waiting for its link: the set of those
+    waiting grows, the verified ones are guarded as read (the bound counts both), and the
+    address's lock must be free (unless ``ACCOUNTS_PREVENT_ENUMERATION``). Raises
+    :class:`AddressRefused` (:func:`check_room`)."""
+    check_room(account, email)
+    constraint = store.constraint_for("email")
+    unheld = ((constraint, constraint.key_for(email)),) if store.refuses_registered_addresses() else ()
+    return AddressChange({UNVERIFIED_FIELD: _unverified(account) | {email}}, (ADDRESSES_FIELD,), unheld)
+
+
+def verifying(account: Account, email: str) -> AddressChange:
+    """Verifying ``email``, waiting for its link: it moves to the verified ones (whose
+    constraint Puts its lock). Raises :class:`AddressRefused` (:data:`UNKNOWN`)."""
+    if email not in _unverified(account):
+        raise AddressRefused(UNKNOWN, email)
+    others = {UNVERIFIED_FIELD: _or_none(_unverified(account) - {email})}
+    return AddressChange({**others, ADDRESSES_FIELD: _verified_others(account) | {email}})
+
+
+def removing(account: Account, email: str) -> tuple[Address, AddressChange]:
+    """Removing ``email``: ``(the address, the change)``; a verified one's lock is released
+    by its constraint. The primary and whether it is verified are guarded as read (the
+    rule of the last verified address reads them). Raises :class:`AddressRefused`
+    (:func:`removable`)."""
+    found = removable(account, email)
+    field = ADDRESSES_FIELD if found.verified else UNVERIFIED_FIELD
+    left = (_verified_others if found.verified else _unverified)(account) - {found.email}
+    return found, AddressChange({field: _or_none(left)}, ("email", "email_verified"))
+
+
+def making_primary(account: Account, email: str) -> tuple[Address, AddressChange | None]:
+    """Making ``email`` primary: ``(the address, the change)``, no change when it is the
+    primary already. Raises :class:`AddressRefused` (:data:`UNKNOWN`, :data:`UNVERIFIED`)."""
+    found = find(account, email)
+    if found is None:
+        raise AddressRefused(UNKNOWN, email)
+    if not found.verified:
+        raise AddressRefused(UNVERIFIED, found.email)
+    if found.primary:
+        return found, None
+    others = _verified_others(account) - {found.email}
+    changes: dict[str, Any] = {"email": found.email, **store.email_change_cancellation(account)}
+    if store.is_verified(account):
+        changes[ADDRESSES_FIELD] = others | {account.email}
+    else:
+        # Staff left the old primary unverified: it goes back to waiting for its link.
+        changes.update({ADDRESSES_FIELD: _or_none(others), UNVERIFIED_FIELD: _unverified(account) | {account.email}})
+        changes["email_verified"] = True
+    return found, AddressChange(changes)
+
+
+def _send(
+    account: Account,
+    change: AddressChange,
+    *,
+    token: str | None = None,
+    also: Sequence[transactions.Action] = (),
+    origin: timeline.Origin = timeline.NO_ORIGIN,
+) -> None:
+    store.update_account(
+        account, unheld=change.unheld, also=also, token=token, origin=origin, as_read=change.as_read, **change.changes
+    )
+
+
 def add_unverified(
     account: Account,
     email: str,
@@ -150,18 +227,7 @@ def add_unverified(
     added all the same, and its verification's lock Put is what refuses it. Refusals before
     sending: :func:`check_room`. ``token``, ``also``, ``origin``: as
     :func:`accounts.store.update_account`."""
-    check_room(account, email)
-    constraint = store.constraint_for("email")
-    unheld = [(constraint, constraint.key_for(email))] if store.refuses_registered_addresses() else []
-    store.update_account(
-        account,
-        unheld=unheld,
-        also=also,
-        token=token,
-        origin=origin,
-        as_read=(ADDRESSES_FIELD,),
-        **{UNVERIFIED_FIELD: _unverified(account) | {email}},
-    )
+    _send(account, adding(account, email), token=token, also=also, origin=origin)
     return account
 
 
@@ -173,16 +239,7 @@ def verify(account: Account, email: str, *, origin: timeline.Origin = timeline.N
     naming the address) when another account holds it (it verified it first),
     :class:`~accounts.exceptions.StaleItem` when the account changed since it was read, and
     :class:`AddressRefused` (:data:`UNKNOWN`) before sending when it is not waiting."""
-    if email not in _unverified(account):
-        raise AddressRefused(UNKNOWN, email)
-    store.update_account(
-        account,
-        origin=origin,
-        **{
-            UNVERIFIED_FIELD: _or_none(_unverified(account) - {email}),
-            ADDRESSES_FIELD: _verified_others(account) | {email},
-        },
-    )
+    _send(account, verifying(account, email), origin=origin)
     signals.email_verified.send(sender=type(account), account=account)
     return account
 
@@ -209,10 +266,8 @@ def remove(account: Account, email: str, *, origin: timeline.Origin = timeline.N
     as read, so a make-primary or a staff change landing first cancels it
     (:class:`~accounts.exceptions.StaleItem`). Refusals before sending: :func:`removable`.
     Returns the address removed."""
-    found = removable(account, email)
-    field = ADDRESSES_FIELD if found.verified else UNVERIFIED_FIELD
-    left = (_verified_others if found.verified else _unverified)(account) - {found.email}
-    store.update_account(account, origin=origin, as_read=("email", "email_verified"), **{field: _or_none(left)})
+    found, change = removing(account, email)
+    _send(account, change, origin=origin)
     return found
 
 
@@ -224,21 +279,10 @@ def make_primary(account: Account, email: str, *, origin: timeline.Origin = time
     (an old primary that staff left unverified goes back to waiting for its link, and the
     account is verified by the new one). A pending email change is cancelled with it.
     Raises :class:`AddressRefused` (:data:`UNKNOWN`, :data:`UNVERIFIED`) before sending."""
-    found = find(account, email)
-    if found is None:
-        raise AddressRefused(UNKNOWN, email)
-    if not found.verified:
-        raise AddressRefused(UNVERIFIED, found.email)
-    if found.primary:
-        return account
     old = account.email
-    others = _verified_others(account) - {found.email}
-    changes: dict[str, Any] = {"email": found.email, **store.email_change_cancellation(account)}
-    if store.is_verified(account):
-        changes[ADDRESSES_FIELD] = others | {old}
-    else:
-        changes.update({ADDRESSES_FIELD: _or_none(others), UNVERIFIED_FIELD: _unverified(account) | {old}})
-        changes["email_verified"] = True
-    store.update_account(account, origin=origin, **changes)
+    found, change = making_primary(account, email)
+    if change is None:
+        return account
+    _send(account, change, origin=origin)
     signals.email_changed.send(sender=type(account), account=account, old_email=old, new_email=found.email)
     return account
