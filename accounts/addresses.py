@@ -148,13 +148,15 @@ class AddressChange:
 
 def adding(account: Account, email: str) -> AddressChange:
     """Adding ``email`` to ``account`` (as read), waiting for its link: the set of those
-    waiting grows, the verified ones are guarded as read (the bound counts both), and the
-    address's lock must be free (unless ``ACCOUNTS_PREVENT_ENUMERATION``). Raises
-    :class:`AddressRefused` (:func:`check_room`)."""
+    waiting grows, guarded as read, and the address's lock must be free (unless
+    ``ACCOUNTS_PREVENT_ENUMERATION``). The bound counts every address as read: no other
+    change adds one without changing that set (a verification moves one out of it, a
+    removal only takes away), so its guard keeps the count. Raises :class:`AddressRefused`
+    (:func:`check_room`)."""
     check_room(account, email)
     constraint = store.constraint_for("email")
     unheld = ((constraint, constraint.key_for(email)),) if store.refuses_registered_addresses() else ()
-    return AddressChange({UNVERIFIED_FIELD: _unverified(account) | {email}}, (ADDRESSES_FIELD,), unheld)
+    return AddressChange({UNVERIFIED_FIELD: _unverified(account) | {email}}, (), unheld)
 
 
 def verifying(account: Account, email: str) -> AddressChange:
@@ -220,8 +222,8 @@ def add_unverified(
     origin: timeline.Origin = timeline.NO_ORIGIN,
 ) -> Account:
     """Add ``email`` to ``account`` (as read) as an address waiting for its link, in ONE
-    transaction: ``Update account SET unverified_emails [unverified_emails, email_addresses
-    and updated as read]`` and ``ConditionCheck email lock [attribute_not_exists(PK)]``, so an
+    transaction: ``Update account SET unverified_emails [unverified_emails and updated as
+    read]`` and ``ConditionCheck email lock [attribute_not_exists(PK)]``, so an
     address another account holds is refused now (:class:`~accounts.exceptions.UniqueViolation`
     on ``email``). With ``ACCOUNTS_PREVENT_ENUMERATION`` the check is not sent: the address is
     added all the same, and its verification's lock Put is what refuses it. Refusals before
