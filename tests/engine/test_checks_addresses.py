@@ -2,11 +2,17 @@
 releases every address in one transaction, which system check ``accounts.E015`` counts as it
 counts every lock, so a bound too large for DynamoDB's 100 actions stops the server."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from accounts.app_settings import app_settings
 from accounts.checks import check_transaction_sizes
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_default_of_one_address_adds_no_constraint_and_no_action(settings):
@@ -52,3 +58,29 @@ def test_a_bound_that_is_not_a_whole_number_of_at_least_one_is_refused(settings,
 
     with pytest.raises(ImproperlyConfigured, match="ACCOUNTS_MAX_EMAIL_ADDRESSES"):
         app_settings.MAX_EMAIL_ADDRESSES
+
+
+def test_a_project_that_sets_nothing_has_one_address_per_account():
+    script = (
+        "from django.conf import settings\n"
+        "settings.configure()\n"
+        "from accounts.app_settings import app_settings\n"
+        "print(app_settings.MAX_EMAIL_ADDRESSES)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True)
+
+    assert result.stdout.strip() == "1"
+
+
+def test_the_demo_allows_five_addresses_unless_its_environment_says_otherwise():
+    script = (
+        "import os\n"
+        "os.environ.update(DJANGO_DEBUG='1', {extra})\n"
+        "import project.settings as demo\n"
+        "print(demo.ACCOUNTS_MAX_EMAIL_ADDRESSES)\n"
+    )
+    for extra, expected in (("", "5"), ("ACCOUNTS_MAX_EMAIL_ADDRESSES='1'", "1")):
+        result = subprocess.run(
+            [sys.executable, "-c", script.format(extra=extra)], cwd=ROOT, capture_output=True, text=True, check=True
+        )
+        assert result.stdout.strip() == expected
