@@ -8,6 +8,8 @@ import pytest
 from django.test import Client
 
 from accounts import addresses, store
+from accounts.exceptions import InvalidUniqueValue
+from accounts.form_errors import field_errors
 from accounts.internal.flows import email_addresses, password_reset
 from accounts.internal.flows import login as login_flow
 from tests.engine.test_engine import locks
@@ -173,3 +175,13 @@ def test_staff_removal_names_the_actor_and_tells_the_owner(ada):
     assert outcome.done
     assert "The site's staff made this change." in mails_to("ada@example.com")[-1].body
     assert "UNIQ#EMAIL#work@example.org" not in locks()
+
+
+def test_an_email_change_to_one_of_the_accounts_other_addresses_is_refused_before_sending(ada):
+    account = confirmed(ada, "work@example.org")
+
+    with pytest.raises(InvalidUniqueValue) as raised:
+        store.change_email(account, "WORK@example.org")
+
+    assert raised.value.code == "duplicate"
+    assert field_errors(raised.value)["email"].messages == ["This value is already one of yours."]
