@@ -4,8 +4,10 @@ account page lists them beside their locks, and staff may remove one after a con
 it is, recorded in the account's timeline naming the staff member, and told to the
 account's verified addresses."""
 
+from collections.abc import Mapping
+
 from django.contrib import messages
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
@@ -13,6 +15,7 @@ from . import addresses
 from .internal.flows import email_addresses
 from .staff import records
 from .staff.views import AccountView
+from .tables import Account
 
 
 class AddressRemoveView(AccountView):
@@ -21,11 +24,11 @@ class AddressRemoveView(AccountView):
     template_name = "accounts/staff/address_remove.html"
     confirms_a_change = True
 
-    def get(self, request, account_id):
+    def get(self, request: HttpRequest, account_id: str) -> HttpResponse:
         account = self.get_account()
         return render(request, self.template_name, {"account": account, "address": self.address(account, request.GET)})
 
-    def post(self, request, account_id):
+    def post(self, request: HttpRequest, account_id: str) -> HttpResponse:
         account = self.get_account()
         address = self.address(account, request.POST)
         removing = email_addresses.remove_address(request, account=account, email=address.email, origin=self.origin())
@@ -42,7 +45,7 @@ class AddressRemoveView(AccountView):
                     messages.error(request, " ".join(error))
         return redirect(self.detail_url(account))
 
-    def address(self, account, data):
+    def address(self, account: Account, data: Mapping[str, str]) -> addresses.Address:
         """The address of ``account`` that ``data["email"]`` names; 404 when it has none."""
         found = addresses.find(account, data.get("email", ""))
         if found is None:

@@ -10,8 +10,11 @@ errors on the address concerned. With one address per account the page is the em
 page, as before (:func:`email_page`).
 """
 
+from typing import Any
+
+from django import forms
 from django.contrib import messages
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect
 from django.utils.decorators import method_decorator
 from django.views.decorators.debug import sensitive_post_parameters
@@ -19,8 +22,10 @@ from django.views.decorators.debug import sensitive_post_parameters
 from . import addresses, ratelimit, verification
 from .adapter import get_adapter
 from .address_forms import PRIMARY, REMOVE, RESEND, AddEmailForm, EmailAddressActionForm
+from .app_settings import app_settings
 from .email_views import LinkView
 from .internal.flows import email_addresses
+from .internal.flows.email_verification import KeyOutcome
 from .mfa.flows.reauthentication import ReauthenticationRequiredMixin
 from .ratelimit import RateLimitMixin
 from .views import EmailChangeView, StoreFormView, UserFormMixin
@@ -33,25 +38,25 @@ class EmailAddressesView(ReauthenticationRequiredMixin, RateLimitMixin, UserForm
 
     template_name = "accounts/email_addresses.html"
 
-    def get_form_class(self):
+    def get_form_class(self) -> type[forms.BaseForm]:
         return AddEmailForm
 
-    def get_context_data(self, **kwargs):
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         account = self.request.user.account
         listed = email_addresses.list_addresses(account=account)
         return super().get_context_data(
             addresses=listed,
-            room=len(listed) < addresses.app_settings.MAX_EMAIL_ADDRESSES,
+            room=len(listed) < app_settings.MAX_EMAIL_ADDRESSES,
             actions={"resend": RESEND, "primary": PRIMARY, "remove": REMOVE},
             **kwargs,
         )
 
-    def post(self, request, *args, **kwargs):
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if "action" in request.POST:
             return self.act(request)
         return super().post(request, *args, **kwargs)
 
-    def apply(self, form):
+    def apply(self, form: AddEmailForm) -> HttpResponse:
         try:
             adding = email_addresses.add_address(
                 self.request, account=form.user.account, email=form.cleaned_data["email"]
@@ -73,7 +78,7 @@ class EmailAddressesView(ReauthenticationRequiredMixin, RateLimitMixin, UserForm
             messages.warning(self.request, adapter.success_messages["email_add_failed"] % {"email": adding.email})
         return redirect("accounts:email_change")
 
-    def act(self, request) -> HttpResponse:
+    def act(self, request: HttpRequest) -> HttpResponse:
         """Send an address's link again, make it primary or remove it."""
         action = EmailAddressActionForm(request.POST)
         if not action.is_valid():
@@ -108,7 +113,7 @@ _several = EmailAddressesView.as_view()
 _one = EmailChangeView.as_view()
 
 
-def email_page(request, *args, **kwargs):
+def email_page(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
     """``/accounts/email/``: the addresses page when accounts may have several, else the
     email change page (``ACCOUNTS_MAX_EMAIL_ADDRESSES``, read on each request)."""
     return (_several if addresses.enabled() else _one)(request, *args, **kwargs)
@@ -121,8 +126,8 @@ class AddressVerifyView(LinkView):
     template_name = "accounts/email_address_verify.html"
     success = {verification.VERIFIED, verification.ALREADY_VERIFIED}
 
-    def read(self, token):
+    def read(self, token: str) -> tuple[str, Any] | None:
         return email_addresses.read_key(key=token)
 
-    def apply(self, request, token):
+    def apply(self, request: HttpRequest, token: str) -> KeyOutcome:
         return email_addresses.verify_address(request, key=token)

@@ -374,7 +374,7 @@ def old_lock_action(
     return lock_action("Delete", lock_model, key, owner, OLD_LOCK, constraint, now)
 
 
-def recorded_keys(item: Model) -> dict[str, str]:
+def recorded_keys(item: Model) -> dict[str, Any]:
     """The lock keys ``item`` records it holds, by slot (a namespace: its key; a set-valued
     constraint's slot: the map of each element to its key; ``{}`` when it records none: its
     model keeps no ``lock_keys``, or it was written before they were recorded)."""

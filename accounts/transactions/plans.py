@@ -80,8 +80,8 @@ def held_member_keys(constraint: UniqueConstraint, item: Model) -> dict[str, str
     key it records for the element (a :attr:`~accounts.uniqueness.UniqueConstraint.recorded`
     constraint), else the key computed now (the normalizer depends on no Unicode data, so a
     key computed again is the key). An element that cannot be keyed (legacy data) holds none."""
-    recorded = recorded_keys(item).get(constraint.record_slot) if constraint.recorded else None
-    recorded = recorded if isinstance(recorded, dict) else {}
+    slot = recorded_keys(item).get(constraint.record_slot) if constraint.recorded else None
+    recorded: dict[str, Any] = slot if isinstance(slot, dict) else {}
     held: dict[str, str] = {}
     for element in sorted(as_text(value) for value in getattr(item, constraint.fields[0], None) or ()):
         key = recorded.get(element)
@@ -203,12 +203,14 @@ def _create_actions(item: Model, now: int, check_unheld: bool) -> list[Action]:
             if constraint.recorded and members:
                 taken[constraint.record_slot] = members
             continue
-        key = constraint.lock_key(item)
-        if key is not None:
-            _hold(held, constraint, key)
+        single = constraint.lock_key(item)
+        if single is not None:
+            _hold(held, constraint, single)
             value = getattr(item, constraint.fields[0], None) if len(constraint.attributes) == 1 else None
-            lock_actions.append(lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint, now, expires, value))
-            taken[constraint.namespace] = key
+            lock_actions.append(
+                lock_action("Put", lock_model, single, owner, NEW_LOCK, constraint, now, expires, value)
+            )
+            taken[constraint.namespace] = single
             continue
         claimed = None if constraint.applies_to(item) or not check_unheld else constraint.claimed_key(item)
         if claimed is not None:
@@ -551,8 +553,8 @@ def _given_record(constraint: UniqueConstraint, item: Model, key: str | None) ->
         return {constraint.namespace: constraint.lock_key(item)}
     if not constraint.recorded:
         return {}
-    recorded = recorded_keys(item).get(constraint.record_slot)
-    recorded = recorded if isinstance(recorded, dict) else {}
+    slot = recorded_keys(item).get(constraint.record_slot)
+    recorded: dict[str, Any] = slot if isinstance(slot, dict) else {}
     element = next((each for each, computed in constraint.member_keys(item).items() if computed == key), None)
     if element is None or recorded.get(element) == key:
         return {}

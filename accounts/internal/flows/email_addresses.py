@@ -19,6 +19,7 @@ from django.http import HttpRequest
 
 from ... import address_links, addresses, idempotency, ratelimit, store, timeline, verification
 from ...adapter import get_adapter
+from ...app_settings import app_settings
 from ...exceptions import Busy, InvalidUniqueValue, LastMember, StaleItem, TokenReused, UniqueViolation
 from ...form_errors import INVALID_VALUE_MESSAGES
 from ...tables import Account
@@ -118,9 +119,9 @@ def read_key(*, key: str) -> tuple[str, Account | None] | None:
     if claim is None:
         return None
     account = store.get_account(claim.account_id)
-    waiting = account is not None and claim.email in (account.unverified_emails or ())
-    current = waiting and verification.password_stamp(account) == claim.password_stamp
-    return claim.email, (account if current else None)
+    if account is None or claim.email not in (account.unverified_emails or ()):
+        return claim.email, None
+    return claim.email, (account if address_links.stamp_of(account) == claim.password_stamp else None)
 
 
 def verify_address(request: HttpRequest, *, key: str) -> KeyOutcome:
@@ -138,7 +139,7 @@ def verify_address(request: HttpRequest, *, key: str) -> KeyOutcome:
     account = store.get_account(claim.account_id)
     if account is None:
         return KeyOutcome(verification.STALE)
-    if verification.password_stamp(account) != claim.password_stamp:
+    if address_links.stamp_of(account) != claim.password_stamp:
         return KeyOutcome(verification.PASSWORD_CHANGED, account)
     found = addresses.find(account, claim.email)
     if found is not None and found.verified:
@@ -215,4 +216,4 @@ def _refused(email: str, account: Account, refusal: Exception) -> AddressOutcome
 
 
 def _max_addresses() -> int:
-    return addresses.app_settings.MAX_EMAIL_ADDRESSES
+    return app_settings.MAX_EMAIL_ADDRESSES
