@@ -414,7 +414,8 @@ class _LockMoves:
         return [key for key in self.old[id(constraint)] if key not in after and before.get(key) is constraint]
 
     def kept(self, constraint: UniqueConstraint) -> list[str]:
-        """Each key the item holds before and after under ``constraint``'s name after."""
+        """Each key ``constraint`` holds after the change that the item held before, in the
+        namespace: kept (it stops expiring with the item)."""
         before = self.before.get(constraint.namespace, {})
         return [key for key in self.new[id(constraint)] if key in before]
 
