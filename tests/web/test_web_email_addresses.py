@@ -138,6 +138,17 @@ def test_an_address_another_account_holds_is_refused_in_every_spelling(ada):
     assert account_of("ada").unverified_emails is None
 
 
+def test_an_internationalized_domains_other_spelling_is_the_same_address(ada):
+    added_and_confirmed(ada, "work@bücher.example")
+    bob = signed_up_client("bob@example.com", "bob")
+
+    refused = add(bob, "WORK@xn--bcher-kva.example")
+
+    assert refused.context["form"].has_error("email", "email_taken")
+    assert locks()["UNIQ#EMAIL#work@xn--bcher-kva.example"] == account_of("ada").PK
+    assert login(Client(), "work@xn--bcher-kva.example").status_code == 302
+
+
 def test_another_accounts_confirmed_other_address_is_refused_at_sign_up_and_as_an_addition(ada):
     added_and_confirmed(ada, "work@example.org")
     bob = signed_up_client("bob@example.com", "bob")
