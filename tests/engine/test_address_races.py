@@ -62,7 +62,9 @@ def test_an_addition_or_its_verification_racing_the_owners_deletion_never_leaves
 
         outcomes = race(
             2,
-            lambda i, read=read, copy=copy, email=email: send(read, email) if i == 0 else store.delete_account(copy),
+            lambda i, read=read, copy=copy, email=email, send=send: (
+                send(read, email) if i == 0 else store.delete_account(copy)
+            ),
         )
 
         added, deleted = outcomes
