@@ -14,6 +14,7 @@ from accounts.internal.flows import email_addresses, password_reset
 from accounts.internal.flows import login as login_flow
 from tests.engine.test_engine import locks
 from tests.flow_requests import flow_request, stored_account
+from tests.invariants import violations
 from tests.mail import link_in, mails_to, path_of
 from tests.web import PASSWORD
 
@@ -185,3 +186,30 @@ def test_an_email_change_to_one_of_the_accounts_other_addresses_is_refused_befor
 
     assert raised.value.code == "duplicate"
     assert field_errors(raised.value)["email"].messages == ["This value is already one of yours."]
+
+
+def test_making_a_verified_address_primary_over_an_unverified_one_staff_set_verifies_the_account(ada):
+    account = confirmed(ada, "work@example.org")
+    store.set_unverified_email(account, "typo@example.com")
+    account = store.get_account(ada.id)
+
+    outcome = email_addresses.make_primary(flow_request(account), account=account, email="work@example.org")
+
+    assert outcome.done
+    final = store.get_account(ada.id)
+    assert (final.email, final.email_verified) == ("work@example.org", True)
+    assert final.unverified_emails == {"typo@example.com"} and not final.email_addresses
+    assert locks()["UNIQ#EMAIL#work@example.org"] == ada.PK
+    assert "UNIQ#EMAIL#typo@example.com" not in locks()
+    assert violations() == []
+
+
+def test_the_only_verified_address_of_an_account_whose_primary_staff_unverified_stays(ada):
+    account = confirmed(ada, "work@example.org")
+    store.set_unverified_email(account, "typo@example.com")
+    account = store.get_account(ada.id)
+
+    outcome = email_addresses.remove_address(flow_request(account), account=account, email="work@example.org")
+
+    assert [error.code for error in outcome.errors["email"]] == ["last_verified_email"]
+    assert locks()["UNIQ#EMAIL#work@example.org"] == ada.PK
