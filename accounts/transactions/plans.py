@@ -369,9 +369,10 @@ class _LockMoves:
         self.elements: dict[str, str | None] = {}
         self.old: dict[int, tuple[str, ...]] = {}
         self.new: dict[int, tuple[str, ...]] = {}
-        for constraint in constraints:
-            if constraint.namespace not in namespaces:
-                continue
+        # The constraints the change leaves first: a value it would hold twice is refused on
+        # the field it changes.
+        shared = [each for each in constraints if each.namespace in namespaces]
+        for constraint in sorted(shared, key=lambda each: each in self.touched):
             old, new = self._keys(constraint, constraint in self.touched)
             self.old[id(constraint)], self.new[id(constraint)] = tuple(old), tuple(new)
             for key in old:
