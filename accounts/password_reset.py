@@ -17,8 +17,7 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext_lazy as _
 
-from . import devices, notices, ratelimit, store, verification
-from .exceptions import InvalidUniqueValue
+from . import addresses, devices, notices, ratelimit, store, verification
 from .forms import EmailField, StoreErrorsMixin
 from .models import User
 from .tables import Account
@@ -108,18 +107,15 @@ def request_reset(request: HttpRequest, reset: ResetRequest) -> None:
     GetItem more, the account's, and only for an address somebody holds.
     """
     account = store.get_account(reset.owner_id) if reset.owner_id else None
-    try:
-        # The account still holds the address (it may have changed it since the lock was read).
-        if account is None or not store.is_same_address(account, reset.email):
-            return
-    except InvalidUniqueValue:
-        return
-    if not account.is_active or not store.is_verified(account):
+    # The account still holds the address, verified (it may have changed it since the lock
+    # was read): the link goes to that address, the one typed (the primary or another).
+    address = addresses.held_address(account, reset.email) if account is not None else None
+    if address is None or not account.is_active:
         return
     user = User.from_account(account)
     context = {"account": account}
     path = reset_path(user)
-    verification.send_mail(request, "password_reset", account.email, context, path=path, limit_key=reset.budget)
+    verification.send_mail(request, "password_reset", address, context, path=path, limit_key=reset.budget)
 
 
 def send_password_changed_notice(request: HttpRequest, account: Account, *, reset: bool) -> str | None:

@@ -120,6 +120,10 @@ if "ACCOUNTS_RATE_LIMITS" in env:
 # The reverse proxies in front that append to X-Forwarded-For (0: the client is REMOTE_ADDR).
 ACCOUNTS_TRUSTED_PROXY_COUNT = env("ACCOUNTS_TRUSTED_PROXY_COUNT")
 
+# Several addresses per account (issue 37): the demo lets each have 5 (the app's default
+# is 1); ACCOUNTS_MAX_EMAIL_ADDRESSES=1 in the environment makes it one address again.
+ACCOUNTS_MAX_EMAIL_ADDRESSES = env.int("ACCOUNTS_MAX_EMAIL_ADDRESSES", default=5)
+
 # Second factors: staff must have one (off by default); signing up with a passkey.
 ACCOUNTS_MFA_REQUIRED_FOR_STAFF = env.bool("ACCOUNTS_MFA_REQUIRED_FOR_STAFF", default=False)
 ACCOUNTS_PASSKEY_SIGNUP = env.bool("ACCOUNTS_PASSKEY_SIGNUP", default=False)

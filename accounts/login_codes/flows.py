@@ -26,7 +26,7 @@ import time
 
 from django.utils.crypto import constant_time_compare, salted_hmac
 
-from .. import devices, dynamo, ratelimit, sessions, store
+from .. import addresses, devices, dynamo, ratelimit, sessions, store
 from ..exceptions import Busy, OverLimit, StaleItem, Unavailable
 from ..internal.flows import login as login_flow
 from ..mfa import store as mfa_store
@@ -85,9 +85,9 @@ def request_code(request, login: str, *, next_url: str) -> None:
         "next": next_url,
     }
     if known:
-        send_mail(
-            request, "login_code", account.email, {"account": account, "code": code, "minutes": CODE_SECONDS // 60}
-        )
+        # To the address typed when it is one of the account's verified ones, else its primary.
+        to = addresses.held_address(account, login) or account.email
+        send_mail(request, "login_code", to, {"account": account, "code": code, "minutes": CODE_SECONDS // 60})
 
 
 def pending(request) -> dict | None:

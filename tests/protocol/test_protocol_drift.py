@@ -21,9 +21,9 @@ import pytest
 from django.contrib.auth import SESSION_KEY
 from django.core.management import call_command
 from django.core.management.base import CommandParser
-from django.test import RequestFactory
+from django.test import RequestFactory, override_settings
 
-from accounts import dynamo, ratelimit, sessions, store, transactions
+from accounts import addresses, dynamo, ratelimit, sessions, store, transactions
 from accounts.management.commands.accounts_explain import Command as ExplainCommand
 from accounts.mfa import store as mfa_store
 from accounts.mfa.tables import Passkey
@@ -345,6 +345,7 @@ def code_transactions(ada, bob, carol):
     planned.update(staff_transactions(ada, bob, now))
     planned.update(login_session_transactions(ada))
     planned.update(identity_transactions(ada))
+    planned.update(address_transactions(ada))
     planned.update(totp_and_recovery_code_transactions(ada))
     # The repairs of a passkey's lock, held by ada (as read with one passkey).
     with_passkey = transactions.changed_copy(ada, {"passkeys": {"cred1"}})
@@ -512,6 +513,38 @@ def identity_transactions(ada):
         "delete_with_identity": transactions.plan_delete(linked),
         "signup_with_identity": transactions.plan_create(signup),
     }
+
+
+def address_transactions(ada):
+    """The transactions of an account's other addresses (``ACCOUNTS_MAX_EMAIL_ADDRESSES``
+    above 1), as :mod:`accounts.addresses` builds them and :func:`accounts.store.update_account`
+    sends them, by the table's names: planned with the setting on (its constraints are
+    declared then), from ``ada`` as read without addresses, and with one waiting for its link
+    and one verified."""
+    now = utcnow()
+    with override_settings(ACCOUNTS_MAX_EMAIL_ADDRESSES=4):
+        both = transactions.changed_copy(ada, {"email_addresses": {"work@x.io"}, "unverified_emails": {"home@x.io"}})
+        both.lock_keys = {
+            **transactions.recorded_keys(ada),
+            **transactions.keys_after_change(ada, {"email_addresses": {"work@x.io"}}),
+        }
+
+        def planned(item, change):
+            changes = {**change.changes, "updated": now}
+            return transactions.plan_change(item, changes, unheld=change.unheld, as_read=change.as_read)
+
+        waiting = transactions.changed_copy(ada, {"unverified_emails": {"home@x.io"}})
+        return {
+            "add_email": planned(ada, addresses.adding(ada, "home@x.io")),
+            "verify_email_address first": planned(waiting, addresses.verifying(waiting, "home@x.io")),
+            "delete_with_addresses none": transactions.plan_delete(ada),
+            "add_email again": planned(both, addresses.adding(both, "more@x.io")),
+            "verify_email_address": planned(both, addresses.verifying(both, "home@x.io")),
+            "make_primary": planned(both, addresses.making_primary(both, "work@x.io")[1]),
+            "remove_email": planned(both, addresses.removing(both, "work@x.io")[1]),
+            "remove_email_unverified": planned(both, addresses.removing(both, "home@x.io")[1]),
+            "delete_with_addresses": transactions.plan_delete(both),
+        }
 
 
 def explained_operations():
