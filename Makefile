@@ -37,6 +37,7 @@ bench: install dynamodb-local java
 	$(BIN)/python -m tests.benchmarks.stall
 	$(BIN)/python -m tests.benchmarks.host_tests
 	$(BIN)/python -m tests.benchmarks.reset_timing
+	$(BIN)/python -m tests.benchmarks.identifiers
 
 lint: install
 	$(BIN)/ruff check .

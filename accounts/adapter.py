@@ -7,7 +7,6 @@ forms and views always reach it through :func:`get_adapter`.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
@@ -23,7 +22,7 @@ from django.utils.module_loading import import_string
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from . import identifiers, store
+from . import identifiers, store, unicode_data
 from .app_settings import app_settings
 from .tables import Account, get_account_model
 from .uniqueness import constraints_of
@@ -120,7 +119,7 @@ class DefaultAccountAdapter:
 
     def normalize_email(self, email: str) -> str:
         """NFKC-normalize and lowercase the domain: ``Ada@EXAMPLE.ｃｏｍ`` -> ``Ada@example.com``."""
-        return BaseUserManager.normalize_email(unicodedata.normalize("NFKC", email))
+        return BaseUserManager.normalize_email(unicode_data.normalize("NFKC", email))
 
     def clean_email(self, email: str) -> str:
         """Further rules for an (already valid) email address: no quoted local part
@@ -145,7 +144,7 @@ class DefaultAccountAdapter:
 
     def normalize_username(self, username: str) -> str:
         """NFKC-normalize: full-width ``ａｄａ`` becomes ``ada``, ligature ``ﬁ`` becomes ``fi``."""
-        return unicodedata.normalize("NFKC", username)
+        return unicode_data.normalize("NFKC", username)
 
     def clean_username(self, username: str) -> str:
         """Refuse what lets one name pass for another, or for no name at all: invisible
