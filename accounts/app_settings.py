@@ -446,6 +446,17 @@ class AppSettings:
         Default False: an account with a second factor is always asked for it."""
         return bool(self._setting("OIDC_TRUST_PROVIDER_MFA", False))
 
+    # The single-page app's URLs (issue 34).
+
+    @property
+    def HEADLESS_FRONTEND_URLS(self) -> dict[str, str]:
+        """The app's own URLs by django-allauth's names (``HEADLESS_FRONTEND_URLS``), where
+        redirects send a person when the front end is an app: ``socialaccount_login_error``
+        (a provider sign-in that failed, with ``?error=...&error_process=...``)... A path is
+        made absolute on the request's host; ``{key}`` placeholders are filled. Default
+        ``{}``: the site's own pages."""
+        return dict(self._setting("HEADLESS_FRONTEND_URLS", {}) or {})
+
     # Permissions (issue 19).
 
     @property

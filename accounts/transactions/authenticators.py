@@ -91,6 +91,22 @@ def used_challenge_spend(record: TableModel) -> Spend:
     return _single_use_record(record)
 
 
+def id_token_spend(record: TableModel) -> Spend:
+    """The builder of the ``Put`` of the record that an ID token an app posted was accepted
+    (:class:`~accounts.providers.tables.UsedIdToken`), guarded as :func:`totp_step_spend`:
+    sent in the sign-in's own transaction when the token signs in, alone before a half-login
+    or a pending sign-up is remembered, or an identity linked. A replayed token dies because:
+
+    1. its record exists, so this Put fails, and the sign-in with it: of any number of
+       concurrent posts of one token, one commits;
+    2. the record lives until the token's ``exp`` plus the leeway it is accepted with, and
+       is free again only a clock-skew margin later: by then every server's clock refuses
+       the token itself;
+    3. its key is the digest of the issuer and ``jti`` (or of the whole token without one),
+       so no other token is refused by it."""
+    return _single_use_record(record)
+
+
 def idempotency_key_spend(record: TableModel) -> Spend:
     """The builder of the ``Put`` of the record that a change was made with a client's
     ``Idempotency-Key`` (:class:`accounts.idempotency.KeyRecord`), guarded as

@@ -51,11 +51,13 @@ def test_chromium_signs_in_at_the_provider_and_comes_back_signed_in(provider_pag
     provider, page = provider_page
     sign_in_at_the_provider(page, "alice")
     expect(page).to_have_url(f"{page.url.split('/accounts/')[0]}/accounts/providers/signup/")
+    # The provider at its defaults: the address and the username from its UserInfo endpoint.
     expect(page.locator("#id_email")).to_have_value("alice@example.com")
+    expect(page.locator("#id_username")).to_have_value("ally")
     page.get_by_role("button", name="Sign up").click()
     page.wait_for_load_state()
     expect(page).to_have_url(re.compile(r"/accounts/profile/$"))
-    account = store.get_by_username("alice")
+    account = store.get_by_username("ally")
     assert provider_store.identities_of(account) == [(provider.issuer, "alice")]
 
     # A new browser session: the identity's lock leads straight to alice's profile.
