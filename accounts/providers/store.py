@@ -7,6 +7,7 @@ identity is (never an address, never a GSI).
 from django.contrib.auth.hashers import make_password
 
 from .. import dynamo, lookups, store, timeline, transactions
+from ..app_settings import app_settings
 from ..exceptions import UniqueViolation
 from ..tables import (
     MAX_PASSKEYS,
@@ -52,10 +53,13 @@ def identity_owner(issuer: str, subject: str, read_along: dict | None = None) ->
 
 
 def id_token_spend(identity: VerifiedIdentity) -> transactions.Spend:
-    """The single-use write of the ID token ``identity`` was verified from: the guarded Put
-    of its record, until the token is no longer accepted (see
-    :func:`accounts.transactions.id_token_spend`)."""
-    return transactions.id_token_spend(UsedIdToken.build(identity.token_digest, identity.accepted_until))
+    """The single-use write of the ID token ``identity`` was verified from (see
+    :func:`accounts.transactions.id_token_spend`): the guarded Put of its record, which
+    expires the clock-skew margin after the last second the token is accepted. TTL may
+    delete it then, by DynamoDB's clock, while a server whose clock is behind by up to
+    ``ACCOUNTS_CLOCK_SKEW_MARGIN`` still accepts the token (protocol/identities.pml, T1)."""
+    expires = identity.accepted_until + int(app_settings.CLOCK_SKEW_MARGIN.total_seconds())
+    return transactions.id_token_spend(UsedIdToken.build(identity.token_digest, expires))
 
 
 def spend(*spends: transactions.Spend) -> None:

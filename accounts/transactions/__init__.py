@@ -70,6 +70,7 @@ from .actions import (
 from .authenticators import (
     ACCOUNT_ACTIVE,
     CLEARED,
+    ID_TOKEN,
     SESSION,
     SIGN_IN,
     SLOT,
@@ -136,6 +137,7 @@ __all__ = [
     "BACKOFF_BASE_SECONDS",
     "CHANGE",
     "CLEARED",
+    "ID_TOKEN",
     "CONFLICT_ATTEMPTS",
     "CONTENDED_REASONS",
     "CREATE",

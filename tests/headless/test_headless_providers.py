@@ -309,7 +309,9 @@ def test_a_trusted_provider_not_reporting_a_second_factor_still_gets_the_second_
 
 
 def test_a_provider_trusted_by_its_own_setting_with_a_listed_acr_skips_the_second_step(forged, settings):
-    settings.ACCOUNTS_OIDC_PROVIDERS = [forged.setting(trust_mfa=True, mfa_acr_values=["gold"], app_client_ids=[APP_CLIENT_ID])]
+    settings.ACCOUNTS_OIDC_PROVIDERS = [
+        forged.setting(trust_mfa=True, mfa_acr_values=["gold"], app_client_ids=[APP_CLIENT_ID])
+    ]
     owner = account_holding_the_identity(forged)
     enable_totp(owner)
 
