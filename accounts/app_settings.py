@@ -434,7 +434,9 @@ class AppSettings:
     def OIDC_PROVIDERS(self) -> list[dict[str, Any]]:
         """The OpenID Connect providers people may sign in with, a list of dicts ``{"id",
         "name", "issuer", "client_id", "client_secret", "scopes"}`` (``scopes`` optional,
-        default ``["openid", "email", "profile"]``); see ``docs/identity-providers.md``.
+        default ``["openid", "email", "profile"]``), and optionally ``app_client_ids`` (the
+        audiences the API's app client accepts), ``fetch_userinfo`` (default True),
+        ``trust_mfa``, ``mfa_acr_values``; see ``docs/identity-providers.md``.
         Default ``[]``: none."""
         return list(self._setting("OIDC_PROVIDERS", []) or [])
 
