@@ -11,8 +11,11 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
 from joserfc import jwt
 from joserfc.jwk import KeySet, RSAKey
+
+from accounts.providers import oidc
 
 CLIENT_ID = "site"
 CLIENT_SECRET = "forged-client-secret"
@@ -133,6 +136,17 @@ class ForgedProvider:
                 self._json(answer)
 
         return Handler
+
+
+@pytest.fixture
+def forged(settings, ddb):
+    """The site configured with a :class:`ForgedProvider` (``ACCOUNTS_OIDC_PROVIDERS``), its
+    discovery document and JWKS fetched afresh."""
+    with ForgedProvider() as provider:
+        settings.ACCOUNTS_OIDC_PROVIDERS = [provider.setting()]
+        oidc.forget_cached_documents()
+        yield provider
+        oidc.forget_cached_documents()
 
 
 def unsigned(claims: dict) -> str:

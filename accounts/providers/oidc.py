@@ -183,9 +183,14 @@ def forget_cached_documents() -> None:
     _key_sets.clear()
 
 
-def _get_json(url: str) -> dict:
+def _get_json(url: str, session: requests.Session | None = None) -> dict:
+    """The JSON object at ``url``, asked with ``session`` (an ``OAuth2Session`` holding an
+    access token) when given. Raises :class:`TokenRefused` when the endpoint refuses that
+    token (401, 403), :class:`ProviderError` when it cannot be asked or read."""
     try:
-        answer = requests.get(url, timeout=HTTP_TIMEOUT_SECONDS)
+        answer = (session or requests).get(url, timeout=HTTP_TIMEOUT_SECONDS)
+        if session is not None and answer.status_code in (401, 403):
+            raise TokenRefused(f"{url} refused the access token ({answer.status_code})")
         answer.raise_for_status()
         document = answer.json()
     except (requests.RequestException, ValueError) as error:
@@ -270,22 +275,8 @@ def userinfo(provider: ProviderConfig, access_token: str) -> UserInfo:
     endpoint = discovery(provider).get("userinfo_endpoint")
     if not isinstance(endpoint, str):
         raise ProviderError("the discovery document has no userinfo_endpoint")
-    session = OAuth2Session(
-        provider.client_id,
-        token={"access_token": access_token, "token_type": "Bearer"},
-        default_timeout=HTTP_TIMEOUT_SECONDS,
-    )
-    try:
-        answer = session.get(endpoint, headers={"Accept": "application/json"})
-        if answer.status_code in (401, 403):
-            raise TokenRefused(f"the UserInfo endpoint refused the access token ({answer.status_code})")
-        answer.raise_for_status()
-        claims = answer.json()
-    except (requests.RequestException, ValueError) as error:
-        raise ProviderError(f"{endpoint}: {error}") from error
-    if not isinstance(claims, dict):
-        raise ProviderError(f"{endpoint}: not a JSON object")
-    return UserInfo(claims)
+    session = OAuth2Session(provider.client_id, token={"access_token": access_token, "token_type": "Bearer"})
+    return UserInfo(_get_json(endpoint, session))
 
 
 def with_userinfo(identity: VerifiedIdentity, claims: dict) -> VerifiedIdentity:

@@ -9,22 +9,13 @@ from django.test import Client
 from joserfc.jwk import RSAKey
 
 from accounts.providers import flows, oidc
-from tests.oidc_forger import (
+from tests.oidc_forger import (  # noqa: F401  (fixture)
     CALLBACK_PATH,
     PROVIDER_ID,
-    ForgedProvider,
     authorization_parameters,
+    forged,
     unsigned,
 )
-
-
-@pytest.fixture
-def forged(settings, ddb):
-    with ForgedProvider() as provider:
-        settings.ACCOUNTS_OIDC_PROVIDERS = [provider.setting()]
-        oidc.forget_cached_documents()
-        yield provider
-        oidc.forget_cached_documents()
 
 
 def begin(client):

@@ -12,7 +12,7 @@ from django.test import Client
 
 from accounts.providers import flows, oidc
 from tests.oidc import oidc_provider, oidc_provider_id_token_claims, oidc_site, oidc_site_each, provider_login  # noqa: F401
-from tests.oidc_forger import CALLBACK_PATH, PROVIDER_ID, ForgedProvider, authorization_parameters
+from tests.oidc_forger import CALLBACK_PATH, PROVIDER_ID, authorization_parameters, forged  # noqa: F401  (fixture)
 
 SIGNUP = "/accounts/providers/signup/"
 
@@ -48,15 +48,6 @@ def test_an_address_the_provider_did_not_verify_stays_unverified_from_userinfo(o
 
 
 # Answers a real provider does not give: written by the test.
-
-
-@pytest.fixture
-def forged(settings, ddb):
-    with ForgedProvider() as provider:
-        settings.ACCOUNTS_OIDC_PROVIDERS = [provider.setting()]
-        oidc.forget_cached_documents()
-        yield provider
-        oidc.forget_cached_documents()
 
 
 def answered(client, forged, **claims):
