@@ -434,7 +434,9 @@ class AppSettings:
     def OIDC_PROVIDERS(self) -> list[dict[str, Any]]:
         """The OpenID Connect providers people may sign in with, a list of dicts ``{"id",
         "name", "issuer", "client_id", "client_secret", "scopes"}`` (``scopes`` optional,
-        default ``["openid", "email", "profile"]``); see ``docs/identity-providers.md``.
+        default ``["openid", "email", "profile"]``), and optionally ``app_client_ids`` (the
+        audiences the API's app client accepts), ``fetch_userinfo`` (default True),
+        ``trust_mfa``, ``mfa_acr_values``; see ``docs/identity-providers.md``.
         Default ``[]``: none."""
         return list(self._setting("OIDC_PROVIDERS", []) or [])
 
@@ -445,6 +447,17 @@ class AppSettings:
         lists) skips this site's second step; a provider's own ``trust_mfa`` overrides it.
         Default False: an account with a second factor is always asked for it."""
         return bool(self._setting("OIDC_TRUST_PROVIDER_MFA", False))
+
+    # The single-page app's URLs (issue 34).
+
+    @property
+    def HEADLESS_FRONTEND_URLS(self) -> dict[str, str]:
+        """The app's own URLs by django-allauth's names (``HEADLESS_FRONTEND_URLS``), where
+        redirects send a person when the front end is an app: ``socialaccount_login_error``
+        (a provider sign-in that failed, with ``?error=...&error_process=...``)... A path is
+        made absolute on the request's host; ``{key}`` placeholders are filled. Default
+        ``{}``: the site's own pages."""
+        return dict(self._setting("HEADLESS_FRONTEND_URLS", {}) or {})
 
     # Permissions (issue 19).
 

@@ -86,6 +86,16 @@
  *   I1  an identity is held by at most one live account; I2 every identity a live account
  *   holds has a lock naming it (after every step); I3 once every client is done, every
  *   identity lock names a live account holding it (no orphan).
+ * Or, chosen at the start (so the state space is the sum): one ID token an app posts to
+ * auth/provider/token twice (issue 35, item 5), on servers SKEW apart, while time passes and
+ * TTL deletes the token's record. Each post verifies the token (accepted while its server's
+ * clock reads at most TOKEN_LAST: the token's exp plus the leeway), then either signs in with
+ * ONE transaction holding the record's Put [attribute_not_exists(PK) OR expires < :now -
+ * margin] (G_ID_TOKEN_UNUSED), or sends that Put alone and then remembers a half-login or a
+ * pending sign-up in its session. The record expires TOKEN_RECORD_MARGIN after TOKEN_LAST
+ * (providers.store.id_token_spend: the clock-skew margin).
+ *   T1  an ID token gets in once at most: one session, half-login or pending sign-up, on
+ *       servers whose clocks (and TTL's) are apart within the margin, whenever TTL runs.
  */
 
 #ifndef FACTORS
@@ -104,7 +114,7 @@
 #define SIGN_IN_CHECKS_ACCOUNT 1
 #endif
 
-bit inv_F1 = 1, inv_F2 = 1, inv_F3 = 1, inv_F4 = 1, inv_A1 = 1;
+bit inv_F1 = 1, inv_F2 = 1, inv_F3 = 1, inv_F4 = 1, inv_A1 = 1, inv_T1 = 1;
 
 /* ---- the account's second factors ---- */
 
@@ -545,18 +555,75 @@ proctype IdentitiesDone() {
 	atomic { assert(O3_of(0) && O3_of(1)) }
 }
 
+/* ---- an ID token an app posts: accepted once ---- */
+
+/* The token's time in ticks: accepted on a server whose clock reads at most TOKEN_LAST;
+ * its record expires TOKEN_RECORD_MARGIN after. Server 0's clock is the slowest, server 1's
+ * and TTL's run SKEW ahead (within MARGIN). */
+#ifndef TOKEN_LAST
+#define TOKEN_LAST 1
+#endif
+#ifndef TOKEN_RECORD_MARGIN
+#define TOKEN_RECORD_MARGIN MARGIN
+#endif
+#define TOKEN_EXPIRES  (TOKEN_LAST + TOKEN_RECORD_MARGIN)
+#define TOKEN_TMAX     (TOKEN_EXPIRES + MARGIN + 1)
+bit  tok_rec;       /* the record that the token was accepted exists */
+byte tok_in;        /* ghost: sessions, half-logins and pending sign-ups the token got */
+byte tok_tt;        /* the true clock */
+byte tok_done;      /* posts done */
+
+/* attribute_not_exists(PK) OR expires < :now - margin, at the posting server's :now */
+#define G_ID_TOKEN_UNUSED  (!tok_rec || r_now - MARGIN > TOKEN_EXPIRES)
+#define T1  (inv_T1 && tok_in <= 1)
+
+/* A post of the token on a server `off` ahead: verified and sent at one :now (one request:
+ * milliseconds, against the token's minutes), as ONE sign-in transaction with the record's
+ * Put, or the Put alone and then a half-login or a pending sign-up saved in the session. */
+proctype PostToken(byte off) {
+	byte r_now;
+	bit alone, spent;
+	atomic {
+		if :: alone = 0 :: alone = 1 fi;
+		r_now = tok_tt + off;
+		if
+		:: r_now <= TOKEN_LAST && G_ID_TOKEN_UNUSED ->
+			tok_rec = 1; spent = 1;
+			if :: !alone -> tok_in++ :: else fi
+		:: else -> skip   /* expired, or StaleItem: used already (400 invalid_token) */
+		fi;
+		assert(T1)
+	}
+	atomic {
+		if :: alone && spent -> tok_in++ :: else fi;   /* the session remembers it, after the Put */
+		assert(T1);
+		tok_done++
+	}
+}
+
+proctype TokenClock() {
+	do
+	:: atomic { tok_tt < TOKEN_TMAX -> tok_tt++ }
+	:: atomic { tok_rec && tok_tt + SKEW > TOKEN_EXPIRES -> tok_rec = 0 }   /* TTL: expires < its now */
+	:: atomic { tok_done == 2 -> break }
+	od
+}
+
 /* Account 0 exists (verified), holding identity 1 or none; account 1's id is free. A first
  * sign-in with identity 0 (account 1), and two tabs of account 0 linking, unlinking or
- * deleting it. */
+ * deleting it. Or one ID token posted twice, on the slowest and the fastest server. */
 inline start_identities() {
-	a_ex[0] = 1; a_ver[0] = 1;
 	if
-	:: skip
-	:: a_ids[0] = PK_BIT(1); id_ex[1] = 1; id_own[1] = 0
-	fi;
-	check_identities();
-	run IdentitiesDone();
-	run IdentityClient(1, 1); run IdentityClient(0, 0); run IdentityClient(0, 0)
+	:: a_ex[0] = 1; a_ver[0] = 1;
+		if
+		:: skip
+		:: a_ids[0] = PK_BIT(1); id_ex[1] = 1; id_own[1] = 0
+		fi;
+		check_identities();
+		run IdentitiesDone();
+		run IdentityClient(1, 1); run IdentityClient(0, 0); run IdentityClient(0, 0)
+	:: run TokenClock(); run PostToken(0); run PostToken(SKEW)
+	fi
 }
 
 #endif

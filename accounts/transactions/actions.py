@@ -81,6 +81,9 @@ class Role(StrEnum):
     # A ConditionCheck that the account a sign-in makes a session for still exists, is
     # active and is no tombstone, as read (see .authenticators.account_as_signed_in).
     ACCOUNT_ACTIVE = "account_active"
+    # The Put of the record that an app's ID token was accepted (see
+    # .authenticators.id_token_spend): it fails when the token was used already.
+    ID_TOKEN = "id_token"
 
 
 # The roles by name, as the planners, the runner and the tests import them.

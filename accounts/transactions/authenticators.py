@@ -53,7 +53,7 @@ from .running import run, settle
 SIGN_IN, SPEND = "sign_in", "spend"
 # A sign-in's roles (see Role).
 SESSION, SPENT, CLEARED, SLOT = Role.SESSION, Role.SPENT, Role.CLEARED, Role.SLOT
-STAGED_PASSWORD, ACCOUNT_ACTIVE = Role.STAGED_PASSWORD, Role.ACCOUNT_ACTIVE
+STAGED_PASSWORD, ACCOUNT_ACTIVE, ID_TOKEN = Role.STAGED_PASSWORD, Role.ACCOUNT_ACTIVE, Role.ID_TOKEN
 # What a sign-in checks of its account as read: still there, no tombstone, and active.
 SIGNED_IN_AS_READ = ("is_active",)
 # The condition the session store saves a session with (accounts.sessions.SAVE_CONDITION):
@@ -91,6 +91,22 @@ def used_challenge_spend(record: TableModel) -> Spend:
     return _single_use_record(record)
 
 
+def id_token_spend(record: TableModel) -> Spend:
+    """The builder of the ``Put`` of the record that an ID token an app posted was accepted
+    (:class:`~accounts.providers.tables.UsedIdToken`), guarded as :func:`totp_step_spend`:
+    sent in the sign-in's own transaction when the token signs in, alone before a half-login
+    or a pending sign-up is remembered, or an identity linked. A replayed token dies because:
+
+    1. its record exists, so this Put fails, and the sign-in with it: of any number of
+       concurrent posts of one token, one commits;
+    2. the record lives until the token's ``exp`` plus the leeway it is accepted with, and
+       is free again only a clock-skew margin later: by then every server's clock refuses
+       the token itself;
+    3. its key is the digest of the issuer and ``jti`` (or of the whole token without one),
+       so no other token is refused by it."""
+    return _single_use_record(record, ID_TOKEN)
+
+
 def idempotency_key_spend(record: TableModel) -> Spend:
     """The builder of the ``Put`` of the record that a change was made with a client's
     ``Idempotency-Key`` (:class:`accounts.idempotency.KeyRecord`), guarded as
@@ -119,10 +135,10 @@ def owned_update(item: TableModel, changes: Mapping[str, Any]) -> Action:
     return Action("Update", body, OWNED_ITEM, key_target(item))
 
 
-def _single_use_record(record: TableModel) -> Spend:
+def _single_use_record(record: TableModel, role: Role = SPENT) -> Spend:
     def spend(now: int) -> Action:
         condition = free_condition(type(record), now)
-        return Action("Put", record.get_save_kwargs_from_instance(condition=condition), SPENT, key_target(record))
+        return Action("Put", record.get_save_kwargs_from_instance(condition=condition), role, key_target(record))
 
     return spend
 

@@ -27,6 +27,8 @@ from accounts import dynamo, ratelimit, sessions, store, transactions
 from accounts.management.commands.accounts_explain import Command as ExplainCommand
 from accounts.mfa import store as mfa_store
 from accounts.mfa.tables import Passkey
+from accounts.providers import oidc
+from accounts.providers import store as provider_store
 from accounts.tables import (
     ACCOUNT_PREFIX,
     EVENT_SORT_PREFIX,
@@ -102,6 +104,7 @@ OTHER_ROLES = {
     EVENT: "event",
     transactions.STAGED_PASSWORD: "staged_password",
     transactions.ACCOUNT_ACTIVE: "account_active",
+    transactions.ID_TOKEN: "id_token",
 }
 # A registry entry's actions when the request is one accounts_explain printed (no roles):
 # its own Put or Delete, and the ConditionCheck of another member's entry.
@@ -496,9 +499,35 @@ def totp_and_recovery_code_transactions(ada):
     return planned
 
 
+def _id_token_spend(now):
+    """The single-use write of an ID token an app posted, accepted until ``now`` + 360 s."""
+    verified = oidc.VerifiedIdentity(
+        issuer="https://id.example",
+        subject="248289761001",
+        email=None,
+        email_verified=False,
+        preferred_username=None,
+        token_digest="d" * 64,
+        accepted_until=now + 360,
+    )
+    return provider_store.id_token_spend(verified)
+
+
+def _app_sign_in(account, spends):
+    """A sign-in's transaction from the app client, whose request held no session."""
+    session = sessions.SessionStore()
+    session[SESSION_KEY] = account.id
+    write = session.prepare_write()
+    return transactions.plan_sign_in(write.put, write.deletes, None, spends)
+
+
 def identity_transactions(ada):
-    """The transactions of OpenID Connect identities (accounts.providers), by the table's names."""
+    """The transactions of OpenID Connect identities (accounts.providers), by the table's names:
+    with an ID token an app posted, its sign-in from the browser client (the session it came
+    with deleted) and the app client (none), and its spend alone (before a half-login, a
+    pending sign-up, a link)."""
     now = utcnow()
+    spend = _id_token_spend(int(time.time()))
     identity = identity_element("https://id.example", "248289761001")
     other = identity_element("https://login.example", "7")
     linked = transactions.changed_copy(ada, {"oidc_identities": {identity}})
@@ -511,6 +540,9 @@ def identity_transactions(ada):
         "identity_unlink": transactions.plan_change(linked, {"oidc_identities": None, "updated": now}),
         "delete_with_identity": transactions.plan_delete(linked),
         "signup_with_identity": transactions.plan_create(signup),
+        "sign_in_id_token": _sign_in(ada, [spend]),
+        "sign_in_id_token_app": _app_sign_in(ada, [spend]),
+        "spend_id_token": transactions.plan_spend([spend]),
     }
 
 
