@@ -48,6 +48,24 @@ def has_second_factor(account) -> bool:
     return bool(account.totp_secret or account.passkeys or damaged_second_factor(account))
 
 
+# The authenticator types of django-allauth's API, in the order allauth lists them (its
+# ``Authenticator.Type``): a client such as allauth's React app opens the first one.
+AUTHENTICATOR_TYPES = ("recovery_codes", "totp", "webauthn")
+
+
+def authenticator_types(account) -> tuple[str, ...]:
+    """The authenticator types ``account`` holds, as django-allauth reports them in a pending
+    ``mfa_authenticate`` flow (``types``): each of :data:`AUTHENTICATOR_TYPES` the account has,
+    in that order. Recovery codes count while the account has a set of them, used or not, as
+    allauth counts its recovery-codes authenticator."""
+    held = {
+        "recovery_codes": bool(account.recovery_codes or account.used_recovery_codes),
+        "totp": bool(account.totp_secret),
+        "webauthn": bool(account.passkeys),
+    }
+    return tuple(kind for kind in AUTHENTICATOR_TYPES if held[kind])
+
+
 def damaged_second_factor(account) -> list[str]:
     """The attributes of ``account`` that hold a second factor and are stored with the wrong
     type (an operator's raw write), sorted; empty for a sound account. The second step

@@ -85,8 +85,10 @@ def stage(request, user, redirect_to):
     """Stage the login of ``user`` (password checked) for the second step: the session
     remembers who, until when, where to go next, whether it has a passkey to offer, the
     sessions the login will end (beyond ``ACCOUNTS_MAX_SESSIONS``, as counted by the
-    password step's read of the account), and the stamp of the password it was staged with
-    (:func:`staged_for`). Nothing logs in yet."""
+    password step's read of the account), the stamp of the password it was staged with
+    (:func:`staged_for`), and the authenticator types that can answer it (the API's
+    ``types``, :func:`~accounts.mfa.store.authenticator_types`), whatever the first step was
+    (a password, a mailed code, a provider). Nothing logs in yet."""
     ends, slot = [], None
     if _counts_sessions(request):
         # The password was counted by login_failed: the half-login's session is paid for.
@@ -101,6 +103,7 @@ def stage(request, user, redirect_to):
         "ends": ends,
         "stamp": password_stamp(user.account),
         "slot": slot,
+        "types": list(store.authenticator_types(user.account)),
     }
 
 
@@ -118,7 +121,7 @@ def _counts_sessions(request):
 
 
 def staged(request):
-    """The staged login ``{"id", "expires", "next", "passkeys", "ends", "slot"}``, or ``None``
+    """The staged login ``{"id", "expires", "next", "passkeys", "ends", "slot", "types"}``, or ``None``
     (none, or expired)."""
     found = request.session.get(STAGE_SESSION_KEY)
     if not found or found["expires"] < time.time():
