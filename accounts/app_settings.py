@@ -351,6 +351,15 @@ class AppSettings:
         return self._setting("MFA_REQUIRED_FOR_STAFF", False)
 
     @property
+    def MFA_RECOVERY_CODES_DISPLAY_TIMEOUT(self) -> float:
+        """Seconds new recovery codes stay readable, to the session that generated them
+        only, through ``GET account/authenticators/recovery-codes`` and the recovery codes
+        page (sealed in that session: see :mod:`accounts.mfa.shown_codes`); after that only
+        how many are left is shown. A ``timedelta`` or seconds. Default 600 (10 minutes)."""
+        value = self._setting("MFA_RECOVERY_CODES_DISPLAY_TIMEOUT", 600)
+        return value.total_seconds() if isinstance(value, timedelta) else value
+
+    @property
     def PASSKEY_SIGNUP(self) -> bool:
         """When True, the signup page offers to sign up with a passkey instead of a
         password. Default False."""

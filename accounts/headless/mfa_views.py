@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from .. import store as account_store
 from ..exceptions import StaleItem
 from ..internal.flows import login as login_flow
-from ..mfa import passkeys, recovery_codes, store, totp
+from ..mfa import passkeys, recovery_codes, shown_codes, store, totp
 from ..mfa.flows import authenticators, reauthentication
 from ..mfa.flows import login as second_step
 from ..mfa.stages import SecondFactorStage
@@ -39,14 +39,17 @@ def totp_data(account) -> dict:
 
 
 def recovery_codes_data(account, codes: list[str] | None = None) -> dict:
-    """allauth's ``RecoveryCodesAuthenticator`` (``SensitiveRecoveryCodesAuthenticator``
-    with ``codes``: they are stored as digests, so only new ones can be shown)."""
-    unused = len(codes) if codes else len(account.recovery_codes or ())
+    """allauth's ``RecoveryCodesAuthenticator``; with ``codes`` (the unused codes this
+    session may read: :mod:`accounts.mfa.shown_codes`), its ``SensitiveRecoveryCodesAuthenticator``.
+    ``created_at``: when the set was generated (for a set older than that record, when the
+    authenticator app came, else the account); ``last_used_at``: when a code was last used."""
+    unused = len(account.recovery_codes or ())
+    created = account.recovery_codes_created or account.totp_created or account.created
     data = {
         "type": "recovery_codes",
-        "created_at": _timestamp(account.updated) or _timestamp(account.created),
-        "last_used_at": None,
-        "total_code_count": recovery_codes.COUNT,
+        "created_at": _timestamp(created),
+        "last_used_at": _timestamp(account.recovery_codes_last_used),
+        "total_code_count": (unused + len(account.used_recovery_codes or ())) or recovery_codes.COUNT,
         "unused_code_count": unused,
     }
     if codes is not None:
@@ -118,7 +121,7 @@ class AuthenticatorsView(AuthenticatedView):
         found = []
         if account.totp_secret:
             found.append(totp_data(account))
-        if account.recovery_codes:
+        if account.recovery_codes or account.used_recovery_codes:
             found.append(recovery_codes_data(account))
         found.extend(webauthn_data(passkey) for passkey in store.passkeys_of(account))
         return Answer(data=found)
@@ -161,18 +164,19 @@ class TOTPView(ReauthenticatedView):
 
 
 class RecoveryCodesView(ReauthenticatedView):
-    """``account/authenticators/recovery-codes``: ``GET`` how many are left (404 when none;
-    the codes themselves are shown once, when made), ``POST`` new ones replace the old."""
+    """``account/authenticators/recovery-codes``: ``GET`` the set (404 when none) with the
+    unused codes this session generated within ``ACCOUNTS_MFA_RECOVERY_CODES_DISPLAY_TIMEOUT``
+    (``unused_codes``; ``[]`` for any other session or later: they are stored as digests),
+    ``POST`` new ones replace the old."""
 
     http_method_names = ["get", "post"]
     sensitive = ("get", "post")
 
     def get(self, request: HttpRequest) -> Answer:
         account = request.user.account
-        if not account.recovery_codes:
+        if not (account.recovery_codes or account.used_recovery_codes):
             return Answer(status=HTTPStatus.NOT_FOUND)
-        # Stored as digests: the codes themselves were shown once, when they were made.
-        return Answer(data=recovery_codes_data(account, []))
+        return Answer(data=recovery_codes_data(account, shown_codes.readable(request.session, account) or []))
 
     def post(self, request: HttpRequest) -> Answer:
         account = request.user.account

@@ -329,11 +329,20 @@ def disable_totp(account, *, origin=timeline.NO_ORIGIN):
 
 
 # The changes that remove the recovery codes, with the last second factor.
-NO_RECOVERY_CODES = {"recovery_codes": None, "used_recovery_codes": None}
+NO_RECOVERY_CODES = {
+    "recovery_codes": None,
+    "used_recovery_codes": None,
+    "recovery_codes_created": None,
+    "recovery_codes_last_used": None,
+}
 
 
 def _new_recovery_codes(account_id, codes):
-    return {"recovery_codes": recovery_codes.digests(account_id, codes), "used_recovery_codes": None}
+    return {
+        **NO_RECOVERY_CODES,
+        "recovery_codes": recovery_codes.digests(account_id, codes),
+        "recovery_codes_created": utcnow(),
+    }
 
 
 def set_recovery_codes(account, codes, *, origin=timeline.NO_ORIGIN):
