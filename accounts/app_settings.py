@@ -360,6 +360,23 @@ class AppSettings:
         return value.total_seconds() if isinstance(value, timedelta) else value
 
     @property
+    def MFA_TRUST_ENABLED(self) -> bool:
+        """When True, after the second step of a login a browser may be trusted (the
+        checkbox of the second step's page; the API's ``mfa_trust`` flow and
+        ``auth/2fa/trust``), and later logins of the account from it skip the second step
+        for :attr:`MFA_TRUST_COOKIE_AGE` (see :mod:`accounts.mfa.trust`). django-allauth's
+        ``MFA_TRUST_ENABLED``. Default False."""
+        return bool(self._setting("MFA_TRUST_ENABLED", False))
+
+    @property
+    def MFA_TRUST_COOKIE_AGE(self) -> timedelta:
+        """How long a trusted browser skips the second step (its trust cookie's age; a
+        password change or any change of the authenticators ends it sooner): a ``timedelta``
+        or seconds. django-allauth's ``MFA_TRUST_COOKIE_AGE``. Default 14 days."""
+        value = self._setting("MFA_TRUST_COOKIE_AGE", timedelta(days=14))
+        return value if isinstance(value, timedelta) else timedelta(seconds=value)
+
+    @property
     def PASSKEY_SIGNUP(self) -> bool:
         """When True, the signup page offers to sign up with a passkey instead of a
         password. Default False."""

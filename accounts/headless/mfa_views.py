@@ -1,30 +1,38 @@
-"""The second-factor operations of the API: the login's second step, reauthentication
-with a code, and the account's authenticators (authenticator app, recovery codes)."""
+"""The second-factor operations of the API: the login's second step (and the trust of the
+browser after it), reauthentication with a code, and the account's authenticators
+(authenticator app, recovery codes)."""
 
 from __future__ import annotations
 
 import json
+import time
 from http import HTTPStatus
 
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext_lazy as _
 
 from .. import store as account_store
 from ..exceptions import StaleItem
 from ..internal.flows import login as login_flow
-from ..mfa import passkeys, recovery_codes, shown_codes, store, totp
+from ..app_settings import app_settings
+from ..mfa import passkeys, recovery_codes, shown_codes, store, totp, trust
 from ..mfa.flows import authenticators, reauthentication
 from ..mfa.flows import login as second_step
 from ..mfa.stages import SecondFactorStage
-from . import responses
-from .account_views import AuthenticatedView, ReauthenticatedView, conflict
+from . import clients, responses
+from .account_views import AuthenticatedView, ReauthenticatedView, conflict, not_found
 from .base import APIView
 from .responses import Answer
+
+# The offer to trust this browser, kept in the session the second step logged in, until when
+# (allauth's pending ``mfa_trust`` flow, answered by auth/2fa/trust).
+TRUST_OFFER_SESSION_KEY = "accounts_mfa_trust_offer"
 
 MESSAGES = {
     "incorrect_code": _("Incorrect code."),
     "already_used": _("This code or passkey was already used. Please log in again."),
     "stale": _("Your account changed meanwhile, so nothing was saved. Please try again."),
+    "not_a_boolean": _("Enter true or false."),
 }
 
 
@@ -69,6 +77,22 @@ def webauthn_data(passkey) -> dict:
     }
 
 
+def second_step_done(request: HttpRequest, client: str, user) -> Answer:
+    """The answer to a second step that logged ``user`` in: 200, or, with
+    ``ACCOUNTS_MFA_TRUST_ENABLED`` in a browser, 401 with the pending ``mfa_trust`` flow
+    (allauth's; its answer, ``auth/2fa/trust``, says whether to trust the browser). The session
+    is logged in either way: the offer only adds the trust cookie, and leaving it unanswered
+    is declining it."""
+    if not (app_settings.MFA_TRUST_ENABLED and client == clients.BROWSER):
+        answer = responses.authenticated(request, user)
+    else:
+        request.session[TRUST_OFFER_SESSION_KEY] = {"id": user.pk, "until": int(time.time()) + second_step.STAGE_SECONDS}
+        answer = responses.unauthenticated(request)
+        answer.data["flows"].append({"id": "mfa_trust", "is_pending": True})
+    answer.trusted_account = user.pk
+    return answer
+
+
 def code_type(account, code: str) -> str:
     """Which authenticator ``code`` looks like a code of (``totp`` or ``recovery_codes``)."""
     return "totp" if account.totp_secret and totp.looks_like_a_code(totp.normalize(code)) else "recovery_codes"
@@ -92,9 +116,38 @@ class AuthenticateView(APIView):
         if outcome != second_step.SIGNED_IN:
             return responses.unauthenticated(request)
         login_flow.record_method(request, {"method": "mfa", "type": code_type(user.account, code)})
-        answer = responses.authenticated(request, user)
-        answer.trusted_account = user.pk
-        return answer
+        return second_step_done(request, self.client, user)
+
+
+class TrustView(APIView):
+    """``POST auth/2fa/trust`` (``trust``, a boolean; browser client only): answer the pending
+    ``mfa_trust`` flow of a second step just passed: with ``true``, this browser's next logins
+    of the account skip the second step (:mod:`accounts.mfa.trust`). 200 logged in; 401 when
+    no offer is pending; 404 when ``ACCOUNTS_MFA_TRUST_ENABLED`` is off."""
+
+    http_method_names = ["post"]
+    # The account to trust, once the answer is rendered (the cookie goes on the response).
+    trusting = None
+
+    def post(self, request: HttpRequest) -> Answer:
+        if not app_settings.MFA_TRUST_ENABLED:
+            return not_found()
+        offer = request.session.get(TRUST_OFFER_SESSION_KEY)
+        user = request.user
+        if not (offer and offer["until"] >= time.time() and user.is_authenticated and offer["id"] == user.pk):
+            return responses.unauthenticated(request)
+        wanted = self.input.get("trust", False)
+        if not isinstance(wanted, bool):
+            return responses.error(MESSAGES["not_a_boolean"], "invalid", "trust")
+        del request.session[TRUST_OFFER_SESSION_KEY]
+        self.trusting = user.account if wanted else None
+        return responses.authenticated(request, user)
+
+    def render(self, request: HttpRequest, answer: Answer) -> HttpResponse:
+        response = super().render(request, answer)
+        if self.trusting is not None and answer.status == HTTPStatus.OK:
+            trust.trust(request, response, self.trusting)
+        return response
 
 
 class MFAReauthenticateView(AuthenticatedView):
@@ -254,6 +307,4 @@ class WebAuthnAuthenticateView(WebAuthnView):
         if outcome != second_step.SIGNED_IN:
             return responses.unauthenticated(request)
         login_flow.record_method(request, {"method": "mfa", "type": "webauthn"})
-        answer = responses.authenticated(request, user)
-        answer.trusted_account = user.pk
-        return answer
+        return second_step_done(request, self.client, user)

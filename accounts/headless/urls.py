@@ -46,6 +46,7 @@ OPERATIONS = [
 # Operations of the browser client only (a page the browser navigates to, not a call).
 BROWSER_OPERATIONS = [
     ("auth/provider/redirect", provider_views.ProviderRedirectView, "provider_redirect"),
+    ("auth/2fa/trust", mfa_views.TrustView, "mfa_trust"),
 ]
 
 

@@ -20,8 +20,8 @@ class SecondFactorStage:
     key = "mfa_authenticate"
     url_name = "accounts:mfa:authenticate"
 
-    def is_needed(self, user: User) -> bool:
-        return login.needs_second_step(user)
+    def is_needed(self, user: User, request: HttpRequest | None = None) -> bool:
+        return login.needs_second_step(user, request)
 
     def stage(self, request: HttpRequest, user: User, redirect_to: str) -> None:
         login.stage(request, user, redirect_to)

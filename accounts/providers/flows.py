@@ -206,7 +206,7 @@ def log_in(request, provider: ProviderConfig, identity: VerifiedIdentity, *, nex
     # Noted before the login's one write, which then holds it (allauth's "socialaccount").
     method = {"method": "socialaccount", "provider": provider.id, "uid": identity.subject, "reauthenticated": False}
     login_flow.record_method(request, method)
-    if second_step.needs_second_step(user) and not trusts_provider_mfa(provider, identity):
+    if second_step.needs_second_step(user, request) and not trusts_provider_mfa(provider, identity):
         second_step.stage(request, user, next_url)
         return Outcome(SECOND_STEP, user)
     try:
