@@ -12,9 +12,9 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext_lazy as _
 
 from .. import store as account_store
+from ..app_settings import app_settings
 from ..exceptions import StaleItem
 from ..internal.flows import login as login_flow
-from ..app_settings import app_settings
 from ..mfa import passkeys, recovery_codes, shown_codes, store, totp, trust
 from ..mfa.flows import authenticators, reauthentication
 from ..mfa.flows import login as second_step
@@ -86,7 +86,10 @@ def second_step_done(request: HttpRequest, client: str, user) -> Answer:
     if not (app_settings.MFA_TRUST_ENABLED and client == clients.BROWSER):
         answer = responses.authenticated(request, user)
     else:
-        request.session[TRUST_OFFER_SESSION_KEY] = {"id": user.pk, "until": int(time.time()) + second_step.STAGE_SECONDS}
+        request.session[TRUST_OFFER_SESSION_KEY] = {
+            "id": user.pk,
+            "until": int(time.time()) + second_step.STAGE_SECONDS,
+        }
         answer = responses.unauthenticated(request)
         answer.data["flows"].append({"id": "mfa_trust", "is_pending": True})
     answer.trusted_account = user.pk

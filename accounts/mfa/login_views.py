@@ -86,7 +86,9 @@ class SecondStepView(RateLimitMixin, FormView):
     def get_context_data(self, **kwargs):
         staged = login.staged(self.request)
         return super().get_context_data(
-            has_passkeys=bool(staged and staged["passkeys"]), passkey_form=SecondStepPasskeyForm(auto_id="passkey_%s"), **kwargs
+            has_passkeys=bool(staged and staged["passkeys"]),
+            passkey_form=SecondStepPasskeyForm(auto_id="passkey_%s"),
+            **kwargs,
         )
 
     def form_valid(self, form):

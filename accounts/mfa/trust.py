@@ -61,13 +61,13 @@ def _trusts(request: HttpRequest) -> list[tuple[str, int]]:
     value = request.COOKIES.get(COOKIE_NAME)
     if not value:
         return []
-    age = app_settings.MFA_TRUST_COOKIE_AGE.total_seconds()
+    age = app_settings.MFA_TRUST_COOKIE_AGE
     try:
         entries = signing.loads(value, salt=SALT, max_age=age)
         trusts = [(str(found), int(issued)) for found, issued in entries]
     except (signing.BadSignature, TypeError, ValueError):
         return []
-    return [(found, issued) for found, issued in trusts if issued + age > time.time()]
+    return [(found, issued) for found, issued in trusts if issued + age.total_seconds() > time.time()]
 
 
 def is_trusted(request: HttpRequest, account: Any) -> bool:

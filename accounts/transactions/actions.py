@@ -81,6 +81,8 @@ class Role(StrEnum):
     # A ConditionCheck that the account a sign-in makes a session for still exists, is
     # active and is no tombstone, as read (see .authenticators.account_as_signed_in).
     ACCOUNT_ACTIVE = "account_active"
+    # A ConditionCheck that a session still lives (a refresh token's, see .tokens).
+    LIVE_SESSION = "live_session"
 
 
 # The roles by name, as the planners, the runner and the tests import them.

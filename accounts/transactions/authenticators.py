@@ -32,7 +32,8 @@ from pynamodb.expressions.update import Action as UpdateAction
 from pynamodb.models import Model
 
 from ..exceptions import OutcomeUnknown
-from ..tables import TableModel, utcnow
+from ..tables import TableModel
+from ..tables.clocks import utcnow
 from .actions import (
     LIMIT,
     OWNED_ITEM,

@@ -24,6 +24,7 @@ from django.core.management.base import CommandParser
 from django.test import RequestFactory
 
 from accounts import dynamo, ratelimit, sessions, store, transactions
+from accounts.headless.tables import UsedRefreshToken
 from accounts.management.commands.accounts_explain import Command as ExplainCommand
 from accounts.mfa import store as mfa_store
 from accounts.mfa.tables import Passkey
@@ -102,6 +103,7 @@ OTHER_ROLES = {
     EVENT: "event",
     transactions.STAGED_PASSWORD: "staged_password",
     transactions.ACCOUNT_ACTIVE: "account_active",
+    transactions.LIVE_SESSION: "live_session",
 }
 # A registry entry's actions when the request is one accounts_explain printed (no roles):
 # its own Put or Delete, and the ConditionCheck of another member's entry.
@@ -346,6 +348,7 @@ def code_transactions(ada, bob, carol):
     planned.update(login_session_transactions(ada))
     planned.update(identity_transactions(ada))
     planned.update(totp_and_recovery_code_transactions(ada))
+    planned.update(token_transactions(ada))
     # The repairs of a passkey's lock, held by ada (as read with one passkey).
     with_passkey = transactions.changed_copy(ada, {"passkeys": {"cred1"}})
     passkeys = store.constraint_for("passkeys")
@@ -368,6 +371,15 @@ def code_transactions(ada, bob, carol):
         me = holder if transaction.operation == "repair" else transaction.actions[0].target[1]
         roles = [action.role for action in transaction.actions]
         yield name, json.loads(transactions.explain(transaction)), transaction.operation, me, holder, roles
+
+
+def token_transactions(ada):
+    """A refresh token's use (the API's JWT strategy): its record's Put and the check that
+    its session (of ``ada``) still lives."""
+    record = UsedRefreshToken.build("a-jti", int(time.time()) + 3600)
+    session = sessions.raw_key(f"{ada.id}.secret")
+    check = transactions.session_live_check(dynamo.table_name(), session)
+    return {"refresh_token": transactions.plan_refresh(transactions.refresh_token_spend(record), check)}
 
 
 def _passkey(account, credential_id, **values):
