@@ -155,14 +155,17 @@ class TrustView(APIView):
 
 class MFAReauthenticateView(AuthenticatedView):
     """``POST auth/2fa/reauthenticate`` (``code``): a fresh proof with a code of the
-    authenticator app (``reauthenticate`` limit)."""
+    authenticator app or a recovery code, as allauth's (``reauthenticate`` limit)."""
 
     http_method_names = ["post"]
 
     def post(self, request: HttpRequest) -> Answer:
-        if reauthentication.with_totp(request, self.text("code") or "") != reauthentication.REAUTHENTICATED:
+        code = self.text("code") or ""
+        kind = code_type(request.user.account, code)
+        prove = reauthentication.with_totp if kind == "totp" else reauthentication.with_recovery_code
+        if prove(request, code) != reauthentication.REAUTHENTICATED:
             return responses.error(MESSAGES["incorrect_code"], "incorrect_code", "code")
-        login_flow.record_method(request, {"method": "mfa", "type": "totp", "reauthenticated": True})
+        login_flow.record_method(request, {"method": "mfa", "type": kind, "reauthenticated": True})
         return responses.authenticated(request, request.user)
 
 

@@ -10,9 +10,9 @@ one is told "already used", not "wrong code", until new codes replace them all.
 """
 
 import hashlib
-from collections.abc import Iterable
 import secrets
 import unicodedata
+from collections.abc import Iterable
 
 COUNT = 10
 # No 0/o, 1/l/i: a code is read off paper and typed back.

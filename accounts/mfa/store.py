@@ -286,6 +286,16 @@ def sign_in(session_put, deletes, spent_session, spends, slot_put=None, event_pu
             timeline.committed(get_account_model(), spend.item)
 
 
+def spend_recovery_code(account, code, *, origin: timeline.Origin = timeline.NO_ORIGIN):
+    """Spend recovery code ``code`` of ``account`` outside a login (a reauthentication): ONE
+    transaction, the code's guarded Update (:func:`recovery_code_spend`) and its security
+    event, from ``origin``. Raises :class:`~accounts.exceptions.StaleItem` when it was spent
+    meanwhile, or the account changed its password or was deactivated since it was read."""
+    event = recovery_code_event(account, origin)
+    spend(recovery_code_spend(account, code), event)
+    timeline.committed(get_account_model(), event.item)
+
+
 def recovery_code_event(account, origin: timeline.Origin) -> EventSpend:
     """The security event of a recovery code's use, from ``origin``, written by the sign-in
     that spends it."""

@@ -169,3 +169,26 @@ def test_a_copy_of_the_sealed_codes_in_another_session_reads_nothing(ddb):
     copy[shown_codes.SESSION_KEY] = own[shown_codes.SESSION_KEY]
 
     assert shown_codes.readable(copy, account) is None
+
+
+def test_a_recovery_code_reauthenticates_once_as_allauths_reauthentication_takes_them(ddb, settings, mailoutbox):
+    app = logged_in_app()
+    turn_on_totp(app)
+    code = recovery_codes(app)["unused_codes"][0]
+    settings.ACCOUNTS_REAUTHENTICATION_TIMEOUT = 0
+    asked = app.get(OPERATION)
+    assert asked.status_code == 401
+    flow = next(flow for flow in asked.json()["data"]["flows"] if flow["id"] == "mfa_reauthenticate")
+    assert flow["types"] == ["recovery_codes", "totp"]
+    mailoutbox.clear()
+
+    proved = app.post("auth/2fa/reauthenticate", {"code": code})
+
+    assert proved.status_code == 200, proved.content
+    assert proved.json()["data"]["methods"][-1]["type"] == "recovery_codes"
+    assert proved.json()["data"]["methods"][-1]["reauthenticated"] is True
+    assert len(store.get_by_username("ada").recovery_codes) == 9
+    assert [message.to for message in mailoutbox] == [["ada@example.com"]]
+    again = app.post("auth/2fa/reauthenticate", {"code": code})
+    assert again.status_code == 400
+    assert again.json()["errors"][0]["code"] == "incorrect_code"

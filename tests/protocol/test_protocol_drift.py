@@ -23,7 +23,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandParser
 from django.test import RequestFactory
 
-from accounts import dynamo, ratelimit, sessions, store, transactions
+from accounts import dynamo, ratelimit, sessions, store, timeline, transactions
 from accounts.headless.tables import UsedRefreshToken
 from accounts.management.commands.accounts_explain import Command as ExplainCommand
 from accounts.mfa import store as mfa_store
@@ -474,6 +474,10 @@ def second_factor_transactions(ada, carol):
             ada, [mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=0), {"sign_count": 0})]
         ),
         "spend_totp_step": transactions.plan_spend([mfa_store.totp_spend(ada.id, 100)]),
+        # A reauthentication with a recovery code: the code's Update and its security event.
+        "spend_recovery_code": transactions.plan_spend(
+            [mfa_store.recovery_code_spend(ada, "code"), mfa_store.recovery_code_event(ada, timeline.NO_ORIGIN)]
+        ),
         "spend_passkey": transactions.plan_spend(
             [mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=3), {"sign_count": 4})]
         ),
