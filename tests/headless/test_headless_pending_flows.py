@@ -100,6 +100,14 @@ def test_a_login_with_a_passkey_only_waits_for_webauthn(ddb, mailoutbox):
     assert the_second_step(code_login(APIClient("app"), mailoutbox))["types"] == ["webauthn"]
 
 
+def test_a_login_with_a_passkey_and_recovery_codes_lists_both(ddb):
+    client = signed_up_client()
+    add_passkey(client)
+    assert client.post("/accounts/mfa/recovery-codes/").status_code == 200
+
+    assert the_second_step(APIClient("app").login("ada"))["types"] == ["recovery_codes", "webauthn"]
+
+
 def test_a_login_with_the_app_and_a_passkey_lists_all_three_types(ddb, mailoutbox):
     client = signed_up_client()
     enable_totp(client)

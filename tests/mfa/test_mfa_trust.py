@@ -12,7 +12,8 @@ from django.core import signing
 from django.test import Client
 
 from accounts.mfa import trust
-from tests.mfa import add_passkey, code_of, enable_totp, password_login, second_step
+from tests import authenticator
+from tests.mfa import ORIGIN, add_passkey, code_of, enable_totp, options, password_login, second_step
 from tests.web import OTHER_PASSWORD, PASSWORD, login, signed_up_client
 
 pytestmark = pytest.mark.dynamodb_local
@@ -211,3 +212,20 @@ def test_the_second_step_still_works_after_a_wrong_code_with_the_checkbox(owner,
 
     assert done["Location"] == "/accounts/profile/"
     assert trust.COOKIE_NAME not in done.cookies
+
+
+def test_the_passkey_second_step_offers_the_checkbox_and_trusts_the_browser(ddb, trust_on):
+    credential, _ = add_passkey(signed_up_client())
+    browser = Client()
+    assert password_login(browser)["Location"] == SECOND_STEP
+    page = browser.get(SECOND_STEP).content.decode()
+    passkey_form = page[page.index('action="/accounts/mfa/authenticate/passkey/"') :]
+    assert 'name="trust"' in passkey_form[: passkey_form.index("</form>")]
+    answer = authenticator.get(credential, options(browser, "second_factor"), ORIGIN)
+
+    done = browser.post("/accounts/mfa/authenticate/passkey/", {"credential": answer, "trust": "on"})
+
+    assert done["Location"] == "/accounts/profile/"
+    assert trust.COOKIE_NAME in done.cookies
+    browser.post("/accounts/logout/")
+    assert_trusted(browser)
