@@ -490,7 +490,9 @@ def totp_and_recovery_code_transactions(ada):
     account's), its removal as the last second factor (the recovery codes go with it) and
     the regeneration of recovery codes, and the removal of a passkey, the last factor (the
     recovery codes go with it), as the store plans them, by the table's names."""
-    with_codes = transactions.changed_copy(ada, {"recovery_codes": {"old"}, "used_recovery_codes": {"spent"}})
+    codes = {"recovery_codes": {"old"}, "used_recovery_codes": {"spent"}}
+    dates = {"recovery_codes_created": utcnow(), "recovery_codes_last_used": utcnow()}
+    with_codes = transactions.changed_copy(ada, {**codes, **dates})
     with_totp = transactions.changed_copy(
         with_codes, {"totp_secret": "S" * 32, "totp_created": utcnow(), "totp_step": 99}
     )
