@@ -28,11 +28,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from django.conf import settings
 from django.core import signing
 from django.http import HttpRequest, HttpResponse
 from django.utils.crypto import constant_time_compare, salted_hmac
 
+from .. import devices
 from ..app_settings import app_settings
 from ..verification import password_stamp
 from . import store
@@ -83,13 +83,5 @@ def trust(request: HttpRequest, response: HttpResponse, account: Any) -> None:
     """Trust this browser for ``account`` (just through its second step): add a trust to its
     cookie on ``response``, keeping its other live trusts (the most recent :data:`MAX_TRUSTS`)."""
     entries = [[fingerprint(account), int(time.time())], *([found, issued] for found, issued in _trusts(request))]
-    response.set_cookie(
-        COOKIE_NAME,
-        signing.dumps(entries[:MAX_TRUSTS], salt=SALT, compress=True),
-        max_age=int(app_settings.MFA_TRUST_COOKIE_AGE.total_seconds()),
-        path=settings.SESSION_COOKIE_PATH,
-        domain=settings.SESSION_COOKIE_DOMAIN,
-        secure=settings.SESSION_COOKIE_SECURE or request.is_secure(),
-        httponly=True,
-        samesite="Lax",
-    )
+    value = signing.dumps(entries[:MAX_TRUSTS], salt=SALT, compress=True)
+    devices.set_browser_cookie(request, response, COOKIE_NAME, value, app_settings.MFA_TRUST_COOKIE_AGE)

@@ -102,36 +102,23 @@ def test_a_password_change_ends_the_trust_of_every_browser(owner, trust_on):
     assert login(intruder, "ada", OTHER_PASSWORD)["Location"] == SECOND_STEP
 
 
-def test_a_new_authenticator_app_ends_the_trust(owner, trust_on):
-    client, secret = owner
-    browser = Client()
-    log_in_trusting(browser, secret)
-    assert_trusted(browser)
+def new_authenticator_app(client):
     client.post("/accounts/mfa/totp/deactivate/")
-    new_secret, _ = enable_totp(client)
-    assert new_secret != secret
-
-    assert password_login(browser)["Location"] == SECOND_STEP
+    enable_totp(client)
 
 
-def test_a_new_passkey_ends_the_trust(owner, trust_on):
-    client, secret = owner
-    browser = Client()
-    log_in_trusting(browser, secret)
-    assert_trusted(browser)
-
-    add_passkey(client)
-
-    assert password_login(browser)["Location"] == SECOND_STEP
-
-
-def test_new_recovery_codes_end_the_trust(owner, trust_on):
-    client, secret = owner
-    browser = Client()
-    log_in_trusting(browser, secret)
-    assert_trusted(browser)
-
+def new_recovery_codes(client):
     assert client.post("/accounts/mfa/recovery-codes/").status_code == 200
+
+
+@pytest.mark.parametrize("change", [new_authenticator_app, add_passkey, new_recovery_codes])
+def test_any_change_of_the_authenticators_ends_the_trust(owner, trust_on, change):
+    client, secret = owner
+    browser = Client()
+    log_in_trusting(browser, secret)
+    assert_trusted(browser)
+
+    change(client)
 
     assert password_login(browser)["Location"] == SECOND_STEP
 
