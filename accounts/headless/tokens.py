@@ -75,6 +75,9 @@ class AccessToken:
 
 @dataclass(frozen=True)
 class SigningKeys:
+    """The algorithm of the tokens, the key that signs them, the key that verifies them, and
+    the JOSE header they carry (an RSA key's ``kid``: its thumbprint)."""
+
     algorithm: str
     signing: OctKey | RSAKey
     verifying: OctKey | RSAKey
