@@ -351,6 +351,32 @@ class AppSettings:
         return self._setting("MFA_REQUIRED_FOR_STAFF", False)
 
     @property
+    def MFA_RECOVERY_CODES_DISPLAY_TIMEOUT(self) -> float:
+        """Seconds new recovery codes stay readable, to the session that generated them
+        only, through ``GET account/authenticators/recovery-codes`` and the recovery codes
+        page (sealed in that session: see :mod:`accounts.mfa.shown_codes`); after that only
+        how many are left is shown. A ``timedelta`` or seconds. Default 600 (10 minutes)."""
+        value = self._setting("MFA_RECOVERY_CODES_DISPLAY_TIMEOUT", 600)
+        return value.total_seconds() if isinstance(value, timedelta) else value
+
+    @property
+    def MFA_TRUST_ENABLED(self) -> bool:
+        """When True, after the second step of a login a browser may be trusted (the
+        checkbox of the second step's page; the API's ``mfa_trust`` flow and
+        ``auth/2fa/trust``), and later logins of the account from it skip the second step
+        for :attr:`MFA_TRUST_COOKIE_AGE` (see :mod:`accounts.mfa.trust`). django-allauth's
+        ``MFA_TRUST_ENABLED``. Default False."""
+        return bool(self._setting("MFA_TRUST_ENABLED", False))
+
+    @property
+    def MFA_TRUST_COOKIE_AGE(self) -> timedelta:
+        """How long a trusted browser skips the second step (its trust cookie's age; a
+        password change or any change of the authenticators ends it sooner): a ``timedelta``
+        or seconds. django-allauth's ``MFA_TRUST_COOKIE_AGE``. Default 14 days."""
+        value = self._setting("MFA_TRUST_COOKIE_AGE", timedelta(days=14))
+        return value if isinstance(value, timedelta) else timedelta(seconds=value)
+
+    @property
     def PASSKEY_SIGNUP(self) -> bool:
         """When True, the signup page offers to sign up with a passkey instead of a
         password. Default False."""
@@ -427,6 +453,64 @@ class AppSettings:
         device cookie, see :mod:`accounts.devices`): a ``timedelta`` or seconds. Default 365 days."""
         value = self._setting("DEVICE_COOKIE_AGE", timedelta(days=365))
         return value if isinstance(value, timedelta) else timedelta(seconds=value)
+
+    # The API's token strategy (issue 34): django-allauth's HEADLESS_TOKEN_STRATEGY and
+    # HEADLESS_JWT_* settings, with the ACCOUNTS_ prefix (accounts.headless.tokens).
+
+    @property
+    def HEADLESS_TOKEN_STRATEGY(self) -> Literal["session", "jwt"]:
+        """What the API's ``app`` client is handed at login: ``"session"`` (the session token
+        alone, ``X-Session-Token``) or ``"jwt"`` (also a short-lived access token, accepted as
+        ``Authorization: Bearer``, and a single-use refresh token for ``tokens/refresh``), as
+        django-allauth's ``SessionTokenStrategy`` and ``JWTTokenStrategy``. Default ``"session"``."""
+        value = self._setting("HEADLESS_TOKEN_STRATEGY", "session")
+        if value not in ("session", "jwt"):
+            raise ImproperlyConfigured('ACCOUNTS_HEADLESS_TOKEN_STRATEGY must be "session" or "jwt".')
+        return value
+
+    @property
+    def HEADLESS_JWT_ALGORITHM(self) -> str:
+        """The access and refresh tokens' signing algorithm: ``"RS256"`` (with
+        :attr:`HEADLESS_JWT_PRIVATE_KEY`) or ``"HS256"`` (with ``SECRET_KEY`` unless a key is
+        set). Default ``"RS256"``, as django-allauth's."""
+        return self._setting("HEADLESS_JWT_ALGORITHM", "RS256")
+
+    @property
+    def HEADLESS_JWT_PRIVATE_KEY(self) -> str:
+        """The PEM of the RSA private key an ``RS256`` token is signed with (its public key
+        verifies it), or an ``HS256`` secret. Default ``""``."""
+        return self._setting("HEADLESS_JWT_PRIVATE_KEY", "")
+
+    @property
+    def HEADLESS_JWT_ACCESS_TOKEN_EXPIRES_IN(self) -> int:
+        """Seconds an access token is valid. Default 300."""
+        return int(self._setting("HEADLESS_JWT_ACCESS_TOKEN_EXPIRES_IN", 300))
+
+    @property
+    def HEADLESS_JWT_REFRESH_TOKEN_EXPIRES_IN(self) -> int:
+        """Seconds a refresh token is valid (it dies sooner with its session, or once used).
+        Default 86400 (a day)."""
+        return int(self._setting("HEADLESS_JWT_REFRESH_TOKEN_EXPIRES_IN", 86400))
+
+    @property
+    def HEADLESS_JWT_AUTHORIZATION_HEADER_SCHEME(self) -> str:
+        """The scheme of the ``Authorization`` header an access token travels in. Default ``"Bearer"``."""
+        return self._setting("HEADLESS_JWT_AUTHORIZATION_HEADER_SCHEME", "Bearer")
+
+    @property
+    def HEADLESS_JWT_STATEFUL_VALIDATION_ENABLED(self) -> bool:
+        """When True, :func:`accounts.headless.tokens.validate_access_token` also requires the
+        token's session to live (a read per call), so an access token dies with its session at
+        once; else it is valid until it expires. The API itself always requires the session.
+        Default False."""
+        return bool(self._setting("HEADLESS_JWT_STATEFUL_VALIDATION_ENABLED", False))
+
+    @property
+    def HEADLESS_JWT_ROTATE_REFRESH_TOKEN(self) -> bool:
+        """When True, a refresh token is used once (a guarded write) and ``tokens/refresh``
+        hands out the next one with the access token; when False it stays valid until it
+        expires or its session ends. Default True."""
+        return bool(self._setting("HEADLESS_JWT_ROTATE_REFRESH_TOKEN", True))
 
     # Identity providers (issue 27).
 

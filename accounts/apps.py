@@ -22,6 +22,7 @@ class AccountsConfig(AppConfig):
             checks,  # noqa: F401  (registers the system checks)
             sessions,
         )
+        from .headless import checks as headless_checks  # noqa: F401  (registers the system checks)
         from .mfa import checks as mfa_checks  # noqa: F401  (registers the system checks)
         from .mfa.flows import reauthentication
         from .tables import configure

@@ -893,6 +893,7 @@ inline legacy_data() {
 #include "credentials.h"
 #include "guards.h"
 #include "factors.h"
+#include "tokens.h"
 
 init {
 	byte i;
@@ -938,6 +939,9 @@ init {
 #endif
 #if IDENTITIES
 		start_identities();
+#endif
+#if TOKENS
+		start_tokens();
 #endif
 		run Quiescence();
 		do

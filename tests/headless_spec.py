@@ -9,6 +9,7 @@ import yaml
 
 PREFIX = "/_allauth/{client}/v1/"
 BROWSER_PREFIX = "/_allauth/browser/v1/"
+APP_PREFIX = "/_allauth/app/v1/"
 
 
 def allauth_spec():
@@ -33,11 +34,12 @@ def conforms(name, body, kind="schemas"):
 
 
 def implemented_operations():
-    """``{spec path: {methods}}`` of the operations this app routes (for both clients)."""
+    """``{spec path: {methods}}`` of the operations this app routes (for both clients, or one)."""
     from accounts.headless import urls
 
     found = {}
-    for prefix, operations in ((PREFIX, urls.OPERATIONS), (BROWSER_PREFIX, urls.BROWSER_OPERATIONS)):
+    clients = ((PREFIX, urls.OPERATIONS), (BROWSER_PREFIX, urls.BROWSER_OPERATIONS), (APP_PREFIX, urls.APP_OPERATIONS))
+    for prefix, operations in clients:
         for route, view, _name in operations:
             found[prefix + route] = {method for method in view.http_method_names if method != "options"}
     return found

@@ -16,7 +16,7 @@ from django.views import View
 from .. import bounded_json, devices, ratelimit
 from ..after_response import JsonThen
 from ..middleware import RETRY_AFTER_SECONDS, is_unavailable, outcome_of
-from . import clients, responses
+from . import clients, responses, tokens
 from .responses import Answer
 
 logger = logging.getLogger(__name__)
@@ -92,7 +92,8 @@ class APIView(View):
         if self.client == clients.APP:
             token = clients.new_session_token(request)
             if token is not None:
-                answer.meta = {**(answer.meta or {}), "session_token": token}
+                # Under the JWT strategy, a logged-in session's new key comes with its tokens.
+                answer.meta = {**(answer.meta or {}), "session_token": token, **tokens.for_new_session(request)}
         return self.render(request, answer)
 
     def session_gone(self, request: HttpRequest) -> Answer:

@@ -10,7 +10,7 @@ login code) is not routed: 404.
 from django.urls import URLPattern, include, path
 from django.views.decorators.csrf import csrf_exempt, ensure_csrf_cookie
 
-from . import account_views, clients, code_views, mfa_views, openapi, provider_views, webauthn_views
+from . import account_views, clients, code_views, mfa_views, openapi, provider_views, token_views, webauthn_views
 
 app_name = "headless"
 
@@ -46,13 +46,18 @@ OPERATIONS = [
 # Operations of the browser client only (a page the browser navigates to, not a call).
 BROWSER_OPERATIONS = [
     ("auth/provider/redirect", provider_views.ProviderRedirectView, "provider_redirect"),
+    ("auth/2fa/trust", mfa_views.TrustView, "mfa_trust"),
+]
+# Operations of the app client only (its tokens).
+APP_OPERATIONS = [
+    ("tokens/refresh", token_views.RefreshTokenView, "refresh_token"),
 ]
 
 
 def client_patterns(client: str) -> list[URLPattern]:
     """The operations of ``client``, each its view with the client's CSRF rule."""
     protect = csrf_exempt if client == clients.APP else ensure_csrf_cookie
-    operations = OPERATIONS + (BROWSER_OPERATIONS if client == clients.BROWSER else [])
+    operations = OPERATIONS + (BROWSER_OPERATIONS if client == clients.BROWSER else APP_OPERATIONS)
     return [path(route, protect(view.as_view(client=client)), name=name) for route, view, name in operations]
 
 

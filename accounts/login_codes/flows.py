@@ -124,7 +124,7 @@ def confirm_code(request, code: str) -> tuple[str, User | None]:
     user = User.from_account(account)
     # Noted before the login's one write, which then holds it.
     login_flow.record_method(request, {"method": "code", "email": account.email})
-    if second_step.needs_second_step(user):
+    if second_step.needs_second_step(user, request):
         del request.session[SESSION_KEY]
         second_step.stage(request, user, found["next"])
         return SECOND_STEP, user

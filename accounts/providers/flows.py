@@ -377,7 +377,7 @@ def log_in(
     # Noted before the login's one write, which then holds it (allauth's "socialaccount").
     method = {"method": "socialaccount", "provider": provider.id, "uid": identity.subject, "reauthenticated": False}
     login_flow.record_method(request, method)
-    if second_step.needs_second_step(user) and not trusts_provider_mfa(provider, identity):
+    if second_step.needs_second_step(user, request) and not trusts_provider_mfa(provider, identity):
         if not _spent_alone(once):
             return Outcome(ALREADY_USED)
         second_step.stage(request, user, next_url)

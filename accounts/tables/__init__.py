@@ -226,6 +226,10 @@ class Account(TableModel):
     totp_step = NumberAttribute(null=True)
     recovery_codes = UnicodeSetAttribute(null=True)
     used_recovery_codes = UnicodeSetAttribute(null=True)
+    # When the recovery codes were generated, and when one was last used (django-allauth's
+    # created_at and last_used_at of the recovery-codes authenticator).
+    recovery_codes_created = UTCDateTimeAttribute(null=True)
+    recovery_codes_last_used = UTCDateTimeAttribute(null=True)
     # The OpenID Connect identities it signs in with (accounts.providers), each the pair
     # (issuer, subject) joined as identity_element() spells it, locked under
     # UNIQ#OIDC#<issuer>#<subject>.

@@ -36,7 +36,8 @@ Invariants the transactions keep (the audit's findings are their violations):
 The package: :mod:`.actions` (the request's actions, their roles and guards),
 :mod:`.plans` (the transaction of each operation, built, not sent), :mod:`.running`
 (sending it, retrying, settling an unknown outcome, reading the answer),
-:mod:`.authenticators` (second factors: passkeys' credential items, single-use sign-ins).
+:mod:`.authenticators` (second factors: passkeys' credential items, single-use sign-ins),
+:mod:`.tokens` (the single use of the API's refresh tokens).
 """
 
 # Callers use ``transactions.X``: every name they need is imported here.
@@ -128,6 +129,7 @@ from .running import (
     run,
     settle,
 )
+from .tokens import LIVE_SESSION, REFRESH, plan_refresh, refresh_token_spend, session_live_check
 
 # What callers may use as ``transactions.X`` (mypy --strict, here and in a host project, reads
 # only these as exported).
@@ -210,4 +212,9 @@ __all__ = [
     "settle",
     "totp_step_spend",
     "used_challenge_spend",
+    "LIVE_SESSION",
+    "REFRESH",
+    "plan_refresh",
+    "refresh_token_spend",
+    "session_live_check",
 ]

@@ -84,6 +84,8 @@ class Role(StrEnum):
     # The Put of the record that an app's ID token was accepted (see
     # .authenticators.id_token_spend): it fails when the token was used already.
     ID_TOKEN = "id_token"
+    # A ConditionCheck that a session still lives (a refresh token's, see .tokens).
+    LIVE_SESSION = "live_session"
 
 
 # The roles by name, as the planners, the runner and the tests import them.

@@ -33,6 +33,7 @@ from pynamodb.models import Model
 
 from ..exceptions import OutcomeUnknown
 from ..tables import TableModel
+from ..tables.clocks import utcnow
 from .actions import (
     LIMIT,
     OWNED_ITEM,
@@ -153,7 +154,12 @@ def recovery_code_spend(account: Any, digest: str) -> Spend:
     a ConditionCheck of its own)."""
     model = type(account)
     codes, used = model.recovery_codes, model.used_recovery_codes
-    actions: list[UpdateAction] = [codes.delete({digest}), used.add({digest})]
+    # ... and when a code was last used (the API's last_used_at), set by the spend itself.
+    actions: list[UpdateAction] = [
+        codes.delete({digest}),
+        used.add({digest}),
+        model.recovery_codes_last_used.set(utcnow()),
+    ]
 
     def spend(now: int) -> Action:
         condition = still_as_read(account, {"password", *SIGNED_IN_AS_READ}, now) & codes.contains(digest)

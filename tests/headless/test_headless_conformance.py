@@ -77,6 +77,8 @@ ALLAUTH_ANSWERS_OUTSIDE_ITS_SPEC = {
     ("POST", "auth/provider/token"): {409: "ConflictResponse"},
     ("POST", "auth/code/request"): {409: "ConflictResponse", 429: ERROR},
     ("POST", "auth/code/confirm"): {429: ERROR},
+    # The trust of a browser with no second step just passed (allauth's stage not pending).
+    ("POST", "auth/2fa/trust"): {401: UNAUTHENTICATED},
     # A callback URL the browser may not be sent to: allauth renders an error page there.
     ("POST", "auth/provider/redirect"): {400: ERROR},
 }
@@ -109,6 +111,7 @@ def site(live_server, ddb, settings):
     # Routed always, answering 404 while off (allauth does not route it then): on, so that
     # its answers are checked.
     settings.ACCOUNTS_PASSKEY_SIGNUP = True
+    settings.ACCOUNTS_MFA_TRUST_ENABLED = True
     with ForgedProvider() as provider:
         settings.ACCOUNTS_OIDC_PROVIDERS = [provider.setting()]
         oidc.forget_cached_documents()

@@ -23,7 +23,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandParser
 from django.test import RequestFactory
 
-from accounts import dynamo, ratelimit, sessions, store, transactions
+from accounts import dynamo, ratelimit, sessions, store, timeline, transactions
+from accounts.headless.tables import UsedRefreshToken
 from accounts.management.commands.accounts_explain import Command as ExplainCommand
 from accounts.mfa import store as mfa_store
 from accounts.mfa.tables import Passkey
@@ -105,6 +106,7 @@ OTHER_ROLES = {
     transactions.STAGED_PASSWORD: "staged_password",
     transactions.ACCOUNT_ACTIVE: "account_active",
     transactions.ID_TOKEN: "id_token",
+    transactions.LIVE_SESSION: "live_session",
 }
 # A registry entry's actions when the request is one accounts_explain printed (no roles):
 # its own Put or Delete, and the ConditionCheck of another member's entry.
@@ -349,6 +351,7 @@ def code_transactions(ada, bob, carol):
     planned.update(login_session_transactions(ada))
     planned.update(identity_transactions(ada))
     planned.update(totp_and_recovery_code_transactions(ada))
+    planned.update(token_transactions(ada))
     # The repairs of a passkey's lock, held by ada (as read with one passkey).
     with_passkey = transactions.changed_copy(ada, {"passkeys": {"cred1"}})
     passkeys = store.constraint_for("passkeys")
@@ -371,6 +374,15 @@ def code_transactions(ada, bob, carol):
         me = holder if transaction.operation == "repair" else transaction.actions[0].target[1]
         roles = [action.role for action in transaction.actions]
         yield name, json.loads(transactions.explain(transaction)), transaction.operation, me, holder, roles
+
+
+def token_transactions(ada):
+    """A refresh token's use (the API's JWT strategy): its record's Put and the check that
+    its session (of ``ada``) still lives."""
+    record = UsedRefreshToken.build("a-jti", int(time.time()) + 3600)
+    session = sessions.raw_key(f"{ada.id}.secret")
+    check = transactions.session_live_check(dynamo.table_name(), session)
+    return {"refresh_token": transactions.plan_refresh(transactions.refresh_token_spend(record), check)}
 
 
 def _passkey(account, credential_id, **values):
@@ -465,6 +477,10 @@ def second_factor_transactions(ada, carol):
             ada, [mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=0), {"sign_count": 0})]
         ),
         "spend_totp_step": transactions.plan_spend([mfa_store.totp_spend(ada.id, 100)]),
+        # A reauthentication with a recovery code: the code's Update and its security event.
+        "spend_recovery_code": transactions.plan_spend(
+            [mfa_store.recovery_code_spend(ada, "code"), mfa_store.recovery_code_event(ada, timeline.NO_ORIGIN)]
+        ),
         "spend_passkey": transactions.plan_spend(
             [mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=3), {"sign_count": 4})]
         ),
@@ -477,7 +493,9 @@ def totp_and_recovery_code_transactions(ada):
     account's), its removal as the last second factor (the recovery codes go with it) and
     the regeneration of recovery codes, and the removal of a passkey, the last factor (the
     recovery codes go with it), as the store plans them, by the table's names."""
-    with_codes = transactions.changed_copy(ada, {"recovery_codes": {"old"}, "used_recovery_codes": {"spent"}})
+    codes = {"recovery_codes": {"old"}, "used_recovery_codes": {"spent"}}
+    dates = {"recovery_codes_created": utcnow(), "recovery_codes_last_used": utcnow()}
+    with_codes = transactions.changed_copy(ada, {**codes, **dates})
     with_totp = transactions.changed_copy(
         with_codes, {"totp_secret": "S" * 32, "totp_created": utcnow(), "totp_step": 99}
     )

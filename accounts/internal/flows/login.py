@@ -76,8 +76,8 @@ class LoginStage(Protocol):
     key: str
     url_name: str
 
-    def is_needed(self, user: User) -> bool:
-        """Whether the login of ``user`` must pass this stage."""
+    def is_needed(self, user: User, request: HttpRequest | None = None) -> bool:
+        """Whether the login of ``user`` (from the browser of ``request``) must pass this stage."""
 
     def stage(self, request: HttpRequest, user: User, redirect_to: str) -> None:
         """Keep the login of ``user`` pending this stage in the session."""
@@ -219,7 +219,7 @@ def continue_login(
     login for the first stage it needs (``pending``), or log the session in (``done``)."""
     record_method(request, method or {"method": "password"})
     for login_stage in stages(request):
-        if login_stage.is_needed(user):
+        if login_stage.is_needed(user, request):
             login_stage.stage(request, user, redirect_to)
             # A stage that lasts no time at all is pending and expired already (its page says so).
             pending = login_stage.pending(request) or PendingLogin(

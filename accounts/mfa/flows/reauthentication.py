@@ -9,8 +9,10 @@ whose proof is older than ``ACCOUNTS_REAUTHENTICATION_TIMEOUT`` to that page fir
 It offers what the account has (:func:`offered`), never a way it does not have: its password,
 its passkey, a code of its authenticator app, a code mailed to its verified address. One
 function per way (:func:`with_password`, :func:`with_passkey`, :func:`with_totp`,
-:func:`with_code`), which the pages and the API both call. Each try counts against
-``reauthenticate``, per account, and each proof but the password is used once:
+:func:`with_code`), which the pages and the API both call, and a recovery code
+(:func:`with_recovery_code`), which the API's ``auth/2fa/reauthenticate`` takes as
+django-allauth's does. Each try counts against ``reauthenticate``, per account, and each
+proof but the password is used once:
 
 1. a passkey's challenge and a mailed code live in the session, and the proof's ONE
    transaction deletes that session ``[expires >= :now]`` as it puts its successor (the
@@ -18,7 +20,10 @@ function per way (:func:`with_password`, :func:`with_passkey`, :func:`with_totp`
 2. a TOTP code spends its time step, as a login's second step does (the record of the step,
    ``[attribute_not_exists(PK) OR expires < :now - margin]``): a code used to log in, or the
    enrolment's, cannot be used again here, nor the other way round;
-3. a mailed code is tried at most :data:`~accounts.login_codes.flows.MAX_TRIES` times (its
+3. a recovery code is spent as at a login's second step (its digest leaves the account's
+   unused codes, guarded ``contains``), with its security event and the notice to the
+   account's address;
+4. a mailed code is tried at most :data:`~accounts.login_codes.flows.MAX_TRIES` times (its
    own counter, checked again in the proof's transaction) and lives
    :data:`~accounts.login_codes.flows.CODE_SECONDS`.
 """
@@ -32,14 +37,15 @@ from django.shortcuts import redirect, resolve_url
 from django.urls import reverse
 from django.utils.crypto import constant_time_compare
 
-from ... import dynamo, ratelimit, sessions
+from ... import dynamo, ratelimit, sessions, timeline
 from ... import store as account_store
 from ...app_settings import app_settings
 from ...exceptions import OverLimit, StaleItem
 from ...login_codes import flows as login_codes
 from ...models import User
 from ...verification import SENT, send_mail
-from .. import passkeys, store, totp
+from .. import passkeys, recovery_codes, store, totp
+from ..notices import recovery_code_used
 
 AUTHENTICATED_AT_SESSION_KEY = "accounts_authenticated_at"
 RATE_LIMIT_ACTION = "reauthenticate"
@@ -164,6 +170,28 @@ def with_totp(request: HttpRequest, code: str) -> str:
     except StaleItem:
         return ALREADY_USED
     record(request)
+    return REAUTHENTICATED
+
+
+def with_recovery_code(request: HttpRequest, code: str) -> str:
+    """Reauthenticate with one of the account's recovery codes (django-allauth's
+    ``auth/2fa/reauthenticate`` takes them): ``reauthenticated`` (the code is spent, and the
+    account's address told), ``wrong_code``, or ``already_used``. Each try counts against
+    ``reauthenticate`` (raises :class:`~accounts.ratelimit.RateLimited`: the code is then not
+    checked)."""
+    user = request.user
+    count_password_check(request, user)
+    account = user.account
+    typed = recovery_codes.normalize(code)
+    if account is None or not store.holds_recovery_code(account, typed):
+        used = account is not None and store.used_recovery_code(account, typed)
+        return ALREADY_USED if used else WRONG_CODE
+    try:
+        store.spend_recovery_code(account, typed, origin=timeline.origin_of(request))
+    except StaleItem:
+        return ALREADY_USED
+    record(request)
+    recovery_code_used(request, account, len(account.recovery_codes or ()) - 1)
     return REAUTHENTICATED
 
 
