@@ -21,6 +21,7 @@ class AccountsConfig(AppConfig):
         from . import (
             checks,  # noqa: F401  (registers the system checks)
             sessions,
+            signup_fields,  # noqa: F401  (registers its system checks)
         )
         from .mfa import checks as mfa_checks  # noqa: F401  (registers the system checks)
         from .mfa.flows import reauthentication

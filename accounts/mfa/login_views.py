@@ -57,7 +57,7 @@ def _logged_in(request, user, next_url):
     the account (its device cookie), as a login with the password alone does: guesses from
     elsewhere never lock it out."""
     adapter = get_adapter(request)
-    adapter.add_success_message(request, "logged_in", username=user.username)
+    adapter.add_success_message(request, "logged_in", username=user.display_name)
     response = redirect(login_flow.redirect_url(request, next_url))
     devices.remember(request, response, user.pk)
     return response

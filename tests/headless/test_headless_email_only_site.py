@@ -1,0 +1,96 @@
+"""The API of a site without usernames (``ACCOUNTS_SIGNUP_FIELDS = ["email*", "password1*"]``,
+``ACCOUNTS_LOGIN_METHODS = {"email"}``), as django-allauth answers for one: its React app
+signs up with ``{email, password}`` only, the user object has no ``username``, and ``config``
+says the site logs in by email."""
+
+import pytest
+
+from accounts import store
+from tests.headless import APIClient
+from tests.web import PASSWORD
+
+pytestmark = pytest.mark.dynamodb_local
+
+
+@pytest.fixture
+def email_only(ddb, settings):
+    settings.ACCOUNTS_SIGNUP_FIELDS = ["email*", "password1*"]
+    settings.ACCOUNTS_LOGIN_METHODS = {"email"}
+    return ddb
+
+
+def test_config_says_the_site_logs_in_by_email(email_only):
+    account = APIClient().get("config").json()["data"]["account"]
+
+    assert account["login_methods"] == ["email"]
+    assert account["authentication_method"] == "email"
+    assert account["is_open_for_signup"] is True
+
+
+def test_config_by_default_lists_both_login_methods(ddb):
+    account = APIClient().get("config").json()["data"]["account"]
+
+    assert (account["login_methods"], account["authentication_method"]) == (["email", "username"], "username_email")
+
+
+def test_config_of_a_site_logging_in_by_username_only(ddb, settings):
+    settings.ACCOUNTS_LOGIN_METHODS = {"username"}
+
+    account = APIClient().get("config").json()["data"]["account"]
+
+    assert (account["login_methods"], account["authentication_method"]) == (["username"], "username")
+
+
+def test_the_react_apps_sign_up_of_email_and_password_logs_in_a_user_without_username(email_only):
+    signed_up = APIClient().post("auth/signup", {"email": "ada@example.com", "password": PASSWORD})
+
+    assert signed_up.status_code == 200, signed_up.content
+    user = signed_up.json()["data"]["user"]
+    assert "username" not in user
+    assert (user["email"], user["display"]) == ("ada@example.com", "ada@example.com")
+    assert store.get_by_email("ada@example.com").username is None
+
+
+def test_a_username_sent_to_sign_up_is_ignored_as_allauth_ignores_it(email_only):
+    signed_up = APIClient().post("auth/signup", {"email": "ada@example.com", "username": "ada", "password": PASSWORD})
+
+    assert signed_up.status_code == 200, signed_up.content
+    assert "username" not in signed_up.json()["data"]["user"]
+    assert store.get_by_email("ada@example.com").username is None
+
+
+def test_a_sign_up_without_an_address_is_an_email_error(email_only):
+    refused = APIClient().post("auth/signup", {"password": PASSWORD})
+
+    assert refused.status_code == 400
+    assert refused.json()["errors"] == [{"message": "This field is required.", "code": "required", "param": "email"}]
+
+
+def test_login_is_by_email_and_a_username_is_not_read(email_only):
+    APIClient().post("auth/signup", {"email": "ada@example.com", "password": PASSWORD})
+
+    by_email = APIClient().post("auth/login", {"email": "ADA@example.com", "password": PASSWORD})
+    by_username = APIClient().post("auth/login", {"username": "ada@example.com", "password": PASSWORD})
+
+    assert by_email.status_code == 200, by_email.content
+    assert "username" not in by_email.json()["data"]["user"]
+    assert by_username.status_code == 400
+    assert [(error["param"], error["code"]) for error in by_username.json()["errors"]] == [("email", "required")]
+
+
+def test_a_wrong_password_names_the_address(email_only):
+    APIClient().post("auth/signup", {"email": "ada@example.com", "password": PASSWORD})
+
+    refused = APIClient().post("auth/login", {"email": "ada@example.com", "password": "wrong"})
+
+    assert refused.status_code == 400
+    assert refused.json()["errors"][0]["message"].startswith("Please enter a correct email address and password.")
+
+
+def test_the_session_of_a_user_without_username_has_none(email_only):
+    app = APIClient()
+    app.post("auth/signup", {"email": "ada@example.com", "password": PASSWORD})
+
+    user = app.get("auth/session").json()["data"]["user"]
+
+    assert "username" not in user and user["display"] == "ada@example.com"
