@@ -57,7 +57,7 @@ class SignupForm(AccountValuesForm, StoreErrorsMixin, _SetPasswordMixin):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if not signup_fields.asks_password_twice():
-            del self.fields["password2"]
+            self.fields.pop("password2", None)
         self.order_fields(list(app_settings.SIGNUP_FIELDS))
 
     def validate_passwords(

@@ -93,11 +93,11 @@ class AccountValuesForm(NewUsernameMixin, forms.Form):
     def clean_email(self) -> str:
         return get_adapter().clean_email(self.cleaned_data["email"])
 
-    def clean(self) -> dict[str, Any] | None:
-        cleaned = super().clean()
-        if "username" not in self.fields:
-            self.cleaned_data["username"] = ""
-        return cleaned
+    def full_clean(self) -> None:
+        super().full_clean()
+        # After every clean(), a subclass's too (the passkey sign-up's skips this one's).
+        if self.is_bound and "username" not in self.fields:
+            self.cleaned_data.setdefault("username", "")
 
 
 def clean_account_values(email: str, username: str | None, *, allow_reserved: bool = False) -> tuple[str, str]:

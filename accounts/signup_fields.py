@@ -17,7 +17,7 @@ from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
-from .app_settings import DEFAULT_LOGIN_METHODS, DEFAULT_SIGNUP_FIELDS, app_settings
+from .app_settings import DEFAULT_LOGIN_METHODS, DEFAULT_SIGNUP_FIELDS, OPTIONAL, app_settings
 
 EMAIL, USERNAME, PASSWORD1, PASSWORD2 = "email", "username", "password1", "password2"
 # The sign-up fields this app knows, and the login methods.
@@ -102,8 +102,9 @@ def required_fields() -> list[str]:
 
 @checks.register(checks.Tags.compatibility)
 def check_signup_fields(app_configs: Any, **kwargs: Any) -> list[checks.CheckMessage]:
-    """E030-E035, W030, W031: ``ACCOUNTS_SIGNUP_FIELDS`` and ``ACCOUNTS_LOGIN_METHODS``,
-    each well formed, and together."""
+    """E030-E035, W030-W032: ``ACCOUNTS_SIGNUP_FIELDS`` and ``ACCOUNTS_LOGIN_METHODS``,
+    each well formed, and together (with ``ACCOUNTS_UNIQUE_FIELDS`` and
+    ``ACCOUNTS_EMAIL_VERIFICATION``)."""
     issues = [*_signup_fields_issues(), *_login_methods_issues()]
     if issues:
         return issues
@@ -126,6 +127,20 @@ def check_signup_fields(app_configs: Any, **kwargs: Any) -> list[checks.CheckMes
                 "with its password.",
                 hint="Make the field required ('username*'), or add 'email' to ACCOUNTS_LOGIN_METHODS.",
                 id="accounts.W030",
+            )
+        )
+    if app_settings.EMAIL_VERIFICATION == OPTIONAL and not (
+        fields.get(USERNAME, {}).get("required") and USERNAME in methods
+    ):
+        # An unverified account holds no lock for its address (only a proven mailbox does):
+        # found by nothing else, it cannot log in again until it verifies.
+        issues.append(
+            checks.Warning(
+                "ACCOUNTS_EMAIL_VERIFICATION is 'optional', but an account may have no username to log in with: "
+                "until its address is verified, such an account cannot log in again once it logged out (an "
+                "unverified address is not its own yet, and looks up no account).",
+                hint="Use 'mandatory' (or 'none'), or make 'username*' a login method.",
+                id="accounts.W032",
             )
         )
     declared = getattr(settings, "ACCOUNTS_UNIQUE_FIELDS", {})

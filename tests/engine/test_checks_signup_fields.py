@@ -145,3 +145,22 @@ def test_the_checks_run_with_manage_py_check(settings):
     found = checks.run_checks(tags=[checks.Tags.compatibility])
 
     assert "accounts.E031" in ids(found)
+
+
+@pytest.mark.parametrize(
+    ("fields", "methods"),
+    [(EMAIL_ONLY, {"email"}), (["email*", "username", "password1*"], {"email", "username"}), (None, {"email"})],
+)
+def test_w032_optional_verification_where_an_account_may_have_no_username_to_log_in_with(settings, fields, methods):
+    settings.ACCOUNTS_EMAIL_VERIFICATION = "optional"
+    if fields is not None:
+        settings.ACCOUNTS_SIGNUP_FIELDS = fields
+    settings.ACCOUNTS_LOGIN_METHODS = methods
+
+    assert ids(check_signup_fields(None)) == ["accounts.W032"]
+
+
+def test_w032_not_raised_where_every_account_logs_in_with_its_username(settings):
+    settings.ACCOUNTS_EMAIL_VERIFICATION = "optional"
+
+    assert check_signup_fields(None) == []

@@ -6,7 +6,10 @@ says the site logs in by email."""
 import pytest
 
 from accounts import store
+from accounts.providers.forms import ProviderSignupForm
 from tests.headless import APIClient
+from tests.headless.test_headless_passkeys import create
+from tests.invariants import violations
 from tests.web import PASSWORD
 
 pytestmark = pytest.mark.dynamodb_local
@@ -94,3 +97,28 @@ def test_the_session_of_a_user_without_username_has_none(email_only):
     user = app.get("auth/session").json()["data"]["user"]
 
     assert "username" not in user and user["display"] == "ada@example.com"
+
+
+def test_a_passkey_sign_up_without_username_names_the_passkey_by_the_address(email_only, settings):
+    settings.ACCOUNTS_PASSKEY_SIGNUP = True
+    app = APIClient("app")
+    assert app.post("auth/webauthn/signup", {"email": "ada@example.com"}).status_code == 401
+
+    options = app.get("auth/webauthn/signup").json()
+    assert options["data"]["creation_options"]["publicKey"]["user"]["name"] == "ada@example.com"
+    credential, created = create(options)
+    done = app.request("PUT", "auth/webauthn/signup", {"credential": created, "name": "Phone"})
+
+    assert done.status_code == 200, done.content
+    assert "username" not in done.json()["data"]["user"]
+    ada = store.get_by_email("ada@example.com")
+    assert (ada.username, ada.passkeys) == (None, {credential.b64_id})
+    assert violations() == []
+
+
+def test_the_provider_sign_up_form_asks_for_no_username(email_only):
+    form = ProviderSignupForm(data={"email": "ada@example.com", "username": "ada"})
+
+    assert form.is_valid(), form.errors
+    assert list(form.fields) == ["email"]
+    assert form.cleaned_data["username"] == ""

@@ -18,6 +18,7 @@ from tests.invariants import scan_everything, violations
 from tests.mail import mails_to
 from tests.staff import run_command
 from tests.web import PASSWORD, csrf_token_in, messages_of, stored_accounts
+from tests.web.test_permissions import admin_site  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.dynamodb_local
 
@@ -225,3 +226,29 @@ def test_a_sign_up_with_a_registered_address_tells_its_owner_to_log_in_with_the_
     notice = mails_to("ada@example.com")[-1]
     assert "log in with this address" in notice.body
     assert "username" not in notice.body
+
+
+def test_djangos_admin_logs_staff_in_by_address(email_only, admin_site):
+    User.objects.create_user(email="boss@example.com", password=PASSWORD, is_staff=True, is_superuser=True)
+    client = Client()
+
+    login_page = client.get("/admin/login/").content.decode()
+    logged_in = client.post("/admin/login/?next=/admin/", {"username": "boss@example.com", "password": PASSWORD})
+
+    assert "Email address" in login_page
+    assert logged_in.status_code == 302 and logged_in["Location"] == "/admin/"
+    assert "boss@example.com" in client.get("/admin/").content.decode()
+
+
+def test_in_mode_optional_an_unverified_account_logs_in_again_once_verified(email_only, settings):
+    # The limit accounts.W032 warns of: an unverified address is not the account's yet.
+    settings.ACCOUNTS_EMAIL_VERIFICATION = "optional"
+    client = Client()
+    assert sign_up(client).status_code == 302
+    client.post("/accounts/logout/")
+
+    refused = client.post("/accounts/login/", {"username": "ada@example.com", "password": PASSWORD})
+    store.verify_email(stored_accounts()[0])
+
+    assert refused.status_code == 200
+    assert client.post("/accounts/login/", {"username": "ada@example.com", "password": PASSWORD}).status_code == 302
