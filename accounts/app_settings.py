@@ -194,8 +194,9 @@ class AppSettings:
         (its constraint's ``allow_empty``). ``email*`` and ``password1*`` are required here (an
         account always has an address and a password or a passkey); ``password2`` asks for the
         password twice. ``phone`` comes with phone numbers (not available yet). System checks
-        ``accounts.E030``-``E035`` and ``W030``-``W032`` refuse what cannot work together. A value that
-        is not a list of strings raises :class:`~django.core.exceptions.ImproperlyConfigured`."""
+        ``accounts.E030``-``E035`` and ``W030``-``W032`` refuse what cannot work together. A
+        value that is not a list of strings raises
+        :class:`~django.core.exceptions.ImproperlyConfigured`."""
         value = self._setting("SIGNUP_FIELDS", DEFAULT_SIGNUP_FIELDS)
         if isinstance(value, str) or not isinstance(value, list | tuple) or not all(isinstance(f, str) for f in value):
             raise ImproperlyConfigured(

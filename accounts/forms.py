@@ -82,7 +82,10 @@ class SignupForm(AccountValuesForm, StoreErrorsMixin, _SetPasswordMixin):
     def clean(self) -> dict[str, Any] | None:
         self.validate_passwords()
         unsaved = User(email=self.cleaned_data.get("email", ""), username=self.cleaned_data.get("username", ""))
-        self.validate_password_for_user(unsaved)
+        # AUTH_PASSWORD_VALIDATORS judge the password on its last field (the one typed once, without password2).
+        self.validate_password_for_user(
+            unsaved, password_field_name="password2" if "password2" in self.fields else "password1"
+        )
         return super().clean()
 
     def full_clean(self) -> None:

@@ -10,7 +10,7 @@ for none, accounts hold none, no ``HANDLE`` lock is taken (see
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core import checks
@@ -18,6 +18,9 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
 from .app_settings import DEFAULT_LOGIN_METHODS, DEFAULT_SIGNUP_FIELDS, OPTIONAL, app_settings
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 EMAIL, USERNAME, PASSWORD1, PASSWORD2 = "email", "username", "password1", "password2"
 # The sign-up fields this app knows, and the login methods.
@@ -74,7 +77,7 @@ def logs_in_by(method: str) -> bool:
     return method in login_methods()
 
 
-def login_label() -> Any:
+def login_label() -> StrOrPromise:
     """The label of a field that names the account to log in, after :func:`login_methods`:
     "Username or email address", "Email address" or "Username"."""
     if not logs_in_by(USERNAME):
@@ -163,7 +166,7 @@ def _signup_fields_issues() -> list[checks.CheckMessage]:
         fields = app_settings.SIGNUP_FIELDS
     except ImproperlyConfigured as error:
         return [checks.Error(str(error), id="accounts.E030")]
-    issues = []
+    issues: list[checks.CheckMessage] = []
     names = [entry.partition("*")[0] for entry in raw]
     for entry in raw:
         name, star, rest = entry.partition("*")
@@ -210,7 +213,7 @@ def _login_methods_issues() -> list[checks.CheckMessage]:
         methods = app_settings.LOGIN_METHODS
     except ImproperlyConfigured as error:
         return [checks.Error(str(error), id="accounts.E032")]
-    issues = []
+    issues: list[checks.CheckMessage] = []
     if not methods:
         issues.append(checks.Error("ACCOUNTS_LOGIN_METHODS is empty: nobody could log in.", id="accounts.E032"))
     for method in sorted(methods):

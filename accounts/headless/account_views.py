@@ -158,8 +158,9 @@ def signup_token(idempotency_key: str | None) -> str:
 class SignupView(APIView):
     """``POST auth/signup``: ``email``, ``username``, ``password``, as ``ACCOUNTS_SIGNUP_FIELDS``
     asks (a site without usernames ignores a ``username`` sent, as allauth does: its sign-up
-    form has no such field); the ``Idempotency-Key`` header makes a resend safe. Taken values are errors of their own field, all at once
-    (from the one cancelled transaction); ``signup`` is rate limited as on the page."""
+    form has no such field); the ``Idempotency-Key`` header makes a resend safe. Taken
+    values are errors of their own field, all at once (from the one cancelled transaction);
+    ``signup`` is rate limited as on the page."""
 
     http_method_names = ["post"]
     params = {"password1": "password", "password2": "password"}

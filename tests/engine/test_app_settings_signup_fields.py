@@ -102,5 +102,5 @@ def test_the_demo_reads_both_settings_from_the_environment_as_json():
     assert demo_settings(SHOW.format("ACCOUNTS_SIGNUP_FIELDS"), **environment) == "['email*', 'password1*']"
     assert demo_settings(SHOW.format("ACCOUNTS_LOGIN_METHODS"), **environment) == "['email']"
     assert demo_settings(SHOW.format("ACCOUNTS_SIGNUP_FIELDS")) == "unset"
-    shown = "from django.conf import settings; from accounts.app_settings import app_settings; print(sorted(app_settings.LOGIN_METHODS))"
-    assert demo_settings(f"import django; django.setup(); {shown}", **environment) == "['email']"
+    read = "import django; django.setup(); from accounts.app_settings import app_settings as s"
+    assert demo_settings(f"{read}; print(sorted(s.LOGIN_METHODS))", **environment) == "['email']"

@@ -252,3 +252,12 @@ def test_in_mode_optional_an_unverified_account_logs_in_again_once_verified(emai
 
     assert refused.status_code == 200
     assert client.post("/accounts/login/", {"username": "ada@example.com", "password": PASSWORD}).status_code == 302
+
+
+def test_the_password_asked_once_meets_the_password_validators(email_only):
+    too_common = sign_up(Client(), password="password").context["form"]
+    like_the_address = sign_up(Client(), password="ada@example.com").context["form"]
+
+    assert too_common.has_error("password1", "password_too_common")
+    assert like_the_address.has_error("password1", "password_too_similar")
+    assert stored_accounts() == []
