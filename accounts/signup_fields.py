@@ -168,8 +168,8 @@ def _signup_fields_issues() -> list[checks.CheckMessage]:
         return [checks.Error(str(error), id="accounts.E030")]
     issues: list[checks.CheckMessage] = []
     names = [entry.partition("*")[0] for entry in raw]
-    for entry in raw:
-        name, star, rest = entry.partition("*")
+    for index, entry in enumerate(raw):
+        name, _, rest = entry.partition("*")
         if entry in MISTAKES:
             problem = f"use {MISTAKES[entry]!r}"
         elif name == PHONE:
@@ -177,7 +177,7 @@ def _signup_fields_issues() -> list[checks.CheckMessage]:
             continue
         elif name not in KNOWN_FIELDS or rest:
             problem = f"the fields are {', '.join(repr(known) for known in KNOWN_FIELDS)}, '*' after a required one"
-        elif names.count(name) > 1:
+        elif name in names[:index]:
             problem = "it is listed more than once"
         else:
             continue

@@ -6,17 +6,11 @@ import pytest
 
 from accounts import audit, store
 from tests.seeding import delete_lock, write_locks
+from tests.signup_fields import email_only  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.dynamodb_local
 
 HASH = "!not-a-real-hash"
-
-
-@pytest.fixture
-def email_only(ddb, settings):
-    settings.ACCOUNTS_SIGNUP_FIELDS = ["email*", "password1*"]
-    settings.ACCOUNTS_LOGIN_METHODS = {"email"}
-    return ddb
 
 
 def signup(email, username=None):

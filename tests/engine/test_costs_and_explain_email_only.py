@@ -11,14 +11,16 @@ from django.test import Client
 from accounts import costs, store
 from tests.engine.test_explain_command import explain, send, table_items
 from tests.mail import link_in, mails_to, path_of
+from tests.signup_fields import EMAIL_ONLY_FIELDS, EMAIL_ONLY_METHODS
 from tests.staff import run_command
 from tests.web import PASSWORD
 
 
 @pytest.fixture
 def email_only(settings):
-    settings.ACCOUNTS_SIGNUP_FIELDS = ["email*", "password1*"]
-    settings.ACCOUNTS_LOGIN_METHODS = {"email"}
+    """A site without usernames (no table: the costs are computed)."""
+    settings.ACCOUNTS_SIGNUP_FIELDS = EMAIL_ONLY_FIELDS
+    settings.ACCOUNTS_LOGIN_METHODS = EMAIL_ONLY_METHODS
 
 
 def transaction_items(flow_name):
@@ -43,8 +45,8 @@ def test_by_default_the_flows_are_todays():
 
 def test_a_stored_account_costs_less_without_its_username_locks(settings):
     default = costs.month(daily_users=0, accounts=1000).storage_gb
-    settings.ACCOUNTS_SIGNUP_FIELDS = ["email*", "password1*"]
-    settings.ACCOUNTS_LOGIN_METHODS = {"email"}
+    settings.ACCOUNTS_SIGNUP_FIELDS = EMAIL_ONLY_FIELDS
+    settings.ACCOUNTS_LOGIN_METHODS = EMAIL_ONLY_METHODS
 
     assert costs.month(daily_users=0, accounts=1000).storage_gb < default
 

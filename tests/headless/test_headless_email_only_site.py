@@ -10,16 +10,10 @@ from accounts.providers.forms import ProviderSignupForm
 from tests.headless import APIClient
 from tests.headless.test_headless_passkeys import create
 from tests.invariants import violations
+from tests.signup_fields import email_only  # noqa: F401 (a fixture)
 from tests.web import PASSWORD
 
 pytestmark = pytest.mark.dynamodb_local
-
-
-@pytest.fixture
-def email_only(ddb, settings):
-    settings.ACCOUNTS_SIGNUP_FIELDS = ["email*", "password1*"]
-    settings.ACCOUNTS_LOGIN_METHODS = {"email"}
-    return ddb
 
 
 def test_config_says_the_site_logs_in_by_email(email_only):

@@ -4,16 +4,10 @@
 import pytest
 from django.urls import reverse
 
+from tests.signup_fields import email_only  # noqa: F401 (a fixture)
 from tests.staff import client_as, make_account, messages_of
 
 pytestmark = pytest.mark.dynamodb_local
-
-
-@pytest.fixture
-def email_only(ddb, settings):
-    settings.ACCOUNTS_SIGNUP_FIELDS = ["email*", "password1*"]
-    settings.ACCOUNTS_LOGIN_METHODS = {"email"}
-    return ddb
 
 
 @pytest.fixture

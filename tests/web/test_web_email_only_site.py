@@ -16,20 +16,12 @@ from accounts.models import User
 from accounts.uniqueness import LOCK_PREFIX
 from tests.invariants import scan_everything, violations
 from tests.mail import mails_to
+from tests.signup_fields import email_only  # noqa: F401 (a fixture)
 from tests.staff import run_command
 from tests.web import PASSWORD, csrf_token_in, messages_of, stored_accounts
 from tests.web.test_permissions import admin_site  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.dynamodb_local
-
-EMAIL_ONLY_FIELDS = ["email*", "password1*"]
-
-
-@pytest.fixture
-def email_only(ddb, settings):
-    settings.ACCOUNTS_SIGNUP_FIELDS = EMAIL_ONLY_FIELDS
-    settings.ACCOUNTS_LOGIN_METHODS = {"email"}
-    return ddb
 
 
 def sign_up(client, email="ada@example.com", password=PASSWORD, **extra):
