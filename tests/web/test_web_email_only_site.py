@@ -253,3 +253,12 @@ def test_the_password_asked_once_meets_the_password_validators(email_only):
     assert too_common.has_error("password1", "password_too_common")
     assert like_the_address.has_error("password1", "password_too_similar")
     assert stored_accounts() == []
+
+
+def test_djangos_changepassword_finds_the_account_by_its_address(email_only):
+    User.objects.create_user(email="ada@example.com", password=PASSWORD)
+
+    with mock.patch("getpass.getpass", return_value="Marble-Harbor-Lantern-3"):
+        call_command("changepassword", "ADA@example.com", verbosity=0)
+
+    assert authenticate(email="ada@example.com", password="Marble-Harbor-Lantern-3") is not None
