@@ -84,6 +84,7 @@ class DefaultAccountAdapter:
         "logged_out": _("You have logged out."),
         "email_changed": _("Your email address is now %(email)s."),
         "username_changed": _("Your username is now %(username)s."),
+        "username_removed": _("Your account has no username now."),
         "password_changed": _("Your password has been changed. Your other sessions have been logged out."),
         "account_deleted": _("Your account has been deleted."),
         "other_sessions_ended": _("Your other sessions have been logged out."),

@@ -37,6 +37,11 @@ DEFAULT_UNIQUE_FIELDS = {
     },
 }
 
+# ACCOUNTS_SIGNUP_FIELDS by default (django-allauth's notation, "*" = required): today's form.
+DEFAULT_SIGNUP_FIELDS = ("email*", "username*", "password1*", "password2*")
+# ACCOUNTS_LOGIN_METHODS by default: a username or an email address.
+DEFAULT_LOGIN_METHODS = frozenset({"email", "username"})
+
 # Names that speak for the site (RFC 2142 mailboxes, roles, system accounts).
 RESERVED_USERNAMES = (
     "abuse",
@@ -147,15 +152,78 @@ class AppSettings:
         ``HANDLE_SKEL``. Options given for ``email`` or ``username`` replace only those
         options; an option set to ``None`` is removed (``{"username": {"skeleton_namespace":
         None}}`` drops the look-alike lock, which ``accounts.W010`` then warns about).
+
+        :attr:`SIGNUP_FIELDS` decides whether ``username`` is a unique field at all: without
+        ``username`` there it is not (options given for it here are ignored, and
+        ``accounts.W031`` says so); with ``username`` (optional) its ``allow_empty`` is True, an
+        account without a username taking no lock; with ``username*`` (the default) it is as
+        declared here (False unless set).
         """
-        fields = {field: dict(options) for field, options in DEFAULT_UNIQUE_FIELDS.items()}
+        fields: dict[str, Any] = {field: dict(options) for field, options in DEFAULT_UNIQUE_FIELDS.items()}
+        username = self._signup_username()
         for field, options in self._setting("UNIQUE_FIELDS", {}).items():
             if not isinstance(options, dict):
                 fields[field] = options  # accounts.E005 says what is wrong
                 continue
             merged = {**fields.get(field, {}), **options}
             fields[field] = {name: value for name, value in merged.items() if value is not None}
+        if username is None:
+            del fields["username"]
+        elif not username["required"] and isinstance(fields["username"], dict):
+            fields["username"]["allow_empty"] = True
         return fields
+
+    def _signup_username(self) -> dict[str, bool] | None:
+        """:attr:`SIGNUP_FIELDS`' ``username``; the default's while the setting is malformed
+        (``accounts.E030`` says so, and the checks reading :attr:`UNIQUE_FIELDS` go on)."""
+        try:
+            return self.SIGNUP_FIELDS.get("username")
+        except ImproperlyConfigured:
+            return {"required": True}
+
+    @property
+    def SIGNUP_FIELDS(self) -> dict[str, dict[str, bool]]:
+        """The fields a sign-up asks for, in django-allauth's notation: a list such as
+        ``["email*", "username*", "password1*", "password2*"]`` (the default: today's form),
+        where ``*`` marks a required field. Read as allauth reads it, ``{"email": {"required":
+        True}, ...}`` in the order given.
+
+        Without ``username`` the site has no usernames at all: no field asks for one (the
+        sign-up, the staff pages, the API), no account holds one and no ``HANDLE`` lock is
+        taken. ``username`` without ``*`` is optional: an account without one takes no lock
+        (its constraint's ``allow_empty``). ``email*`` and ``password1*`` are required here (an
+        account always has an address and a password or a passkey); ``password2`` asks for the
+        password twice. ``phone`` comes with phone numbers (not available yet). System checks
+        ``accounts.E030``-``E035`` and ``W030``-``W032`` refuse what cannot work together. A
+        value that is not a list of strings raises
+        :class:`~django.core.exceptions.ImproperlyConfigured`."""
+        value = self._setting("SIGNUP_FIELDS", DEFAULT_SIGNUP_FIELDS)
+        if isinstance(value, str) or not isinstance(value, list | tuple) or not all(isinstance(f, str) for f in value):
+            raise ImproperlyConfigured(
+                f"ACCOUNTS_SIGNUP_FIELDS is {value!r}, not a list of field names; use a list such as "
+                '["email*", "username*", "password1*", "password2*"].'
+            )
+        fields: dict[str, dict[str, bool]] = {}
+        for entry in value:
+            name, required, _ = entry.partition("*")
+            fields[name] = {"required": bool(required)}
+        return fields
+
+    @property
+    def LOGIN_METHODS(self) -> frozenset[str]:
+        """What a person logs in with, as django-allauth's ``ACCOUNT_LOGIN_METHODS``: a set of
+        ``"email"`` and ``"username"``. Default ``{"email", "username"}`` (either, as today);
+        ``{"email"}`` for a site without usernames. The login form, ``auth/login`` of the API,
+        login by code and Django's ``authenticate()`` look a login up only by these (a
+        username typed on an email-only site names nobody). A value that is not a collection
+        of strings raises :class:`~django.core.exceptions.ImproperlyConfigured`."""
+        value = self._setting("LOGIN_METHODS", DEFAULT_LOGIN_METHODS)
+        if isinstance(value, str) or not isinstance(value, Collection) or not all(isinstance(m, str) for m in value):
+            raise ImproperlyConfigured(
+                f"ACCOUNTS_LOGIN_METHODS is {value!r}, not a set of login methods; use a set such as "
+                '{"email", "username"}.'
+            )
+        return frozenset(value)
 
     @property
     def USERNAME_BLACKLIST(self) -> Collection[str]:

@@ -21,6 +21,7 @@ class AccountsConfig(AppConfig):
         from . import (
             checks,  # noqa: F401  (registers the system checks)
             sessions,
+            signup_fields,  # noqa: F401  (registers its system checks)
         )
         from .headless import checks as headless_checks  # noqa: F401  (registers the system checks)
         from .mfa import checks as mfa_checks  # noqa: F401  (registers the system checks)

@@ -27,7 +27,7 @@ class Addressee:
     """Where a notice goes: the account's address as read before the change."""
 
     email: str
-    username: str
+    username: str | None
     verified: bool
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from django.contrib.sessions.backends.base import SessionBase
 from django.utils.crypto import salted_hmac
 
-from . import dynamo, lookups, sessions, signals, timeline, transactions
+from . import dynamo, lookups, sessions, signals, signup_fields, timeline, transactions
 from .app_settings import MANDATORY, NONE, app_settings
 from .exceptions import (
     InvalidUniqueValue,
@@ -55,15 +55,22 @@ def account_id_for_token(token):
 
 
 def build_account(email, username, password_hash, *, token=None, **extra):
-    """An unsaved account item."""
+    """An unsaved account item; an empty ``username`` (none given, or a site without
+    usernames) is left out of it."""
     account_id = account_id_for_token(token) if token else uuid.uuid4().hex
     return get_account_model()(
         PK=account_pk(account_id),
         email=email,
-        username=username,
+        username=stored_username(username),
         password=password_hash,
         **extra,
     )
+
+
+def stored_username(username: str | None) -> str | None:
+    """What an account stores for ``username``: nothing (``None``) for an empty one, and on
+    a site without usernames (``ACCOUNTS_SIGNUP_FIELDS``), whatever a caller passed."""
+    return (username or None) if signup_fields.has_username() else None
 
 
 def verification_required() -> bool:
@@ -290,15 +297,27 @@ def email_owner_id(email: str) -> str | None:
 
 
 def get_by_username(username):
-    """The account holding this username (any case or width), or ``None``."""
+    """The account holding this username (any case or width), or ``None`` (always, on a
+    site without usernames)."""
+    if not signup_fields.has_username():
+        return None
     return lookups.get_by_unique(get_account_model(), constraint_for("username"), username)
 
 
+def get_by_identifier(value: str) -> Account | None:
+    """The account whose email address (a ``value`` with ``@``) or username is ``value``,
+    whatever ``ACCOUNTS_LOGIN_METHODS`` says (the staff pages' search), or ``None``."""
+    return get_by_email(value) if "@" in normalize_text(value) else get_by_username(value)
+
+
 def login_field(login: str) -> str:
-    """The field a login name is looked up by: ``"email"`` when it has ``@`` (usernames
-    never do), else ``"username"``. ``@`` is looked for after normalization, so a
-    full-width ``＠`` counts too."""
-    return "email" if "@" in normalize_text(login) else "username"
+    """The field a login name is looked up by, among ``ACCOUNTS_LOGIN_METHODS``: with both,
+    ``"email"`` when it has ``@`` (usernames never do), else ``"username"``; with one, that
+    one. ``@`` is looked for after normalization, so a full-width ``＠`` counts too."""
+    by_email, by_username = signup_fields.logs_in_by("email"), signup_fields.logs_in_by("username")
+    if by_email and by_username:
+        return "email" if "@" in normalize_text(login) else "username"
+    return "username" if by_username else "email"
 
 
 def login_constraint(login):
@@ -434,9 +453,11 @@ def set_unverified_email(account, email: str, *, origin: timeline.Origin = timel
 
 
 def change_username(account: Account, username: str, *, origin: timeline.Origin = timeline.NO_ORIGIN) -> Account:
-    """Give ``account`` a new username, moving its username lock in the same transaction.
-    ``origin``: as :func:`update_account`."""
+    """Give ``account`` a new username, moving its username lock in the same transaction;
+    an empty one (an optional username, see ``ACCOUNTS_SIGNUP_FIELDS``) removes it and
+    releases its lock. ``origin``: as :func:`update_account`."""
     old_username = account.username
+    username = stored_username(username)
     update_account(account, username=username, origin=origin)
     signals.username_changed.send(
         sender=type(account), account=account, old_username=old_username, new_username=username

@@ -7,7 +7,7 @@ refuses comes back as form errors (a 200 that keeps what was typed).
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.mixins import LoginRequiredMixin
-from django.http import HttpResponseRedirect
+from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.decorators import method_decorator
@@ -22,6 +22,7 @@ from . import (
     pending,
     ratelimit,
     sessions,
+    signup_fields,
     store,
     timeline,
     verification,
@@ -150,7 +151,7 @@ def signed_up(request, account):
 def _welcomed(request, user):
     """Welcome the new account, logged in, and trust this browser for it (its device cookie)."""
     adapter = get_adapter(request)
-    adapter.add_success_message(request, "signed_up", username=user.username)
+    adapter.add_success_message(request, "signed_up", username=user.display_name)
     response = redirect(adapter.get_signup_redirect_url(request))
     devices.remember(request, response, user.pk)
     return response
@@ -189,7 +190,7 @@ class LoginView(RateLimitMixin, auth_views.LoginView):
             return redirect(outcome.pending.url_name)
         user = outcome.user
         response = HttpResponseRedirect(self.get_success_url())
-        get_adapter(self.request).add_success_message(self.request, "logged_in", username=user.username)
+        get_adapter(self.request).add_success_message(self.request, "logged_in", username=user.display_name)
         # This browser is now trusted for the account: guesses from elsewhere never lock it out.
         devices.remember(self.request, response, user.pk)
         return response
@@ -330,14 +331,23 @@ class UsernameChangeView(ReauthenticationRequiredMixin, RateLimitMixin, UserForm
     template_name = "accounts/username_change.html"
     form_name = "username_change"
 
+    def dispatch(self, request, *args, **kwargs):
+        if not signup_fields.has_username():
+            raise Http404("This site has no usernames (ACCOUNTS_SIGNUP_FIELDS).")
+        return super().dispatch(request, *args, **kwargs)
+
     def apply(self, form):
         changing = username_change.change_username(
             self.request, account=form.user.account, username=form.cleaned_data["username"]
         )
         if changing.refusal is not None:
             return self.refused(form, changing.refusal)
+        adapter = get_adapter(self.request)
         username = changing.account.username
-        get_adapter(self.request).add_success_message(self.request, "username_changed", username=username)
+        if username:
+            adapter.add_success_message(self.request, "username_changed", username=username)
+        else:
+            adapter.add_success_message(self.request, "username_removed")
         return redirect("accounts:profile")
 
 

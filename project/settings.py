@@ -119,6 +119,13 @@ if "ACCOUNTS_RATE_LIMITS" in env:
     ACCOUNTS_RATE_LIMITS = False if env("ACCOUNTS_RATE_LIMITS") == "off" else env.json("ACCOUNTS_RATE_LIMITS")
 # The reverse proxies in front that append to X-Forwarded-For (0: the client is REMOTE_ADDR).
 ACCOUNTS_TRUSTED_PROXY_COUNT = env("ACCOUNTS_TRUSTED_PROXY_COUNT")
+# What a sign-up asks for and what a login is by (django-allauth's settings), each a JSON
+# list: ACCOUNTS_SIGNUP_FIELDS='["email*", "password1*"]' with ACCOUNTS_LOGIN_METHODS='["email"]'
+# is a site without usernames. Unset: the app's defaults (email, username, the password twice).
+if "ACCOUNTS_SIGNUP_FIELDS" in env:
+    ACCOUNTS_SIGNUP_FIELDS = env.json("ACCOUNTS_SIGNUP_FIELDS")
+if "ACCOUNTS_LOGIN_METHODS" in env:
+    ACCOUNTS_LOGIN_METHODS = env.json("ACCOUNTS_LOGIN_METHODS")
 
 # Second factors: staff must have one (off by default); signing up with a passkey.
 ACCOUNTS_MFA_REQUIRED_FOR_STAFF = env.bool("ACCOUNTS_MFA_REQUIRED_FOR_STAFF", default=False)

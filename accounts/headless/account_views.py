@@ -12,7 +12,7 @@ from django.core import signing
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from .. import password_reset, ratelimit, sessions, store, verification
+from .. import password_reset, ratelimit, sessions, signup_fields, store, verification
 from ..adapter import get_adapter
 from ..form_errors import STORE_REFUSALS
 from ..forms import SIGNUP_TOKEN_SALT, new_signup_token
@@ -55,16 +55,23 @@ def not_found() -> Answer:
     return Answer(status=HTTPStatus.NOT_FOUND)
 
 
+# allauth's ``authentication_method`` (kept in its ``config`` for older clients), by the
+# login methods it stands for.
+AUTHENTICATION_METHODS = {("email", "username"): "username_email", ("email",): "email", ("username",): "username"}
+
+
 class ConfigView(APIView):
-    """``GET config``: what this site offers: login by code, the identity providers of
-    ``ACCOUNTS_OIDC_PROVIDERS`` (``socialaccount.providers``); no phone."""
+    """``GET config``: what this site offers: the login methods (``ACCOUNTS_LOGIN_METHODS``),
+    login by code, the identity providers of ``ACCOUNTS_OIDC_PROVIDERS``
+    (``socialaccount.providers``); no phone."""
 
     http_method_names = ["get"]
 
     def get(self, request: HttpRequest) -> Answer:
+        login_methods = signup_fields.login_methods()
         account = {
-            "login_methods": ["email", "username"],
-            "authentication_method": "username_email",
+            "login_methods": login_methods,
+            "authentication_method": AUTHENTICATION_METHODS[tuple(login_methods)],
             "is_open_for_signup": True,
             "email_verification_by_code_enabled": False,
             "login_by_code_enabled": True,
@@ -96,16 +103,21 @@ class SessionView(APIView):
 
 
 class LoginView(APIView):
-    """``POST auth/login``: ``username`` or ``email``, and ``password``. The ``login_failed``
-    rate limit applies as on the login page (429); an account with a second factor answers
-    401 with the pending ``mfa_authenticate`` flow, an unverified one with ``verify_email``."""
+    """``POST auth/login``: ``username`` or ``email``, and ``password``; with one login
+    method (``ACCOUNTS_LOGIN_METHODS``), that one, required, as allauth's ``LoginInput``
+    (``{"email"}``: a ``username`` sent is not read). The ``login_failed`` rate limit
+    applies as on the login page (429); an account with a second factor answers 401 with
+    the pending ``mfa_authenticate`` flow, an unverified one with ``verify_email``."""
 
     http_method_names = ["post"]
 
     def post(self, request: HttpRequest) -> Answer:
         if request.user.is_authenticated:
             return conflict()
-        name_field = "email" if self.text("email") is not None else "username"
+        # One login method: that field, required. Both: the one sent (email first).
+        methods = signup_fields.login_methods()
+        either = "email" if self.text("email") is not None else "username"
+        name_field = methods[0] if len(methods) == 1 else either
         data = {"username": self.text(name_field) or "", "password": self.text("password") or ""}
         form = get_adapter(request).get_form_class("login")(request, data=data)
         if not form.is_valid():
@@ -144,9 +156,11 @@ def signup_token(idempotency_key: str | None) -> str:
 
 
 class SignupView(APIView):
-    """``POST auth/signup``: ``email``, ``username``, ``password``; the ``Idempotency-Key``
-    header makes a resend safe. Taken values are errors of their own field, all at once
-    (from the one cancelled transaction); ``signup`` is rate limited as on the page."""
+    """``POST auth/signup``: ``email``, ``username``, ``password``, as ``ACCOUNTS_SIGNUP_FIELDS``
+    asks (a site without usernames ignores a ``username`` sent, as allauth does: its sign-up
+    form has no such field); the ``Idempotency-Key`` header makes a resend safe. Taken
+    values are errors of their own field, all at once (from the one cancelled transaction);
+    ``signup`` is rate limited as on the page."""
 
     http_method_names = ["post"]
     params = {"password1": "password", "password2": "password"}

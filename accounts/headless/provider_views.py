@@ -25,6 +25,7 @@ from ..form_errors import STORE_REFUSALS
 from ..mfa.flows import reauthentication
 from ..providers import flows, notices, oidc, store
 from ..providers.forms import ProviderSignupForm
+from ..signup_fields import has_username
 from . import responses
 from .account_views import IDEMPOTENCY_KEY_HEADER, ReauthenticatedView, conflict, signed_up
 from .base import APIView
@@ -301,8 +302,9 @@ class ProviderSignupView(APIView):
         email = found.get("email")
         addresses = [{"email": email, "primary": True, "verified": bool(found.get("email_verified"))}] if email else []
         # The account to be: what the sign-up form would offer (it has no id yet).
-        username = found.get("preferred_username") or (email or "").partition("@")[0]
-        user = {"display": username or found["subject"], "has_usable_password": False}
+        # As the sign-up form would offer it: no username on a site without usernames.
+        username = (found.get("preferred_username") or (email or "").partition("@")[0]) if has_username() else ""
+        user = {"display": username or email or found["subject"], "has_usable_password": False}
         user |= {"email": email} if email else {}
         user |= {"username": username} if username else {}
         data = {"email": addresses, "account": pending_account_data(found, provider), "user": user}

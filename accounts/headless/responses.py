@@ -55,14 +55,17 @@ class Answer:
 
 
 def user_data(user: User) -> dict:
-    """allauth's ``User``: ``id``, ``display``, ``has_usable_password``, ``email``, ``username``."""
-    return {
+    """allauth's ``User``: ``id``, ``display``, ``has_usable_password``, ``email``, ``username``;
+    as allauth's ``serialize_user``, without the empty ones (no ``username`` for an account
+    without one)."""
+    data = {
         "id": str(user.pk),
-        "display": user.username,
+        "display": user.display_name,
         "has_usable_password": user.has_usable_password(),
         "email": user.email,
         "username": user.username,
     }
+    return {key: value for key, value in data.items() if value not in ("", None)}
 
 
 def email_addresses(user: User) -> list[dict]:

@@ -84,7 +84,7 @@ class CodeConfirmView(ratelimit.RateLimitMixin, FormView):
         if outcome != flows.SIGNED_IN:
             messages.error(self.request, MESSAGES["expired"])
             return redirect("accounts:login_codes:request")
-        get_adapter(self.request).add_success_message(self.request, "logged_in", username=user.username)
+        get_adapter(self.request).add_success_message(self.request, "logged_in", username=user.display_name)
         response = redirect(next_url)
         devices.remember(self.request, response, user.pk)
         return response

@@ -59,7 +59,7 @@ def _logged_in(request, user, next_url, trusted=False):
     elsewhere never lock it out. ``trusted``: the person ticked "trust this browser" at the
     second step, whose next logins skip it (:mod:`accounts.mfa.trust`)."""
     adapter = get_adapter(request)
-    adapter.add_success_message(request, "logged_in", username=user.username)
+    adapter.add_success_message(request, "logged_in", username=user.display_name)
     response = redirect(login_flow.redirect_url(request, next_url))
     devices.remember(request, response, user.pk)
     if trusted:

@@ -132,7 +132,7 @@ class CallbackView(View):
         if login.get("headless"):
             return self.ended_for_app(request, login, outcome)
         if outcome.result == flows.SIGNED_IN:
-            get_adapter(request).add_success_message(request, "logged_in", username=outcome.user.username)
+            get_adapter(request).add_success_message(request, "logged_in", username=outcome.user.display_name)
             response = redirect(login["next"])
             # This browser is now trusted for the account, as after a password.
             devices.remember(request, response, outcome.user.pk)

@@ -21,7 +21,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from django.views import View
 from django.views.decorators.cache import never_cache
 
-from .. import audit, dynamo, notices, sessions, store, timeline, verification
+from .. import audit, dynamo, notices, sessions, signup_fields, store, timeline, verification
 from ..adapter import get_adapter
 from ..audit import background, reports
 from ..audit.checking import Scope
@@ -74,7 +74,7 @@ def find_account(query):
     """The account whose email (a query with ``@``) or username is ``query``, through its
     lock item (consistent reads, never a Scan), or ``None``."""
     try:
-        return store.get_by_login(query)
+        return store.get_by_identifier(query)
     except InvalidUniqueValue:
         return None
 
@@ -168,7 +168,7 @@ class AccountView(StaffView):
             "account": account,
             "locks": [_lock_row(state) for state in audit.lock_states(account)],
             "email_form": StaffEmailForm(user),
-            "username_form": StaffUsernameForm(user),
+            "username_form": StaffUsernameForm(user) if signup_fields.has_username() else None,
             "password_form": StaffSetPasswordForm(user),
             "flags": FLAGS,
             "sessions": sessions.list_sessions(account.id, sessions=sessions.live_sessions(others))
@@ -184,7 +184,7 @@ class AccountView(StaffView):
         """Say that ``account`` is the last active staff account: the transaction that
         would have taken its access away was refused (its check on another staff member's
         registry entry found none), and nothing was written."""
-        messages.error(self.request, LAST_STAFF_MESSAGE % {"username": account.username})
+        messages.error(self.request, LAST_STAFF_MESSAGE % {"username": account.display_name})
         return redirect(self.detail_url(account))
 
 
@@ -242,7 +242,7 @@ class EmailChangeView(AccountFormView):
 
     def success_message(self, account):
         return _("The email address of %(username)s is now %(email)s.") % {
-            "username": account.username,
+            "username": account.display_name,
             "email": account.email,
         }
 
@@ -252,14 +252,21 @@ class UsernameChangeView(AccountFormView):
     context_name = "username_form"
     action = "username"
 
+    def post(self, request, account_id):
+        if not signup_fields.has_username():
+            raise Http404("This site has no usernames (ACCOUNTS_SIGNUP_FIELDS).")
+        return super().post(request, account_id)
+
     def saved(self, account, before):
         if account.username != before.username:
             notices.username_changed(self.request, before, account, by_staff=True)
 
     def description(self, account):
-        return f"changed the username to {account.username}"
+        return f"changed the username to {account.username}" if account.username else "removed the username"
 
     def success_message(self, account):
+        if not account.username:
+            return _("%(email)s has no username now.") % {"email": account.email}
         return _("The username of %(email)s is now %(username)s.") % {
             "email": account.email,
             "username": account.username,
@@ -278,7 +285,7 @@ class SetPasswordView(AccountFormView):
         return "set a new password"
 
     def success_message(self, account):
-        return _("%(username)s has a new password; their sessions have ended.") % {"username": account.username}
+        return _("%(username)s has a new password; their sessions have ended.") % {"username": account.display_name}
 
 
 class FlagView(AccountView):
@@ -316,7 +323,7 @@ class FlagView(AccountView):
         else:
             records.record(request, account, flag, f"turned {flag} {'on' if value else 'off'}")
             message = _("%(username)s: %(flag)s is on.") if value else _("%(username)s: %(flag)s is off.")
-            messages.success(request, message % {"username": account.username, "flag": FLAGS[flag]})
+            messages.success(request, message % {"username": account.display_name, "flag": FLAGS[flag]})
         return redirect(self.detail_url(account))
 
 
@@ -330,7 +337,7 @@ class EndSessionsView(AccountView):
         message = ngettext(
             "Ended %(count)d session of %(username)s.", "Ended %(count)d sessions of %(username)s.", ended
         )
-        messages.success(request, message % {"count": ended, "username": account.username})
+        messages.success(request, message % {"count": ended, "username": account.display_name})
         return redirect(self.detail_url(account))
 
 
@@ -383,9 +390,13 @@ class AccountDeleteView(AccountView):
         except (Busy, StaleItem):
             messages.error(request, _("The account changed or the site was busy; nothing was deleted. Try again."))
             return redirect(self.detail_url(account))
-        records.record(request, account, "deleted", f"deleted the account ({account.username}, {account.email})")
-        deleted = {"username": account.username, "email": account.email}
-        messages.success(request, _("Deleted the account %(username)s (%(email)s).") % deleted)
+        named = f"{account.username}, {account.email}" if account.username else account.email
+        records.record(request, account, "deleted", f"deleted the account ({named})")
+        if account.username:
+            deleted = {"username": account.username, "email": account.email}
+            messages.success(request, _("Deleted the account %(username)s (%(email)s).") % deleted)
+        else:
+            messages.success(request, _("Deleted the account %(email)s.") % {"email": account.email})
         return redirect("staff:accounts")
 
 

@@ -199,7 +199,9 @@ class Account(TableModel):
     PK = UnicodeAttribute(hash_key=True)
     SK = UnicodeAttribute(range_key=True, default=PROFILE_SORT_KEY)
     email = UnicodeAttribute()
-    username = UnicodeAttribute()
+    # Absent on a site without usernames (ACCOUNTS_SIGNUP_FIELDS), or when an optional one
+    # was not given.
+    username = UnicodeAttribute(null=True)
     password = UnicodeAttribute()
     is_active = BooleanAttribute(default=True)
     is_staff = BooleanAttribute(default=False)
@@ -249,6 +251,12 @@ class Account(TableModel):
     def id(self):
         """The generated id: the PK without its ``ACCT#`` prefix."""
         return self.PK[len(ACCOUNT_PREFIX) :]
+
+    @property
+    def display_name(self):
+        """What the pages and mails call the account: its username, or its email address
+        when it has none (a site without usernames), as django-allauth's ``user_display``."""
+        return self.username or self.email
 
     def owned_sort_keys(self):
         """The sort keys of the items this account owns in its partition (its passkeys'

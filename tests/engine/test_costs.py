@@ -127,7 +127,7 @@ def run_flow(name, settings):
 
 
 @pytest.mark.dynamodb_local
-@pytest.mark.parametrize("flow", costs.FLOWS, ids=lambda flow: flow.name)
+@pytest.mark.parametrize("flow", costs.flows(), ids=lambda flow: flow.name)
 def test_each_flows_requests_are_those_the_code_sends(proxy, settings, flow):
     send = run_flow(flow.name, settings)
     proxy.reset()

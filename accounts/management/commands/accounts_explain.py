@@ -2,7 +2,7 @@ from django.contrib.auth.hashers import make_password
 from django.core.management.base import BaseCommand, CommandError
 from pynamodb.exceptions import PynamoDBException
 
-from accounts import store, transactions
+from accounts import signup_fields, store, transactions
 from accounts.app_settings import app_settings
 from accounts.exceptions import InvalidTransaction, InvalidUniqueValue
 from accounts.tables import utcnow
@@ -25,7 +25,7 @@ class Command(BaseCommand):
 
         signup = operations.add_parser("signup", help="create an account and its locks")
         signup.add_argument("--email", required=True)
-        signup.add_argument("--username", required=True)
+        signup.add_argument("--username", help="required when ACCOUNTS_SIGNUP_FIELDS has 'username*'")
         signup.add_argument("--token", **token)
 
         change_email = operations.add_parser("change-email", help="move an account to a new email")
@@ -39,11 +39,17 @@ class Command(BaseCommand):
         change_username.add_argument("--token", **token)
 
         verify = operations.add_parser("verify", help="mark an unverified address verified and lock it")
-        verify.add_argument("--username", required=True, help="the unverified account's username")
+        which = verify.add_mutually_exclusive_group(required=True)
+        which.add_argument("--username", help="the unverified account's username")
+        # An unverified account holds no lock for its address: on a site without usernames,
+        # its id names it.
+        which.add_argument("--id", dest="account_id", help="the unverified account's id")
         verify.add_argument("--token", **token)
 
         apply_change = operations.add_parser("apply-email-change", help="apply an account's pending email change")
-        apply_change.add_argument("--username", required=True, help="the account's username")
+        which = apply_change.add_mutually_exclusive_group(required=True)
+        which.add_argument("--username", help="the account's username")
+        which.add_argument("--email", help="the account's current address")
         apply_change.add_argument("--token", **token)
 
         delete = operations.add_parser("delete", help="delete an account and release its locks")
@@ -65,21 +71,25 @@ class Command(BaseCommand):
         self.stdout.write(transactions.explain(transaction))
 
     def _plan(self, operation, token, options):
+        if options.get("username") is not None and not signup_fields.has_username():
+            raise CommandError("This site has no usernames (ACCOUNTS_SIGNUP_FIELDS): name the account by --email.")
         if operation == "signup":
+            if signup_fields.username_required() and not options["username"]:
+                raise CommandError("A sign-up here needs --username (ACCOUNTS_SIGNUP_FIELDS has 'username*').")
             # The same item the signup form builds; an unusable password, since none is given.
             account = store.build_signup_account(
                 options["email"], options["username"], make_password(None), token=token
             )
             return transactions.plan_create(account, token=token, check_unheld=store.refuses_registered_addresses())
         if operation == "verify":
-            account = self._account("username", options["username"])
+            account = self._named_account(options)
             if store.is_verified(account):
-                raise CommandError(f"{account.username}'s address {account.email} is already verified.")
+                raise CommandError(f"{account.display_name}'s address {account.email} is already verified.")
             changes = {**store.VERIFY_CHANGES, "updated": utcnow()}
         elif operation == "apply-email-change":
-            account = self._account("username", options["username"])
+            account = self._named_account(options)
             if not account.pending_email:
-                raise CommandError(f"{account.username} has no pending email change.")
+                raise CommandError(f"{account.display_name} has no pending email change.")
             changes = {**store.email_change_changes(account), "updated": utcnow()}
         elif operation == "change-email":
             account = self._account("email", options["email"])
@@ -88,10 +98,19 @@ class Command(BaseCommand):
             account = self._account("username", options["username"])
             changes = self._changes("username", options["new_value"])
         else:
-            field = "email" if options["email"] is not None else "username"
-            return transactions.plan_delete(self._account(field, options[field]), token=token)
+            return transactions.plan_delete(self._named_account(options), token=token)
         # What the store sends with the change: its security event's Put, last.
         return transactions.plan_change(account, changes, token=token, also=store.event_actions(account, changes))
+
+    def _named_account(self, options):
+        """The account ``--id``, ``--email`` or ``--username`` names."""
+        if options.get("account_id") is not None:
+            account = store.get_account(options["account_id"])
+            if account is None:
+                raise CommandError(f"No account has id {options['account_id']!r}.")
+            return account
+        field = "email" if options.get("email") is not None else "username"
+        return self._account(field, options[field])
 
     def _account(self, field, value):
         account = store.get_by_email(value) if field == "email" else store.get_by_username(value)

@@ -79,7 +79,7 @@ def passkey_options(request, account):
     if sign_in_methods_held(account) >= passkeys.MAX_PASSKEYS:
         raise store.TooManyPasskeys(f"An account has at most {passkeys.MAX_PASSKEYS} passkeys.")
     return passkeys.registration_options(
-        request, passkeys.REGISTER, user_id=account.id, name=account.username, existing=account.passkeys or ()
+        request, passkeys.REGISTER, user_id=account.id, name=account.display_name, existing=account.passkeys or ()
     )
 
 
