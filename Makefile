@@ -14,12 +14,27 @@ NOX_DJANGO61 := tests(django6.1-py3.13)
 # pinned in accounts/dynamodb_local.py), kept in var/ for `make run`, `test` and `bench`.
 export DYNAMODB_LOCAL_PREFIX := $(CURDIR)/var/dynamodb-local
 
-.PHONY: run test test-django61 test-matrix bench lint dist docs messages install dynamodb-local oidc-provider java clean
+.PHONY: run run-react-app react-app test test-django61 test-matrix bench lint dist docs messages install dynamodb-local oidc-provider java clean
 
 run: install dynamodb-local java
 	$(BIN)/python -m project.devserver
 
-test: install dynamodb-local oidc-provider java
+# django-allauth's own React app (examples/react-spa/frontend of its sdist, pinned in
+# project/react_app.py), built with npm into var/react-app; `make run-react-app` serves it
+# from the demo's origin, configured as allauth's example backend (an email-only site).
+react-app: install
+	$(BIN)/python -m project.react_app
+
+REACT_APP_SETTINGS := \
+  DEMO_REACT_APP_DIR=$(CURDIR)/var/react-app/frontend/build \
+  ACCOUNTS_SIGNUP_FIELDS='["email*", "password1*", "password2*"]' \
+  ACCOUNTS_LOGIN_METHODS='["email"]' \
+  ACCOUNTS_HEADLESS_FRONTEND_URLS='{"account_confirm_email": "/account/verify-email/{key}", "account_reset_password": "/account/password/reset", "account_reset_password_from_key": "/account/password/reset/key/{key}", "account_signup": "/account/signup", "socialaccount_login_error": "/account/provider/callback"}'
+
+run-react-app: react-app dynamodb-local java
+	$(REACT_APP_SETTINGS) $(BIN)/python -m project.devserver
+
+test: install dynamodb-local oidc-provider react-app java
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 test-django61: dynamodb-local java
@@ -86,4 +101,4 @@ java:
 	@command -v java >/dev/null 2>&1 || { echo "Java 17 or newer is needed to run AWS DynamoDB Local. Install it with: apt-get install openjdk-17-jre-headless"; exit 1; }
 
 clean:
-	rm -rf $(VENV) .nox var/dynamodb-local var/oidc-provider build dist *.egg-info
+	rm -rf $(VENV) .nox var/dynamodb-local var/oidc-provider var/react-app build dist *.egg-info

@@ -47,6 +47,8 @@ MIDDLEWARE = [
     # Static files from STATIC_ROOT (after collectstatic), with far-future caching.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "csp.middleware.CSPMiddleware",
+    # django-allauth's React app (project/react_app.py), when DEMO_REACT_APP_DIR names its build.
+    "project.react_app.ReactAppMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The language comes from the switcher's cookie, else from Accept-Language.
     "django.middleware.locale.LocaleMiddleware",
@@ -59,6 +61,9 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "project.urls"
+# The build of django-allauth's own React app (`make react-app`: var/react-app/frontend/build),
+# served from this site's origin in place of its home page; empty: the demo's own pages.
+DEMO_REACT_APP_DIR = env("DEMO_REACT_APP_DIR", default="")
 WSGI_APPLICATION = "project.wsgi.application"
 
 TEMPLATES = [
@@ -194,6 +199,9 @@ USE_TZ = True
 STATIC_URL = "static/"
 # The demo's own static files: the single-page client of the headless API (/spa/).
 STATICFILES_DIRS = [BASE_DIR / "project" / "static"]
+if DEMO_REACT_APP_DIR:
+    # The React app's scripts (its index.html asks for /static/js/main.<hash>.js).
+    STATICFILES_DIRS.append(Path(DEMO_REACT_APP_DIR) / "static")
 
 # Every error with its traceback on stderr (Django's default prints nothing when DEBUG is off).
 LOGGING = {
