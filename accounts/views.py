@@ -19,7 +19,6 @@ from django.views.generic import FormView, TemplateView, View
 from . import (
     breached_passwords,
     devices,
-    pending,
     ratelimit,
     sessions,
     store,
@@ -29,7 +28,7 @@ from . import (
 from .adapter import get_adapter
 from .exceptions import Busy
 from .forms import STORE_REFUSALS
-from .internal.flows import delete, email_change, password_change, username_change
+from .internal.flows import delete, email_change, email_verification, password_change, username_change
 from .internal.flows import login as login_flow
 from .internal.flows import sessions as sessions_flow
 from .internal.flows import signup as signup_flow
@@ -197,14 +196,15 @@ class LoginView(RateLimitMixin, auth_views.LoginView):
     def form_invalid(self, form):
         account = form.unverified_account
         if account is not None:
-            # The password was right: this person may ask for the link again.
-            pending.remember_pending(self.request, account.id, account.email, verification.SENT)
+            # The password was right: this person may ask for the link (or a code) again.
+            email_verification.unverified_login(self.request, account)
         return super().form_invalid(form)
 
     def get_context_data(self, **kwargs):
         form = kwargs.get("form")
         unverified = form is not None and form.unverified_account is not None
-        return super().get_context_data(unverified=unverified, **kwargs)
+        by_code = email_verification.by_code()
+        return super().get_context_data(unverified=unverified, unverified_by_code=unverified and by_code, **kwargs)
 
 
 class LogoutView(auth_views.LogoutView):
@@ -243,7 +243,10 @@ class ProfileView(AccountSessionsMixin, AccountLoginRequiredMixin, TemplateView)
     def get_context_data(self, **kwargs):
         account = self.request.user.account
         context = super().get_context_data(
-            email_verified=store.is_verified(account), pending_email=account.pending_email, **kwargs
+            email_verified=store.is_verified(account),
+            pending_email=account.pending_email,
+            email_by_code=email_verification.by_code(),
+            **kwargs,
         )
         listed = sessions_flow.list_sessions(self.request)
         if listed is not None:
@@ -315,7 +318,7 @@ class EmailChangeCancelView(AccountLoginRequiredMixin, View):
 
     def post(self, request):
         adapter = get_adapter(request)
-        cancelling = email_change.cancel_email_change(account=request.user.account)
+        cancelling = email_change.cancel_email_change(account=request.user.account, session=request.session)
         if cancelling.refusal is not None:
             messages.error(request, adapter.error_messages["busy" if isinstance(cancelling.refusal, Busy) else "stale"])
         elif cancelling.cancelled is not None:
