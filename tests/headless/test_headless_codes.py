@@ -10,6 +10,7 @@ import re
 import pytest
 
 from accounts import email_codes, ratelimit, store
+from accounts.sessions import SessionStore
 from tests.headless import APIClient
 from tests.headless_spec import conforms
 from tests.mail import mails_to
@@ -151,13 +152,13 @@ def test_a_code_dies_with_a_new_password(by_code):
     assert not store.is_verified(store.get_by_username("ada"))
 
 
-def test_wrong_tries_counted_after_the_right_codes_read_stop_it(by_code, monkeypatch):
+def test_wrong_tries_counted_after_the_right_codes_read_stop_it(by_code):
     api = APIClient("app")
     api.signup()
     code = code_in_mail("ada@example.com")
-    other_guesses_meanwhile(monkeypatch)
 
-    refused = api.post("auth/email/verify", {"key": code})
+    with before_attempt(1, three_wrong_tries(api, email_codes.VERIFY_EMAIL)):
+        refused = api.post("auth/email/verify", {"key": code})
 
     # Three wrong codes counted between this request's read of the tries and its
     # transaction: the transaction's check of the tries refuses it, and nothing is verified.
@@ -166,17 +167,12 @@ def test_wrong_tries_counted_after_the_right_codes_read_stop_it(by_code, monkeyp
     assert not store.is_verified(store.get_by_username("ada"))
 
 
-def other_guesses_meanwhile(monkeypatch):
-    """Count three wrong tries of the code being judged right after its tries were read, as
-    other requests in the same session would at that moment."""
-    matches = email_codes.matches
-
-    def judged(found, code):
-        counter = ratelimit.Counter(f"{found.purpose.name}_code", email_codes.TRIES_RULE, found.code_id)
-        ratelimit.count_attempt("guess", [counter, counter, counter])
-        return matches(found, code)
-
-    monkeypatch.setattr(email_codes, "matches", judged)
+def three_wrong_tries(api, purpose):
+    """Count three wrong tries of the code ``api``'s session waits for (``purpose``), as other
+    requests of that session would."""
+    found = email_codes.pending(SessionStore(api.token), purpose)
+    counter = ratelimit.Counter(f"{purpose.name}_code", email_codes.TRIES_RULE, found.code_id)
+    return lambda: ratelimit.count_attempt("guess", [counter, counter, counter])
 
 
 # An email change by code.
@@ -198,19 +194,27 @@ def test_an_email_change_is_confirmed_with_the_code_mailed_to_the_new_address(by
     assert api.post("auth/email/verify", {"key": code}).status_code == 409
 
 
-def test_a_code_of_a_change_replaced_by_a_newer_one_never_applies(by_code):
+def test_a_code_of_a_change_replaced_by_a_newer_one_never_applies(by_code, monkeypatch):
     by_code.ACCOUNTS_EMAIL_VERIFICATION = "none"
     by_code.ACCOUNTS_RATE_LIMITS = False
     api = APIClient("app")
     api.signup()
     api.post("account/email", {"email": "lovelace@example.com"})
     code = code_in_mail("lovelace@example.com")
+    as_read = store.get_by_username("ada")
     newer = APIClient("app")
     newer.token = api.token
 
+    def replace_the_change():
+        # Stamped with the `updated` this request read (two servers' clocks can agree), so
+        # that only the change's nonce, which the newer request replaced, can refuse it.
+        with monkeypatch.context() as same_tick:
+            same_tick.setattr(store, "utcnow", lambda: as_read.updated)
+            assert newer.post("account/email", {"email": "countess@example.com"}).status_code == 200
+
     # A newer request (another tab) replaces the change between this request's read of the
     # account and its transaction.
-    with before_attempt(1, lambda: newer.post("account/email", {"email": "countess@example.com"})):
+    with before_attempt(1, replace_the_change):
         refused = api.post("auth/email/verify", {"key": code})
 
     assert refused.status_code == 400
@@ -303,16 +307,16 @@ def test_three_wrong_reset_codes_end_it(by_code):
     assert APIClient("app").login("ada", PASSWORD).status_code == 200
 
 
-def test_wrong_reset_tries_counted_after_the_right_codes_read_stop_it(by_code, monkeypatch):
+def test_wrong_reset_tries_counted_after_the_right_codes_read_stop_it(by_code):
     signed_up_client()
     store.verify_email(store.get_by_username("ada"))
     api = APIClient("app")
     api.post("auth/password/request", {"email": "ada@example.com"})
     code = code_in_mail("ada@example.com")
     assert api.get("auth/password/reset", headers={"X-Password-Reset-Key": code}).status_code == 200
-    other_guesses_meanwhile(monkeypatch)
 
-    refused = api.post("auth/password/reset", {"key": code, "password": NEW_PASSWORD})
+    with before_attempt(1, three_wrong_tries(api, email_codes.RESET_PASSWORD)):
+        refused = api.post("auth/password/reset", {"key": code, "password": NEW_PASSWORD})
 
     assert refused.status_code == 400
     assert APIClient("app").login("ada", PASSWORD).status_code == 200
