@@ -241,6 +241,9 @@ class EmailChangeCodeView(LoginRequiredMixin, FormView):
     template_name = "accounts/email_change_code.html"
     form_class = CodeForm
 
+    def get_login_url(self):
+        return get_adapter(self.request).get_login_url(self.request)
+
     def get_context_data(self, **kwargs):
         return super().get_context_data(pending_email=self.request.user.account.pending_email, **kwargs)
 

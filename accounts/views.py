@@ -300,7 +300,12 @@ class EmailChangeView(ReauthenticationRequiredMixin, RateLimitMixin, UserFormMix
             else:
                 adapter.add_success_message(self.request, "email_change_cancelled", email=changing.cancelled)
         elif changing.kind == email_change.VERIFICATION:
+            if email_verification.by_code():
+                # "Check your inbox" takes the code, and says what became of its mail.
+                return redirect("accounts:verification_sent")
             adapter.add_verification_message(self.request, changing.mail, email)
+        elif changing.mail == verification.SENT and email_verification.by_code():
+            return redirect("accounts:email_change_code")
         elif changing.mail == verification.SENT:
             adapter.add_success_message(self.request, "email_change_sent", email=email)
         else:

@@ -44,7 +44,6 @@ MESSAGES = {
     "taken": _("Another account confirmed this address first."),
     "busy": _("The site is busy and nothing was saved. Please try again."),
     "incorrect_password": _("Your password was entered incorrectly. Please enter it again."),
-    "not_your_address": _("This is not the address of your account."),
     "only_address": _("The address of your account cannot be removed; change it instead."),
     "mail_failed": _("The mail could not be sent. Please try again."),
 }
@@ -217,7 +216,7 @@ class VerifyEmailView(APIView):
                 return self.refused(read.outcome)
             email, account = read.email, read.account
         else:
-            claim = email_verification.read_key(key=key) or self.email_change_claim(key)
+            claim = email_verification.read_key(key=key) or email_change.claimed_change(key=key)
             if claim is None or claim[1] is None:
                 return responses.error(MESSAGES["invalid_key"], "invalid", "key")
             email, account = claim
@@ -248,16 +247,6 @@ class VerifyEmailView(APIView):
         """Whether ``key`` is judged as a mailed code (the one this session waits for; 409
         when none): codes are on, and it is no link's key (staff still mail links)."""
         return email_verification.by_code() and not email_verification.is_link_key(key)
-
-    def email_change_claim(self, key: str) -> tuple[str, Account | None] | None:
-        """``(new address, account)`` of an email-change key, as :func:`read_key` of a
-        verification key: the account ``None`` when it no longer waits for it."""
-        claim = email_change.read_key(key=key)
-        if claim is None:
-            return None
-        account = store.get_account(claim.account_id)
-        waits = account is not None and account.pending_nonce == claim.nonce and account.email == claim.old_email
-        return claim.new_email, (account if waits else None)
 
     def refused(self, outcome: str) -> Answer:
         """The error answering a key or code that verified nothing (409: no code pending)."""

@@ -127,9 +127,8 @@ def unauthenticated(request: HttpRequest, status: int = HTTPStatus.UNAUTHORIZED)
             flows.append({"id": "provider_signup", "provider": provider_data(signup_provider), "is_pending": True})
     flows.append({"id": PASSKEY_LOGIN_FLOW})
     _put_pending(flows, _pending_stage(request))
-    return Answer(
-        status=status, data={"flows": [*flows, *_reset_by_code_flows(request)]}, meta={"is_authenticated": False}
-    )
+    flows += _reset_by_code_flows(request)
+    return Answer(status=status, data={"flows": flows}, meta={"is_authenticated": False})
 
 
 def _pending_stage(request: HttpRequest) -> dict[str, Any] | None:

@@ -95,9 +95,11 @@ def test_an_email_change_is_confirmed_with_the_code_on_its_page(by_code):
 
     asked = client.post("/accounts/email/", {"email": "lovelace@example.com", "password": PASSWORD})
     profile = client.get("/accounts/profile/")
+    code_page = client.get(asked["Location"])
     changed = client.post("/accounts/email/confirm/code/", {"code": code_in_mail("lovelace@example.com")})
 
-    assert asked.status_code == 302
+    assert asked["Location"] == "/accounts/email/confirm/code/"
+    assert "lovelace@example.com" in code_page.content.decode()
     assert "/accounts/email/confirm/code/" in profile.content.decode()
     assert changed.status_code == 302
     assert store.get_by_email("lovelace@example.com").username == "ada"

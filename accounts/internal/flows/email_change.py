@@ -141,6 +141,19 @@ def read_key(*, key: str) -> verification.EmailChangeClaim | None:
     return verification.read_email_change_token(key)
 
 
+def claimed_change(*, key: str) -> tuple[str, Account | None] | None:
+    """What an email-change ``key`` names, as :func:`~accounts.internal.flows.email_verification.read_key`
+    names a verification key's: ``(new address, account)``, the account as read now (one
+    GetItem; ``None`` when it no longer waits for this change); ``None`` for a forged or
+    expired key."""
+    claim = verification.read_email_change_token(key)
+    if claim is None:
+        return None
+    account = store.get_account(claim.account_id)
+    waits = account is not None and account.email == claim.old_email and account.pending_nonce == claim.nonce
+    return claim.new_email, (account if waits else None)
+
+
 def confirm_email_change(request: HttpRequest, *, key: str) -> KeyOutcome:
     """Apply an email-change ``key`` (the link mailed to the new address): one GetItem, one
     transaction, then a notice to the old address. See

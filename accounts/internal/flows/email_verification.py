@@ -1,11 +1,11 @@
 """Email verification: apply a verification key (the mailed link's) or code (with
 ``ACCOUNTS_EMAIL_VERIFICATION_BY_CODE_ENABLED``), discard the sign-up it names, and send
-the link or a new code again; both front ends call these."""
+the link or a new code again; both front ends call these. Every mailed code is judged here
+(:func:`judge_code`): an email change's and a password reset's too."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from django.http import HttpRequest
 from django.utils.crypto import constant_time_compare
@@ -15,6 +15,7 @@ from ...app_settings import app_settings
 from ...exceptions import OverLimit
 from ...pending import PENDING_SESSION_KEY, pending_account_id, remember_pending
 from ...tables import Account
+from ...transactions import Action
 
 # What a resend found instead of a mail to send: no sign-up pending in this session; the
 # pending sign-up gone (expired, or discarded from its link); its address already verified.
@@ -196,7 +197,7 @@ class RightCode:
     account: Account
     attempt: email_codes.Attempt
 
-    def limit_actions(self) -> list[Any]:
+    def limit_actions(self) -> list[Action]:
         """The checks that the code's tries are still under their limit, for its transaction."""
         return self.attempt.limit_actions()
 
@@ -204,17 +205,22 @@ class RightCode:
 def judge_code(request: HttpRequest, found: email_codes.PendingCode, code: str) -> RightCode | KeyOutcome:
     """Judge ``code`` against ``found``: a :class:`RightCode` when right and its account is
     as the code was mailed for (the same address, the same password, not gone); else the
-    :class:`KeyOutcome` to answer (a wrong code is counted: :data:`WRONG_CODE`, or
-    :data:`NO_TRIES_LEFT` once none is left, and the session then stops waiting for it)."""
+    :class:`KeyOutcome` to answer: a wrong code is counted (:data:`WRONG_CODE`, or
+    :data:`NO_TRIES_LEFT` once none is left, and the session then stops waiting for it); the
+    right code of an account changed since is ``stale`` (and forgotten)."""
     try:
         attempt = email_codes.attempt(request, found)
     except ratelimit.RateLimited:
         email_codes.forget(request.session, found.purpose)
         return KeyOutcome(NO_TRIES_LEFT)
     account = attempt.account
-    right = email_codes.matches(found, code)
-    if right and account is not None and as_mailed_for(found, account):
-        return RightCode(found, account, attempt)
+    if email_codes.matches(found, code):
+        if account is not None and as_mailed_for(found, account):
+            return RightCode(found, account, attempt)
+        # The right code of an account that changed since (a new password, another address,
+        # gone): it no longer works, and says so rather than "wrong".
+        email_codes.forget(request.session, found.purpose)
+        return KeyOutcome(verification.STALE)
     try:
         attempt.guess.fail()
     except ratelimit.RateLimited:

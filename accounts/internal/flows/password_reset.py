@@ -88,9 +88,10 @@ def code_pending(request: HttpRequest) -> bool:
 
 
 def _judged_reset_code(request: HttpRequest, code: str | None) -> RightCode | KeyOutcome:
-    """The :class:`~accounts.internal.flows.email_verification.RightCode` of the reset code this session waits for,
-    typed as ``code`` (``None``: typed right before, in this session), whose account may
-    reset its password; else the :class:`KeyOutcome` saying why not."""
+    """The :class:`~accounts.internal.flows.email_verification.RightCode` of the reset code
+    this session waits for, typed as ``code`` (``None``: typed right before, in this
+    session), whose account may reset its password; else the :class:`KeyOutcome` saying why
+    not."""
     found = email_codes.pending(request.session, email_codes.RESET_PASSWORD) if by_code() else None
     if found is None or (code is None and not found.confirmed):
         return KeyOutcome(NO_CODE)
@@ -167,11 +168,11 @@ def reset_password_by_code(request: HttpRequest, *, code: str | None, password: 
     second step), as :func:`reset_password` does with a key.
 
     The new password is ONE transaction, from the account as read now and found still as the
-    code was mailed for (its address, its password), guarded by its ``updated`` stamp as read
-    (``G_CHANGE_UPDATED_AS_READ``: two uses of one code cannot both set a password; the
-    first's changes the stamp, and its new password the one the code was bound to) and by
-    the code's tries under their limit (``G_LIMIT_UNDER``). The session then stops waiting
-    for the code."""
+    code was mailed for (its address, the stamp of its password), guarded by that account as
+    read: its password and its ``updated`` stamp (``G_CHANGE_UPDATED_AS_READ``), so two uses
+    of one code cannot both set a password (the first's changes both, and its new password
+    is no longer the one the code was mailed under); and by the code's tries under their
+    limit (``G_LIMIT_UNDER``). The session then stops waiting for the code."""
     judged = _judged_reset_code(request, code)
     if isinstance(judged, KeyOutcome):
         return PasswordSet(outcome=judged.outcome)
