@@ -313,27 +313,16 @@ class ResetPasswordView(APIView):
     params = {"new_password1": "password", "new_password2": "password"}
 
     def get(self, request: HttpRequest) -> Answer:
-        key = request.headers.get(PASSWORD_RESET_KEY_HEADER, "")
-        if password_reset_flow.by_code():
-            user, refusal = password_reset_flow.user_of_code(request, code=key)
-            if user is None:
-                return self.refused(refusal)
-        else:
-            user = password_reset_flow.user_of_key(key=key)
-            if user is None:
-                return responses.error(MESSAGES["invalid_key"], "invalid_password_reset", "key")
+        user = self.user_of(request, request.headers.get(PASSWORD_RESET_KEY_HEADER, ""))
+        if isinstance(user, Answer):
+            return user
         return Answer(data={"user": responses.user_data(user)})
 
     def post(self, request: HttpRequest) -> Answer:
         key = self.text("key") or ""
-        if password_reset_flow.by_code():
-            user, refusal = password_reset_flow.user_of_code(request, code=key)
-            if user is None:
-                return self.refused(refusal)
-        else:
-            user = password_reset_flow.user_of_key(key=key)
-            if user is None:
-                return responses.error(MESSAGES["invalid_key"], "invalid_password_reset", "key")
+        user = self.user_of(request, key)
+        if isinstance(user, Answer):
+            return user
         password = self.text("password") or ""
         form = password_reset.SetPasswordForm(user, data={"new_password1": password, "new_password2": password})
         if not form.is_valid():
@@ -353,6 +342,15 @@ class ResetPasswordView(APIView):
             form.add_store_error(resetting.refusal)
             return responses.form_errors(form, self.params)
         return responses.unauthenticated(request)
+
+    def user_of(self, request: HttpRequest, key: str) -> User | Answer:
+        """The user whose password ``key`` (a link's key, or this session's code) resets, or
+        the answer refusing it (a wrong code is counted)."""
+        if password_reset_flow.by_code():
+            user, refusal = password_reset_flow.user_of_code(request, code=key)
+            return user if user is not None else self.refused(refusal)
+        user = password_reset_flow.user_of_key(key=key)
+        return user if user is not None else responses.error(MESSAGES["invalid_key"], "invalid_password_reset", "key")
 
     def refused(self, outcome: str | None) -> Answer:
         """The answer to a code that names nobody: 409 when none is pending, else 400 on ``key``."""

@@ -5,27 +5,24 @@ a code (``XXXX-XXXX``, any case, dash or not) works in the session that asked, o
 its minutes, after at most three tries; a wrong one is counted; the right one's transaction
 checks its tries under their limit."""
 
-import re
-
 import pytest
 
 from accounts import email_codes, ratelimit, store
 from accounts.sessions import SessionStore
 from tests.headless import APIClient
 from tests.headless_spec import conforms
-from tests.mail import mails_to
+from tests.mail import code_in, mails_to
 from tests.protocol.test_guards_stale_reads import before_attempt
 from tests.web import OTHER_PASSWORD, PASSWORD, signed_up_client
 
 pytestmark = pytest.mark.dynamodb_local
 
 NEW_PASSWORD = "Quartz-Meadow-Falcon-9"
-CODE = re.compile(rf"^([{email_codes.ALPHABET}]{{4}}-[{email_codes.ALPHABET}]{{4}})$", re.M)
 
 
 def code_in_mail(address):
     """The code of the last mail to ``address``."""
-    return CODE.search(mails_to(address)[-1].body).group(1)
+    return code_in(mails_to(address)[-1])
 
 
 def pending_ids(response):
@@ -225,6 +222,15 @@ def test_a_code_of_a_change_replaced_by_a_newer_one_never_applies(by_code, monke
 # Password reset by code.
 
 
+def reset_asked():
+    """ada (verified) asks for a reset code through the app client: ``(client, code)``."""
+    signed_up_client()
+    store.verify_email(store.get_by_username("ada"))
+    api = APIClient("app")
+    assert api.post("auth/password/request", {"email": "ada@example.com"}).status_code == 401
+    return api, code_in_mail("ada@example.com")
+
+
 @pytest.mark.parametrize("client", ["app", "browser"])
 def test_a_password_is_reset_with_the_code_mailed_to_the_session(by_code, client):
     signed_up_client(password=PASSWORD)
@@ -261,11 +267,7 @@ def test_an_unknown_address_gets_the_same_answer_and_no_code_works(by_code):
 
 
 def test_a_reset_code_works_once(by_code):
-    signed_up_client()
-    store.verify_email(store.get_by_username("ada"))
-    api = APIClient("app")
-    api.post("auth/password/request", {"email": "ada@example.com"})
-    code = code_in_mail("ada@example.com")
+    api, code = reset_asked()
     assert api.post("auth/password/reset", {"key": code, "password": NEW_PASSWORD}).status_code == 401
 
     again = api.post("auth/password/reset", {"key": code, "password": OTHER_PASSWORD})
@@ -275,11 +277,7 @@ def test_a_reset_code_works_once(by_code):
 
 
 def test_two_uses_of_one_reset_code_at_once_set_one_password(by_code):
-    signed_up_client()
-    store.verify_email(store.get_by_username("ada"))
-    api = APIClient("app")
-    api.post("auth/password/request", {"email": "ada@example.com"})
-    code = code_in_mail("ada@example.com")
+    api, code = reset_asked()
     same_session = APIClient("app")
     same_session.token = api.token
 
@@ -293,11 +291,7 @@ def test_two_uses_of_one_reset_code_at_once_set_one_password(by_code):
 
 
 def test_three_wrong_reset_codes_end_it(by_code):
-    signed_up_client()
-    store.verify_email(store.get_by_username("ada"))
-    api = APIClient("app")
-    api.post("auth/password/request", {"email": "ada@example.com"})
-    code = code_in_mail("ada@example.com")
+    api, code = reset_asked()
 
     answers = [api.get("auth/password/reset", headers={"X-Password-Reset-Key": wrong(code)}) for _ in range(3)]
     too_late = api.post("auth/password/reset", {"key": code, "password": NEW_PASSWORD})
@@ -308,11 +302,7 @@ def test_three_wrong_reset_codes_end_it(by_code):
 
 
 def test_wrong_reset_tries_counted_after_the_right_codes_read_stop_it(by_code):
-    signed_up_client()
-    store.verify_email(store.get_by_username("ada"))
-    api = APIClient("app")
-    api.post("auth/password/request", {"email": "ada@example.com"})
-    code = code_in_mail("ada@example.com")
+    api, code = reset_asked()
     assert api.get("auth/password/reset", headers={"X-Password-Reset-Key": code}).status_code == 200
 
     with before_attempt(1, three_wrong_tries(api, email_codes.RESET_PASSWORD)):
@@ -323,11 +313,7 @@ def test_wrong_reset_tries_counted_after_the_right_codes_read_stop_it(by_code):
 
 
 def test_a_reset_code_expires_after_allauths_three_minutes(by_code, monkeypatch):
-    signed_up_client()
-    store.verify_email(store.get_by_username("ada"))
-    api = APIClient("app")
-    api.post("auth/password/request", {"email": "ada@example.com"})
-    code = code_in_mail("ada@example.com")
+    api, code = reset_asked()
     later = email_codes.time.time() + email_codes.RESET_PASSWORD.seconds + 1
     monkeypatch.setattr(email_codes.time, "time", lambda: later)
 

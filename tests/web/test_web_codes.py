@@ -4,22 +4,18 @@ or ``ACCOUNTS_PASSWORD_RESET_BY_CODE_ENABLED`` is on, as the API does (the same 
 takes the code mailed to the new address, and a reset asks for its code, then the new
 password."""
 
-import re
-
 import pytest
 from django.test import Client
 
-from accounts import email_codes, store
-from tests.mail import mails_to
+from accounts import store
+from tests.mail import code_in, mails_to
 from tests.web import OTHER_PASSWORD, PASSWORD, login, signed_up_client, signup
 
 pytestmark = pytest.mark.dynamodb_local
 
-CODE = re.compile(rf"^([{email_codes.ALPHABET}]{{4}}-[{email_codes.ALPHABET}]{{4}})$", re.M)
-
 
 def code_in_mail(address):
-    return CODE.search(mails_to(address)[-1].body).group(1)
+    return code_in(mails_to(address)[-1])
 
 
 @pytest.fixture

@@ -13,10 +13,10 @@ from django.contrib.sessions.backends.base import SessionBase
 from django.http import HttpRequest
 
 from ... import email_codes, idempotency, ratelimit, store, timeline, verification
-from ...exceptions import OverLimit, StaleItem, TokenReused
+from ...exceptions import StaleItem, TokenReused
 from ...form_errors import STORE_REFUSALS
 from ...tables import Account
-from .email_verification import NO_CODE, NO_TRIES_LEFT, KeyOutcome, judge_code, send_proof
+from .email_verification import NO_CODE, KeyOutcome, send_proof, use_code
 
 # How a request was answered: a link went to the new address (the address changes when it
 # is opened); the unverified address was replaced at once and the new one gets a
@@ -117,22 +117,17 @@ def confirm_email_change_code(request: HttpRequest, *, code: str) -> KeyOutcome:
     ``no_tries_left``: see :func:`~accounts.internal.flows.email_verification.verify_code`).
     """
     found = email_codes.pending(request.session, email_codes.CHANGE_EMAIL)
-    if found is None or found.nonce is None:
+    nonce = found.nonce if found is not None else None
+    if found is None or nonce is None:
         return KeyOutcome(NO_CODE)
-    judged = judge_code(request, found, code)
-    if isinstance(judged, KeyOutcome):
-        return judged
-    account = judged.account
-    try:
-        outcome = verification.apply_pending_change(
-            request, account, account.email, found.email, found.nonce, also=judged.limit_actions()
-        )
-    except OverLimit:
-        email_codes.forget(request.session, found.purpose)
-        return KeyOutcome(NO_TRIES_LEFT)
-    if outcome in (verification.CHANGED, verification.STALE):
-        email_codes.forget(request.session, found.purpose)
-    return KeyOutcome(outcome, account)
+    return use_code(
+        request,
+        found,
+        code,
+        lambda right: verification.apply_pending_change(
+            request, right.account, right.account.email, found.email, nonce, also=right.limit_actions()
+        ),
+    )
 
 
 def read_key(*, key: str) -> verification.EmailChangeClaim | None:

@@ -5,6 +5,7 @@ the link or a new code again; both front ends call these. Every mailed code is j
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.http import HttpRequest
@@ -138,21 +139,35 @@ def verify_code(request: HttpRequest, *, code: str) -> KeyOutcome:
     found = email_codes.pending(request.session, email_codes.VERIFY_EMAIL)
     if found is None:
         return KeyOutcome(NO_CODE)
+    origin = timeline.origin_of(request)
+    verified = use_code(
+        request,
+        found,
+        code,
+        lambda right: verification.confirm_account(right.account, origin=origin, also=right.limit_actions()),
+    )
+    if verified.confirmed and verified.account is not None and pending_account_id(request) == verified.account.id:
+        del request.session[PENDING_SESSION_KEY]
+    return verified
+
+
+def use_code(
+    request: HttpRequest, found: email_codes.PendingCode, code: str, apply: Callable[[RightCode], str]
+) -> KeyOutcome:
+    """Judge ``code`` against ``found`` (:func:`judge_code`) and, when right, ``apply`` it:
+    its one transaction, sent with the code's tries checked under their limit (past it, none
+    is left). The session then stops waiting for the code, unless the store was too busy to
+    judge (``busy``: try again)."""
     judged = judge_code(request, found, code)
     if isinstance(judged, KeyOutcome):
         return judged
-    account = judged.account
     try:
-        outcome = verification.confirm_account(account, origin=timeline.origin_of(request), also=judged.limit_actions())
+        outcome = apply(judged)
     except OverLimit:
+        outcome = NO_TRIES_LEFT
+    if outcome != verification.BUSY:
         email_codes.forget(request.session, found.purpose)
-        return KeyOutcome(NO_TRIES_LEFT)
-    verified = KeyOutcome(outcome, account)
-    if verified.confirmed or outcome == verification.STALE:
-        email_codes.forget(request.session, found.purpose)
-    if verified.confirmed and pending_account_id(request) == account.id:
-        del request.session[PENDING_SESSION_KEY]
-    return verified
+    return KeyOutcome(outcome, judged.account)
 
 
 @dataclass(frozen=True)
