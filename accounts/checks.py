@@ -11,6 +11,9 @@
   ``key_prefix`` (the audit could not tell its items apart).
 - ``accounts.E014``: ``ACCOUNTS_SITE_URL`` is not set, or not a site's address (links in
   mail are built from it, never from a request's Host).
+- ``accounts.E036``: ``ACCOUNTS_HEADLESS_FRONTEND_URLS`` names a page allauth has no name for,
+  or a URL without the ``{key}`` it needs; or ``ACCOUNTS_HEADLESS_ONLY`` lacks a page mail
+  leads to.
 - ``accounts.W020`` (``check --deploy``): outside debug, ``ACCOUNTS_SITE_URL`` still names
   ``localhost`` (or a loopback address) or plain ``http``.
 - ``accounts.W001``: the table cannot be reached or does not exist.
@@ -45,7 +48,7 @@ from django.utils.module_loading import import_string
 
 from . import regions
 from .app_settings import DEFAULT_UNIQUE_FIELDS, app_settings
-from .links import site_url_problem
+from .links import frontend_url_problems, site_url_problem
 
 USER_MODEL = "accounts.User"
 BACKEND = "accounts.backends.AccountBackend"
@@ -318,6 +321,22 @@ def check_site_url(app_configs, **kwargs):
             "Links in mail never use the request's Host header.",
             id="accounts.E014",
         )
+    ]
+
+
+@checks.register(checks.Tags.compatibility)
+def check_frontend_urls(app_configs: object, **kwargs: object) -> list[checks.CheckMessage]:
+    """E036: the single-page app's pages mail leads to (``ACCOUNTS_HEADLESS_FRONTEND_URLS``)."""
+    return [
+        checks.Error(
+            problem,
+            hint="Name the app's pages as django-allauth's HEADLESS_FRONTEND_URLS does, e.g. "
+            "{'account_confirm_email': '/account/verify-email/{key}', "
+            "'account_reset_password': '/account/password/reset', "
+            "'account_reset_password_from_key': '/account/password/reset/key/{key}'}.",
+            id="accounts.E036",
+        )
+        for problem in frontend_url_problems()
     ]
 
 

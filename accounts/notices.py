@@ -19,7 +19,7 @@ from django.urls import reverse
 
 from . import store
 from .tables import Account
-from .verification import NOTICE_LIMIT, send_mail
+from .verification import NOTICE_LIMIT, RESET_PASSWORD, send_mail
 
 
 @dataclass(frozen=True)
@@ -44,8 +44,8 @@ def notify(
     the mail (``sent``, ``too_soon``, ``failed``), or ``None`` for an unverified address."""
     if not before.verified:
         return None
-    path = reverse("accounts:password_reset") if with_reset_link else None
-    return send_mail(request, template, before.email, context, path=path, limit=NOTICE_LIMIT)
+    path, frontend = (reverse("accounts:password_reset"), RESET_PASSWORD) if with_reset_link else (None, None)
+    return send_mail(request, template, before.email, context, path=path, frontend=frontend, limit=NOTICE_LIMIT)
 
 
 def password_changed(

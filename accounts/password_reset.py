@@ -17,7 +17,7 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext_lazy as _
 
-from . import devices, notices, ratelimit, store, verification
+from . import devices, email_codes, notices, ratelimit, store, verification
 from .exceptions import InvalidUniqueValue
 from .forms import EmailField, StoreErrorsMixin
 from .models import User
@@ -60,10 +60,16 @@ class SetPasswordForm(StoreErrorsMixin, auth_forms.SetPasswordForm):
     is set by :func:`accounts.internal.flows.password_reset.reset_password`."""
 
 
-def reset_path(user):
-    """The ``/accounts/password/reset/<uidb64>/<token>/`` path of ``user``'s reset link."""
-    uidb64 = urlsafe_base64_encode(force_bytes(user.pk))
-    return reverse("accounts:password_reset_confirm", args=[uidb64, token_generator.make_token(user)])
+# The single-page app's page a reset link leads to when the site has one
+# (ACCOUNTS_HEADLESS_FRONTEND_URLS); its key is the link's two parts, "<uidb64>:<token>".
+FRONTEND_PAGE = "account_reset_password_from_key"
+KEY_SEPARATOR = ":"
+
+
+def reset_link_parts(user):
+    """``(uidb64, token)`` of ``user``'s reset link as of now: its path is
+    ``/accounts/password/reset/<uidb64>/<token>/``, its key ``<uidb64>:<token>``."""
+    return urlsafe_base64_encode(force_bytes(user.pk)), token_generator.make_token(user)
 
 
 @dataclass(frozen=True)
@@ -98,6 +104,18 @@ def count_reset_request(request: HttpRequest, email: str) -> ResetRequest:
     return ResetRequest(email, budget, owner_id)
 
 
+def may_reset(account: Account | None, email: str) -> bool:
+    """Whether ``account`` (as read) may reset its password by a mail to ``email``: it is
+    active, verified, and still holds that address (it may have changed it since its lock
+    was read)."""
+    try:
+        if account is None or not store.is_same_address(account, email):
+            return False
+    except InvalidUniqueValue:
+        return False
+    return account.is_active and store.is_verified(account)
+
+
 def request_reset(request: HttpRequest, reset: ResetRequest) -> None:
     """Mail a reset link if a verified, active account holds the address of ``reset`` (a
     :class:`ResetRequest`); else do nothing.
@@ -108,18 +126,28 @@ def request_reset(request: HttpRequest, reset: ResetRequest) -> None:
     GetItem more, the account's, and only for an address somebody holds.
     """
     account = store.get_account(reset.owner_id) if reset.owner_id else None
-    try:
-        # The account still holds the address (it may have changed it since the lock was read).
-        if account is None or not store.is_same_address(account, reset.email):
-            return
-    except InvalidUniqueValue:
+    if not may_reset(account, reset.email):
         return
-    if not account.is_active or not store.is_verified(account):
-        return
-    user = User.from_account(account)
-    context = {"account": account}
-    path = reset_path(user)
-    verification.send_mail(request, "password_reset", account.email, context, path=path, limit_key=reset.budget)
+    parts = reset_link_parts(User.from_account(account))
+    path = reverse("accounts:password_reset_confirm", args=parts)
+    verification.send_mail(
+        request,
+        "password_reset",
+        account.email,
+        {"account": account},
+        path=path,
+        frontend=FRONTEND_PAGE,
+        key=KEY_SEPARATOR.join(parts),
+        limit_key=reset.budget,
+    )
+
+
+def send_reset_code(request: HttpRequest, account: Account, code: str, budget: str | None = None) -> str:
+    """Mail ``code`` (:mod:`accounts.email_codes`, kept in the session that asked) to reset
+    the password of ``account``, on the ``mail`` budget ``budget`` (see
+    :func:`count_reset_request`): ``sent``, ``too_soon`` or ``failed``."""
+    context = {"account": account, "code": code, "minutes": email_codes.RESET_PASSWORD.seconds // 60}
+    return verification.send_mail(request, "password_reset_code", account.email, context, limit_key=budget)
 
 
 def send_password_changed_notice(request: HttpRequest, account: Account, *, reset: bool) -> str | None:

@@ -60,7 +60,7 @@ from . import dynamo, regions, timeline, transactions
 from .app_settings import app_settings
 from .browsers import describe_user_agent
 from .exceptions import Busy, StaleItem, Unavailable
-from .ratelimit import client_ip
+from .ratelimit import client_address, client_ip
 from .tables import ACCOUNT_PREFIX, PROFILE_SORT_KEY, account_pk, get_account_model, has_expired, is_gone, raw_expires
 
 SESSION_SORT_PREFIX = "SESSION#"
@@ -76,6 +76,8 @@ ANONYMOUS_PREFIX = "SESSION#"
 ANONYMOUS_SORT_KEY = "SESSION"
 SECRET_LENGTH = 32  # 32 of 36 characters: 165 random bits, as Django's own session keys
 USER_AGENT_MAX_LENGTH = 512
+# An IPv6 address with its zone fits (45 characters and the zone's name).
+ADDRESS_MAX_LENGTH = 64
 
 _prefetched_account = contextvars.ContextVar("accounts_prefetched_account", default=None)
 """``(account id, account or None)`` as this request's session load read it, for
@@ -147,8 +149,9 @@ def _pair(raw_key):
     return raw_key["PK"]["S"], raw_key["SK"]["S"]
 
 
-def session_item(session_key, encoded, expires, created, last_seen, user_agent=None):
-    """The raw item of a session (its data encoded), as :meth:`SessionStore.save` writes it."""
+def session_item(session_key, encoded, expires, created, last_seen, user_agent=None, ip=None):
+    """The raw item of a session (its data encoded), as :meth:`SessionStore.save` writes it;
+    ``user_agent`` and ``ip``: the browser and the address it logged in from."""
     item = {
         **_item_key(session_key),
         "data": {"S": encoded},
@@ -158,6 +161,8 @@ def session_item(session_key, encoded, expires, created, last_seen, user_agent=N
     }
     if user_agent:
         item["user_agent"] = {"S": user_agent[:USER_AGENT_MAX_LENGTH]}
+    if ip:
+        item["ip"] = {"S": ip}
     return item
 
 
@@ -209,6 +214,8 @@ class SessionInfo:
     last_seen: datetime
     user_agent: str
     current: bool = False
+    # The client address it logged in from ("" for a session written before it was kept).
+    ip: str = ""
 
     @property
     def browser(self):
@@ -224,6 +231,7 @@ def _info(raw, account_id, current_key=None):
         last_seen=datetime.fromtimestamp(int(raw["last_seen"]["N"]), UTC),
         user_agent=raw.get("user_agent", {}).get("S", ""),
         current=key == current_key,
+        ip=raw.get("ip", {}).get("S", ""),
     )
 
 
@@ -262,6 +270,8 @@ class SessionStore(SessionBase):
         # The (PK, SK) of the sessions this request ended (note_ended): never deleted again.
         self._ended: set[tuple[str, str]] = set()
         self.user_agent = None
+        # The client address of the login that made it (record_user_agent), kept with it.
+        self.ip = None
         # The loaded item's bookkeeping, kept when it is saved again.
         self._created = None
         self._last_seen = None
@@ -366,6 +376,7 @@ class SessionStore(SessionBase):
         self._last_seen = int(session["last_seen"]["N"])
         self._slot = int(session["slot"]["N"]) if "slot" in session else None
         self.user_agent = session.get("user_agent", {}).get("S")
+        self.ip = session.get("ip", {}).get("S")
         touch = touch_interval()
         if touch is not None and now - self._last_seen >= touch and not regions.reads_only():
             # Refresh "last seen" by saving (guarded: never revives a deleted session).
@@ -621,7 +632,7 @@ class SessionStore(SessionBase):
         # Never past the absolute lifetime, counted from its creation (Django's expiry date
         # slides: it counts from this save).
         expires = min(_epoch(self.get_expiry_date()), created + settings.SESSION_COOKIE_AGE)
-        item = session_item(self.session_key, self.encode(data), expires, created, now, self.user_agent)
+        item = session_item(self.session_key, self.encode(data), expires, created, now, self.user_agent, self.ip)
         if new and not must_create and account_id and app_settings.MAX_SESSIONS is not None:
             self._deletes = self._take_slot(account_id, item, self._slot_choice)
         return item, new, now
@@ -764,10 +775,12 @@ def list_sessions(
 
 
 def record_user_agent(sender, request, user, **kwargs):
-    """``user_logged_in`` receiver: the new session remembers the browser it was made in,
-    and its write records the login in the account's security timeline (its event rides in
-    that write: no request more). With another session engine no session item is written,
-    and no login is recorded: its event would cost a request of its own."""
+    """``user_logged_in`` receiver: the new session remembers the browser it was made in and
+    the address it came from, and its write records the login in the account's security
+    timeline (its event rides in that write: no request more). With another session engine
+    no session item is written, and no login is recorded: its event would cost a request of
+    its own."""
     if isinstance(getattr(request, "session", None), SessionStore):
         request.session.user_agent = request.META.get("HTTP_USER_AGENT", "")
+        request.session.ip = client_address(request)[:ADDRESS_MAX_LENGTH]
         request.session.note_login(client_ip(request))

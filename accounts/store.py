@@ -177,7 +177,7 @@ def email_change_changes(account):
     return {"email": account.pending_email, "pending_email": None, "pending_nonce": None}
 
 
-def verify_email(account, *, origin=timeline.NO_ORIGIN):
+def verify_email(account, *, origin=timeline.NO_ORIGIN, also=()):
     """Mark the address verified and give the account its email lock, in one transaction.
 
     ``Update account SET email_verified REMOVE expires [as read: email, not verified, not
@@ -186,11 +186,12 @@ def verify_email(account, *, origin=timeline.NO_ORIGIN):
     security event, from ``origin`` (see :func:`update_account`). Raises
     :class:`~accounts.exceptions.UniqueViolation` (``email``) when another account verified
     the address first, :class:`~accounts.exceptions.StaleItem` when the account changed or
-    expired since it was read. An account already verified is returned as it is.
+    expired since it was read. An account already verified is returned as it is. ``also``:
+    as :func:`update_account` (a mailed code's tries, checked under their limit).
     """
     if is_verified(account):
         return account
-    update_account(account, origin=origin, **VERIFY_CHANGES)
+    update_account(account, origin=origin, also=also, **VERIFY_CHANGES)
     signals.email_verified.send(sender=type(account), account=account)
     return account
 
@@ -242,7 +243,7 @@ def is_same_address(account: Account, email: str) -> bool:
     return constraint.key_for(email) == constraint.key_for(account.email)
 
 
-def apply_email_change(account, old_email, new_email, nonce, *, origin=timeline.NO_ORIGIN):
+def apply_email_change(account, old_email, new_email, nonce, *, origin=timeline.NO_ORIGIN, also=()):
     """Apply the email change a link was issued for, in one transaction.
 
     ``account`` as read; the link named ``old_email``, ``new_email`` and ``nonce``. Sends
@@ -252,11 +253,11 @@ def apply_email_change(account, old_email, new_email, nonce, *, origin=timeline.
     Raises :class:`~accounts.exceptions.StaleItem` when the account no longer waits for this
     link (used, replaced, or the address changed), before sending anything when the read
     already says so; :class:`~accounts.exceptions.UniqueViolation` when the new address was
-    taken meanwhile. ``origin``: as :func:`update_account`.
+    taken meanwhile. ``origin`` and ``also``: as :func:`update_account`.
     """
     if account.email != old_email or account.pending_email != new_email or account.pending_nonce != nonce:
         raise StaleItem("The account no longer waits for this email change.")
-    update_account(account, origin=origin, **email_change_changes(account))
+    update_account(account, origin=origin, also=also, **email_change_changes(account))
     signals.email_changed.send(sender=type(account), account=account, old_email=old_email, new_email=new_email)
     return account
 
@@ -465,10 +466,13 @@ def change_username(account: Account, username: str, *, origin: timeline.Origin 
     return account
 
 
-def set_password_hash(account, password_hash, *, origin: timeline.Origin = timeline.NO_ORIGIN):
+def set_password_hash(account, password_hash, *, origin: timeline.Origin = timeline.NO_ORIGIN, also=()):
     """Store a new password hash (no lock moves); a pending email change is cancelled in the
-    same transaction (see :meth:`accounts.models.User.save`). ``origin``: as :func:`update_account`."""
-    return update_account(account, password=password_hash, origin=origin, **email_change_cancellation(account))
+    same transaction (see :meth:`accounts.models.User.save`). ``origin`` and ``also``: as
+    :func:`update_account`."""
+    return update_account(
+        account, password=password_hash, origin=origin, also=also, **email_change_cancellation(account)
+    )
 
 
 def change_password(
@@ -477,13 +481,14 @@ def change_password(
     *,
     origin: timeline.Origin = timeline.NO_ORIGIN,
     session: SessionBase | None = None,
+    also: Sequence[transactions.Action] = (),
 ) -> int:
     """A new password (not a hash upgraded): ONE transaction stores ``password_hash`` and
     cancels a pending email change (:func:`set_password_hash`; whoever asked for it may be
     who the new password locks out), recording the change as come from ``origin``; then
     every session of the account ends (:func:`end_sessions`, ``session`` told which).
-    Returns how many ended."""
-    set_password_hash(account, password_hash, origin=origin)
+    ``also``: as :func:`update_account` (a reset code's tries). Returns how many ended."""
+    set_password_hash(account, password_hash, origin=origin, also=also)
     return end_sessions(account, session=session)
 
 

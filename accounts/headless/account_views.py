@@ -12,8 +12,10 @@ from django.core import signing
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from .. import password_reset, ratelimit, sessions, signup_fields, store, verification
+from .. import email_codes, password_reset, ratelimit, sessions, signup_fields, store, verification
 from ..adapter import get_adapter
+from ..app_settings import app_settings
+from ..exceptions import InvalidUniqueValue
 from ..form_errors import STORE_REFUSALS
 from ..forms import SIGNUP_TOKEN_SALT, new_signup_token
 from ..internal.flows import email_change, email_verification, password_change
@@ -23,7 +25,6 @@ from ..internal.flows import sessions as sessions_flow
 from ..internal.flows import signup as signup_flow
 from ..mfa.flows import reauthentication
 from ..models import User
-from ..pending import remember_pending
 from ..providers import flows as provider_flows
 from ..tables import Account
 from . import responses
@@ -36,10 +37,13 @@ PASSWORD_RESET_KEY_HEADER = "X-Password-Reset-Key"
 
 MESSAGES = {
     "invalid_key": _("This link is not valid, or has expired."),
+    "incorrect_code": _("Incorrect code."),
+    "too_many_attempts": _("This code was tried too often and no longer works. Ask for a new one."),
+    "unknown_email": _("Unknown email address."),
+    "unverified_primary_email": _("Your primary email address must be verified."),
     "taken": _("Another account confirmed this address first."),
     "busy": _("The site is busy and nothing was saved. Please try again."),
     "incorrect_password": _("Your password was entered incorrectly. Please enter it again."),
-    "not_your_address": _("This is not the address of your account."),
     "only_address": _("The address of your account cannot be removed; change it instead."),
     "mail_failed": _("The mail could not be sent. Please try again."),
 }
@@ -60,10 +64,18 @@ def not_found() -> Answer:
 AUTHENTICATION_METHODS = {("email", "username"): "username_email", ("email",): "email", ("username",): "username"}
 
 
+def tracks_activity() -> bool:
+    """Whether the site keeps when each session was last seen (allauth's
+    ``USERSESSIONS_TRACK_ACTIVITY``): sessions kept here, refreshed every
+    ``ACCOUNTS_SESSION_TOUCH_INTERVAL``."""
+    return sessions.in_use() and sessions.touch_interval() is not None
+
+
 class ConfigView(APIView):
-    """``GET config``: what this site offers: the login methods (``ACCOUNTS_LOGIN_METHODS``),
-    login by code, the identity providers of ``ACCOUNTS_OIDC_PROVIDERS``
-    (``socialaccount.providers``); no phone."""
+    """``GET config``: what this site offers, key by key as allauth's ``config`` says it:
+    the login methods (``ACCOUNTS_LOGIN_METHODS``), sign-up open, login by code, verification and password reset by code as set, the
+    identity providers of ``ACCOUNTS_OIDC_PROVIDERS`` (``socialaccount.providers``, by
+    name), the second factors, and whether sessions are seen (``usersessions``); no phone."""
 
     http_method_names = ["get"]
 
@@ -73,15 +85,16 @@ class ConfigView(APIView):
             "login_methods": login_methods,
             "authentication_method": AUTHENTICATION_METHODS[tuple(login_methods)],
             "is_open_for_signup": True,
-            "email_verification_by_code_enabled": False,
+            "email_verification_by_code_enabled": app_settings.EMAIL_VERIFICATION_BY_CODE_ENABLED,
             "login_by_code_enabled": True,
-            "password_reset_by_code_enabled": False,
+            "password_reset_by_code_enabled": app_settings.PASSWORD_RESET_BY_CODE_ENABLED,
         }
+        providers = sorted(provider_flows.providers(), key=lambda provider: provider.name)
         data = {
             "account": account,
-            "socialaccount": {"providers": [responses.provider_data(each) for each in provider_flows.providers()]},
+            "socialaccount": {"providers": [responses.provider_data(each) for each in providers]},
             "mfa": {"supported_types": ["recovery_codes", "totp", "webauthn"], "passkey_login_enabled": True},
-            "usersessions": {"track_activity": False},
+            "usersessions": {"track_activity": tracks_activity()},
         }
         return Answer(data=data)
 
@@ -132,8 +145,8 @@ class LoginView(APIView):
         if outcome.status == login_flow.RATE_LIMITED:
             raise outcome.refusal
         if outcome.status == login_flow.UNVERIFIED:
-            # The password was right: this person may verify, and ask for the link again.
-            remember_pending(request, outcome.account.id, outcome.account.email, verification.SENT)
+            # The password was right: this person may verify, and ask for the link (or a code) again.
+            email_verification.unverified_login(request, outcome.account)
             return responses.unauthenticated(request)
         if outcome.status == login_flow.WRONG_CREDENTIALS:
             form.refuse(outcome)
@@ -202,25 +215,61 @@ def signed_up(request: HttpRequest, account: Account, method: dict[str, Any] | N
 
 class VerifyEmailView(APIView):
     """``GET auth/email/verify`` (``X-Email-Verification-Key``): whom a key verifies;
-    ``POST`` (``key``): verify. Verifying does not log in: the app logs in next."""
+    ``POST`` (``key``): verify. The key is a verification link's, an email-change link's, or
+    (with ``ACCOUNTS_EMAIL_VERIFICATION_BY_CODE_ENABLED``) the code this session waits for
+    (409 when it waits for none). Verifying does not log in: the app logs in next."""
 
     http_method_names = ["get", "post"]
 
     def get(self, request: HttpRequest) -> Answer:
-        claim = email_verification.read_key(key=request.headers.get(EMAIL_VERIFICATION_KEY_HEADER, ""))
-        if claim is None or claim[1] is None:
-            return responses.error(MESSAGES["invalid_key"], "invalid", "key")
-        email, account = claim
+        key = request.headers.get(EMAIL_VERIFICATION_KEY_HEADER, "")
+        if self.is_code(key):
+            read = email_verification.read_code(request, code=key)
+            if read.outcome != email_verification.RIGHT_CODE:
+                return self.refused(read.outcome)
+            email, account = read.email, read.account
+        else:
+            claim = email_verification.read_key(key=key) or email_change.claimed_change(key=key)
+            if claim is None or claim[1] is None:
+                return responses.error(MESSAGES["invalid_key"], "invalid", "key")
+            email, account = claim
         data = {"email": email, "user": responses.user_data(User.from_account(account))}
         return Answer(data=data, meta={"is_authenticating": False})
 
     def post(self, request: HttpRequest) -> Answer:
-        verified = email_verification.verify_email(request, key=self.text("key") or "", end_pending=True)
-        if verified.confirmed:
-            if request.user.is_authenticated:
-                return responses.authenticated(request, request.user)
-            return responses.unauthenticated(request)
-        code = {verification.TAKEN: "taken", verification.BUSY: "busy"}.get(verified.outcome, "invalid_key")
+        key = self.text("key") or ""
+        if self.is_code(key):
+            if email_codes.pending(request.session, email_codes.CHANGE_EMAIL) and request.user.is_authenticated:
+                verified = email_change.confirm_email_change_code(request, code=key)
+            else:
+                verified = email_verification.verify_code(request, code=key)
+        elif email_change.read_key(key=key) is not None:
+            verified = email_change.confirm_email_change(request, key=key)
+        else:
+            verified = email_verification.verify_email(request, key=key, end_pending=True)
+        if verified.confirmed or verified.outcome == verification.CHANGED:
+            if not request.user.is_authenticated:
+                return responses.unauthenticated(request)
+            account = verified.account
+            # The user as the key left it, when it was this session's own (its new address).
+            mine = account is not None and account.id == request.user.pk
+            return responses.authenticated(request, User.from_account(account) if mine else request.user)
+        return self.refused(verified.outcome)
+
+    def is_code(self, key: str) -> bool:
+        """Whether ``key`` is judged as a mailed code (the one this session waits for; 409
+        when none): codes are on, and it is no link's key (staff still mail links)."""
+        return email_verification.by_code() and not email_verification.is_link_key(key)
+
+    def refused(self, outcome: str) -> Answer:
+        """The error answering a key or code that verified nothing (409: no code pending)."""
+        if outcome == email_verification.NO_CODE:
+            return conflict()
+        if outcome == email_verification.WRONG_CODE:
+            return responses.error(MESSAGES["incorrect_code"], "incorrect_code", "key")
+        if outcome == email_verification.NO_TRIES_LEFT:
+            return responses.error(MESSAGES["too_many_attempts"], "too_many_attempts", "key")
+        code = {verification.TAKEN: "taken", verification.BUSY: "busy"}.get(outcome, "invalid_key")
         return responses.error(MESSAGES[code], "invalid" if code == "invalid_key" else code, "key")
 
 
@@ -247,7 +296,9 @@ class ResendVerificationView(APIView):
 
 class RequestPasswordView(APIView):
     """``POST auth/password/request`` (``email``): the same answer whether the address is
-    known or not; ``reset_password`` is rate limited as on the page."""
+    known or not; ``reset_password`` is rate limited as on the page. With
+    ``ACCOUNTS_PASSWORD_RESET_BY_CODE_ENABLED``, 401 with the flow ``password_reset_by_code``
+    pending (its code goes to this session), as allauth answers."""
 
     http_method_names = ["post"]
 
@@ -257,35 +308,70 @@ class RequestPasswordView(APIView):
             return responses.form_errors(form)
         requested = password_reset_flow.request_password_reset(request, email=form.cleaned_data["email"])
         # Mailed once the answer is sent: a known address answers as fast as an unknown one.
+        if password_reset_flow.by_code():
+            # allauth's answer: 401, the flow password_reset_by_code pending.
+            answer = responses.unauthenticated(request)
+            answer.then = requested.send_link
+            return answer
         return Answer(then=requested.send_link)
 
 
 class ResetPasswordView(APIView):
     """``GET auth/password/reset`` (``X-Password-Reset-Key``): whose key it is; ``POST``
-    (``key``, ``password``): set the password; every session of the account ends (401)."""
+    (``key``, ``password``): set the password; every session of the account ends (401). With
+    ``ACCOUNTS_PASSWORD_RESET_BY_CODE_ENABLED`` the key is the code this session waits for
+    (409 when it waits for none; a wrong one is counted)."""
 
     http_method_names = ["get", "post"]
+    params = {"new_password1": "password", "new_password2": "password"}
 
     def get(self, request: HttpRequest) -> Answer:
-        user = password_reset_flow.user_of_key(key=request.headers.get(PASSWORD_RESET_KEY_HEADER, ""))
-        if user is None:
-            return responses.error(MESSAGES["invalid_key"], "invalid_password_reset", "key")
+        user = self.user_of(request, request.headers.get(PASSWORD_RESET_KEY_HEADER, ""))
+        if isinstance(user, Answer):
+            return user
         return Answer(data={"user": responses.user_data(user)})
 
     def post(self, request: HttpRequest) -> Answer:
-        user = password_reset_flow.user_of_key(key=self.text("key") or "")
-        if user is None:
-            return responses.error(MESSAGES["invalid_key"], "invalid_password_reset", "key")
+        key = self.text("key") or ""
+        user = self.user_of(request, key)
+        if isinstance(user, Answer):
+            return user
         password = self.text("password") or ""
         form = password_reset.SetPasswordForm(user, data={"new_password1": password, "new_password2": password})
-        params = {"new_password1": "password", "new_password2": "password"}
         if not form.is_valid():
-            return responses.form_errors(form, params)
-        resetting = password_reset_flow.reset_password(request, user=user, password=form.cleaned_data["new_password1"])
+            return responses.form_errors(form, self.params)
+        if password_reset_flow.by_code():
+            # The code was judged just now: the reset reads its account again, as typed right.
+            resetting = password_reset_flow.reset_password_by_code(
+                request, code=None, password=form.cleaned_data["new_password1"]
+            )
+        else:
+            resetting = password_reset_flow.reset_password(
+                request, user=user, password=form.cleaned_data["new_password1"]
+            )
+        if resetting.outcome is not None:
+            return self.refused(resetting.outcome)
         if resetting.refusal is not None:
             form.add_store_error(resetting.refusal)
-            return responses.form_errors(form, params)
+            return responses.form_errors(form, self.params)
         return responses.unauthenticated(request)
+
+    def user_of(self, request: HttpRequest, key: str) -> User | Answer:
+        """The user whose password ``key`` (a link's key, or this session's code) resets, or
+        the answer refusing it (a wrong code is counted)."""
+        if password_reset_flow.by_code():
+            user, refusal = password_reset_flow.user_of_code(request, code=key)
+            return user if user is not None else self.refused(refusal)
+        user = password_reset_flow.user_of_key(key=key)
+        return user if user is not None else responses.error(MESSAGES["invalid_key"], "invalid_password_reset", "key")
+
+    def refused(self, outcome: str | None) -> Answer:
+        """The answer to a code that names nobody: 409 when none is pending, else 400 on ``key``."""
+        if outcome == email_verification.WRONG_CODE:
+            return responses.error(MESSAGES["incorrect_code"], "incorrect_code", "key")
+        if outcome == email_verification.NO_TRIES_LEFT:
+            return responses.error(MESSAGES["too_many_attempts"], "too_many_attempts", "key")
+        return conflict()
 
 
 class AuthenticatedView(APIView):
@@ -329,22 +415,26 @@ class ReauthenticateView(AuthenticatedView):
 
 
 class EmailView(ReauthenticatedView):
-    """``account/email``: the account's one address, a list of one, primary.
+    """``account/email``: the account's address and, while a change waits for its proof, the
+    new one (``verified: false``, ``primary: false``), as allauth lists an address added to
+    be changed to (``ACCOUNT_CHANGE_EMAIL``).
 
-    ``GET`` lists it. ``POST`` (``email``) asks to change it, as the email page does (fresh
-    reauthentication, ``change_email`` limit): a verified address changes when the link mailed
-    to the new one is opened, so the list still shows the old one; an unverified one is
-    replaced at once. With an ``Idempotency-Key``, a resend gets the first answer and makes
-    no second change (:mod:`accounts.idempotency`). ``PUT`` (``email``) sends the
-    verification link of the address again. ``PATCH`` (``email``, ``primary``) marks it
-    primary: it always is. ``DELETE`` is refused (400): an account keeps its address.
+    ``GET`` lists them. ``POST`` (``email``) asks to change the address, as the email page
+    does (fresh reauthentication, ``change_email`` limit): a verified address changes when
+    the link (or code) mailed to the new one is used (``auth/email/verify``); an unverified
+    one is replaced at once. With an ``Idempotency-Key``, a resend gets the first answer and
+    makes no second change (:mod:`accounts.idempotency`). ``PUT`` (``email``) sends the
+    proof of that address again: the pending change's, or the unverified address's (403
+    when none is sent). ``PATCH`` (``email``, ``primary``) marks the address primary: it
+    always is; the pending one cannot be (400). ``DELETE`` (``email``) of the pending address
+    cancels the change; the account's own address cannot be removed (400).
     """
 
     http_method_names = ["get", "post", "put", "patch", "delete"]
     sensitive = ("post",)
 
     def get(self, request: HttpRequest) -> Answer:
-        return Answer(data=responses.email_addresses(request.user))
+        return Answer(data=self.addresses(request.user.account))
 
     def post(self, request: HttpRequest) -> Answer:
         user = request.user
@@ -363,26 +453,61 @@ class EmailView(ReauthenticatedView):
         if changing.refusal is not None:
             form.add_store_error(changing.refusal)
             return responses.form_errors(form)
-        return Answer(data=responses.email_addresses(User.from_account(account)))
+        if changing.kind == email_change.RESENT:
+            account = store.get_account(account.id) or account
+        return Answer(data=self.addresses(account))
 
     def put(self, request: HttpRequest) -> Answer:
         account = request.user.account
-        if not self.is_own(request):
-            return responses.error(MESSAGES["not_your_address"], "invalid", "email")
-        resent = email_verification.resend_verification(request, account=account)
-        return Answer() if resent.outcome == verification.SENT else Answer(status=HTTPStatus.FORBIDDEN)
+        if self.is_pending(account):
+            sent = email_change.resend_email_change(request, account=account)
+        elif self.is_own(request):
+            sent = email_verification.resend_verification(request, account=account).outcome
+        else:
+            return responses.error(MESSAGES["unknown_email"], "unknown_email", "email")
+        return Answer() if sent == verification.SENT else Answer(status=HTTPStatus.FORBIDDEN)
 
     def patch(self, request: HttpRequest) -> Answer:
+        account = request.user.account
+        if self.is_pending(account):
+            return responses.error(MESSAGES["unverified_primary_email"], "unverified_primary_email", "email")
         if not self.is_own(request) or self.input.get("primary") is not True:
-            return responses.error(MESSAGES["not_your_address"], "invalid", "email")
-        return Answer(data=responses.email_addresses(request.user))
+            return responses.error(MESSAGES["unknown_email"], "unknown_email", "email")
+        return Answer(data=self.addresses(account))
 
     def delete(self, request: HttpRequest) -> Answer:
-        return responses.error(MESSAGES["only_address"], "cannot_remove_primary_email", "email")
+        account = request.user.account
+        if self.is_pending(account):
+            cancelling = email_change.cancel_email_change(account=account, session=request.session)
+            if cancelling.refusal is not None:
+                return responses.error(MESSAGES["busy"], "busy", "email")
+            return Answer(data=self.addresses(account))
+        if self.is_own(request):
+            return responses.error(MESSAGES["only_address"], "cannot_remove_primary_email", "email")
+        return responses.error(MESSAGES["unknown_email"], "unknown_email", "email")
+
+    def addresses(self, account: Account) -> list[dict]:
+        return responses.email_addresses(User.from_account(account))
 
     def is_own(self, request: HttpRequest) -> bool:
-        email = self.text("email")
-        return email is not None and store.is_same_address(request.user.account, email)
+        """Whether the input ``email`` is the account's address (in any case or width)."""
+        return same_address(request.user.account.email, self.text("email"))
+
+    def is_pending(self, account: Account) -> bool:
+        """Whether the input ``email`` is the address a change of ``account`` waits for."""
+        return account.pending_email is not None and same_address(account.pending_email, self.text("email"))
+
+
+def same_address(address: str, typed: str | None) -> bool:
+    """Whether ``typed`` is ``address`` (the same email lock key); never for what cannot be
+    an address."""
+    if typed is None:
+        return False
+    constraint = store.constraint_for("email")
+    try:
+        return constraint.key_for(typed) == constraint.key_for(address)
+    except InvalidUniqueValue:
+        return False
 
 
 class ChangePasswordView(ReauthenticatedView):
@@ -434,12 +559,15 @@ class SessionsView(AuthenticatedView):
         return Answer(data=[self.session_data(info) for info in ended.remaining])
 
     def session_data(self, info: sessions.SessionInfo) -> dict:
-        return {
+        """allauth's ``Session``: ``last_seen_at`` only where activity is tracked (``config``'s
+        ``usersessions.track_activity``); ``ip``, the address it logged in from."""
+        data = {
             "id": responses.session_id(info.id),
             "user_agent": info.user_agent,
-            # Not recorded: a session keeps no address (the spec asks for the field).
-            "ip": "",
+            "ip": info.ip,
             "created_at": info.created.timestamp(),
-            "last_seen_at": info.last_seen.timestamp(),
             "is_current": info.current,
         }
+        if tracks_activity():
+            data["last_seen_at"] = info.last_seen.timestamp()
+        return data

@@ -3,14 +3,26 @@ uses ``_allauth/``, django-allauth's own prefix, so allauth's clients work uncha
 
 The ``app`` client's views are exempt from CSRF (no cookie is involved: the session token
 travels in a header); the ``browser`` client's are protected as any form (``X-CSRFToken``)
-and always hand out the CSRF cookie. A path of a feature this site lacks (phone, resending a
-login code) is not routed: 404.
+and always hand out the CSRF cookie. Every operation of allauth's specification is routed:
+those of a feature this site lacks (phone numbers, reauthentication by code) answer as
+allauth answers while it is off (:mod:`.unsupported_views`); any other path under the API
+answers a JSON 404, by any method.
 """
 
-from django.urls import URLPattern, include, path
+from django.urls import URLPattern, include, path, re_path
 from django.views.decorators.csrf import csrf_exempt, ensure_csrf_cookie
 
-from . import account_views, clients, code_views, mfa_views, openapi, provider_views, token_views, webauthn_views
+from . import (
+    account_views,
+    clients,
+    code_views,
+    mfa_views,
+    openapi,
+    provider_views,
+    token_views,
+    unsupported_views,
+    webauthn_views,
+)
 
 app_name = "headless"
 
@@ -42,6 +54,13 @@ OPERATIONS = [
     ("account/providers", provider_views.ProvidersView, "providers"),
     ("auth/code/request", code_views.RequestCodeView, "request_login_code"),
     ("auth/code/confirm", code_views.ConfirmCodeView, "confirm_login_code"),
+    # Features this site does not have, answered as allauth answers while they are off.
+    ("account/phone", unsupported_views.PhoneView, "phone"),
+    ("auth/phone/verify", unsupported_views.PhoneVerificationView, "verify_phone"),
+    ("auth/phone/verify/resend", unsupported_views.PhoneVerificationView, "resend_phone_verification"),
+    ("auth/reauthenticate/code/request", unsupported_views.ReauthenticationCodeView, "request_reauthentication_code"),
+    ("auth/reauthenticate/code/confirm", unsupported_views.ReauthenticationCodeView, "confirm_reauthentication_code"),
+    ("auth/reauthenticate/code/resend", unsupported_views.ReauthenticationCodeView, "resend_reauthentication_code"),
 ]
 # Operations of the browser client only (a page the browser navigates to, not a call).
 BROWSER_OPERATIONS = [
@@ -65,4 +84,6 @@ urlpatterns = [
     path("browser/v1/", include((client_patterns(clients.BROWSER), "browser"))),
     path("app/v1/", include((client_patterns(clients.APP), "app"))),
     path("openapi.json", openapi.OpenAPIView.as_view(), name="openapi"),
+    # Last: any other path under the API (it does nothing, so no CSRF token is needed).
+    re_path(r"", csrf_exempt(unsupported_views.NotFoundView.as_view()), name="not_found"),
 ]

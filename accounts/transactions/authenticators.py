@@ -239,8 +239,14 @@ def limit_check(params: Body) -> Spend:
     sent with a sign-in (``params`` from :meth:`accounts.ratelimit.Counter.under_limit`).
     When it fails the transaction raises :class:`~accounts.exceptions.OverLimit`, before any
     other refusal."""
-    action = Action("ConditionCheck", params, LIMIT, _raw_target(params["TableName"], params["Key"]))
+    action = limit_action(params)
     return lambda now: action
+
+
+def limit_action(params: Body) -> Action:
+    """:func:`limit_check`'s ``ConditionCheck`` itself, for a change of an item that sends it
+    among its ``also`` actions (a mailed code's tries, checked as a right code is used)."""
+    return Action("ConditionCheck", params, LIMIT, _raw_target(params["TableName"], params["Key"]))
 
 
 def _session_actions(
