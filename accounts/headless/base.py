@@ -39,8 +39,21 @@ MAX_INPUT_LENGTH = 2 * 65536
 MAX_INPUT_DEPTH = 20
 
 
+INPUT_MESSAGES = {
+    "not_an_object": _("The request body must be a JSON object."),
+    "not_text": _(
+        "The request body holds a string that is not text: a lone UTF-16 surrogate (such as \\ud800). "
+        "Send each character whole."
+    ),
+}
+
+
 class InvalidInput(Exception):
-    """The request body is not a JSON object."""
+    """The request body is not a JSON object of text (``reason``: a key of :data:`INPUT_MESSAGES`)."""
+
+    def __init__(self, reason: str = "not_an_object") -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 class APIView(View):
@@ -63,8 +76,8 @@ class APIView(View):
             return self.render(request, Answer(status=HTTPStatus.METHOD_NOT_ALLOWED))
         try:
             self.input = self.read_input(request)
-        except InvalidInput:
-            return self.render(request, responses.error(_("The request body must be a JSON object."), "invalid"))
+        except InvalidInput as error:
+            return self.render(request, responses.error(INPUT_MESSAGES[error.reason], "invalid"))
         try:
             if self.client == clients.APP:
                 with clients.app_session(request):
@@ -109,11 +122,14 @@ class APIView(View):
 
     def read_input(self, request: HttpRequest) -> dict[str, Any]:
         """The JSON object of a POST, PUT, PATCH or DELETE body (``{}`` when empty), read only
-        when its size and nesting are bounded (:mod:`accounts.bounded_json`)."""
+        when its size and nesting are bounded and every string in it is text
+        (:mod:`accounts.bounded_json`): no operation ever sees a lone surrogate."""
         if request.method in ("GET", "HEAD", "OPTIONS") or not request.body:
             return {}
         try:
             data = bounded_json.loads(request.body, max_length=MAX_INPUT_LENGTH, max_depth=MAX_INPUT_DEPTH)
+        except bounded_json.LoneSurrogate as error:
+            raise InvalidInput("not_text") from error
         except (ValueError, UnicodeDecodeError) as error:
             raise InvalidInput from error
         if not isinstance(data, dict):

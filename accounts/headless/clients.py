@@ -30,8 +30,11 @@ class SessionGone(Exception):
 
 
 def session_token(request: HttpRequest) -> str | None:
-    """The session token the app sent, or ``None``."""
-    return request.headers.get(SESSION_TOKEN_HEADER) or None
+    """The session token the app sent, or ``None``: none, or one longer than any session
+    key (:data:`accounts.sessions.MAX_KEY_LENGTH`), which names no session: such a request
+    is anonymous, as without a token, never a 500."""
+    token = request.headers.get(SESSION_TOKEN_HEADER) or None
+    return token if token is not None and len(token) <= sessions.MAX_KEY_LENGTH else None
 
 
 def _session_store(session_key: str | None) -> SessionBase:
