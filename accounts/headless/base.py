@@ -67,6 +67,9 @@ class APIView(View):
 
     client: str = clients.BROWSER
     input: dict[str, Any]
+    # Whether the operation has input: one without (allauth's ``handle_json_input = False``)
+    # ignores whatever body it is sent.
+    takes_input: bool = True
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         handler = (
@@ -124,7 +127,7 @@ class APIView(View):
         """The JSON object of a POST, PUT, PATCH or DELETE body (``{}`` when empty), read only
         when its size and nesting are bounded and every string in it is text
         (:mod:`accounts.bounded_json`): no operation ever sees a lone surrogate."""
-        if request.method in ("GET", "HEAD", "OPTIONS") or not request.body:
+        if request.method in ("GET", "HEAD", "OPTIONS") or not self.takes_input or not request.body:
             return {}
         try:
             data = bounded_json.loads(request.body, max_length=MAX_INPUT_LENGTH, max_depth=MAX_INPUT_DEPTH)

@@ -3,8 +3,8 @@ uses ``_allauth/``, django-allauth's own prefix, so allauth's clients work uncha
 
 The ``app`` client's views are exempt from CSRF (no cookie is involved: the session token
 travels in a header); the ``browser`` client's are protected as any form (``X-CSRFToken``)
-and always hand out the CSRF cookie. A path of a feature this site lacks (phone, resending a
-login code) is not routed: 404.
+and always hand out the CSRF cookie. A path of a feature this site lacks (phone) is not
+routed: 404.
 """
 
 from django.urls import URLPattern, include, path
@@ -42,6 +42,7 @@ OPERATIONS = [
     ("account/providers", provider_views.ProvidersView, "providers"),
     ("auth/code/request", code_views.RequestCodeView, "request_login_code"),
     ("auth/code/confirm", code_views.ConfirmCodeView, "confirm_login_code"),
+    ("auth/code/resend", code_views.ResendCodeView, "resend_login_code"),
 ]
 # Operations of the browser client only (a page the browser navigates to, not a call).
 BROWSER_OPERATIONS = [

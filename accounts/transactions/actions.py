@@ -81,6 +81,9 @@ class Role(StrEnum):
     # A ConditionCheck that the account a sign-in makes a session for still exists, is
     # active and is no tombstone, as read (see .authenticators.account_as_signed_in).
     ACCOUNT_ACTIVE = "account_active"
+    # A ConditionCheck that the account's password and address are those a mailed login
+    # code was judged against (a code's sign-in, see .authenticators.code_as_issued).
+    CODE_ISSUED = "code_issued"
 
 
 # The roles by name, as the planners, the runner and the tests import them.
