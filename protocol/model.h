@@ -13,7 +13,8 @@
  * turn (redefines it as 1) and asserts that Spin finds a counter-example.
  *
  * Passkeys and the single-use writes of a sign-in are credentials.h's (included below); the
- * second factors' own transactions, a sign-in racing deletion, and the identity lock factors.h's.
+ * second factors' own transactions, a sign-in racing deletion, and the identity lock factors.h's;
+ * a mailed login code's sign-in codes.h's.
  *
  * Invariants (named as in the README and protocol/README.md); "live" = exists and not
  * expired (on the true clock), and only a verified account holds its email under the
@@ -893,6 +894,7 @@ inline legacy_data() {
 #include "credentials.h"
 #include "guards.h"
 #include "factors.h"
+#include "codes.h"
 
 init {
 	byte i;
@@ -938,6 +940,9 @@ init {
 #endif
 #if IDENTITIES
 		start_identities();
+#endif
+#if LOGIN_CODES
+		start_login_codes();
 #endif
 		run Quiescence();
 		do

@@ -25,6 +25,8 @@ from django.test import RequestFactory
 
 from accounts import dynamo, ratelimit, sessions, store, transactions
 from accounts.management.commands.accounts_explain import Command as ExplainCommand
+from accounts.login_codes import flows as code_flows
+from accounts.login_codes import store as codes_store
 from accounts.mfa import store as mfa_store
 from accounts.mfa.tables import Passkey
 from accounts.tables import (
@@ -102,6 +104,7 @@ OTHER_ROLES = {
     EVENT: "event",
     transactions.STAGED_PASSWORD: "staged_password",
     transactions.ACCOUNT_ACTIVE: "account_active",
+    transactions.CODE_ISSUED: "code_issued",
 }
 # A registry entry's actions when the request is one accounts_explain printed (no roles):
 # its own Put or Delete, and the ConditionCheck of another member's entry.
@@ -346,6 +349,7 @@ def code_transactions(ada, bob, carol):
     planned.update(login_session_transactions(ada))
     planned.update(identity_transactions(ada))
     planned.update(totp_and_recovery_code_transactions(ada))
+    planned.update(login_code_transactions(ada))
     # The repairs of a passkey's lock, held by ada (as read with one passkey).
     with_passkey = transactions.changed_copy(ada, {"passkeys": {"cred1"}})
     passkeys = store.constraint_for("passkeys")
@@ -466,6 +470,19 @@ def second_factor_transactions(ada, carol):
             [mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=3), {"sign_count": 4})]
         ),
     }
+
+
+def login_code_transactions(ada):
+    """The sign-in of a mailed login code (:func:`accounts.login_codes.flows.confirm_code`):
+    the account's password and address as the code was judged against them, and the code's
+    tries and the login's limits under their limits, as the confirmation sends them."""
+    guess = ratelimit.Guess(
+        RequestFactory().post("/"),
+        code_flows.TRIES_ACTION,
+        counters=[ratelimit.Counter(code_flows.TRIES_ACTION, code_flows.TRIES_RULE, "code-id")],
+    )
+    guess.take([])
+    return {"sign_in_code": _sign_in(ada, [codes_store.as_issued(ada), *mfa_store.limit_checks(guess.conditions())])}
 
 
 def totp_and_recovery_code_transactions(ada):
