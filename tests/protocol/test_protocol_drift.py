@@ -24,9 +24,9 @@ from django.core.management.base import CommandParser
 from django.test import RequestFactory
 
 from accounts import dynamo, ratelimit, sessions, store, transactions
-from accounts.management.commands.accounts_explain import Command as ExplainCommand
 from accounts.login_codes import flows as code_flows
 from accounts.login_codes import store as codes_store
+from accounts.management.commands.accounts_explain import Command as ExplainCommand
 from accounts.mfa import store as mfa_store
 from accounts.mfa.tables import Passkey
 from accounts.tables import (
