@@ -14,7 +14,7 @@
  *
  * Passkeys and the single-use writes of a sign-in are credentials.h's (included below); the
  * second factors' own transactions, a sign-in racing deletion, and the identity lock factors.h's;
- * a mailed login code's sign-in codes.h's.
+ * a mailed login code's sign-in codes.h's; an idempotency key's claim keys.h's.
  *
  * Invariants (named as in the README and protocol/README.md); "live" = exists and not
  * expired (on the true clock), and only a verified account holds its email under the
@@ -895,6 +895,7 @@ inline legacy_data() {
 #include "guards.h"
 #include "factors.h"
 #include "codes.h"
+#include "keys.h"
 
 init {
 	byte i;
@@ -943,6 +944,9 @@ init {
 #endif
 #if LOGIN_CODES
 		start_login_codes();
+#endif
+#if IDEMPOTENCY
+		start_keys();
 #endif
 		run Quiescence();
 		do

@@ -7,14 +7,16 @@ import logging
 from http import HTTPStatus
 from typing import Any
 
+from django.conf import settings
 from django.contrib.sessions.exceptions import SessionInterrupted
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext_lazy as _
 from django.views import View
 
-from .. import bounded_json, devices, ratelimit
+from .. import bounded_json, devices, idempotency, ratelimit
 from ..after_response import JsonThen
+from ..exceptions import TokenReused
 from ..middleware import RETRY_AFTER_SECONDS, is_unavailable, outcome_of
 from . import clients, responses
 from .responses import Answer
@@ -31,6 +33,12 @@ UNAVAILABLE_MESSAGES = {
     "reads_only": _("This region serves reads only at the moment: nothing was saved. Please try again later."),
 }
 
+
+IDEMPOTENCY_KEY_HEADER = "Idempotency-Key"
+KEY_REUSED_MESSAGE = _(
+    "This Idempotency-Key was already sent with another request to this operation. "
+    "Send a new key with a new request; send the same request again to get its first answer."
+)
 
 # An input holds at most a passkey's answer (65,536 characters, nesting 16 deep) and a few
 # short values beside it: anything longer or deeper is not an input of this API, and Python's
@@ -100,6 +108,12 @@ class APIView(View):
             answer = handler(request, *args, **kwargs)
         except ratelimit.RateLimited as error:
             answer = rate_limited(error)
+        except (idempotency.KeyReused, TokenReused):
+            # TokenReused: DynamoDB's IdempotentParameterMismatch, a ClientRequestToken made
+            # from a key sent again with other values: the same refusal, never a 500.
+            answer = responses.error(
+                KEY_REUSED_MESSAGE, "idempotency_key_reused", status=HTTPStatus.UNPROCESSABLE_ENTITY
+            )
         try:
             clients.save(request)
         except SessionInterrupted:
@@ -138,6 +152,38 @@ class APIView(View):
         if not isinstance(data, dict):
             raise InvalidInput
         return data
+
+    def claimed_key(self, request: HttpRequest) -> idempotency.ClientKey | None:
+        """The ``Idempotency-Key`` this request came with, scoped to its caller and this
+        operation and claimed for this request (:meth:`accounts.idempotency.ClientKey.claim`,
+        one guarded ``PutItem``), or ``None`` without one. Raises
+        :class:`~accounts.idempotency.KeyReused` (answered 422) when the caller sent it to this
+        operation with another body. An operation that honours the key calls it once."""
+        text = request.headers.get(IDEMPOTENCY_KEY_HEADER)
+        if not text:
+            return None
+        operation = f"{request.resolver_match.url_name if request.resolver_match else request.path}:{request.method}"
+        key = idempotency.ClientKey(
+            key=text,
+            operation=operation,
+            caller=self.caller(request),
+            fingerprint=idempotency.fingerprint(request.method or "", self.input),
+        )
+        key.claim()
+        return key
+
+    def caller(self, request: HttpRequest) -> str:
+        """Who sends this request, as far as anything tells: the account of a logged-in
+        request; else the session the client holds, as it sent it (an app's session token, a
+        browser's CSRF cookie, or its session cookie); else ``""`` (an app's first request:
+        nothing but its body identifies it)."""
+        if request.user.is_authenticated:
+            return f"account:{request.user.pk}"
+        if self.client == clients.APP:
+            token = clients.session_token(request)
+            return f"token:{token}" if token else ""
+        cookie = request.COOKIES.get(settings.CSRF_COOKIE_NAME) or request.COOKIES.get(settings.SESSION_COOKIE_NAME)
+        return f"browser:{cookie}" if cookie else ""
 
     def text(self, name: str) -> str | None:
         """The input ``name`` when it is a string, else ``None`` (absent, or of another type)."""

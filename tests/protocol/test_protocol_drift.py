@@ -23,7 +23,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandParser
 from django.test import RequestFactory
 
-from accounts import dynamo, ratelimit, sessions, store, transactions
+from accounts import dynamo, idempotency, ratelimit, sessions, store, transactions
 from accounts.login_codes import flows as code_flows
 from accounts.login_codes import store as codes_store
 from accounts.management.commands.accounts_explain import Command as ExplainCommand
@@ -582,8 +582,27 @@ def session_writes(ddb, monkeypatch, stopped_clock):
     }
 
 
-def test_conditions_the_code_sends_are_the_table_rows_of_today(accounts_read, session_writes, stopped_clock):
-    sent = set(session_writes)
+@pytest.fixture
+def claim_writes(ddb, monkeypatch, stopped_clock):
+    """The condition of an idempotency key's claim (one PutItem), recorded on its way to
+    DynamoDB Local."""
+    sent = []
+    send = dynamo.call
+
+    def recording(operation, **params):
+        if operation == "put_item":
+            sent.append(normalized(params, False, None, stopped_clock))
+        return send(operation, **params)
+
+    monkeypatch.setattr(dynamo, "call", recording)
+    idempotency.ClientKey(key="1", operation="email:POST", caller="account:ada", fingerprint="f").claim()
+    return {("idempotency_claim", "claim", "Put", conjunct) for condition in sent for conjunct in split_and(condition)}
+
+
+def test_conditions_the_code_sends_are_the_table_rows_of_today(
+    accounts_read, session_writes, claim_writes, stopped_clock
+):
+    sent = set(session_writes) | set(claim_writes)
     for name, request, operation, me, holder, roles in code_transactions(*accounts_read):
         sent |= shapes(name, request, operation, stopped_clock, me, holder, roles)
     table = {(row.transaction, row.action, row.kind, row.condition) for row in rows() if row.since == "code"}
