@@ -234,7 +234,7 @@ def test_a_method_the_operation_lacks_is_a_405(ddb):
 
 
 def test_a_feature_this_app_lacks_is_not_found(ddb):
-    for operation in ("auth/code/resend", "auth/phone/verify", "account/phone", "tokens/refresh"):
+    for operation in ("auth/phone/verify", "account/phone", "tokens/refresh"):
         assert APIClient("app").post(operation).status_code == 404
 
 

@@ -561,15 +561,7 @@ def accounts_read(ddb, stopped_clock):
 def session_writes(ddb, monkeypatch, stopped_clock):
     """The conditions of the session writes the code sends (not transactions: one PutItem
     each), recorded on their way to DynamoDB Local: a new session, then a save of it."""
-    sent = []
-    send = dynamo.call
-
-    def recording(operation, **params):
-        if operation == "put_item":
-            sent.append(normalized(params, False, None, stopped_clock))
-        return send(operation, **params)
-
-    monkeypatch.setattr(dynamo, "call", recording)
+    sent = recorded_puts(monkeypatch, stopped_clock)
     new = sessions.SessionStore()
     new["cart"] = "tea"
     new.create()
@@ -582,19 +574,25 @@ def session_writes(ddb, monkeypatch, stopped_clock):
     }
 
 
-@pytest.fixture
-def claim_writes(ddb, monkeypatch, stopped_clock):
-    """The condition of an idempotency key's claim (one PutItem), recorded on its way to
-    DynamoDB Local."""
+def recorded_puts(monkeypatch, now):
+    """The normalized conditions of the PutItems sent from now on (a list that fills)."""
     sent = []
     send = dynamo.call
 
     def recording(operation, **params):
         if operation == "put_item":
-            sent.append(normalized(params, False, None, stopped_clock))
+            sent.append(normalized(params, False, None, now))
         return send(operation, **params)
 
     monkeypatch.setattr(dynamo, "call", recording)
+    return sent
+
+
+@pytest.fixture
+def claim_writes(ddb, monkeypatch, stopped_clock):
+    """The condition of an idempotency key's claim (one PutItem), recorded on its way to
+    DynamoDB Local."""
+    sent = recorded_puts(monkeypatch, stopped_clock)
     idempotency.ClientKey(key="1", operation="email:POST", caller="account:ada", fingerprint="f").claim()
     return {("idempotency_claim", "claim", "Put", conjunct) for condition in sent for conjunct in split_and(condition)}
 
