@@ -1,5 +1,6 @@
-"""What every API view shares: the client's session, the JSON input, and the answers no
-view writes itself (405, 410, 429, 503)."""
+"""What every API view shares: the client's session, the JSON input, the ``Idempotency-Key``,
+and the answers no view writes itself (400 for a body that is not a JSON object of text,
+405, 410, 422 for a key reused with another body, 429, 503)."""
 
 from __future__ import annotations
 
@@ -70,7 +71,8 @@ class APIView(View):
     Subclasses define ``get``/``post``/... returning an :class:`Answer`; :attr:`input`
     holds the JSON body (an object). A session token that is gone answers 410, a refused
     rate limit 429 with ``Retry-After``, DynamoDB gone or slow 503 with ``Retry-After``
-    (saying whether a write may have been saved), a method the operation lacks 405.
+    (saying whether a write may have been saved), a method the operation lacks 405, an
+    ``Idempotency-Key`` the caller sent with another body 422 (:meth:`claimed_key`).
     """
 
     client: str = clients.BROWSER
