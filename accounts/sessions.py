@@ -75,6 +75,10 @@ MAX_ENDED_BY_A_LOGIN = 25
 ANONYMOUS_PREFIX = "SESSION#"
 ANONYMOUS_SORT_KEY = "SESSION"
 SECRET_LENGTH = 32  # 32 of 36 characters: 165 random bits, as Django's own session keys
+# The longest session key this store hands out is an account id (at most 64 characters) and
+# its secret; a longer one (a planted 3 kB cookie) names no session. Read as one, it would
+# make a key DynamoDB refuses (over 2,048 bytes), and every page would fail for whoever holds it.
+MAX_KEY_LENGTH = 256
 USER_AGENT_MAX_LENGTH = 512
 # An IPv6 address with its zone fits (45 characters and the zone's name).
 ADDRESS_MAX_LENGTH = 64
@@ -305,6 +309,11 @@ class SessionStore(SessionBase):
         self._login_event = None
 
     # Reading
+
+    def _validate_session_key(self, key):
+        """A key longer than :data:`MAX_KEY_LENGTH` is no key: the request is anonymous, as
+        with a key of a session that ended (Django then starts a new session)."""
+        return super()._validate_session_key(key) and len(key) <= MAX_KEY_LENGTH
 
     def limited_elsewhere(self) -> None:
         """Say that this new session of nobody follows a request a rate limit of its own

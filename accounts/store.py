@@ -297,6 +297,18 @@ def email_owner_id(email: str) -> str | None:
     return owner.removeprefix(ACCOUNT_PREFIX) if owner and owner.startswith(ACCOUNT_PREFIX) else None
 
 
+def login_owner_id(login: str) -> str | None:
+    """The id of the account whose lock holds the login name ``login`` (a username or an
+    address, see :func:`login_constraint`), or ``None``: one consistent GetItem of the lock,
+    whether or not anybody holds it, none for a name that cannot be a key (the account
+    itself is not read)."""
+    key = login_lock_key(login)
+    if key is None:
+        return None
+    owner = lookups.lock_owner(get_account_model(), key)
+    return owner.removeprefix(ACCOUNT_PREFIX) if owner and owner.startswith(ACCOUNT_PREFIX) else None
+
+
 def get_by_username(username):
     """The account holding this username (any case or width), or ``None`` (always, on a
     site without usernames)."""

@@ -3,7 +3,6 @@ verification, password reset and change, reauthentication, the address, the sess
 
 from __future__ import annotations
 
-import hashlib
 from http import HTTPStatus
 from typing import Any
 
@@ -12,7 +11,7 @@ from django.core import signing
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from .. import email_codes, password_reset, ratelimit, sessions, signup_fields, store, verification
+from .. import email_codes, idempotency, password_reset, ratelimit, sessions, signup_fields, store, verification
 from ..adapter import get_adapter
 from ..app_settings import app_settings
 from ..exceptions import InvalidUniqueValue
@@ -31,7 +30,6 @@ from . import responses
 from .base import APIView
 from .responses import Answer
 
-IDEMPOTENCY_KEY_HEADER = "Idempotency-Key"
 EMAIL_VERIFICATION_KEY_HEADER = "X-Email-Verification-Key"
 PASSWORD_RESET_KEY_HEADER = "X-Password-Reset-Key"
 
@@ -158,14 +156,13 @@ class LoginView(APIView):
         return answer
 
 
-def signup_token(idempotency_key: str | None) -> str:
-    """The sign-up form's signed token: from the ``Idempotency-Key`` (the same key, the same
-    ClientRequestToken and account id: a resent sign-up gets the first one's answer), else
-    a fresh one. The key is hashed: any text a client sends becomes a valid token."""
-    if not idempotency_key:
+def signup_token(idempotency_key: idempotency.ClientKey | None) -> str:
+    """The sign-up form's signed token: from the ``Idempotency-Key`` in its scope (the same
+    key from the same caller, the same ClientRequestToken and account id: a resent sign-up
+    gets the first one's answer), else a fresh one."""
+    if idempotency_key is None:
         return new_signup_token()
-    derived = hashlib.sha256(f"accounts.headless.signup:{idempotency_key}".encode()).hexdigest()[:32]
-    return signing.TimestampSigner(salt=SIGNUP_TOKEN_SALT).sign(derived)
+    return signing.TimestampSigner(salt=SIGNUP_TOKEN_SALT).sign(idempotency_key.token)
 
 
 class SignupView(APIView):
@@ -187,7 +184,7 @@ class SignupView(APIView):
             "username": self.text("username") or "",
             "password1": password,
             "password2": password,
-            "token": signup_token(request.headers.get(IDEMPOTENCY_KEY_HEADER)),
+            "token": signup_token(self.claimed_key(request)),
         }
         form = get_adapter(request).get_form_class("signup")(data=data)
         if not form.is_valid():
@@ -448,7 +445,7 @@ class EmailView(ReauthenticatedView):
             request,
             account=account,
             email=form.cleaned_data["email"],
-            idempotency_key=request.headers.get(IDEMPOTENCY_KEY_HEADER),
+            idempotency_key=self.claimed_key(request),
         )
         if changing.refusal is not None:
             form.add_store_error(changing.refusal)

@@ -54,6 +54,7 @@ OPERATIONS = [
     ("account/providers", provider_views.ProvidersView, "providers"),
     ("auth/code/request", code_views.RequestCodeView, "request_login_code"),
     ("auth/code/confirm", code_views.ConfirmCodeView, "confirm_login_code"),
+    ("auth/code/resend", code_views.ResendCodeView, "resend_login_code"),
     # Features this site does not have, answered as allauth answers while they are off.
     ("account/phone", unsupported_views.PhoneView, "phone"),
     ("auth/phone/verify", unsupported_views.PhoneVerificationView, "verify_phone"),

@@ -86,6 +86,9 @@ class Role(StrEnum):
     ID_TOKEN = "id_token"
     # A ConditionCheck that a session still lives (a refresh token's, see .tokens).
     LIVE_SESSION = "live_session"
+    # A ConditionCheck that the account's password and address are those a mailed login
+    # code was judged against (a code's sign-in, see .authenticators.code_as_issued).
+    CODE_ISSUED = "code_issued"
 
 
 # The roles by name, as the planners, the runner and the tests import them.

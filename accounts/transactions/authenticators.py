@@ -55,6 +55,7 @@ SIGN_IN, SPEND = "sign_in", "spend"
 # A sign-in's roles (see Role).
 SESSION, SPENT, CLEARED, SLOT = Role.SESSION, Role.SPENT, Role.CLEARED, Role.SLOT
 STAGED_PASSWORD, ACCOUNT_ACTIVE, ID_TOKEN = Role.STAGED_PASSWORD, Role.ACCOUNT_ACTIVE, Role.ID_TOKEN
+CODE_ISSUED = Role.CODE_ISSUED
 # What a sign-in checks of its account as read: still there, no tombstone, and active.
 SIGNED_IN_AS_READ = ("is_active",)
 # The condition the session store saves a session with (accounts.sessions.SAVE_CONDITION):
@@ -201,6 +202,25 @@ def account_as_signed_in(account: Any) -> Spend:
     Without 2, the session written after ``end_sessions``' Query outlives it, and a later
     reactivation of the account lets it in."""
     return _account_check(account, set(SIGNED_IN_AS_READ), ACCOUNT_ACTIVE)
+
+
+def code_as_issued(account: Any) -> Spend:
+    """The builder of ``ConditionCheck account [password = :read AND email = :read AND
+    is_active = :read]``, sent with the sign-in of a mailed login code, ``account`` as the
+    code was judged against it (:mod:`accounts.login_codes.flows`). A code dies with the
+    password and the address it was mailed under, whatever the timing, because:
+
+    1. the code is an HMAC of the request's secret, the stamp of the account's password and
+       its address, as the account is when it is mailed and again when it is typed: a
+       change committed before the confirmation's read makes the typed code wrong;
+    2. this check makes the sign-in commit only against that read: a password change, a
+       reset or an email change committed between the read and the sign-in cancels it
+       whole (no session written, the code's session not spent);
+    3. a new password hash is salted, so even the same password set again changes it.
+
+    It is also :func:`account_as_signed_in`'s check (one action per item): no session
+    outlives a deactivation racing the sign-in."""
+    return _account_check(account, {"password", "email", *SIGNED_IN_AS_READ}, CODE_ISSUED)
 
 
 def _account_check(account: Any, names: set[str], role: Role) -> Spend:

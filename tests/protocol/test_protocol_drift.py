@@ -23,8 +23,10 @@ from django.core.management import call_command
 from django.core.management.base import CommandParser
 from django.test import RequestFactory
 
-from accounts import dynamo, ratelimit, sessions, store, timeline, transactions
+from accounts import dynamo, idempotency, ratelimit, sessions, store, timeline, transactions
 from accounts.headless.tables import UsedRefreshToken
+from accounts.login_codes import flows as code_flows
+from accounts.login_codes import store as codes_store
 from accounts.management.commands.accounts_explain import Command as ExplainCommand
 from accounts.mfa import store as mfa_store
 from accounts.mfa.tables import Passkey
@@ -107,6 +109,7 @@ OTHER_ROLES = {
     transactions.ACCOUNT_ACTIVE: "account_active",
     transactions.ID_TOKEN: "id_token",
     transactions.LIVE_SESSION: "live_session",
+    transactions.CODE_ISSUED: "code_issued",
 }
 # A registry entry's actions when the request is one accounts_explain printed (no roles):
 # its own Put or Delete, and the ConditionCheck of another member's entry.
@@ -352,6 +355,7 @@ def code_transactions(ada, bob, carol):
     planned.update(identity_transactions(ada))
     planned.update(totp_and_recovery_code_transactions(ada))
     planned.update(token_transactions(ada))
+    planned.update(login_code_transactions(ada))
     # The repairs of a passkey's lock, held by ada (as read with one passkey).
     with_passkey = transactions.changed_copy(ada, {"passkeys": {"cred1"}})
     passkeys = store.constraint_for("passkeys")
@@ -487,6 +491,19 @@ def second_factor_transactions(ada, carol):
     }
 
 
+def login_code_transactions(ada):
+    """The sign-in of a mailed login code (:func:`accounts.login_codes.flows.confirm_code`):
+    the account's password and address as the code was judged against them, and the code's
+    tries and the login's limits under their limits, as the confirmation sends them."""
+    guess = ratelimit.Guess(
+        RequestFactory().post("/"),
+        code_flows.TRIES_ACTION,
+        counters=[ratelimit.Counter(code_flows.TRIES_ACTION, code_flows.TRIES_RULE, "code-id")],
+    )
+    guess.take([])
+    return {"sign_in_code": _sign_in(ada, [codes_store.as_issued(ada), *mfa_store.limit_checks(guess.conditions())])}
+
+
 def totp_and_recovery_code_transactions(ada):
     """The enrolment of the authenticator app (ONE change of the account as read, as
     :func:`accounts.mfa.store.enable_totp` sends it, with new recovery codes or keeping the
@@ -594,15 +611,7 @@ def accounts_read(ddb, stopped_clock):
 def session_writes(ddb, monkeypatch, stopped_clock):
     """The conditions of the session writes the code sends (not transactions: one PutItem
     each), recorded on their way to DynamoDB Local: a new session, then a save of it."""
-    sent = []
-    send = dynamo.call
-
-    def recording(operation, **params):
-        if operation == "put_item":
-            sent.append(normalized(params, False, None, stopped_clock))
-        return send(operation, **params)
-
-    monkeypatch.setattr(dynamo, "call", recording)
+    sent = recorded_puts(monkeypatch, stopped_clock)
     new = sessions.SessionStore()
     new["cart"] = "tea"
     new.create()
@@ -615,8 +624,33 @@ def session_writes(ddb, monkeypatch, stopped_clock):
     }
 
 
-def test_conditions_the_code_sends_are_the_table_rows_of_today(accounts_read, session_writes, stopped_clock):
-    sent = set(session_writes)
+def recorded_puts(monkeypatch, now):
+    """The normalized conditions of the PutItems sent from now on (a list that fills)."""
+    sent = []
+    send = dynamo.call
+
+    def recording(operation, **params):
+        if operation == "put_item":
+            sent.append(normalized(params, False, None, now))
+        return send(operation, **params)
+
+    monkeypatch.setattr(dynamo, "call", recording)
+    return sent
+
+
+@pytest.fixture
+def claim_writes(ddb, monkeypatch, stopped_clock):
+    """The condition of an idempotency key's claim (one PutItem), recorded on its way to
+    DynamoDB Local."""
+    sent = recorded_puts(monkeypatch, stopped_clock)
+    idempotency.ClientKey(key="1", operation="email:POST", caller="account:ada", fingerprint="f").claim()
+    return {("idempotency_claim", "claim", "Put", conjunct) for condition in sent for conjunct in split_and(condition)}
+
+
+def test_conditions_the_code_sends_are_the_table_rows_of_today(
+    accounts_read, session_writes, claim_writes, stopped_clock
+):
+    sent = set(session_writes) | set(claim_writes)
     for name, request, operation, me, holder, roles in code_transactions(*accounts_read):
         sent |= shapes(name, request, operation, stopped_clock, me, holder, roles)
     table = {(row.transaction, row.action, row.kind, row.condition) for row in rows() if row.since == "code"}

@@ -52,7 +52,7 @@ class EmailChangeCancel:
 
 
 def request_email_change(
-    request: HttpRequest, *, account: Account, email: str, idempotency_key: str | None = None
+    request: HttpRequest, *, account: Account, email: str, idempotency_key: idempotency.ClientKey | None = None
 ) -> EmailChangeRequest:
     """Ask to change the address of ``account`` to ``email`` (already cleaned): a verified
     address changes only when the link mailed to the new one is opened, and the old one is
