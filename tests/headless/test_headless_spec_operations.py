@@ -53,6 +53,8 @@ def test_every_operation_of_allauths_spec_answers_json_with_a_status_it_allows(d
     # Off, a passkey sign-up answers a JSON 404, as allauth does not route it then: on, so
     # that its answers are checked (test_headless_passkeys.py checks the 404).
     settings.ACCOUNTS_PASSKEY_SIGNUP = True
+    # The same for trusted browsers (allauth's MFA_TRUST_ENABLED): routed for the browser only.
+    settings.ACCOUNTS_MFA_TRUST_ENABLED = True
     store.signup("ada@example.com", "ada", _password_hash(), email_verified=True)
     answers = []
     for client in clients_of(path):
