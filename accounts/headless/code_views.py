@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from .. import ratelimit
+from .. import ratelimit, store
 from ..login_codes import flows
 from ..login_codes.forms import CodeConfirmForm
 from . import responses
@@ -34,7 +34,7 @@ class RequestCodeView(APIView):
         email = (self.text("email") or "").strip()
         if not email or len(email) > 254:
             return responses.error(MESSAGES["email_required"], "invalid", "email")
-        ratelimit.consume(request, "reset_password", key=email.casefold())
+        ratelimit.consume(request, "reset_password", key=store.login_lock_key(email) or email.casefold())
         flows.request_code(request, email, next_url="")
         return responses.unauthenticated(request)
 

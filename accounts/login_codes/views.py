@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
 from django.views.generic import FormView
 
-from .. import devices, ratelimit
+from .. import devices, ratelimit, store
 from ..adapter import get_adapter
 from . import flows
 from .forms import CodeConfirmForm, CodeRequestForm
@@ -32,7 +32,9 @@ class CodeRequestView(ratelimit.RateLimitMixin, FormView):
     rate_limit_action = "reset_password"
 
     def rate_limit_key(self, form):
-        return form.cleaned_data["login"].strip().casefold()
+        # What every spelling of the address shares, as its lock and the login's limit do.
+        login = form.cleaned_data["login"]
+        return store.login_lock_key(login) or login.strip().casefold()
 
     def dispatch(self, request, *args, **kwargs):
         if request.user.is_authenticated:
@@ -40,6 +42,9 @@ class CodeRequestView(ratelimit.RateLimitMixin, FormView):
         return super().dispatch(request, *args, **kwargs)
 
     def form_valid(self, form):
+        refusal = self.refuse_over_limit(form)
+        if refusal is not None:
+            return refusal
         next_url = self.request.GET.get("next") or self.request.POST.get("next")
         allowed = url_has_allowed_host_and_scheme(
             next_url, {self.request.get_host()}, require_https=self.request.is_secure()
