@@ -414,6 +414,10 @@ class SessionsView(AuthenticatedView):
             return responses.error(_("Enter a list of session ids."), "invalid", "sessions")
         listed = sessions_flow.list_sessions(request) or []
         ids = {info.id for info in listed if responses.session_id(info.id) in wanted}
+        if any(info.id in ids and not info.current for info in listed) and not reauthentication.is_fresh(request):
+            # Ending other sessions is sensitive, as on the page (logging this one out is not):
+            # a stolen session must not log its owner out everywhere.
+            return responses.reauthentication_required(request, request.user)
         ended = sessions_flow.end_sessions(request, ids)
         if ended.logged_out:
             return responses.unauthenticated(request)
