@@ -96,7 +96,7 @@ class AuthenticateView(APIView):
 
 class MFAReauthenticateView(AuthenticatedView):
     """``POST auth/2fa/reauthenticate`` (``code``): a fresh proof with a code of the
-    authenticator app (``reauthenticate`` limit)."""
+    authenticator app (the second step's ``mfa_attempt`` limit, 429)."""
 
     http_method_names = ["post"]
 

@@ -461,7 +461,7 @@ def second_factor_transactions(ada, carol):
         "reauthenticate_passkey": _reauthentication(
             ada, [mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=0), {"sign_count": 0})]
         ),
-        "spend_totp_step": transactions.plan_spend([mfa_store.totp_spend(ada.id, 100)]),
+        "spend_totp_step_under_limit": transactions.plan_spend([mfa_store.totp_spend(ada.id, 100), *_limit_checks(ada)]),
         "spend_passkey": transactions.plan_spend(
             [mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=3), {"sign_count": 4})]
         ),

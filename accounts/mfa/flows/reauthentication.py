@@ -9,8 +9,10 @@ whose proof is older than ``ACCOUNTS_REAUTHENTICATION_TIMEOUT`` to that page fir
 It offers what the account has (:func:`offered`), never a way it does not have: its password,
 its passkey, a code of its authenticator app, a code mailed to its verified address. One
 function per way (:func:`with_password`, :func:`with_passkey`, :func:`with_totp`,
-:func:`with_code`), which the pages and the API both call. Each try counts against
-``reauthenticate``, per account, and each proof but the password is used once:
+:func:`with_code`), which the pages and the API both call. Each try of a password or a
+mailed code counts against ``reauthenticate``, per account; a code of the authenticator app
+against the second step's ``mfa_attempt`` instead (every code of the app typed anywhere
+draws on that one budget, with its daily cap). Each proof but the password is used once:
 
 1. a passkey's challenge and a mailed code live in the session, and the proof's ONE
    transaction deletes that session ``[expires >= :now]`` as it puts its successor (the
@@ -32,10 +34,10 @@ from django.shortcuts import redirect, resolve_url
 from django.urls import reverse
 from django.utils.crypto import constant_time_compare
 
-from ... import dynamo, ratelimit, sessions
+from ... import devices, dynamo, ratelimit, sessions
 from ... import store as account_store
 from ...app_settings import app_settings
-from ...exceptions import OverLimit, StaleItem
+from ...exceptions import Busy, OverLimit, StaleItem, Unavailable
 from ...login_codes import flows as login_codes
 from ...models import User
 from ...verification import SENT, send_mail
@@ -148,19 +150,36 @@ def _record_spending(request: HttpRequest, spends: list) -> None:
 def with_totp(request: HttpRequest, code: str) -> str:
     """Reauthenticate with a code of the account's authenticator app: ``reauthenticated``,
     ``wrong_code`` (also when the account has no app), or ``already_used`` (its time step
-    was spent: by a login's second step, the enrolment, or another reauthentication). Each
-    try counts against ``reauthenticate`` (raises :class:`~accounts.ratelimit.RateLimited`:
-    the code is then not checked)."""
-    user = request.user
-    count_password_check(request, user)
-    account = user.account
+    was spent: by a login's second step, the enrolment, or another reauthentication).
+
+    A code typed here is a guess at the same secret as the second step's, so it draws on
+    the same budget, ``mfa_attempt`` (:func:`accounts.devices.second_step_guess`: the
+    account's counters, or this browser's own where its device cookie names the account),
+    with its daily cap: a stolen session cannot guess here at a rate the second step
+    refuses. Only a wrong code counts; a right one spends its step in ONE transaction that
+    checks each counter still under its limit. Raises
+    :class:`~accounts.ratelimit.RateLimited` past the limit, for a wrong code and a right
+    one alike (the code is then not judged aloud), and
+    :class:`~accounts.exceptions.Unavailable` when DynamoDB is too busy to write it.
+
+    Costs the account and its counters in one ``BatchGetItem``, then a wrong code one
+    guarded ``UpdateItem`` per counter, a right one the spending transaction."""
+    guess = devices.second_step_guess(request, str(request.user.pk))
+    account, counters = store.read_account(request.user.pk, *guess.keys)
+    guess.take(counters)
+    guess.check()
     step = totp.matching_step(account.totp_secret, totp.normalize(code)) if account and account.totp_secret else None
     if step is None:
+        guess.fail()
         return WRONG_CODE
     if store.step_spent_at_enrolment(account, step):
         return ALREADY_USED
     try:
-        store.spend(store.totp_spend(account.id, step))
+        store.spend(store.totp_spend(account.id, step), *store.limit_checks(guess.conditions()))
+    except OverLimit as error:
+        raise guess.refused(error.counters) from error
+    except Busy as error:
+        raise Unavailable(f"DynamoDB is busy; the code was not judged: {error}") from error
     except StaleItem:
         return ALREADY_USED
     record(request)
