@@ -26,7 +26,7 @@ from ..models import User
 from ..pending import remember_pending
 from ..providers import flows as provider_flows
 from ..tables import Account
-from . import responses
+from . import meta_warnings, responses
 from .base import APIView
 from .responses import Answer
 
@@ -126,9 +126,11 @@ class LoginView(APIView):
         if outcome.status == login_flow.WRONG_CREDENTIALS:
             form.refuse(outcome)
             return responses.form_errors(form, {"username": name_field})
+        # A right password that appears in a breach: the login goes on, told so (as the page).
+        password = form.cleaned_data["password"]
         if outcome.status == login_flow.PENDING:
-            return responses.unauthenticated(request)
-        answer = responses.authenticated(request, outcome.user)
+            return meta_warnings.about_password(responses.unauthenticated(request), password)
+        answer = meta_warnings.about_password(responses.authenticated(request, outcome.user), password)
         answer.trusted_account = outcome.user.pk
         return answer
 
