@@ -939,6 +939,9 @@ init {
 #if IDENTITIES
 		start_identities();
 #endif
+#if HIERARCHY
+		start_hierarchy();
+#endif
 		run Quiescence();
 		do
 #ifdef REPAIR_KEY

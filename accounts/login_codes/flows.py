@@ -130,7 +130,9 @@ def confirm_code(request, code: str) -> tuple[str, User | None]:
         return SECOND_STEP, user
     half_login = request.session.session_key
     try:
-        second_step.sign_in(request, user, mfa_store.limit_checks(guess.conditions()))
+        # The account checked still active as read, as every sign-in's (a deactivation racing it).
+        checks = [*mfa_store.limit_checks(guess.conditions()), mfa_store.account_as_signed_in(account)]
+        second_step.sign_in(request, user, checks)
     except OverLimit as error:
         request.session = type(request.session)(half_login)
         raise guess.refused(error.counters) from error

@@ -36,7 +36,8 @@ Invariants the transactions keep (the audit's findings are their violations):
 The package: :mod:`.actions` (the request's actions, their roles and guards),
 :mod:`.plans` (the transaction of each operation, built, not sent), :mod:`.running`
 (sending it, retrying, settling an unknown outcome, reading the answer),
-:mod:`.authenticators` (second factors: passkeys' credential items, single-use sign-ins).
+:mod:`.authenticators` (second factors: passkeys' credential items, single-use sign-ins),
+:mod:`.hierarchy` (the staff hierarchy: only a superuser changes a superuser's account).
 """
 
 # Callers use ``transactions.X``: every name they need is imported here.
@@ -91,6 +92,7 @@ from .authenticators import (
     totp_step_spend,
     used_challenge_spend,
 )
+from .hierarchy import TARGET_AS_READ, acting_superuser, is_superuser_as_read, staff_guards
 from .plans import (
     changed_copy,
     keys_after_change,
@@ -131,6 +133,7 @@ from .running import (
 __all__ = [
     "AMBIGUOUS_CODES",
     "Action",
+    "acting_superuser",
     "BACKOFF_BASE_SECONDS",
     "CHANGE",
     "CLEARED",
@@ -165,6 +168,7 @@ __all__ = [
     "SPEND",
     "SPENT",
     "STAGED_PASSWORD",
+    "TARGET_AS_READ",
     "TRANSPORT_ATTEMPTS",
     "TRANSPORT_ERRORS",
     "Transaction",
@@ -176,6 +180,7 @@ __all__ = [
     "delete",
     "explain",
     "idempotency_key_spend",
+    "is_superuser_as_read",
     "keys_after_change",
     "leaving",
     "limit_check",
@@ -202,6 +207,7 @@ __all__ = [
     "run",
     "run_once",
     "settle",
+    "staff_guards",
     "totp_step_spend",
     "used_challenge_spend",
 ]

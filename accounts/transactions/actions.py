@@ -81,6 +81,9 @@ class Role(StrEnum):
     # A ConditionCheck that the account a sign-in makes a session for still exists, is
     # active and is no tombstone, as read (see .authenticators.account_as_signed_in).
     ACCOUNT_ACTIVE = "account_active"
+    # A ConditionCheck that the staff member changing a superuser's account is still an
+    # active staff superuser (see .hierarchy).
+    ACTOR = "actor"
 
 
 # The roles by name, as the planners, the runner and the tests import them.

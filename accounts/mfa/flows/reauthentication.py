@@ -121,16 +121,21 @@ def with_passkey(request, credential_json):
     if account is None or passkey is None or passkey.credential_id not in (account.passkeys or ()):
         raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "not a passkey of this account")
     changes = passkeys.verify_assertion(request, assertion, challenge, passkey, require_user_verification=True)
-    _record_spending(request, [store.passkey_spend(passkey, changes)])
+    _record_spending(request, account, [store.passkey_spend(passkey, changes)])
 
 
-def _record_spending(request: HttpRequest, spends: list) -> None:
+def _record_spending(request: HttpRequest, account, spends: list) -> None:
     """Record the proof, spending the session it was held in and ``spends`` in ONE
     transaction (:func:`accounts.transactions.plan_sign_in`): the session gets a new key,
-    and its old item is deleted ``[expires >= :now]``. Raises
-    :class:`~accounts.exceptions.StaleItem` (this request's session is then emptied) when
-    another request used it, or a spend, first; with another session engine, ``spends`` are
-    sent alone."""
+    and its old item is deleted ``[expires >= :now]``. The transaction also checks that
+    ``account`` is still there and active as read (:func:`accounts.mfa.store.account_as_signed_in`):
+    a deactivation or deletion commits, then ``end_sessions`` Queries the account's sessions
+    and deletes those it found; a reauthentication committing between the two would put a
+    session under a new key that the deletion misses, and a reactivation would let it in.
+    Raises :class:`~accounts.exceptions.StaleItem` (this request's session is then emptied)
+    when another request used it, or a spend, first, or the account is no longer active;
+    with another session engine, ``spends`` are sent alone."""
+    spends = [*spends, store.account_as_signed_in(account)]
     if not isinstance(request.session, sessions.SessionStore):
         store.spend(*spends)
         record(request)
@@ -234,7 +239,7 @@ def with_code(request: HttpRequest, code: str) -> str:
     held_in = request.session.session_key
     del request.session[CODE_SESSION_KEY]
     try:
-        _record_spending(request, store.limit_checks(guess.conditions()))
+        _record_spending(request, request.user.account, store.limit_checks(guess.conditions()))
     except OverLimit as error:
         # Refused as a whole: the session is as stored (the failed write emptied this
         # request's copy, which would drop its cookie), and the answer a wrong code's.
