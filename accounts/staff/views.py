@@ -62,6 +62,8 @@ REPAIR_ACTIONS = {
     audit.TRANSFERRED: gettext_lazy("transferred"),
     audit.REWRITTEN: gettext_lazy("written again"),
     audit.RECORDED: gettext_lazy("recorded in its account"),
+    audit.LISTED: gettext_lazy("listed in its registry"),
+    audit.UNLISTED: gettext_lazy("taken out of its registry"),
 }
 
 
