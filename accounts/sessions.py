@@ -576,9 +576,10 @@ class SessionStore(SessionBase):
             except AccountRefused as error:
                 self.discard()
                 raise UpdateError("The account was deactivated or deleted while it logged in.") from error
-            except (StaleItem, Busy):
+            except (StaleItem, Busy) as error:
                 if self._slot_put is None:
-                    raise
+                    # No slot to choose again: only contention (Busy) gets here.
+                    raise Unavailable(f"The login's session could not be written: {error}") from error
                 self._deletes = [key for key in deletes if key != self._evicted]
                 self.note_account_items(dynamo.query_partition(account_pk(account_id), "SESS"))
                 deletes = self._take_slot(account_id, item)
