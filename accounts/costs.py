@@ -241,14 +241,15 @@ def flows() -> tuple["Flow", ...]:
             "login",
             "login from a new browser (1 session before): its two counters counted before the "
             "password check, the address's taken back, the account's deleted with the session's write "
-            "(which takes its session slot and records the login's security event)",
+            "(which takes its session slot, records the login's security event and checks the account "
+            "still active)",
             (
                 Request("GetItem", ("lock",)),
                 Request("Query", ("account", "session")),
                 Request("UpdateItem", ("rate counter",)),
                 Request("UpdateItem", ("rate counter",)),
                 Request("UpdateItem", ("rate counter",)),
-                Request("TransactWriteItems", ("session", "session slot", "security event", "rate counter")),
+                Request("TransactWriteItems", ("session", "session slot", "security event", "rate counter", "account")),
             ),
         ),
         Flow(

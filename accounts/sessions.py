@@ -59,7 +59,7 @@ from django.utils.crypto import get_random_string
 from . import dynamo, regions, timeline, transactions
 from .app_settings import app_settings
 from .browsers import describe_user_agent
-from .exceptions import Busy, StaleItem, Unavailable
+from .exceptions import AccountRefused, Busy, StaleItem, Unavailable
 from .ratelimit import client_address, client_ip
 from .tables import ACCOUNT_PREFIX, PROFILE_SORT_KEY, account_pk, get_account_model, has_expired, is_gone, raw_expires
 
@@ -307,6 +307,10 @@ class SessionStore(SessionBase):
         # write records the login; then that write's event item (login_event_put).
         self._login_address = None
         self._login_event = None
+        # The account a login of this request read (note_login), and the check of it that the
+        # new session's write sends: still there and active as read.
+        self._login_account = None
+        self._account_check = None
 
     # Reading
 
@@ -520,10 +524,13 @@ class SessionStore(SessionBase):
             self._deletes.append(dynamo.key(pk, sort_key))
         self._slot_choice = list(slot) if slot else None
 
-    def note_login(self, address: str) -> None:
+    def note_login(self, address: str, account: Any = None) -> None:
         """Record the login this request makes, from ``address``, in the account's security
-        timeline: the new session's write puts its event in the same request."""
+        timeline: the new session's write puts its event in the same request. ``account``:
+        the account as the login read it (active), which that write checks is still there
+        and active (see :meth:`save`)."""
         self._login_address = address
+        self._login_account = account
 
     def login_event_put(self) -> dict | None:
         """The Put of the login event the new session of this request's last
@@ -558,8 +565,8 @@ class SessionStore(SessionBase):
         item, new, now = self._next_item(data, must_create)
         deletes, self._deletes = self._pending_deletes(), []
         events = [self._login_event] if self._login_event else []
-        if self._slot_put is not None:
-            self._write_with_slot(item, now, deletes)
+        if self._slot_put is not None or self._account_check is not None:
+            self._write_login(item, now, deletes)
         elif new and (deletes or events):
             # A fresh random key needs no guard (nor an event's), so the put, the login's
             # event and the deletes go as one request.
@@ -571,19 +578,28 @@ class SessionStore(SessionBase):
         self._login_committed()
         self._saved_as(item, now, data)
 
-    def _write_with_slot(self, item, now, deletes):
-        """Send a new session with the slot it takes in one transaction; when the slot
-        changed hands since it was read, read the partition again and choose again."""
+    def _write_login(self, item, now, deletes):
+        """Send a login's new session in one transaction with the slot it takes and the
+        check that its account is still there and active as the login read it. When the slot
+        changed hands since it was read, read the partition again and choose again; when the
+        account check failed (a deactivation or deletion won the race), write nothing more:
+        this session is emptied (its cookie dropped) and :class:`UpdateError` raised, as for a
+        session ended elsewhere. Nobody is logged in."""
         account_id, _ = _split_key(self.session_key)
         for _ in range(SLOT_ATTEMPTS):
+            plan = transactions.plan_login_session(
+                self._put_params(item, True, now), self._slot_put, deletes, self.login_event_put(), self._account_check
+            )
             try:
-                transactions.run_once(
-                    transactions.plan_login_session(
-                        self._put_params(item, True, now), self._slot_put, deletes, self.login_event_put()
-                    )
-                )
+                transactions.run_once(plan)
                 return
-            except (StaleItem, Busy):
+            except AccountRefused as error:
+                self.discard()
+                raise UpdateError("The account was deactivated or deleted while it logged in.") from error
+            except (StaleItem, Busy) as error:
+                if self._slot_put is None:
+                    # No slot to choose again: only contention (Busy) gets here.
+                    raise Unavailable(f"The login's session could not be written: {error}") from error
                 self._deletes = [key for key in deletes if key != self._evicted]
                 self.note_account_items(dynamo.query_partition(account_pk(account_id), "SESS"))
                 deletes = self._take_slot(account_id, item)
@@ -625,10 +641,13 @@ class SessionStore(SessionBase):
         new = must_create or self.session_key is None or _split_key(self.session_key)[0] != account_id
         self._slot_put = None
         self._login_event = None
+        self._account_check = None
         if new and not must_create and account_id and self._login_address is not None:
             origin = timeline.Origin(self._login_address, self.user_agent or "")
             self._login_event = timeline.new_event(account_id, timeline.LOGIN, origin=origin)
             self._login_address = None
+            if self._login_account is not None and self._login_account.id == account_id:
+                self._account_check = transactions.account_as_signed_in(self._login_account)
         if new and not must_create:
             if self.session_key:
                 self._deletes.append(_item_key(self.session_key))
@@ -742,11 +761,10 @@ def end_sessions(
     :meth:`SessionStore.account_sessions` returns them, are given) and one
     ``BatchWriteItem`` per 25 sessions. Call it after a password change or reset, a
     deactivation or a deletion: a cookie of an ended session is anonymous from then on,
-    and reactivating the account revives none of them. (A sign-in that read the account
-    before the deactivation and commits after this Query is not among them: a second step's
-    and a passkey login's are cancelled by the account's ``is_active`` as read; a
-    password-only login's session write checks nothing of the account yet, see
-    docs/sessions.md.) ``also``: raw keys of other items
+    and reactivating the account revives none of them. (A login or a reauthentication that
+    read the account before the deactivation and commits after this Query is not among
+    them: each is cancelled by the account's ``is_active`` as read, checked in the
+    transaction that writes its session; see docs/sessions.md.) ``also``: raw keys of other items
     to delete in the same ``BatchWriteItem`` (a deleted account's security events);
     ``event``: a security event's raw item, put in it when a session ended; ``session``:
     this request's session, told which sessions ended (:meth:`SessionStore.note_ended`) so
@@ -792,4 +810,4 @@ def record_user_agent(sender, request, user, **kwargs):
     if isinstance(getattr(request, "session", None), SessionStore):
         request.session.user_agent = request.META.get("HTTP_USER_AGENT", "")
         request.session.ip = client_address(request)[:ADDRESS_MAX_LENGTH]
-        request.session.note_login(client_ip(request))
+        request.session.note_login(client_ip(request), getattr(user, "account", None))

@@ -397,15 +397,24 @@ def update_account(
     ``recorded`` is false (a password hash upgraded at login: the password stays the same),
     and :data:`~accounts.signals.security_event` is sent once it committed. ``origin``: where
     the event comes from (:func:`accounts.timeline.origin_of` the request; the default, for a
-    change made without one, names no address, browser or actor).
-    Raises :class:`~accounts.exceptions.UniqueViolation` or
-    :class:`~accounts.exceptions.StaleItem` (the account changed since it was read).
+    change made without one, names no address, browser or actor). A change with an actor
+    (a staff member's) carries the staff hierarchy's guards (:mod:`accounts.transactions.hierarchy`).
+    Raises :class:`~accounts.exceptions.UniqueViolation`,
+    :class:`~accounts.exceptions.StaleItem` (the account changed since it was read) or
+    :class:`~accounts.exceptions.ActorRefused` (the staff member changing a superuser's
+    account is no longer an active superuser).
     Deactivating the account ends its sessions (see :func:`end_sessions`).
     """
     event = change_event(account, changes, origin) if recorded else None
     events = [timeline.action(event)] if event else []
+    staff_as_read, staff_checks = transactions.staff_guards(account, origin.actor)
     transactions.change(
-        account, {**changes, "updated": utcnow()}, unheld=unheld, also=[*also, *events], token=token, as_read=as_read
+        account,
+        {**changes, "updated": utcnow()},
+        unheld=unheld,
+        also=[*also, *events, *staff_checks],
+        token=token,
+        as_read=[*as_read, *staff_as_read],
     )
     if event:
         timeline.committed(type(account), event)
@@ -504,11 +513,16 @@ def change_password(
     return end_sessions(account, session=session)
 
 
-def delete_account(account: Account, *, session: SessionBase | None = None) -> None:
+def delete_account(
+    account: Account, *, session: SessionBase | None = None, origin: timeline.Origin = timeline.NO_ORIGIN
+) -> None:
     """Delete ``account`` and release its locks in one transaction; its sessions end and its
     security events are deleted (:func:`clear_partition`; ``session``: this request's, told
-    which sessions ended, so that its logout does not delete its own again)."""
-    transactions.delete(account)
+    which sessions ended, so that its logout does not delete its own again). ``origin``:
+    who deletes it; a staff member's deletion carries the staff hierarchy's guards, as
+    :func:`update_account`'s change."""
+    staff_as_read, staff_checks = transactions.staff_guards(account, origin.actor)
+    transactions.delete(account, also=staff_checks, as_read=staff_as_read)
     clear_partition(account, session=session)
     signals.account_deleted.send(sender=type(account), account=account)
 

@@ -952,6 +952,9 @@ init {
 #if IDEMPOTENCY
 		start_keys();
 #endif
+#if HIERARCHY
+		start_hierarchy();
+#endif
 		run Quiescence();
 		do
 #ifdef REPAIR_KEY

@@ -26,7 +26,7 @@ from ..mfa.flows import reauthentication
 from ..models import User
 from ..providers import flows as provider_flows
 from ..tables import Account
-from . import responses
+from . import meta_warnings, responses
 from .base import APIView
 from .responses import Answer
 
@@ -149,9 +149,11 @@ class LoginView(APIView):
         if outcome.status == login_flow.WRONG_CREDENTIALS:
             form.refuse(outcome)
             return responses.form_errors(form, {"username": name_field})
+        # A right password that appears in a breach: the login goes on, told so (as the page).
+        password = form.cleaned_data["password"]
         if outcome.status == login_flow.PENDING:
-            return responses.unauthenticated(request)
-        answer = responses.authenticated(request, outcome.user)
+            return meta_warnings.about_password(responses.unauthenticated(request), password)
+        answer = meta_warnings.about_password(responses.authenticated(request, outcome.user), password)
         answer.trusted_account = outcome.user.pk
         return answer
 
@@ -550,6 +552,10 @@ class SessionsView(AuthenticatedView):
             return responses.error(_("Enter a list of session ids."), "invalid", "sessions")
         listed = sessions_flow.list_sessions(request) or []
         ids = {info.id for info in listed if responses.session_id(info.id) in wanted}
+        if any(info.id in ids and not info.current for info in listed) and not reauthentication.is_fresh(request):
+            # Ending other sessions is sensitive, as on the page (logging this one out is not):
+            # a stolen session must not log its owner out everywhere.
+            return responses.reauthentication_required(request, request.user)
         ended = sessions_flow.end_sessions(request, ids)
         if ended.logged_out:
             return responses.unauthenticated(request)

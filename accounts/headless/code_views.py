@@ -36,7 +36,7 @@ class RequestCodeView(APIView):
         email = (self.text("email") or "").strip()
         if not email or len(email) > 254:
             return responses.error(MESSAGES["email_required"], "invalid", "email")
-        ratelimit.consume(request, "reset_password", key=email.casefold())
+        ratelimit.consume(request, "reset_password", key=flows.request_limit_key(email))
         mail = flows.request_code(request, email, next_url="")
         answer = responses.unauthenticated(request)
         answer.then = mail.send

@@ -155,7 +155,8 @@ class TrustView(APIView):
 
 class MFAReauthenticateView(AuthenticatedView):
     """``POST auth/2fa/reauthenticate`` (``code``): a fresh proof with a code of the
-    authenticator app or a recovery code, as allauth's (``reauthenticate`` limit)."""
+    authenticator app (the second step's ``mfa_attempt`` limit, 429) or a recovery code, as
+    allauth's (``mfa_attempt`` too)."""
 
     http_method_names = ["post"]
 

@@ -35,7 +35,8 @@ class CodeRequestView(ratelimit.RateLimitMixin, FormView):
     rate_limit_action = "reset_password"
 
     def rate_limit_key(self, form):
-        return form.cleaned_data["login"].strip().casefold()
+        # What every spelling of the address shares, as its lock and the login's limit do.
+        return flows.request_limit_key(form.cleaned_data["login"])
 
     def dispatch(self, request, *args, **kwargs):
         if request.user.is_authenticated:
@@ -43,6 +44,9 @@ class CodeRequestView(ratelimit.RateLimitMixin, FormView):
         return super().dispatch(request, *args, **kwargs)
 
     def form_valid(self, form):
+        refusal = self.refuse_over_limit(form)
+        if refusal is not None:
+            return refusal
         next_url = self.request.GET.get("next") or self.request.POST.get("next")
         allowed = url_has_allowed_host_and_scheme(
             next_url, {self.request.get_host()}, require_https=self.request.is_secure()

@@ -89,6 +89,9 @@ class Role(StrEnum):
     # A ConditionCheck that the account's password and address are those a mailed login
     # code was judged against (a code's sign-in, see .authenticators.code_as_issued).
     CODE_ISSUED = "code_issued"
+    # A ConditionCheck that the staff member changing a superuser's account is still an
+    # active staff superuser (see .hierarchy).
+    ACTOR = "actor"
 
 
 # The roles by name, as the planners, the runner and the tests import them.

@@ -294,19 +294,30 @@ def _session_actions(
 
 
 def plan_login_session(
-    session_put: Body, slot_put: Body | None, deletes: Sequence[Mapping[str, Any]], event_put: Body | None = None
+    session_put: Body,
+    slot_put: Body | None,
+    deletes: Sequence[Mapping[str, Any]],
+    event_put: Body | None = None,
+    account_check: Spend | None = None,
 ) -> Transaction:
-    """The transaction of a login's new session under ``ACCOUNTS_MAX_SESSIONS``: the
-    session's Put (``attribute_not_exists(PK)``), the Put of the slot it takes
-    (``slot_put``, guarded by the slot's holder as read: absent, or the session it names),
-    the Put of the login's security event (``event_put``, unguarded: see :mod:`.events`),
-    and ``deletes`` (the raw keys of the session it replaces, the slot's previous holder,
-    cleared rate counters), unconditionally. A cancelled one raises
+    """The transaction of a login's new session: the session's Put
+    (``attribute_not_exists(PK)``), the Put of the slot it takes under
+    ``ACCOUNTS_MAX_SESSIONS`` (``slot_put``, guarded by the slot's holder as read: absent,
+    or the session it names), the Put of the login's security event (``event_put``,
+    unguarded: see :mod:`.events`), ``deletes`` (the raw keys of the session it replaces,
+    the slot's previous holder, cleared rate counters), unconditionally, and
+    ``account_check``, the check that the account is still there and active as the login
+    read it (:func:`account_as_signed_in`: a password, provider or code login's session
+    outlives no deactivation racing it, for the reasons given there). A cancelled one raises
+    :class:`~accounts.exceptions.AccountRefused` when the account check failed, else
     :class:`~accounts.exceptions.StaleItem`: the slot changed hands since it was read."""
     table = session_put["TableName"]
-    return new_transaction(
-        SIGN_IN, lambda now: _session_actions(table, session_put, slot_put, deletes, now, event_put=event_put), None
-    )
+
+    def actions(now: int) -> list[Action]:
+        planned = _session_actions(table, session_put, slot_put, deletes, now, event_put=event_put)
+        return [*planned, account_check(now)] if account_check is not None else planned
+
+    return new_transaction(SIGN_IN, actions, None)
 
 
 def plan_sign_in(

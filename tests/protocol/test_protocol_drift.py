@@ -110,6 +110,7 @@ OTHER_ROLES = {
     transactions.ID_TOKEN: "id_token",
     transactions.LIVE_SESSION: "live_session",
     transactions.CODE_ISSUED: "code_issued",
+    transactions.Role.ACTOR: "actor",
 }
 # A registry entry's actions when the request is one accounts_explain printed (no roles):
 # its own Put or Delete, and the ConditionCheck of another member's entry.
@@ -224,9 +225,29 @@ def staff_transactions(ada, bob, now):
     }
 
 
+def staff_hierarchy_transactions(ada, bob, now):
+    """A staff member's (bob's) change of an ordinary account, and change and deletion of a
+    superuser's: the account's ``is_superuser`` as read, and for a superuser's, bob's own
+    flags checked (accounts.transactions.hierarchy)."""
+    root = transactions.changed_copy(ada, {"is_superuser": True})
+    as_read, checks = transactions.staff_guards(root, bob.id)
+    ordinary_as_read, _ = transactions.staff_guards(ada, bob.id)
+    return {
+        "staff_change": transactions.plan_change(
+            ada, {"username": "countess", "updated": now}, as_read=ordinary_as_read
+        ),
+        "staff_change_superuser": transactions.plan_change(
+            root, {"username": "countess", "updated": now}, as_read=as_read, also=checks
+        ),
+        "staff_delete_superuser": transactions.plan_delete(root, as_read=as_read, also=checks),
+    }
+
+
 def login_session_transactions(ada):
-    """A login's new session with the session slot it takes: a slot absent as read, and a
-    slot read naming another session (which the login ends)."""
+    """A login's new session with the session slot it takes (a slot absent as read, and a
+    slot read naming another session, which the login ends) or without one
+    (``ACCOUNTS_MAX_SESSIONS = None``), each with the check that the account the login read
+    is still there and active."""
     session = sessions.SessionStore()
     session[SESSION_KEY] = ada.id
     item, _, now = session._next_item(session._get_session())
@@ -234,9 +255,11 @@ def login_session_transactions(ada):
     free = sessions.slot_put(ada.id, 0, None, item["SK"]["S"])
     taken = sessions.slot_put(ada.id, 1, "SESSION#old", item["SK"]["S"])
     old = dynamo.key(ada.PK, "SESSION#old")
+    check = transactions.account_as_signed_in(ada)
     return {
-        "login_session": transactions.plan_login_session(put, free, []),
-        "login_session_taking_over": transactions.plan_login_session(put, taken, [old]),
+        "login_session": transactions.plan_login_session(put, free, [], account_check=check),
+        "login_session_taking_over": transactions.plan_login_session(put, taken, [old], account_check=check),
+        "login_session_without_slot": transactions.plan_login_session(put, None, [], account_check=check),
     }
 
 
@@ -352,6 +375,7 @@ def code_transactions(ada, bob, carol):
     planned.update(second_factor_transactions(ada, carol))
     planned.update(staff_transactions(ada, bob, now))
     planned.update(login_session_transactions(ada))
+    planned.update(staff_hierarchy_transactions(ada, bob, now))
     planned.update(identity_transactions(ada))
     planned.update(totp_and_recovery_code_transactions(ada))
     planned.update(token_transactions(ada))
@@ -428,6 +452,15 @@ def _limit_checks(account):
     return mfa_store.limit_checks(guess.conditions())
 
 
+def _code_tries_checks():
+    """The ConditionCheck of a mailed code's tries (code_flows.TRIES_RULE), as a
+    reauthentication with that code sends it, with no try read."""
+    tries = ratelimit.Counter(code_flows.TRIES_ACTION, code_flows.TRIES_RULE, "code-id")
+    guess = ratelimit.Guess(RequestFactory().post("/"), code_flows.TRIES_ACTION, counters=[tries])
+    guess.take([])
+    return mfa_store.limit_checks(guess.conditions())
+
+
 def second_factor_transactions(ada, carol):
     """The transactions of passkeys and second factors, by the table's names."""
     now = utcnow()
@@ -478,12 +511,25 @@ def second_factor_transactions(ada, carol):
             ],
         ),
         "reauthenticate_passkey": _reauthentication(
-            ada, [mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=0), {"sign_count": 0})]
+            ada,
+            [
+                mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=0), {"sign_count": 0}),
+                mfa_store.account_as_signed_in(ada),
+            ],
         ),
-        "spend_totp_step": transactions.plan_spend([mfa_store.totp_spend(ada.id, 100)]),
-        # A reauthentication with a recovery code: the code's Update and its security event.
+        "reauthenticate_code": _reauthentication(ada, [*_code_tries_checks(), mfa_store.account_as_signed_in(ada)]),
+        "sign_in_code": _sign_in(ada, [*_limit_checks(ada), mfa_store.account_as_signed_in(ada)]),
+        "spend_totp_step_under_limit": transactions.plan_spend(
+            [mfa_store.totp_spend(ada.id, 100), *_limit_checks(ada)]
+        ),
+        # A reauthentication with a recovery code: the code's Update and its security event, with
+        # the second step's limit checked (every code typed anywhere draws on it).
         "spend_recovery_code": transactions.plan_spend(
-            [mfa_store.recovery_code_spend(ada, "code"), mfa_store.recovery_code_event(ada, timeline.NO_ORIGIN)]
+            [
+                mfa_store.recovery_code_spend(ada, "code"),
+                mfa_store.recovery_code_event(ada, timeline.NO_ORIGIN),
+                *_limit_checks(ada),
+            ]
         ),
         "spend_passkey": transactions.plan_spend(
             [mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=3), {"sign_count": 4})]
