@@ -214,9 +214,11 @@ def signed_up(request: HttpRequest, account: Account, method: dict[str, Any] | N
 
 class VerifyEmailView(APIView):
     """``GET auth/email/verify`` (``X-Email-Verification-Key``): whom a key verifies;
-    ``POST`` (``key``): verify. The key is a verification link's, an email-change link's, or
-    (with ``ACCOUNTS_EMAIL_VERIFICATION_BY_CODE_ENABLED``) the code this session waits for
-    (409 when it waits for none). Verifying does not log in: the app logs in next."""
+        ``POST`` (``key``): verify. The key is a verification link's, an email-change link's, or
+        (with ``ACCOUNTS_EMAIL_VERIFICATION_BY_CODE_ENABLED``) the code this session waits for
+        (409 when it waits for none). Verifying the sign-up this session keeps pending goes on with
+    its login, as allauth's ``verify_email`` stage does (200, or 401 with the second factor
+    pending); a key opened anywhere else logs nobody in (401)."""
 
     http_method_names = ["get", "post"]
 
@@ -246,6 +248,9 @@ class VerifyEmailView(APIView):
             verified = email_change.confirm_email_change(request, key=key)
         else:
             verified = email_verification.verify_email(request, key=key, end_pending=True)
+        if verified.login is not None and verified.login.status == login_flow.DONE:
+            # This session's own sign-up, verified: its login went on, as allauth's does.
+            return responses.authenticated(request, verified.login.user)
         if verified.confirmed or verified.outcome == verification.CHANGED:
             if not request.user.is_authenticated:
                 return responses.unauthenticated(request)

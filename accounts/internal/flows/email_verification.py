@@ -6,7 +6,7 @@ the link or a new code again; both front ends call these. Every mailed code is j
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.http import HttpRequest
 from django.utils.crypto import constant_time_compare
@@ -14,9 +14,11 @@ from django.utils.crypto import constant_time_compare
 from ... import email_codes, ratelimit, store, timeline, verification
 from ...app_settings import app_settings
 from ...exceptions import OverLimit
+from ...models import User
 from ...pending import PENDING_SESSION_KEY, pending_account_id, remember_pending
 from ...tables import Account
 from ...transactions import Action
+from . import login as login_flow
 
 # What a resend found instead of a mail to send: no sign-up pending in this session; the
 # pending sign-up gone (expired, or discarded from its link); its address already verified.
@@ -37,6 +39,9 @@ class KeyOutcome:
 
     outcome: str
     account: Account | None = None
+    #: What this session's login became once its own pending sign-up was verified
+    #: (:func:`finish_pending_signup`): ``None`` when the key was not that sign-up's.
+    login: login_flow.LoginOutcome | None = None
 
     @property
     def confirmed(self) -> bool:
@@ -79,9 +84,24 @@ def verify_email(request: HttpRequest, *, key: str, end_pending: bool) -> KeyOut
     """
     outcome, account = verification.confirm_email(key, origin=timeline.origin_of(request))
     verified = KeyOutcome(outcome, account)
-    if end_pending and verified.confirmed and account is not None and pending_account_id(request) == account.id:
-        del request.session[PENDING_SESSION_KEY]
+    if end_pending:
+        return finish_pending_signup(request, verified)
     return verified
+
+
+def finish_pending_signup(request: HttpRequest, verified: KeyOutcome) -> KeyOutcome:
+    """Once the address of the sign-up this session keeps pending is verified, that login
+    goes on, as django-allauth's ``verify_email`` stage exits: the session stops keeping the
+    sign-up pending and is logged in, or staged for the account's second factor.
+
+    Only this session's own sign-up (made here, or an unverified login here with its right
+    password) goes on: a key opened anywhere else verifies and logs nobody in."""
+    account = verified.account
+    if not verified.confirmed or account is None or pending_account_id(request) != account.id:
+        return verified
+    del request.session[PENDING_SESSION_KEY]
+    login = login_flow.continue_login(request, User.from_account(account), redirect_to="", method={"method": "email"})
+    return replace(verified, login=login)
 
 
 def discard_signup(*, key: str) -> KeyOutcome:
@@ -146,9 +166,7 @@ def verify_code(request: HttpRequest, *, code: str) -> KeyOutcome:
         code,
         lambda right: verification.confirm_account(right.account, origin=origin, also=right.limit_actions()),
     )
-    if verified.confirmed and verified.account is not None and pending_account_id(request) == verified.account.id:
-        del request.session[PENDING_SESSION_KEY]
-    return verified
+    return finish_pending_signup(request, verified)
 
 
 def use_code(
