@@ -157,6 +157,7 @@ def new_passkey(account, credential, name):
         backup_state=credential.backup_state,
         transports=credential.transports or None,
         aaguid=credential.aaguid,
+        discoverable=credential.discoverable,
         expires=account.expires,
     )
 

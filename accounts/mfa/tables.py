@@ -46,6 +46,8 @@ class Passkey(TableModel):
     backup_state = BooleanAttribute(default=False)
     transports = ListAttribute(of=UnicodeAttribute, null=True)
     aaguid = UnicodeAttribute(null=True)
+    # Discoverable (a passkey) or not (a security key), as the browser said at registration.
+    discoverable = BooleanAttribute(null=True)
     created = UTCDateTimeAttribute(default_for_new=utcnow)
     last_used = UTCDateTimeAttribute(null=True)
     # The first passkey of an account signed up with one expires with it until verified.

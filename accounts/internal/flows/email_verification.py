@@ -15,7 +15,7 @@ from ... import email_codes, ratelimit, store, timeline, verification
 from ...app_settings import app_settings
 from ...exceptions import OverLimit
 from ...models import User
-from ...pending import PENDING_SESSION_KEY, pending_account_id, remember_pending
+from ...pending import PENDING_SESSION_KEY, pending_account_id, pending_method, remember_pending
 from ...tables import Account
 from ...transactions import Action
 from . import login as login_flow
@@ -99,9 +99,14 @@ def finish_pending_signup(request: HttpRequest, verified: KeyOutcome) -> KeyOutc
     account = verified.account
     if not verified.confirmed or account is None or pending_account_id(request) != account.id:
         return verified
+    method = pending_method(request) or {"method": "password"}
     del request.session[PENDING_SESSION_KEY]
-    login = login_flow.continue_login(request, User.from_account(account), redirect_to="", method={"method": "email"})
-    return replace(verified, login=login)
+    user = User.from_account(account)
+    if method.get("method") == "mfa":
+        # Signed up with a passkey: a proof a second step would only ask for again.
+        login_flow.log_in(request, user, method=method)
+        return replace(verified, login=login_flow.LoginOutcome(login_flow.DONE, user=user))
+    return replace(verified, login=login_flow.continue_login(request, user, redirect_to="", method=method))
 
 
 def discard_signup(*, key: str) -> KeyOutcome:
@@ -142,7 +147,7 @@ def unverified_login(request: HttpRequest, account: Account) -> None:
     waiting = email_codes.pending(request.session, email_codes.VERIFY_EMAIL)
     if by_code() and (waiting is None or waiting.account_id != account.id):
         mail = send_proof(request, account)
-    remember_pending(request, account.id, account.email, mail)
+    remember_pending(request, account.id, account.email, mail, {"method": "password"})
 
 
 def verify_code(request: HttpRequest, *, code: str) -> KeyOutcome:
@@ -293,5 +298,5 @@ def resend_verification(request: HttpRequest, *, account: Account | None = None)
         return Resend(ALREADY_VERIFIED, email=account.email, account=account)
     mail = verification.resend_verification(request, account, send=lambda: send_proof(request, account))
     if from_session:
-        remember_pending(request, account.id, account.email, mail)
+        remember_pending(request, account.id, account.email, mail, pending_method(request))
     return Resend(mail, email=account.email, account=account)

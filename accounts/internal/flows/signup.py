@@ -39,5 +39,5 @@ def complete_signup(
     if not store.verification_required():
         login.log_in(request, User.from_account(account), method=method)
         return SignupCompletion(logged_in=True, mail=mail)
-    remember_pending(request, account.id, account.email, mail)
+    remember_pending(request, account.id, account.email, mail, method)
     return SignupCompletion(logged_in=False, mail=mail)
