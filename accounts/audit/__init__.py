@@ -39,7 +39,7 @@ Its parts, whose public names are all importable from here:
 
 from .backfilling import backfill, is_backfilled
 from .checkpoints import Checkpoint
-from .exports import InvalidExport, read_export, write_export
+from .exports import ExportWriter, InvalidExport, read_export, write_export
 from .findings import (
     DUPLICATE,
     INVALID,
@@ -123,6 +123,7 @@ __all__ = [
     "UNRECORDED",
     "WRONG_OWNER",
     "DamagedLock",
+    "ExportWriter",
     "Finding",
     "Findings",
     "InvalidExport",
