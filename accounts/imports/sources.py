@@ -17,6 +17,7 @@ user with :attr:`~.records.SourceUser.problems`, reported.
 
 import json
 import os
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import quote
 
-from django.db import DatabaseError, InterfaceError
+from django.db import DatabaseError, InterfaceError, connections
 from django.db.utils import ConnectionHandler
 
 from . import allauth
@@ -181,8 +182,7 @@ class DatabaseSource:
         config = _database_config(url)
         self.engine = ENGINES[config["ENGINE"]]
         self.description = f"{self.engine} database {config.get('NAME')}"
-        self.connections = ConnectionHandler({"source": config})
-        self.connection = self.connections["source"]
+        self.alias, self.connection = _open_connection(config)
         try:
             self.connection.ensure_connection()
             if self.engine == "sqlite":
@@ -292,13 +292,24 @@ class DatabaseSource:
             yield user
 
     def close(self) -> None:
-        self.connections.close_all()
+        self.connection.close()
+        connections.settings.pop(self.alias, None)
+        del connections[self.alias]
 
 
 def _source_id(value: Any) -> Any:
     """A primary key as the report shows it: a number stays a number, anything else is text
     (a UUID, a string key)."""
     return value if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+
+def _open_connection(config: dict[str, Any]) -> tuple[str, Any]:
+    """A connection to the source under an alias of its own (never one of the site's
+    ``DATABASES``): Django's backends find their connection by alias, in ``connections``."""
+    alias = f"accounts_import_{uuid.uuid4().hex}"
+    # Django's defaults for every key the entry leaves out, as for a DATABASES entry.
+    connections.settings[alias] = ConnectionHandler({"default": config}).settings["default"]
+    return alias, connections[alias]
 
 
 def _database_config(url: str) -> dict[str, Any]:

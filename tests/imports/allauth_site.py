@@ -40,6 +40,7 @@ SETTINGS = textwrap.dedent(
         "allauth.socialaccount.providers.openid_connect",
         "allauth.mfa",
     ]
+    MIDDLEWARE = ["allauth.account.middleware.AccountMiddleware"]
     DEFAULT_AUTO_FIELD = "django.db.models.AutoField"
     AUTHENTICATION_BACKENDS = ["allauth.account.auth_backends.AuthenticationBackend"]
 
