@@ -77,7 +77,7 @@ def run_import(
             finder.add_id(key, None if user.source_id is None else source_id_text(user.source_id), user.line)
             built = build_candidate(user, providers)
             if isinstance(built, Candidate):
-                finder.add(key, source_id_text(user.source_id), built.verified, user.last_login, built.keys)
+                finder.add(key, source_id_text(user.source_id), user.line, built.verified, user.last_login, built.keys)
             _tell(on_progress, "reading", done, summary)
         left_out = finder.left_out()
     finally:

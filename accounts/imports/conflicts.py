@@ -30,7 +30,7 @@ CONFLICTS_QUERY = """
 WITH shared AS (
     SELECT namespace, key FROM keys GROUP BY namespace, key HAVING count(DISTINCT user_key) > 1
 )
-SELECT keys.user_key, users.source_id, users.verified, users.last_login,
+SELECT keys.user_key, users.source_id, users.line, users.verified, users.last_login,
        keys.position, keys.namespace, keys.key, keys.field, keys.lookalike
 FROM keys
 JOIN shared USING (namespace, key)
@@ -61,7 +61,7 @@ class ConflictFinder:
         self.connection.execute(f"SET temp_directory = '{path / 'spill'}'")
         self.connection.execute("SET preserve_insertion_order = false")
         self.connection.execute(
-            "CREATE TABLE users (user_key VARCHAR, source_id VARCHAR, verified BOOLEAN, last_login DOUBLE)"
+            "CREATE TABLE users (user_key VARCHAR, source_id VARCHAR, line BIGINT, verified BOOLEAN, last_login DOUBLE)"
         )
         self.connection.execute(
             "CREATE TABLE keys (user_key VARCHAR, position INTEGER, namespace VARCHAR, key VARCHAR, "
@@ -75,10 +75,18 @@ class ConflictFinder:
         if source_id is not None:
             self._append("ids", (user_key, source_id, line))
 
-    def add(self, user_key: str, source_id: str, verified: bool, last_login: datetime | None, keys: Iterable[Key]) -> None:
-        """Note a candidate and the keys it would hold."""
+    def add(
+        self,
+        user_key: str,
+        source_id: str,
+        line: int | None,
+        verified: bool,
+        last_login: datetime | None,
+        keys: Iterable[Key],
+    ) -> None:
+        """Note a candidate (``line``: of a JSON-lines file) and the keys it would hold."""
         login = last_login.timestamp() if last_login is not None else None
-        self._append("users", (user_key, source_id, verified, login))
+        self._append("users", (user_key, source_id, line, verified, login))
         for position, key in enumerate(keys):
             self._append("keys", (user_key, position, key.namespace, key.key, key.field, key.lookalike))
 
@@ -118,7 +126,8 @@ class ConflictFinder:
             namespace, _, field, lookalike = taken
             code = (LOOKALIKE if lookalike else SAME).format(field=field)
             message = "Another user of the source, kept by the rules (verified, last login, lowest id), holds this value."
-            problem = Problem(user["source_id"], field, code, message, holder_source_id=held[(namespace, taken[1])])
+            holder = held[(namespace, taken[1])]
+            problem = Problem(user["source_id"], field, code, message, holder_source_id=holder, line=user["line"])
             left_out[user["user_key"]] = [problem]
         return left_out
 
@@ -131,10 +140,17 @@ def _in_priority_order(rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
     """The users of the conflicts' rows, each with its shared keys in declaration order,
     sorted by the rules: verified first, then the latest login, then the lowest id."""
     users: dict[str, dict[str, Any]] = {}
-    for user_key, source_id, verified, last_login, _position, namespace, key, field, lookalike in rows:
+    for user_key, source_id, line, verified, last_login, _position, namespace, key, field, lookalike in rows:
         user = users.setdefault(
             user_key,
-            {"user_key": user_key, "source_id": json.loads(source_id), "verified": verified, "login": last_login, "keys": []},
+            {
+                "user_key": user_key,
+                "source_id": json.loads(source_id),
+                "line": line,
+                "verified": verified,
+                "login": last_login,
+                "keys": [],
+            },
         )
         user["keys"].append((namespace, key, field, lookalike))
     return sorted(users.values(), key=_priority)
