@@ -120,6 +120,8 @@ def build_candidate(user: SourceUser, providers: dict[str, str]) -> Candidate | 
     """``user`` made an account, or the report's lines saying why it cannot be one.
     ``providers``: the site's OpenID Connect providers, ``{id: issuer}``."""
     problems = [Problem(user.source_id, each.field, INVALID, each.message, line=user.line) for each in user.problems]
+    if any(each.field == "line" for each in user.problems):
+        return problems  # a line that is no user at all: nothing else to say of it
     flags: dict[str, bool] = {}
     for name, default in (("is_active", True), ("is_staff", False), ("is_superuser", False), ("email_verified", False)):
         value = flag(getattr(user, name), default)
