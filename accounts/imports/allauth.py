@@ -24,6 +24,7 @@ from datetime import datetime
 from hashlib import sha1
 from typing import Any
 
+from django.utils.http import int_to_base36
 from webauthn.helpers import base64url_to_bytes, bytes_to_base64url, parse_attestation_object
 
 from .records import SourceAddress, SourceFactors, SourceIdentity, SourcePasskey, SourceProblem
@@ -83,15 +84,28 @@ def identity_of(provider: Any, uid: Any, extra_data: Any) -> SourceIdentity:
     return SourceIdentity(str(provider), uid if isinstance(uid, str) else str(uid), issuer)
 
 
+def user_handle(pk: Any) -> str:
+    """The user handle allauth registers a user's passkeys with
+    (``user_pk_to_url_str``): an integer key in base 36, a UUID in hex, else the key."""
+    if isinstance(pk, int) and not isinstance(pk, bool):
+        return int_to_base36(pk)
+    try:
+        return uuid.UUID(str(pk)).hex
+    except ValueError:
+        return str(pk)
+
+
 def read_factors(
     rows: Sequence[tuple[Any, Any, Any, Any]],
     *,
+    pk: Any = None,
     decrypt: Callable[[str], str] = identity,
     codes: RecoveryCodeFormat = RecoveryCodeFormat(),
 ) -> tuple[SourceFactors, list[SourceProblem]]:
     """A user's second factors from their ``(type, data, created_at, last_used_at)``
     ``mfa_authenticator`` rows, and what of them cannot be read (a factor of an unknown
-    type, data that is not allauth's, a secret ``decrypt`` refuses)."""
+    type, data that is not allauth's, a secret ``decrypt`` refuses). ``pk``: the user's
+    primary key, whence allauth made its passkeys' user handle."""
     totp_secret, totp_created = None, None
     unused: tuple[str, ...] = ()
     used: tuple[str, ...] = ()
@@ -105,7 +119,7 @@ def read_factors(
             elif kind == RECOVERY_CODES:
                 unused, used = recovery_codes_of(data, decrypt, codes)
             elif kind == WEBAUTHN:
-                passkeys.append(passkey_of(data, created_at, last_used_at))
+                passkeys.append(passkey_of(data, created_at, last_used_at, None if pk is None else user_handle(pk)))
             else:
                 problems.append(SourceProblem("mfa", f"An authenticator of unknown type {kind!r}."))
         except Exception as error:  # noqa: BLE001  (data of any shape, a host's decrypt: the user is reported)
@@ -145,7 +159,9 @@ def generate_codes(seed: str, codes: RecoveryCodeFormat) -> list[str]:
     return generated
 
 
-def passkey_of(data: dict[str, Any], created: datetime | None, last_used: datetime | None) -> SourcePasskey:
+def passkey_of(
+    data: dict[str, Any], created: datetime | None, last_used: datetime | None, handle: str | None = None
+) -> SourcePasskey:
     """A ``webauthn`` authenticator's credential, read from the registration answer allauth
     kept. The counter is the one at registration (allauth keeps no later one): a counter
     that grew since is still accepted, only one that does not grow is refused."""
@@ -168,4 +184,5 @@ def passkey_of(data: dict[str, Any], created: datetime | None, last_used: dateti
         name=str(data.get("name") or "Passkey"),
         created=created,
         last_used=last_used,
+        user_handle=handle,
     )

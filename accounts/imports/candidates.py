@@ -263,6 +263,7 @@ def _factors(user: SourceUser, account: Account) -> tuple[list[Passkey], list[Pr
         passkey = new_passkey(account, source, source.name or "Passkey")
         passkey.created = source.created or utcnow()
         passkey.last_used = source.last_used
+        passkey.user_handle = source.user_handle
         passkeys.append(passkey)
     if passkeys:
         account.passkeys = {passkey.credential_id for passkey in passkeys}

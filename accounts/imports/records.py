@@ -36,7 +36,8 @@ class SourceIdentity:
 class SourcePasskey:
     """A WebAuthn credential, as read from its registration (django-allauth keeps the
     browser's whole answer): the credential id (base64url), its COSE public key, its
-    signature counter and backup flags at registration, transports, AAGUID and name."""
+    signature counter and backup flags at registration, transports, AAGUID, name, and the
+    user handle the source site registered it with."""
 
     credential_id: str
     public_key: bytes
@@ -48,6 +49,8 @@ class SourcePasskey:
     name: str
     created: datetime | None = None
     last_used: datetime | None = None
+    # The user handle it was registered with (its discoverable login answers with it).
+    user_handle: str | None = None
 
 
 @dataclass(frozen=True)

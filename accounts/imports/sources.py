@@ -285,7 +285,7 @@ class DatabaseSource:
             user.email, user.email_verified, user.other_addresses = primary.email, primary.verified, tuple(others)
             user.identities = tuple(allauth.identity_of(*each) for each in identities.get(row[0], ()))
             read, problems = allauth.read_factors(
-                factors.get(row[0], []), decrypt=self.options.decrypt, codes=self.options.recovery_codes
+                factors.get(row[0], []), pk=row[0], decrypt=self.options.decrypt, codes=self.options.recovery_codes
             )
             user.factors = read
             user.problems += tuple(problems)

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 import pytest
 from django.contrib.auth.hashers import identify_hasher, is_password_usable
 from django.test import Client
+from django.utils.http import int_to_base36
 from webauthn.helpers import bytes_to_base64url
 
 from accounts import store
@@ -21,7 +22,7 @@ from tests import authenticator
 from tests.headless import APIClient
 from tests.imports import SITE_HASHERS, run_import
 from tests.imports.allauth_site import sqlite_site
-from tests.mfa import ORIGIN, code_of, options, second_step
+from tests.mfa import ORIGIN, code_of, options, passkey_login, second_step
 from tests.web import PASSWORD, login, stored_accounts
 
 pytestmark = pytest.mark.dynamodb_local
@@ -96,6 +97,8 @@ def site(tmp_path_factory):
             "webauthn": [{"name": "Old laptop", "credential": registration}],
         },
     )
+    # allauth registered it with the user's primary key in base 36 as its handle.
+    credential.user_handle = int_to_base36(made["guarded"]["id"]).encode()
     site.made, site.credential = made, credential
     return site
 
@@ -214,6 +217,25 @@ def test_the_allauth_passkey_is_the_second_step(imported, site):
     response = client.post("/accounts/mfa/authenticate/passkey/", {"credential": answer})
 
     assert response["Location"] == "/accounts/profile/"
+
+
+def test_the_allauth_passkey_logs_in_alone_though_it_carries_the_old_sites_user_handle(imported, site):
+    client = Client()
+
+    response = passkey_login(client, site.credential)
+
+    assert response["Location"] == "/accounts/profile/"
+    assert store.get_by_username("guarded").passkeys == {site.credential.b64_id}
+
+
+def test_the_allauth_passkey_answering_with_another_user_handle_gets_nobody_in(imported, site):
+    credential = authenticator.Credential("testserver", b"1", site.credential.id, key=site.credential.key)
+    client = Client()
+
+    response = passkey_login(client, credential)
+
+    assert response["Location"] == "/accounts/login/"
+    assert "_auth_user_id" not in client.session
 
 
 def test_every_allauth_user_is_imported_and_a_second_run_creates_nothing(imported, site, tmp_path):
