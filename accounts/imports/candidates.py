@@ -11,9 +11,10 @@ the same id for the same user, so a run killed and run again finds the users it 
 import base64
 import binascii
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from django.core.exceptions import ValidationError
 
@@ -21,19 +22,29 @@ from .. import store
 from ..app_settings import app_settings
 from ..exceptions import InvalidUniqueValue
 from ..mfa import recovery_codes
-from ..mfa.store import new_passkey
+from ..mfa import store as mfa_store
 from ..mfa.tables import Passkey
 from ..rules import clean_account_values
-from ..tables import MAX_PASSKEYS, Account, account_constraints, identity_element, utcnow
+from ..tables import MAX_PASSKEYS, Account, account_constraints
+from ..tables import identity_element as _identity_element
+from ..tables.clocks import utcnow
 from ..transactions import Transaction, owned_put, plan_create
 from .passwords import PasswordRefused, carried_password
-from .records import SourceUser
+from .records import SourcePasskey, SourceUser
 from .reports import (
     EXTRA_ADDRESS_NOT_IMPORTED,
     IDENTITY_NOT_IMPORTED,
     INVALID,
     Problem,
 )
+
+# The engine's helpers this module builds with, typed as they document themselves (their
+# modules carry no annotations yet).
+account_id_for_token = cast("Callable[[str], str]", store.account_id_for_token)
+build_account = cast("Callable[..., Account]", store.build_account)
+identity_element = cast("Callable[[str, str], str]", _identity_element)
+recovery_code_digests = cast("Callable[[str, Iterable[str]], set[str]]", recovery_codes.digests)
+new_passkey = cast("Callable[[Account, SourcePasskey, str], Passkey]", mfa_store.new_passkey)
 
 # How the report names the unique fields of an account's set-valued constraints.
 FIELD_NAMES = {"passkeys": "passkey", "oidc_identities": "identity"}
@@ -86,7 +97,7 @@ def row_token(user: SourceUser) -> str:
 
 def account_id_of(user: SourceUser) -> str:
     """The id of the account ``user`` is imported as (see the module)."""
-    return str(store.account_id_for_token(row_token(user)))
+    return account_id_for_token(row_token(user))
 
 
 def text_problem(value: object, *, required: bool = False) -> str | None:
@@ -139,7 +150,7 @@ def build_candidate(user: SourceUser, providers: dict[str, str]) -> Candidate | 
     if problems or isinstance(values, list):
         return problems
     email, username = values
-    account = store.build_account(
+    account = build_account(
         email,
         username,
         password,
@@ -175,7 +186,9 @@ def clean_values(user: SourceUser, *, allow_reserved: bool) -> tuple[str, str] |
         return clean_account_values(user.email, user.username, allow_reserved=allow_reserved)
     except ValidationError as error:
         return [
-            Problem(user.source_id, name, INVALID, str(each.message % (each.params or {})), detail=each.code, line=user.line)
+            Problem(
+                user.source_id, name, INVALID, str(each.message % (each.params or {})), detail=each.code, line=user.line
+            )
             for name, errors in error.error_dict.items()
             for each in errors
         ]
@@ -250,10 +263,12 @@ def _factors(user: SourceUser, account: Account) -> tuple[list[Passkey], list[Pr
             account.totp_created = factors.totp_created or utcnow()
     codes = [*factors.recovery_codes, *factors.used_recovery_codes]
     if any(text_problem(code, required=True) for code in codes):
-        problems.append(Problem(user.source_id, "recovery_codes", INVALID, "A recovery code is not text.", line=user.line))
+        problems.append(
+            Problem(user.source_id, "recovery_codes", INVALID, "A recovery code is not text.", line=user.line)
+        )
     elif codes:
-        account.recovery_codes = recovery_codes.digests(account.id, factors.recovery_codes) or None
-        account.used_recovery_codes = recovery_codes.digests(account.id, factors.used_recovery_codes) or None
+        account.recovery_codes = recovery_code_digests(account.id, factors.recovery_codes) or None
+        account.used_recovery_codes = recovery_code_digests(account.id, factors.used_recovery_codes) or None
     passkeys = []
     for source in factors.passkeys:
         problem = text_problem(source.credential_id, required=True) or text_problem(source.name)
@@ -284,7 +299,7 @@ def _is_base32(secret: str) -> bool:
 def _keys(user: SourceUser, account: Account) -> tuple[list[Key], list[Problem]]:
     """Every lock key ``account`` holds or claims (an unverified address's too: two source
     users never share an address), and the line of a value that can be no key."""
-    keys = []
+    keys: list[Key] = []
     for constraint in account_constraints():
         field_name = FIELD_NAMES.get(constraint.fields[0], constraint.fields[0])
         try:
@@ -297,4 +312,6 @@ def _keys(user: SourceUser, account: Account) -> tuple[list[Key], list[Problem]]
 
 def providers_by_id() -> dict[str, str]:
     """The site's OpenID Connect providers, ``{id: issuer}`` (``ACCOUNTS_OIDC_PROVIDERS``)."""
-    return {entry["id"]: entry["issuer"] for entry in app_settings.OIDC_PROVIDERS if "id" in entry and "issuer" in entry}
+    return {
+        entry["id"]: entry["issuer"] for entry in app_settings.OIDC_PROVIDERS if "id" in entry and "issuer" in entry
+    }

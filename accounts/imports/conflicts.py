@@ -102,7 +102,9 @@ class ConflictFinder:
         rows = self._rows[table]
         if not rows:
             return
-        columns = [description[0] for description in self.connection.execute(f"SELECT * FROM {table} LIMIT 0").description]
+        columns = [
+            description[0] for description in self.connection.execute(f"SELECT * FROM {table} LIMIT 0").description
+        ]
         batch = pyarrow.Table.from_pylist([dict(zip(columns, row, strict=True)) for row in rows])
         self.connection.register("batch", batch)
         self.connection.execute(f"INSERT INTO {table} SELECT * FROM batch")  # noqa: S608
@@ -125,7 +127,9 @@ class ConflictFinder:
                 continue
             namespace, _, field, lookalike = taken
             code = (LOOKALIKE if lookalike else SAME).format(field=field)
-            message = "Another user of the source, kept by the rules (verified, last login, lowest id), holds this value."
+            message = (
+                "Another user of the source, kept by the rules (verified, last login, lowest id), holds this value."
+            )
             holder = held[(namespace, taken[1])]
             problem = Problem(user["source_id"], field, code, message, holder_source_id=holder, line=user["line"])
             left_out[user["user_key"]] = [problem]

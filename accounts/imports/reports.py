@@ -24,9 +24,7 @@ EXTRA_ADDRESS_NOT_IMPORTED = "extra_address_not_imported"
 IDENTITY_NOT_IMPORTED = "identity_not_imported"
 
 # The codes that leave a user out (the others are about a user who was imported).
-NOT_IMPORTED = frozenset(
-    {TAKEN_ON_SITE, INVALID, UNKNOWN_HASHER, DUPLICATE_ID, DELETED_SINCE_IMPORT, NOT_WRITTEN}
-)
+NOT_IMPORTED = frozenset({TAKEN_ON_SITE, INVALID, UNKNOWN_HASHER, DUPLICATE_ID, DELETED_SINCE_IMPORT, NOT_WRITTEN})
 
 
 @dataclass(frozen=True)

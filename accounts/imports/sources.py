@@ -209,7 +209,9 @@ class DatabaseSource:
             raise SourceError(f"The source database has no user table {table!r} (name another with --user-table).")
         present = {column.name for column in self.connection.introspection.get_table_description(cursor, table)}
         mapped = {name: self.options.columns.get(name, name) for name in USER_FIELDS}
-        missing = [f"{name} ({column})" for name, column in mapped.items() if name in REQUIRED_FIELDS and column not in present]
+        missing = [
+            f"{name} ({column})" for name, column in mapped.items() if name in REQUIRED_FIELDS and column not in present
+        ]
         if missing:
             raise SourceError(
                 f"The user table {table!r} has no column for {', '.join(missing)} (map them with --column FIELD=COLUMN)."
@@ -239,7 +241,8 @@ class DatabaseSource:
         table, pk = quote_name(self.options.user_table), quote_name(self.pk)
         last = None
         while True:
-            where, params = ("", []) if last is None else (f" WHERE {pk} > %s", [last])
+            params: list[Any] = [] if last is None else [last]
+            where = "" if last is None else f" WHERE {pk} > %s"
             query = f"SELECT {selected} FROM {table}{where} ORDER BY {pk} LIMIT {PAGE_SIZE}"  # noqa: S608
             rows = self._fetch(query, params)
             if not rows:
@@ -330,7 +333,9 @@ def _database_config(url: str) -> dict[str, Any]:
     if ENGINES[config["ENGINE"]] == "sqlite":
         path = Path(config["NAME"])
         if not path.is_absolute() or not path.is_file():
-            raise SourceError(f"No SQLite database at {config['NAME']!r} (give its absolute path: sqlite:////abs/path).")
+            raise SourceError(
+                f"No SQLite database at {config['NAME']!r} (give its absolute path: sqlite:////abs/path)."
+            )
         if not os.access(path, os.R_OK):
             raise SourceError(f"The SQLite database {path} cannot be read (permissions).")
         config["NAME"] = f"file:{quote(str(path))}?mode=ro"

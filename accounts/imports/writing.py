@@ -45,9 +45,7 @@ class Written:
     problems: tuple[Problem, ...] = ()
 
 
-def write(
-    candidates: Iterable[Candidate], *, dry_run: bool = False, workers: int = WORKERS
-) -> Iterator[Written]:
+def write(candidates: Iterable[Candidate], *, dry_run: bool = False, workers: int = WORKERS) -> Iterator[Written]:
     """Send the candidates' creates in batches (``dry_run``: read what they would find
     instead, writing nothing); yields what became of each, in the order batches answer."""
     send: Callable[[Batch], list[MemberOutcome]] = predict_outcomes if dry_run else run_batch
@@ -133,7 +131,9 @@ def _written(candidate: Candidate, outcome: MemberOutcome) -> Written:
         return Written(candidate, already_there=True)
     if outcome.outcome == Outcome.DELETED:
         message = "An earlier run imported this user, whose account was deleted since: it is not made again."
-        return Written(candidate, problems=(Problem(user.source_id, "id", DELETED_SINCE_IMPORT, message, line=user.line),))
+        return Written(
+            candidate, problems=(Problem(user.source_id, "id", DELETED_SINCE_IMPORT, message, line=user.line),)
+        )
     if outcome.outcome == Outcome.TAKEN and outcome.refusal is not None:
         return Written(candidate, problems=tuple(_taken(candidate, outcome.refusal)))
     message = "Other writes kept colliding with this user's: run the import again to write it."
@@ -149,8 +149,10 @@ def _taken(candidate: Candidate, refusal: UniqueViolation) -> list[Problem]:
         owner = refusal.owners.get(field)
         holder = owner.removeprefix(ACCOUNT_PREFIX) if isinstance(owner, str) else None
         only_lookalike = bool(refusal.namespaces.get(field)) and refusal.namespaces[field] <= lookalikes
-        message = "An account of the site holds a value that looks the same." if only_lookalike else (
-            "An account of the site holds this value."
+        message = (
+            "An account of the site holds a value that looks the same."
+            if only_lookalike
+            else ("An account of the site holds this value.")
         )
         name = FIELD_NAMES.get(field, field)
         detail = "lookalike" if only_lookalike else None

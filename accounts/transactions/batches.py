@@ -142,7 +142,9 @@ def run_batch(batch: Batch) -> list[MemberOutcome]:
 
 def member_outcomes(batch: Batch, reasons: Sequence[Mapping[str, Any]]) -> list[MemberOutcome]:
     """Each member's outcome, from a cancelled batch's ``reasons`` read by position."""
-    return [_member_outcome(member, list(reasons[part])) for member, part in zip(batch.members, batch.slices, strict=True)]
+    return [
+        _member_outcome(member, list(reasons[part])) for member, part in zip(batch.members, batch.slices, strict=True)
+    ]
 
 
 def _member_outcome(member: Transaction, reasons: list[Mapping[str, Any]]) -> MemberOutcome:
@@ -152,7 +154,11 @@ def _member_outcome(member: Transaction, reasons: list[Mapping[str, Any]]) -> Me
     failure = cancellation_error(member, reasons)
     if isinstance(failure, ItemAlreadyExists):
         found = next(
-            (reason.get("Item") for action, reason in zip(member.actions, reasons, strict=False) if action.role == ITEM),
+            (
+                reason.get("Item")
+                for action, reason in zip(member.actions, reasons, strict=False)
+                if action.role == ITEM
+            ),
             None,
         )
         return MemberOutcome(Outcome.DELETED if found is not None and is_tombstone(found) else Outcome.EXISTS)

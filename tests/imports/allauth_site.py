@@ -154,7 +154,13 @@ class AllauthSite:
             PYTHONPATH=str(self.directory),
         )
         result = subprocess.run(
-            [sys.executable, *args], cwd=self.directory, env=env, input=stdin, capture_output=True, text=True, timeout=300
+            [sys.executable, *args],
+            cwd=self.directory,
+            env=env,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
         assert result.returncode == 0, result.stdout + result.stderr
         return result.stdout

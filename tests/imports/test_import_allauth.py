@@ -82,7 +82,11 @@ def site(tmp_path_factory):
             "unusable": True,
             "addresses": [{"email": "oidc@example.com", "verified": True, "primary": True}],
             "identities": [
-                {"provider": "corp", "uid": "subject-7", "extra_data": {"id_token": {"iss": ISSUER, "sub": "subject-7"}}},
+                {
+                    "provider": "corp",
+                    "uid": "subject-7",
+                    "extra_data": {"id_token": {"iss": ISSUER, "sub": "subject-7"}},
+                },
                 {"provider": "github", "uid": "1234", "extra_data": {}},
             ],
         },

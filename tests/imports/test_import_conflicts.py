@@ -61,9 +61,7 @@ def test_between_source_users_alike_in_verification_the_latest_login_wins(ddb, t
 
 
 def test_between_source_users_alike_in_all_else_the_lowest_id_wins(ddb, tmp_path):
-    source = write_jsonl(
-        tmp_path / "users.jsonl", user(12, "b@example.com", "dave"), user(3, "a@example.com", "Dave")
-    )
+    source = write_jsonl(tmp_path / "users.jsonl", user(12, "b@example.com", "dave"), user(3, "a@example.com", "Dave"))
 
     run = run_import(source, report=tmp_path / "report.jsonl")
 

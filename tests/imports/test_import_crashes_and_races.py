@@ -54,12 +54,16 @@ def source_users(count):
 
 def account_count():
     """Accounts in the table (a test-only Scan, counted by DynamoDB)."""
-    pages = dynamodb_client().get_paginator("scan").paginate(
-        TableName=TableModel.Meta.table_name,
-        Select="COUNT",
-        FilterExpression="begins_with(PK, :account)",
-        ExpressionAttributeValues={":account": {"S": ACCOUNT_PREFIX}},
-        ConsistentRead=True,
+    pages = (
+        dynamodb_client()
+        .get_paginator("scan")
+        .paginate(
+            TableName=TableModel.Meta.table_name,
+            Select="COUNT",
+            FilterExpression="begins_with(PK, :account)",
+            ExpressionAttributeValues={":account": {"S": ACCOUNT_PREFIX}},
+            ConsistentRead=True,
+        )
     )
     return sum(page["Count"] for page in pages)
 

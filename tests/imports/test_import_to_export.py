@@ -88,7 +88,9 @@ def test_the_export_holds_the_items_a_real_import_writes(ddb, source, tmp_path):
 def test_bare_bcrypt_hashes_of_auth0_log_in_through_djangos_bcrypt_hasher(ddb, settings, tmp_path):
     settings.PASSWORD_HASHERS = SITE_HASHERS
     hashes = {
-        prefix: bcrypt.hashpw(PASSWORD.encode(), bcrypt.gensalt(rounds=4, prefix=b"2b")).decode().replace("$2b$", prefix)
+        prefix: bcrypt.hashpw(PASSWORD.encode(), bcrypt.gensalt(rounds=4, prefix=b"2b"))
+        .decode()
+        .replace("$2b$", prefix)
         for prefix in ("$2a$", "$2b$", "$2y$")
     }
     source = write_jsonl(
