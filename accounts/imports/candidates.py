@@ -10,6 +10,7 @@ the same id for the same user, so a run killed and run again finds the users it 
 
 import base64
 import binascii
+import functools
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -19,12 +20,13 @@ from typing import Any, cast
 from django.core.exceptions import ValidationError
 
 from .. import store
+from ..adapter import get_adapter
 from ..app_settings import app_settings
 from ..exceptions import InvalidUniqueValue
 from ..mfa import recovery_codes
 from ..mfa import store as mfa_store
 from ..mfa.tables import Passkey
-from ..rules import clean_account_values
+from ..rules import AccountValuesForm
 from ..tables import MAX_PASSKEYS, Account, account_constraints
 from ..tables import identity_element as _identity_element
 from ..tables.clocks import utcnow
@@ -75,6 +77,16 @@ class Candidate:
     @property
     def verified(self) -> bool:
         return self.account.email_verified is not False
+
+    @functools.cached_property
+    def first_plan(self) -> Transaction:
+        """Its create as first planned (a member sent again is planned again: :meth:`plan`)."""
+        return self.plan()
+
+    @property
+    def action_count(self) -> int:
+        """How many actions its create is (the account, its locks, passkeys, a registry entry)."""
+        return len(self.first_plan.actions)
 
     def plan(self) -> Transaction:
         """The create a sign-up of this account sends: the account Put, each lock's guarded
@@ -171,27 +183,33 @@ def build_candidate(user: SourceUser, providers: dict[str, str]) -> Candidate | 
 
 def clean_values(user: SourceUser, *, allow_reserved: bool) -> tuple[str, str] | list[Problem]:
     """``(email, username)`` as a sign-up stores them, checked by the sign-up form's rules
-    (:func:`accounts.rules.clean_account_values`), or a line per value refused. The one
-    place the import reads a username: a site whose accounts have none changes it here.
-    Reserved usernames (``admin``, ``support``...) stay with staff and superusers, as the
-    staff tools may give them."""
-    problems = []
+    (the fields of :class:`accounts.rules.AccountValuesForm`, which normalize through the
+    adapter, then the adapter's ``clean_email`` and ``clean_username`` and reserved names,
+    as :func:`accounts.rules.clean_account_values` runs them, without building a form per
+    user), or a line per value refused. The one place the import reads a username: a site
+    whose accounts have none changes it here. Reserved usernames (``admin``,
+    ``support``...) stay with staff and superusers, as the staff tools may give them."""
+    adapter = get_adapter()
+    fields = AccountValuesForm.base_fields
+    checks: dict[str, Callable[[str], str]] = {"email": adapter.clean_email, "username": adapter.clean_username}
+    cleaned, problems = {}, []
     for name in ("email", "username"):
         problem = text_problem(getattr(user, name), required=True)
         if problem:
             problems.append(Problem(user.source_id, name, INVALID, problem, line=user.line))
-    if problems:
-        return problems
-    try:
-        return clean_account_values(user.email, user.username, allow_reserved=allow_reserved)
-    except ValidationError as error:
-        return [
-            Problem(
-                user.source_id, name, INVALID, str(each.message % (each.params or {})), detail=each.code, line=user.line
+            continue
+        try:
+            value = checks[name](fields[name].clean(getattr(user, name)))
+            if name == "username" and not allow_reserved and adapter.is_reserved_username(value):
+                raise adapter.validation_error("username_reserved")
+            cleaned[name] = value
+        except ValidationError as error:
+            problems.extend(
+                Problem(user.source_id, name, INVALID, message, detail=each.code, line=user.line)
+                for each in error.error_list
+                for message in each
             )
-            for name, errors in error.error_dict.items()
-            for each in errors
-        ]
+    return problems or (cleaned["email"], cleaned["username"])
 
 
 def extra_address_notes(user: SourceUser) -> list[Problem]:

@@ -59,7 +59,9 @@ def write(candidates: Iterable[Candidate], *, dry_run: bool = False, workers: in
                 members, exhausted = _next_batch(again, source, exhausted)
                 if not members:
                     break
-                batch = plan_batch([candidate.plan() for candidate, _ in members])
+                batch = plan_batch(
+                    [candidate.first_plan if not tries else candidate.plan() for candidate, tries in members]
+                )
                 in_flight[pool.submit(_sent, send, batch)] = members
             if not in_flight:
                 return
@@ -92,17 +94,12 @@ def _next_batch(
             member = again[0]
         else:
             return members, exhausted
-        actions = _actions_of(member[0])
+        actions = member[0].action_count
         if members and size + actions > MAX_ACTIONS:
             return members, exhausted
         again.popleft()
         members.append(member)
         size += actions
-
-
-def _actions_of(candidate: Candidate) -> int:
-    # The account, one lock per constraint value, a passkey item each, a staff registry entry.
-    return len(candidate.plan().actions)
 
 
 def _sent(send: Callable[[Batch], list[MemberOutcome]], batch: Batch) -> list[MemberOutcome]:

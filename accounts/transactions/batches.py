@@ -31,9 +31,9 @@ from ..exceptions import (
     TransactionCancelled,
     UniqueViolation,
 )
-from ..tables.clocks import TTL_ATTRIBUTE, takeover_cutoff
+from ..tables.clocks import TTL_ATTRIBUTE, epoch_now, takeover_cutoff
 from ..tables.raw import is_tombstone, raw_number
-from .actions import ITEM, MAX_ACTIONS, NEW_LOCK, OWNED_ITEM, Action, Transaction, new_transaction
+from .actions import ITEM, MAX_ACTIONS, NEW_LOCK, OWNED_ITEM, Action, Transaction, checked_actions
 from .running import CONTENDED_REASONS, cancellation_error, run, settle
 
 IMPORT = "import"
@@ -95,16 +95,20 @@ def plan_batch(members: Sequence[Transaction]) -> Batch:
     members = list(members)
 
     def build(now: int) -> list[Action]:
-        actions: list[Action] = []
+        # A new attempt (after contention) plans every member again at the clock then.
         for member in members:
             if member.build is not None:
                 member.now = now
                 member.actions = member.build(now)
-            actions.extend(_returning_old(action) for action in member.actions)
-        return actions
+        return merged()
 
-    transaction = new_transaction(IMPORT, build, None)
-    transaction.token = batch_token(members, transaction.now)
+    def merged() -> list[Action]:
+        return checked_actions([_returning_old(action) for member in members for action in member.actions])
+
+    # The members were planned just now: sent as they are, the first time.
+    now = min((member.now for member in members if member.now is not None), default=epoch_now())
+    transaction = Transaction(IMPORT, merged(), now=now, build=build)
+    transaction.token = batch_token(members, now)
     slices, start = [], 0
     for member in members:
         slices.append(slice(start, start + len(member.actions)))
