@@ -25,7 +25,7 @@ from .exporting import write_export_of
 from .records import SourceUser
 from .reports import Problem, ReportWriter, Summary
 from .sources import Source, SourceError, SourceOptions, open_source
-from .writing import WORKERS, ImportStopped, write
+from .writing import BATCH_ACTIONS, WORKERS, ImportStopped, write
 
 __all__ = [
     "ImportStopped",
@@ -62,11 +62,13 @@ def run_import(
     dry_run: bool = False,
     to_export: str | Path | None = None,
     workers: int = WORKERS,
+    batch_actions: int = BATCH_ACTIONS,
     on_progress: Callable[[Progress], None] | None = None,
 ) -> Summary:
     """Import ``source``'s users (see the module); writes the report's lines to ``report``
     and returns the run's counts. ``dry_run``: write nothing, report what a run would;
-    ``to_export``: write nothing to the table, but a DynamoDB export under that directory.
+    ``to_export``: write nothing to the table, but a DynamoDB export under that directory;
+    ``workers`` batches of at most ``batch_actions`` actions in flight.
     Raises :class:`ImportStopped` when the run could not finish (running it again continues)."""
     summary = report.summary
     providers = providers_by_id()
@@ -86,7 +88,7 @@ def run_import(
     if to_export is not None:
         write_export_of(candidates, to_export, on_written=lambda candidate: _imported(candidate, report))
         return summary
-    for written in write(candidates, dry_run=dry_run, workers=workers):
+    for written in write(candidates, dry_run=dry_run, workers=workers, batch_actions=batch_actions):
         if written.problems:
             report.write([*written.problems])
             continue

@@ -207,7 +207,7 @@ def clean_values(user: SourceUser, *, allow_reserved: bool) -> tuple[str, str] |
             problems.extend(
                 Problem(user.source_id, name, INVALID, message, detail=each.code, line=user.line)
                 for each in error.error_list
-                for message in each
+                for message in each.messages
             )
     return problems or (cleaned["email"], cleaned["username"])
 

@@ -9,7 +9,8 @@ from accounts import imports
 from accounts.imports.allauth import RECOVERY_CODE_COUNT, RECOVERY_CODE_DIGITS, RecoveryCodeFormat, identity
 from accounts.imports.reports import ReportWriter, Summary
 from accounts.imports.sources import USER_FIELDS
-from accounts.imports.writing import WORKERS
+from accounts.imports.writing import BATCH_ACTIONS, WORKERS
+from accounts.transactions import MAX_ACTIONS
 
 # Seconds between two progress lines on stderr.
 PROGRESS_EVERY = 2.0
@@ -69,12 +70,21 @@ class Command(BaseCommand):
         parser.add_argument(
             "--workers", type=int, default=WORKERS, help=f"Batches in flight at once. Default {WORKERS}."
         )
+        parser.add_argument(
+            "--batch-actions",
+            type=int,
+            default=BATCH_ACTIONS,
+            help=f"Actions of one TransactWriteItems (users fill it whole), at most {MAX_ACTIONS}. "
+            f"Default {BATCH_ACTIONS}.",
+        )
 
     def handle(self, *args, **options):
         if options["dry_run"] and options["to_export"]:
             raise CommandError("--to-export writes no table already: leave --dry-run out.", returncode=UNREADABLE)
         if options["workers"] < 1:
             raise CommandError("--workers must be at least 1.", returncode=UNREADABLE)
+        if not 1 <= options["batch_actions"] <= MAX_ACTIONS:
+            raise CommandError(f"--batch-actions is 1 to {MAX_ACTIONS}.", returncode=UNREADABLE)
         source_options = self._source_options(options)
         try:
             source = imports.open_source(options["source"], source_options)
@@ -149,6 +159,7 @@ class Command(BaseCommand):
             dry_run=options["dry_run"],
             to_export=options["to_export"],
             workers=options["workers"],
+            batch_actions=options["batch_actions"],
             on_progress=progress,
         )
 
