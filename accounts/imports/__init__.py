@@ -85,18 +85,22 @@ def run_import(
     finally:
         finder.close()
     candidates = _kept(source, providers, left_out, report, on_progress)
-    if to_export is not None:
-        write_export_of(candidates, to_export, on_written=lambda candidate: _imported(candidate, report))
-        return summary
-    for written in write(candidates, dry_run=dry_run, workers=workers, batch_actions=batch_actions):
-        if written.problems:
-            report.write([*written.problems])
-            continue
-        if written.created:
-            summary.imported += 1
-        else:
-            summary.already_there += 1
-        report.write(written.candidate.notes)
+    try:
+        if to_export is not None:
+            write_export_of(candidates, to_export, on_written=lambda candidate: _imported(candidate, report))
+            return summary
+        for written in write(candidates, dry_run=dry_run, workers=workers, batch_actions=batch_actions):
+            if written.problems:
+                report.write([*written.problems])
+                continue
+            if written.created:
+                summary.imported += 1
+            else:
+                summary.already_there += 1
+            report.write(written.candidate.notes)
+    except SourceError as error:
+        # Read once already: what was written before the source failed stays.
+        raise ImportStopped(f"{error} (on its second reading). Run the import again to continue.") from error
     return summary
 
 

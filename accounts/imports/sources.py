@@ -28,7 +28,7 @@ from urllib.parse import quote
 from django.db import DatabaseError, InterfaceError, connections
 from django.db.utils import ConnectionHandler
 
-from . import allauth
+from .allauth import RecoveryCodeFormat, addresses, identity, identity_of, read_factors
 from .records import SourceProblem, SourceUser
 
 # Users read from a database per query (each page's allauth rows in one query per table).
@@ -71,8 +71,8 @@ class SourceOptions:
 
     user_table: str = "auth_user"
     columns: dict[str, str] = field(default_factory=dict)
-    decrypt: Callable[[str], str] = allauth.identity
-    recovery_codes: allauth.RecoveryCodeFormat = allauth.RecoveryCodeFormat()
+    decrypt: Callable[[str], str] = identity
+    recovery_codes: RecoveryCodeFormat = RecoveryCodeFormat()
 
 
 class Source(Protocol):
@@ -284,10 +284,10 @@ class DatabaseSource:
                 if name in values:
                     setattr(user, name, values[name])
             _dates(user, values.get("date_joined"), values.get("last_login"))
-            primary, others = allauth.addresses(emails.get(row[0], ()), values.get("email"))
+            primary, others = addresses(emails.get(row[0], ()), values.get("email"))
             user.email, user.email_verified, user.other_addresses = primary.email, primary.verified, tuple(others)
-            user.identities = tuple(allauth.identity_of(*each) for each in identities.get(row[0], ()))
-            read, problems = allauth.read_factors(
+            user.identities = tuple(identity_of(*each) for each in identities.get(row[0], ()))
+            read, problems = read_factors(
                 factors.get(row[0], []), pk=row[0], decrypt=self.options.decrypt, codes=self.options.recovery_codes
             )
             user.factors = read

@@ -1,4 +1,5 @@
 import contextlib
+import importlib.util
 import sys
 import time
 
@@ -79,6 +80,12 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
+        missing = [name for name in ("duckdb", "pyarrow") if importlib.util.find_spec(name) is None]
+        if missing:
+            raise CommandError(
+                f"accounts_import needs {', '.join(missing)}: pip install 'django-dynamo-accounts[import]'.",
+                returncode=UNREADABLE,
+            )
         if options["dry_run"] and options["to_export"]:
             raise CommandError("--to-export writes no table already: leave --dry-run out.", returncode=UNREADABLE)
         if options["workers"] < 1:
