@@ -161,18 +161,28 @@ def write_export(directory: str, *, segments: int = 4, page_size: int = 1000) ->
 
 
 class DataFile:
-    """One ``data/<name>.json.gz`` of an export being written: :meth:`write` an item (raw,
-    botocore's shape) at a time; ``count`` items so far."""
+    """One ``data/<name>.json.gz`` of an export being written, straight to disk (a file of
+    100,000 items is never held in memory): :meth:`write` an item (raw, botocore's shape) at
+    a time; ``count`` items so far."""
 
-    def __init__(self) -> None:
+    def __init__(self, folder: Path) -> None:
         self.name = f"{uuid.uuid4().hex}.json.gz"
+        self.path = folder / self.name
         self.count = 0
-        self.body = io.BytesIO()
-        self.data = gzip.GzipFile(fileobj=self.body, mode="wb", mtime=0)
+        self.data = gzip.GzipFile(self.path, mode="wb", mtime=0)
 
     def write(self, item: dict) -> None:
         self.data.write(json.dumps({"Item": item}, default=_base64).encode() + b"\n")
         self.count += 1
+
+    def close(self) -> "hashlib._Hash":
+        """Close the file; returns its MD5 (the manifest lists it)."""
+        self.data.close()
+        digest = hashlib.md5(usedforsecurity=False)
+        with self.path.open("rb") as written:
+            for chunk in iter(lambda: written.read(1 << 20), b""):
+                digest.update(chunk)
+        return digest
 
 
 class ExportWriter:
@@ -195,12 +205,9 @@ class ExportWriter:
     def data_file(self) -> Iterator[DataFile]:
         """A new data file to write items to; it is closed and listed in the manifest when
         the block ends (an empty one too: an export's segments each write one)."""
-        data = DataFile()
+        data = DataFile(self.folder / "data")
         yield data
-        data.data.close()
-        content = data.body.getvalue()
-        (self.folder / "data" / data.name).write_bytes(content)
-        digest = hashlib.md5(content, usedforsecurity=False)
+        digest = data.close()
         entry = {
             "itemCount": data.count,
             "md5Checksum": base64.b64encode(digest.digest()).decode(),

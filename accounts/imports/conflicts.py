@@ -20,12 +20,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..app_settings import app_settings
 from .candidates import Key
 from .reports import DUPLICATE_ID, LOOKALIKE, SAME, Problem
 
-# Rows buffered in Python before each insert into DuckDB.
-FLUSH_ROWS = 50_000
+# Rows buffered in Python before each insert into DuckDB, and the memory DuckDB may hold (its
+# database is on disk, and spills past it): the import's memory stays flat, whatever the
+# source's size.
+FLUSH_ROWS = 20_000
+MEMORY_LIMIT = "128MB"
 CONFLICTS_QUERY = """
 WITH shared AS (
     SELECT namespace, key FROM keys GROUP BY namespace, key HAVING count(DISTINCT user_key) > 1
@@ -57,7 +59,7 @@ class ConflictFinder:
         self._directory = tempfile.TemporaryDirectory(prefix="accounts-import-")
         path = Path(self._directory.name)
         self.connection = duckdb.connect(str(path / "keys.duckdb"))
-        self.connection.execute(f"SET memory_limit = '{app_settings.AUDIT_MEMORY_LIMIT}'")
+        self.connection.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
         self.connection.execute(f"SET temp_directory = '{path / 'spill'}'")
         self.connection.execute("SET preserve_insertion_order = false")
         self.connection.execute(
