@@ -53,6 +53,7 @@ bench: install dynamodb-local java
 	$(BIN)/python -m tests.benchmarks.host_tests
 	$(BIN)/python -m tests.benchmarks.reset_timing
 	$(BIN)/python -m tests.benchmarks.identifiers
+	$(BIN)/python -m tests.benchmarks.imports
 
 lint: install
 	$(BIN)/ruff check .

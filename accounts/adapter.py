@@ -6,6 +6,7 @@ forms and views always reach it through :func:`get_adapter`.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, cast
@@ -175,8 +176,7 @@ class DefaultAccountAdapter:
     def is_reserved_username(self, username: str) -> bool:
         """Whether ``username`` looks like a name of ``ACCOUNTS_USERNAME_BLACKLIST`` (same
         skeleton: ``Admin``, ``аdmin`` and ``adrnin`` are all ``admin``)."""
-        reserved = {identifiers.username_skeleton_key(name) for name in app_settings.USERNAME_BLACKLIST}
-        return identifiers.username_skeleton_key(username) in reserved
+        return identifiers.username_skeleton_key(username) in _reserved_keys(tuple(app_settings.USERNAME_BLACKLIST))
 
     def taken_error(
         self,
@@ -266,6 +266,13 @@ class DefaultAccountAdapter:
         code = {"sent": "verification_sent", "too_soon": "verification_too_soon", "failed": "verification_failed"}
         level = messages.SUCCESS if outcome == "sent" else messages.WARNING
         messages.add_message(request, level, self.success_messages[code[outcome]] % {"email": email})
+
+
+@functools.lru_cache(maxsize=8)
+def _reserved_keys(names: tuple[str, ...]) -> frozenset[str]:
+    """The skeleton keys of the reserved ``names``, computed once per list (an import checks
+    every user's name against them)."""
+    return frozenset(identifiers.username_skeleton_key(name) for name in names)
 
 
 def _own_namespaces(field: str, model: type[Any] | None = None) -> set[str]:

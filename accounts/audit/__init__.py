@@ -39,7 +39,7 @@ Its parts, whose public names are all importable from here:
 
 from .backfilling import backfill, is_backfilled
 from .checkpoints import Checkpoint
-from .exports import InvalidExport, read_export, write_export
+from .exports import ExportWriter, InvalidExport, read_export, write_export
 from .findings import (
     DUPLICATE,
     INVALID,
@@ -132,6 +132,7 @@ __all__ = [
     "UNLISTED",
     "WRONG_OWNER",
     "DamagedLock",
+    "ExportWriter",
     "Finding",
     "Findings",
     "InvalidExport",

@@ -52,6 +52,10 @@ class Passkey(TableModel):
     last_used = UTCDateTimeAttribute(null=True)
     # The first passkey of an account signed up with one expires with it until verified.
     expires = NumberAttribute(null=True)
+    # The user handle it was registered with on the site it was imported from
+    # (accounts_import: django-allauth's is the user's primary key there), which its
+    # discoverable login answers with; None for a passkey registered here (the account id).
+    user_handle = UnicodeAttribute(null=True)
 
     @classmethod
     def key_for(cls, account_id, credential_id):

@@ -241,6 +241,10 @@ class Account(TableModel):
     # (after a Unicode upgrade it may differ). Absent on accounts written before it existed
     # (accounts_backfill records it); a namespace missing from it is computed.
     lock_keys = MapAttribute(null=True)
+    # Where an imported account came from (accounts_import): ``source_id``, the user's
+    # primary key at the source (as JSON), and ``last_login``, its last login there (ISO
+    # 8601). This site's own logins write nothing to the account item.
+    imported = MapAttribute(null=True)
 
     @classmethod
     def get_unique_constraints(cls):

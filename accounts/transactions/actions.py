@@ -480,7 +480,7 @@ def new_transaction(operation: str, build: Callable[[int], list[Action]], token:
         raise InvalidTransaction(f"A ClientRequestToken has 1 to {MAX_TOKEN_LENGTH} characters.")
 
     def checked(now: int) -> list[Action]:
-        return _checked(build(now))
+        return checked_actions(build(now))
 
     now = epoch_now()
     transaction = Transaction(operation, checked(now), now=now, build=checked)
@@ -582,7 +582,9 @@ def registry_actions(
     return actions
 
 
-def _checked(actions: list[Action]) -> list[Action]:
+def checked_actions(actions: list[Action]) -> list[Action]:
+    """``actions``, refused (:class:`~accounts.exceptions.InvalidTransaction`) when they are
+    more than DynamoDB's 100 or two of them are on one item."""
     if len(actions) > MAX_ACTIONS:
         raise InvalidTransaction(f"{len(actions)} actions; DynamoDB allows at most {MAX_ACTIONS}.")
     targets = [action.target for action in actions]
