@@ -9,10 +9,10 @@ from typing import Any
 
 from django.contrib.auth import logout
 from django.core import signing
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext_lazy as _
 
-from .. import password_reset, ratelimit, sessions, store, verification
+from .. import password_reset, ratelimit, sessions, store, unsettled_signups, verification
 from ..adapter import get_adapter
 from ..form_errors import STORE_REFUSALS
 from ..forms import SIGNUP_TOKEN_SALT, new_signup_token
@@ -22,6 +22,7 @@ from ..internal.flows import password_reset as password_reset_flow
 from ..internal.flows import sessions as sessions_flow
 from ..internal.flows import signup as signup_flow
 from ..mfa.flows import reauthentication
+from ..middleware import OUTCOME_UNKNOWN, outcome_of
 from ..models import User
 from ..pending import remember_pending
 from ..providers import flows as provider_flows
@@ -146,26 +147,47 @@ def signup_token(idempotency_key: str | None) -> str:
 class SignupView(APIView):
     """``POST auth/signup``: ``email``, ``username``, ``password``; the ``Idempotency-Key``
     header makes a resend safe. Taken values are errors of their own field, all at once
-    (from the one cancelled transaction); ``signup`` is rate limited as on the page."""
+    (from the one cancelled transaction); ``signup`` is rate limited as on the page.
+
+    A sign-up answered 503 with its outcome unknown is remembered by the browser
+    (:mod:`accounts.unsettled_signups`): sent again from it without an ``Idempotency-Key``,
+    it goes with the same token, as the HTML page's does."""
 
     http_method_names = ["post"]
     params = {"password1": "password", "password2": "password"}
+    # The token (as the form cleaned it) of the sign-up this request sent to the store.
+    sent_token: str | None = None
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        response = super().dispatch(request, *args, **kwargs)
+        if self.sent_token is not None and response.status_code != HTTPStatus.SERVICE_UNAVAILABLE:
+            unsettled_signups.forget(request, response)
+        return response
+
+    def unavailable(self, request: HttpRequest, error: Exception) -> HttpResponse:
+        response = super().unavailable(request, error)
+        if self.sent_token is not None and outcome_of(request, error) == OUTCOME_UNKNOWN:
+            unsettled_signups.remember(request, response, self.sent_token)
+        return response
 
     def post(self, request: HttpRequest) -> Answer:
         if request.user.is_authenticated:
             return conflict()
         password = self.text("password") or ""
+        key = request.headers.get(IDEMPOTENCY_KEY_HEADER)
+        remembered = None if key else unsettled_signups.form_token(request)
         data = {
             "email": self.text("email") or "",
             "username": self.text("username") or "",
             "password1": password,
             "password2": password,
-            "token": signup_token(request.headers.get(IDEMPOTENCY_KEY_HEADER)),
+            "token": remembered or signup_token(key),
         }
         form = get_adapter(request).get_form_class("signup")(data=data)
         if not form.is_valid():
             return responses.form_errors(form, self.params)
         ratelimit.consume(request, "signup")
+        self.sent_token = form.cleaned_data["token"]
         try:
             account = form.save(request)
         except STORE_REFUSALS as error:
