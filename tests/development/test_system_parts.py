@@ -67,7 +67,7 @@ def test_this_machine_has_every_part():
 def test_an_old_java_is_named_as_too_old(tmp_path):
     path = bare_path(tmp_path)
     java = Path(path) / "java"
-    java.write_text('#!/bin/sh\necho \'java version "1.8.0_402"\' >&2\n')
+    java.write_text("#!/bin/sh\necho 'java version \"1.8.0_402\"' >&2\n")
     java.chmod(0o755)
 
     result = run([".ci/system-parts"], path)
