@@ -13,11 +13,7 @@ DYNAMODB_LOCAL_HOST ?= 127.0.0.1
 FAST_MARKERS := not browser and not spin and not benchmark and not slow
 # `make bench LARGE=1`: the audit at 10^5 and 10^6 items and its join on 10^7 rows (about an
 # hour), instead of 10^4 and 10^5 items and 10^6 rows.
-ifdef LARGE
-BENCH_AUDIT := --items 100000,1000000 --join-rows 10000000
-else
-BENCH_AUDIT := --items 10000,100000 --join-rows 1000000
-endif
+BENCH_AUDIT := $(if $(LARGE),--large)
 VENV := .venv
 BIN := $(VENV)/bin
 # Django 6.1 on Python 3.13: the newest row of noxfile.py's matrix (the whole suite, every
