@@ -18,6 +18,8 @@ import pytest
 
 from accounts.dynamodb_local import free_port
 
+pytestmark = pytest.mark.slow  # each start is a JVM, its warm-up and runserver: a minute or more
+
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "Tangerine-Sky-Runner-7"
 # How long everything make run started may take to be gone after Ctrl-C or SIGTERM.
