@@ -45,7 +45,7 @@ EVERY_INTERFACE = frozenset({"0.0.0.0", "::", ""})
 LAUNCHER = Path(__file__).resolve().parent / "java" / "BoundDynamoDBLocal.java"
 LAUNCHER_CLASS = "BoundDynamoDBLocal"
 NO_COMPILER = (
-    "DynamoDB Local listens on {host} through a launcher compiled with Java's own compiler "
+    "DynamoDB Local listens on one address (127.0.0.1 by default) through a launcher compiled with Java's compiler "
     "(the module jdk.compiler), which this Java cannot run:\n{printed}\nInstall a full JDK "
     "(apt-get install openjdk-17-jdk-headless), or let DynamoDB Local listen on every interface "
     "(host 0.0.0.0: anyone who reaches this machine can then read and write its tables)."
@@ -115,6 +115,7 @@ def compiled_launcher(prefix, home) -> Path:
         return directory
     # Compiled aside, then renamed into place: two test runs starting at once each compile,
     # and the first rename wins.
+    directory.parent.mkdir(parents=True, exist_ok=True)
     building = Path(tempfile.mkdtemp(prefix="bound-launcher-", dir=directory.parent))
     classpath = os.pathsep.join([str(home / "DynamoDBLocal.jar"), str(home / "DynamoDBLocal_lib" / "*")])
     result = subprocess.run(
@@ -135,7 +136,7 @@ def compiled_launcher(prefix, home) -> Path:
     if result.returncode != 0:
         shutil.rmtree(building, ignore_errors=True)
         printed = (result.stderr or result.stdout).strip().splitlines()[-PRINTED_LINES:]
-        raise DynamoDBLocalError(NO_COMPILER.format(host=LOOPBACK, printed="\n".join(printed)))
+        raise DynamoDBLocalError(NO_COMPILER.format(printed="\n".join(printed)))
     try:
         building.rename(directory)
     except OSError:

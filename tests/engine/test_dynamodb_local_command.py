@@ -188,3 +188,22 @@ def test_warm_up_that_never_meets_its_bound_says_so_when_its_time_is_up(dynamodb
     assert not warmed.warm
     assert warmed.rounds >= 1
     assert warmed.seconds >= 2
+
+
+def test_a_java_without_its_compiler_module_is_told_what_to_install_or_how_to_listen_everywhere(monkeypatch, tmp_path):
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "java").write_text(
+        "#!/bin/sh\necho 'Error occurred during initialization of boot layer' >&2\n"
+        "echo 'java.lang.module.FindException: Module jdk.compiler not found' >&2\nexit 1\n"
+    )
+    (fake / "java").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}{os.pathsep}{os.environ['PATH']}")
+    home = dynamodb_local.release_home(os.environ["DYNAMODB_LOCAL_PREFIX"])
+
+    with pytest.raises(dynamodb_local.DynamoDBLocalError) as failed:
+        dynamodb_local.compiled_launcher(tmp_path / "prefix-of-its-own", home)
+
+    message = str(failed.value)
+    assert "Module jdk.compiler not found" in message
+    assert "apt-get install openjdk-17-jdk-headless" in message and "host 0.0.0.0" in message
