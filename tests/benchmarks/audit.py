@@ -19,9 +19,9 @@ round after round:
 
 and reports items per second (median) and the ratios audit / raw (goal >= 1.0) and audit /
 direct (goal >= 0.8), then the audit's memory at each size (goal: flat, within 1.1 x): one
-more audit in a process of its own, whose peak resident set size (``ru_maxrss``: Python,
-botocore, pyarrow and DuckDB's own allocations alike) is reported, beside its peak before
-the audit began (Django, the app and the libraries loaded).
+more audit in a process of its own, whose peak resident set size (:func:`peak_rss`:
+Python, botocore, pyarrow and DuckDB's own allocations alike) is reported, beside its peak
+before the audit began (Django, the app and the libraries loaded).
 
 ``--join-rows N`` (``make bench``: 10^6; ``--large``: 10^7) then times the join alone: N rows of held keys,
 locks and items generated straight into Parquet files (an account's three keys, its three
@@ -44,6 +44,7 @@ import sys
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from tests.benchmarks import Running, configure_django
 
@@ -131,8 +132,16 @@ def audit_once(segments, page_size, expected):
 
 
 def peak_rss():
-    """The peak resident set size of this process so far, in bytes (Linux counts KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    """The peak resident set size of this process so far, in bytes: Linux's ``VmHWM``, the
+    high-water mark of this process's own memory. Not ``ru_maxrss`` there: Linux carries it
+    over from the parent that forked the process, so a child of the benchmark, which holds
+    a whole table's items, would report the parent's peak. Elsewhere (macOS: bytes),
+    ``ru_maxrss``."""
+    status = Path("/proc/self/status")
+    if status.exists():
+        [line] = [line for line in status.read_text().splitlines() if line.startswith("VmHWM:")]
+        return int(line.split()[1]) * 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def memory_alone(endpoint_url, table, segments, page_size, expected):
@@ -265,8 +274,6 @@ def generate_rows(directory, rows):
 def join_only(directory, memory_limit):
     """In a process of its own: the join over the rows in ``directory``, its seconds and
     the process's peak resident memory, printed as one line for :func:`join_alone`."""
-    from pathlib import Path
-
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
     import django
     from django.conf import settings
@@ -284,7 +291,6 @@ def join_only(directory, memory_limit):
 def join_alone(rows, memory_limit, out=sys.stdout):
     """Time the join alone on ``rows`` generated rows and extrapolate to 4 x 10^8."""
     import tempfile
-    from pathlib import Path
 
     with tempfile.TemporaryDirectory(prefix="bench-join-") as directory:
         began = time.perf_counter()
