@@ -95,3 +95,10 @@ def test_the_reset_timing_benchmark_compares_registered_and_unknown_addresses_an
     assert "Gap of the medians:" in out
     # Five warm-up requests and three timed ones for registered addresses: each link was mailed.
     assert "8 reset mail(s) accepted by the loopback SMTP server" in out
+
+
+def test_the_host_tests_benchmark_runs_the_docs_project_on_dynamodb_local_and_moto_beside_allauth():
+    out = run_benchmark("host_tests", "--rounds", "1", "--warmup-rounds", "0", timeout=600)
+
+    for suite in ("dynamo-local", "dynamo-moto", "allauth-sqlite"):
+        assert re.search(rf"^{suite}\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+-?[\d.]+$", out, re.M), out
