@@ -34,8 +34,10 @@ run: install dynamodb-local java
 test: system-parts install dynamodb-local oidc-provider
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# On one process per CPU (at most 4, pytest-xdist), each with its own DynamoDB Local; a
+# file's tests stay together, with their module's fixtures.
 test-fast: install dynamodb-local oidc-provider java
-	$(BIN)/python -m pytest -m "$(FAST_MARKERS)" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m "$(FAST_MARKERS)" --numprocesses auto --maxprocesses 4 --dist loadfile $(PYTEST_ARGS)
 
 # Java, npm, Chromium, Spin and its C compiler, gettext: each one missing named with the
 # command that installs it; as root on Debian or Ubuntu, installed (as .ci/run does).

@@ -38,6 +38,17 @@ def test_missing_package_without_npm_names_the_package_and_how_to_get_it(monkeyp
     assert "apt-get install npm" in str(raised.value)
 
 
+def client_of(endpoint_url):
+    """A boto3 client of the DynamoDB Local at ``endpoint_url``, as any tool makes one."""
+    return boto3.client(
+        "dynamodb",
+        endpoint_url=endpoint_url,
+        region_name="us-east-1",
+        aws_access_key_id="local",
+        aws_secret_access_key="local",
+    )
+
+
 def run_in_background(port, *args, cwd=ROOT):
     """``manage.py accounts_dynamodb_local --port port *args``, started in ``cwd``."""
     return subprocess.Popen(
@@ -76,13 +87,7 @@ def test_a_relative_db_path_is_kept_in_the_directory_the_command_runs_in(tmp_pat
     try:
         first = process.stdout.readline()
         # DynamoDB Local opens its database file on the first request.
-        client = boto3.client(
-            "dynamodb",
-            endpoint_url=f"http://127.0.0.1:{port}",
-            region_name="us-east-1",
-            aws_access_key_id="local",
-            aws_secret_access_key="local",
-        )
+        client = client_of(f"http://127.0.0.1:{port}")
         client.list_tables()
         process.send_signal(signal.SIGTERM)
         process.communicate(timeout=30)
@@ -172,13 +177,7 @@ def test_warm_up_goes_on_until_a_whole_round_of_a_signups_requests_answers_withi
     assert warmed.warm
     assert warmed.rounds >= 2  # the slow first round did not count
     assert warmed.last_round <= 1.5
-    client = boto3.client(
-        "dynamodb",
-        endpoint_url=dynamodb_local.endpoint_url,
-        region_name="us-east-1",
-        aws_access_key_id="local",
-        aws_secret_access_key="local",
-    )
+    client = client_of(dynamodb_local.endpoint_url)
     assert not [name for name in client.list_tables()["TableNames"] if name.startswith("warm-up-")]
 
 
