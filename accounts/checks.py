@@ -28,7 +28,8 @@
   and folding rules (:data:`accounts.identifiers.KEY_VERSION`) than this server's, or with
   an unknown one: run ``accounts_backfill`` first.
 - ``accounts.E009``: ``AUTHENTICATION_BACKENDS`` also has Django's ``ModelBackend`` (SQL users).
-- ``accounts.W003``: ``django.contrib.admin`` is installed (use the staff pages).
+- ``accounts.W003`` (``check --deploy``): ``django.contrib.admin`` is installed (use the
+  staff pages); the admin's own index says so where it applies.
 - ``accounts.W004``: a SQL model has a relation to ``AUTH_USER_MODEL`` (keep an ``AccountIdField``).
 - ``accounts.W010``: ``ACCOUNTS_UNIQUE_FIELDS`` takes from ``email`` or ``username`` the
   normalizer or the look-alike lock the app gives them.
@@ -58,6 +59,8 @@ SQL_SESSION_ENGINES = {
 }
 EXPECTED_KEYS = {("PK", "HASH", "S"), ("SK", "RANGE", "S")}
 CREATE_TABLE_COMMAND = "python manage.py accounts_createtable"
+# The tag of the site's address check (E014), which the commands that send no mail skip.
+MAIL_TAG = "accounts_mail"
 # The tag of the key version check (E016), which the backfill and the audit skip.
 KEYS_TAG = "accounts_keys"
 BACKFILL_COMMAND = "python manage.py accounts_backfill"
@@ -95,9 +98,28 @@ def check_auth_settings(app_configs, **kwargs):
     return errors
 
 
+@checks.register(checks.Tags.compatibility, deploy=True)
+def check_admin(app_configs: object, **kwargs: object) -> list[checks.CheckMessage]:
+    """W003: ``django.contrib.admin`` cannot manage accounts kept in DynamoDB.
+
+    Only under ``check --deploy``, the review before a site goes out: a project made by
+    ``startproject`` keeps the admin, and a warning on every command (``migrate``,
+    ``runserver``, ``createsuperuser``...) would say the same thing again and again. Where
+    the admin is opened, its own index says where accounts are managed (the staff pages)."""
+    if not apps.is_installed("django.contrib.admin"):
+        return []
+    return [
+        checks.Warning(
+            "django.contrib.admin is installed; its pages need users with permissions in a SQL table.",
+            hint='Remove it and include the staff pages instead: path("staff/", include("accounts.staff.urls")).',
+            id="accounts.W003",
+        )
+    ]
+
+
 @checks.register(checks.Tags.compatibility)
 def check_sql_user_features(app_configs, **kwargs):
-    """E009, W003, W004: Django features that need users in a SQL table."""
+    """E009, W004: Django features that need users in a SQL table."""
     issues = [
         checks.Error(
             f"AUTHENTICATION_BACKENDS includes {path!r}, which reads users and their permissions from SQL tables.",
@@ -107,14 +129,6 @@ def check_sql_user_features(app_configs, **kwargs):
         for path in settings.AUTHENTICATION_BACKENDS
         if _is_backend_subclass(path, ModelBackend)
     ]
-    if apps.is_installed("django.contrib.admin"):
-        issues.append(
-            checks.Warning(
-                "django.contrib.admin is installed; its pages need users with permissions in a SQL table.",
-                hint='Remove it and include the staff pages instead: path("staff/", include("accounts.staff.urls")).',
-                id="accounts.W003",
-            )
-        )
     issues.extend(
         checks.Warning(
             f"{field.model._meta.label}.{field.name} is a {type(field).__name__} to {USER_MODEL}, "
@@ -307,9 +321,11 @@ def _normalizer_error(normalizer):
     return None
 
 
-@checks.register(checks.Tags.compatibility)
+@checks.register(MAIL_TAG)
 def check_site_url(app_configs, **kwargs):
-    """E014: ``ACCOUNTS_SITE_URL``, the address every link in mail starts with."""
+    """E014: ``ACCOUNTS_SITE_URL``, the address every link in mail starts with. Tagged apart,
+    so the commands that send no mail (``accounts_audit``, ``accounts_export``,
+    ``accounts_backfill``: they run the compatibility checks) run without it."""
     problem = site_url_problem(app_settings.SITE_URL)
     if problem is None:
         return []

@@ -24,6 +24,7 @@ from . import (
     signup_fields,
     store,
     timeline,
+    unsettled_signups,
     verification,
 )
 from .adapter import get_adapter
@@ -117,7 +118,12 @@ class SignupView(RateLimitMixin, StoreFormView):
     sign-up and the same page; the one difference is the mail, which only its owner reads
     (a notice instead of a link, see :func:`accounts.verification.send_verification`).
 
-    Each valid post counts against the ``signup`` rate limit (429 past it)."""
+    Each valid post counts against the ``signup`` rate limit (429 past it).
+
+    A sign-up whose outcome is unknown (503) is remembered by the browser
+    (:mod:`accounts.unsettled_signups`): the next post, from the 503 form or a new page, is
+    sent with its token, so a sign-up that was saved goes on (the verification mail again)
+    instead of finding its own username taken."""
 
     template_name = "accounts/signup.html"
     form_name = "signup"
@@ -127,6 +133,22 @@ class SignupView(RateLimitMixin, StoreFormView):
         if request.user.is_authenticated:
             return redirect(get_adapter(request).get_signup_redirect_url(request))
         return super().dispatch(request, *args, **kwargs)
+
+    def get_form_kwargs(self):
+        kwargs = super().get_form_kwargs()
+        token = unsettled_signups.form_token(self.request)
+        if token is not None and "data" in kwargs:
+            kwargs["data"] = kwargs["data"].copy()
+            kwargs["data"]["token"] = token
+        return kwargs
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        if response.status_code == 503:  # the outcome is unknown (StoreFormView.outcome_unknown)
+            unsettled_signups.remember(self.request, response, form.cleaned_data["token"])
+        elif response.status_code != 429:  # 429: over the limit, it never reached the store
+            unsettled_signups.forget(self.request, response)
+        return response
 
     def get_save_kwargs(self):
         return {"request": self.request}

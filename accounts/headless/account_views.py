@@ -8,10 +8,20 @@ from typing import Any
 
 from django.contrib.auth import logout
 from django.core import signing
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext_lazy as _
 
-from .. import email_codes, idempotency, password_reset, ratelimit, sessions, signup_fields, store, verification
+from .. import (
+    email_codes,
+    idempotency,
+    password_reset,
+    ratelimit,
+    sessions,
+    signup_fields,
+    store,
+    unsettled_signups,
+    verification,
+)
 from ..adapter import get_adapter
 from ..app_settings import app_settings
 from ..exceptions import InvalidUniqueValue
@@ -23,11 +33,12 @@ from ..internal.flows import password_reset as password_reset_flow
 from ..internal.flows import sessions as sessions_flow
 from ..internal.flows import signup as signup_flow
 from ..mfa.flows import reauthentication
+from ..middleware import OUTCOME_UNKNOWN, outcome_of
 from ..models import User
 from ..providers import flows as provider_flows
 from ..tables import Account
 from . import meta_warnings, responses
-from .base import APIView
+from .base import IDEMPOTENCY_KEY_HEADER, APIView
 from .responses import Answer
 
 EMAIL_VERIFICATION_KEY_HEADER = "X-Email-Verification-Key"
@@ -172,26 +183,47 @@ class SignupView(APIView):
     asks (a site without usernames ignores a ``username`` sent, as allauth does: its sign-up
     form has no such field); the ``Idempotency-Key`` header makes a resend safe. Taken
     values are errors of their own field, all at once (from the one cancelled transaction);
-    ``signup`` is rate limited as on the page."""
+    ``signup`` is rate limited as on the page.
+
+    A sign-up answered 503 with its outcome unknown is remembered by the browser
+    (:mod:`accounts.unsettled_signups`): sent again from it without an ``Idempotency-Key``,
+    it goes with the same token, as the HTML page's does."""
 
     http_method_names = ["post"]
     params = {"password1": "password", "password2": "password"}
+    # The token (as the form cleaned it) of the sign-up this request sent to the store.
+    sent_token: str | None = None
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        response = super().dispatch(request, *args, **kwargs)
+        if self.sent_token is not None and response.status_code != HTTPStatus.SERVICE_UNAVAILABLE:
+            unsettled_signups.forget(request, response)
+        return response
+
+    def unavailable(self, request: HttpRequest, error: Exception) -> HttpResponse:
+        response = super().unavailable(request, error)
+        if self.sent_token is not None and outcome_of(request, error) == OUTCOME_UNKNOWN:
+            unsettled_signups.remember(request, response, self.sent_token)
+        return response
 
     def post(self, request: HttpRequest) -> Answer:
         if request.user.is_authenticated:
             return conflict()
         password = self.text("password") or ""
+        key = request.headers.get(IDEMPOTENCY_KEY_HEADER)
+        remembered = None if key else unsettled_signups.form_token(request)
         data = {
             "email": self.text("email") or "",
             "username": self.text("username") or "",
             "password1": password,
             "password2": password,
-            "token": signup_token(self.claimed_key(request)),
+            "token": remembered or signup_token(self.claimed_key(request)),
         }
         form = get_adapter(request).get_form_class("signup")(data=data)
         if not form.is_valid():
             return responses.form_errors(form, self.params)
         ratelimit.consume(request, "signup")
+        self.sent_token = form.cleaned_data["token"]
         try:
             account = form.save(request)
         except STORE_REFUSALS as error:
