@@ -63,6 +63,16 @@ class DefaultAccountAdapter:
         "email_mixed_scripts": _("The domain of this email address mixes writing systems: %(scripts)s."),
         "email_quoted": _("Enter the address without quotation marks."),
         "email_local_too_long": _("The part of this address before “@” is too long: at most 64 characters."),
+        "email_address_taken": _("%(email)s is already in use by another account."),
+        "duplicate_email": _("%(email)s is already an address of your account."),
+        "max_email_addresses": _("You cannot add more than %(max)d email addresses."),
+        "unknown_email": _("%(email)s is not an address of your account."),
+        "cannot_remove_primary_email": _("You cannot remove your primary email address."),
+        "unverified_primary_email": _("Only a confirmed address can become your primary address."),
+        "last_verified_email": _(
+            "%(email)s is the only confirmed address of your account: confirm another one before removing it."
+        ),
+        "account_unverified": _("Confirm your email address before adding another one."),
         "busy": _("The site is busy and nothing was saved. Please try again."),
         "stale": _("Your account changed while this page was open, so nothing was saved. Please try again."),
         "last_staff": _(
@@ -106,6 +116,12 @@ class DefaultAccountAdapter:
         ),
         "email_change_cancelled": _("The change of your address to %(email)s is cancelled: its link no longer works."),
         "already_verified": _("%(email)s is already confirmed: there is no link to send."),
+        "email_added": _("We sent a link to %(email)s. Open it to confirm the address; until then you cannot use it."),
+        "email_add_failed": _(
+            "%(email)s is added, but the mail with its link could not be sent. Please send it again."
+        ),
+        "email_removed": _("%(email)s is no longer an address of your account."),
+        "email_primary": _("%(email)s is now your primary email address."),
         "signup_gone": _(
             "The sign-up with %(email)s no longer exists: it expired, or was discarded from its link. "
             "Please sign up again."

@@ -644,5 +644,21 @@ class AppSettings:
         Default ``()``."""
         return self._setting("STAFF_PERMISSIONS", ())
 
+    # Several addresses per account (issue 37).
+
+    @property
+    def MAX_EMAIL_ADDRESSES(self) -> int:
+        """How many email addresses an account may have, the primary one included (as
+        django-allauth's ``ACCOUNT_MAX_EMAIL_ADDRESSES``): above 1, a person adds addresses,
+        verifies each by its mailed link, makes one primary, logs in with any verified one
+        and removes the others (``docs/signup-and-verification.md``). Default 1: one
+        address, changed by a link to the new one, as before. An account's deletion
+        releases every address in its one transaction: system check ``accounts.E015``
+        says when the bound makes it too large for DynamoDB's 100 actions."""
+        value = self._setting("MAX_EMAIL_ADDRESSES", 1)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ImproperlyConfigured(f"ACCOUNTS_MAX_EMAIL_ADDRESSES is {value!r}; use a whole number of at least 1.")
+        return value
+
 
 app_settings = AppSettings()

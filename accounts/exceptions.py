@@ -44,7 +44,9 @@ class UniqueViolation(TransactionCancelled):
     ``fields`` names every field whose lock collided, e.g. ``{"email", "username"}``;
     ``owners`` maps each of those fields to the PK of the item holding the lock, where
     DynamoDB returned it; ``namespaces`` maps each field to the namespaces of the
-    constraints that collided (``{"username": {"HANDLE_SKEL"}}``: only a look-alike is taken).
+    constraints that collided (``{"username": {"HANDLE_SKEL"}}``: only a look-alike is taken);
+    ``values`` maps each field to the values whose locks collided, as the item held them
+    (``{"email_addresses": {"work@x.io"}}``: which element of a set is taken).
     """
 
     def __init__(
@@ -53,10 +55,12 @@ class UniqueViolation(TransactionCancelled):
         owners: Mapping[str, object] | None = None,
         reasons: Sequence[Any] = (),
         namespaces: Mapping[str, Iterable[str]] | None = None,
+        values: Mapping[str, Iterable[object]] | None = None,
     ) -> None:
         self.fields = frozenset(fields)
         self.owners = dict(owners or {})
         self.namespaces = {field: frozenset(names) for field, names in (namespaces or {}).items()}
+        self.values = {field: frozenset(taken) for field, taken in (values or {}).items()}
         super().__init__(f"Already in use: {', '.join(sorted(self.fields))}", reasons)
 
 

@@ -17,7 +17,7 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext_lazy as _
 
-from . import devices, email_codes, notices, ratelimit, store, verification
+from . import addresses, devices, email_codes, notices, ratelimit, store, verification
 from .exceptions import InvalidUniqueValue
 from .forms import EmailField, StoreErrorsMixin
 from .models import User
@@ -104,16 +104,23 @@ def count_reset_request(request: HttpRequest, email: str) -> ResetRequest:
     return ResetRequest(email, budget, owner_id)
 
 
-def may_reset(account: Account | None, email: str) -> bool:
-    """Whether ``account`` (as read) may reset its password by a mail to ``email``: it is
-    active, verified, and still holds that address (it may have changed it since its lock
-    was read)."""
+def reset_address(account: Account | None, email: str) -> str | None:
+    """Where a reset of ``account`` (as read) asked for with ``email`` is mailed: the address
+    ``email`` spells, when the account is active and still holds it verified (its primary or
+    another of its addresses: it may have changed them since the lock was read), as the
+    account holds it; else ``None``."""
+    if account is None or not account.is_active:
+        return None
     try:
-        if account is None or not store.is_same_address(account, email):
-            return False
+        return addresses.held_address(account, email)
     except InvalidUniqueValue:
-        return False
-    return account.is_active and store.is_verified(account)
+        return None
+
+
+def may_reset(account: Account | None, email: str) -> bool:
+    """Whether ``account`` (as read) may reset its password by a mail to ``email``
+    (:func:`reset_address`)."""
+    return reset_address(account, email) is not None
 
 
 def request_reset(request: HttpRequest, reset: ResetRequest) -> None:
@@ -126,14 +133,16 @@ def request_reset(request: HttpRequest, reset: ResetRequest) -> None:
     GetItem more, the account's, and only for an address somebody holds.
     """
     account = store.get_account(reset.owner_id) if reset.owner_id else None
-    if not may_reset(account, reset.email):
+    # To the address typed (the primary or another of the account's verified ones).
+    address = reset_address(account, reset.email)
+    if address is None:
         return
     parts = reset_link_parts(User.from_account(account))
     path = reverse("accounts:password_reset_confirm", args=parts)
     verification.send_mail(
         request,
         "password_reset",
-        account.email,
+        address,
         {"account": account},
         path=path,
         frontend=FRONTEND_PAGE,
@@ -142,12 +151,18 @@ def request_reset(request: HttpRequest, reset: ResetRequest) -> None:
     )
 
 
-def send_reset_code(request: HttpRequest, account: Account, code: str, budget: str | None = None) -> str:
+def send_reset_code(
+    request: HttpRequest, account: Account, email: str, code: str, budget: str | None = None
+) -> str | None:
     """Mail ``code`` (:mod:`accounts.email_codes`, kept in the session that asked) to reset
-    the password of ``account``, on the ``mail`` budget ``budget`` (see
-    :func:`count_reset_request`): ``sent``, ``too_soon`` or ``failed``."""
+    the password of ``account`` to ``email``, the address typed (see :func:`reset_address`),
+    on the ``mail`` budget ``budget`` (see :func:`count_reset_request`): ``sent``,
+    ``too_soon`` or ``failed``; ``None`` when the account no longer holds that address."""
+    address = reset_address(account, email)
+    if address is None:
+        return None
     context = {"account": account, "code": code, "minutes": email_codes.RESET_PASSWORD.seconds // 60}
-    return verification.send_mail(request, "password_reset_code", account.email, context, limit_key=budget)
+    return verification.send_mail(request, "password_reset_code", address, context, limit_key=budget)
 
 
 def send_password_changed_notice(request: HttpRequest, account: Account, *, reset: bool) -> str | None:

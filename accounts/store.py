@@ -34,10 +34,10 @@ from .tables import (
     is_gone,
     utcnow,
 )
-from .uniqueness import normalize_text
+from .uniqueness import UniqueConstraint, normalize_text
 
 
-def constraint_for(field):
+def constraint_for(field: str) -> UniqueConstraint:
     """The account's unique constraint on ``field``."""
     for constraint in account_constraints():
         if constraint.fields == (field,):
@@ -80,7 +80,7 @@ def verification_required() -> bool:
     return app_settings.EMAIL_VERIFICATION == MANDATORY or app_settings.PREVENT_ENUMERATION
 
 
-def refuses_registered_addresses():
+def refuses_registered_addresses() -> bool:
     """Whether a sign-up or an email change request is refused at once for an address a
     verified account holds (the per-field error). Not with ``ACCOUNTS_PREVENT_ENUMERATION``:
     it then goes through like any other, and the mail it triggers goes to the address's
@@ -88,7 +88,7 @@ def refuses_registered_addresses():
     return not app_settings.PREVENT_ENUMERATION
 
 
-def address_held_by_another(account, email):
+def address_held_by_another(account: Account, email: str) -> bool:
     """Whether an account other than ``account`` holds ``email``'s lock: one consistent
     GetItem. It chooses which mail an address gets, never whether a value is taken."""
     constraint = constraint_for("email")

@@ -1,7 +1,7 @@
 from django.urls import include, path
 from django.views.generic import TemplateView
 
-from . import email_views, views
+from . import address_views, email_views, views
 from .login_codes import urls as login_code_urls
 from .mfa import urls as mfa_urls
 from .pages import pages
@@ -18,7 +18,7 @@ urlpatterns = [
             path("logout/", views.LogoutView.as_view(), name="logout"),
             path("profile/", views.ProfileView.as_view(), name="profile"),
             path("sessions/logout-others/", views.EndOtherSessionsView.as_view(), name="logout_other_sessions"),
-            path("email/", views.EmailChangeView.as_view(), name="email_change"),
+            path("email/", address_views.email_page, name="email_change"),
             path("email/cancel/", views.EmailChangeCancelView.as_view(), name="email_change_cancel"),
             path("username/", views.UsernameChangeView.as_view(), name="username_change"),
             path("password/", views.PasswordChangeView.as_view(), name="password_change"),
@@ -34,6 +34,7 @@ urlpatterns = [
                 email_views.EmailChangeConfirmView.as_view(),
                 name="email_change_confirm",
             ),
+            path("email/verify/<str:token>/", address_views.AddressVerifyView.as_view(), name="email_address_verify"),
             path("password/reset/", email_views.PasswordResetView.as_view(), name="password_reset"),
             path(
                 "password/reset/done/",

@@ -132,6 +132,10 @@ if "ACCOUNTS_SIGNUP_FIELDS" in env:
 if "ACCOUNTS_LOGIN_METHODS" in env:
     ACCOUNTS_LOGIN_METHODS = env.json("ACCOUNTS_LOGIN_METHODS")
 
+# Several addresses per account (issue 37): the demo lets each have 5 (the app's default
+# is 1); ACCOUNTS_MAX_EMAIL_ADDRESSES=1 in the environment makes it one address again.
+ACCOUNTS_MAX_EMAIL_ADDRESSES = env.int("ACCOUNTS_MAX_EMAIL_ADDRESSES", default=5)
+
 # Second factors: staff must have one (off by default); signing up with a passkey.
 ACCOUNTS_MFA_REQUIRED_FOR_STAFF = env.bool("ACCOUNTS_MFA_REQUIRED_FOR_STAFF", default=False)
 ACCOUNTS_PASSKEY_SIGNUP = env.bool("ACCOUNTS_PASSKEY_SIGNUP", default=False)

@@ -897,6 +897,7 @@ inline legacy_data() {
 #include "tokens.h"
 #include "codes.h"
 #include "keys.h"
+#include "addresses.h"
 
 init {
 	byte i;
@@ -954,6 +955,9 @@ init {
 #endif
 #if HIERARCHY
 		start_hierarchy();
+#endif
+#if ADDRESSES
+		start_addresses();
 #endif
 		run Quiescence();
 		do

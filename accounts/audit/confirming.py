@@ -19,7 +19,7 @@ from itertools import groupby
 
 from ..tables import epoch_now
 from ..uniqueness import LOCK_SORT_KEY
-from .checking import Scope, check_key, is_live, is_member, item_findings
+from .checking import Scope, add_record, check_key, is_live, is_member, item_findings
 from .factors import WEBAUTHN, partition_findings
 from .findings import (
     MISSING_ENTRY,
@@ -126,7 +126,7 @@ def _confirm_keys(keys, scope: Scope, reader: Reader, now: int, unrecorded: dict
             yield finding
         for pk in not_recorded:
             item, recorded = unrecorded.setdefault(pk, (items[pk], {}))
-            recorded[constraint.namespace] = lock_key
+            add_record(recorded, item, constraint, lock_key)
 
 
 def _confirm_items(pks: list[str], scope: Scope, reader: Reader) -> Iterator[Finding]:

@@ -480,16 +480,22 @@ class Findings:
 
 def records_lock(model, constraint, recorded, key):
     """Whether an item of ``model`` holding lock ``key`` of ``constraint``, and recording
-    ``recorded`` for its namespace (``None``: nothing), records that lock as it should: a
-    model without ``lock_keys`` records none, and a set-valued constraint's keys are never
-    recorded (computed again, they are the same)."""
-    return constraint.many or LOCK_KEYS not in model.get_attributes() or recorded == key
+    ``recorded`` in its slot (a key; a set-valued constraint's map of elements to keys;
+    ``None``: nothing), records that lock as it should: a model without ``lock_keys``
+    records none, and the keys of a set-valued constraint that is not
+    :attr:`~accounts.uniqueness.UniqueConstraint.recorded` are never recorded (computed
+    again, they are the same)."""
+    if LOCK_KEYS not in model.get_attributes() or (constraint.many and not constraint.recorded):
+        return True
+    if isinstance(recorded, dict):
+        return key in recorded.values()
+    return recorded == key
 
 
 def _is_unrecorded(constraint, key, holder):
     """Whether ``holder``, which holds lock ``key`` (it names it), records its keys and not
     this one."""
-    return not records_lock(type(holder), constraint, recorded_keys(holder).get(constraint.namespace), key)
+    return not records_lock(type(holder), constraint, recorded_keys(holder).get(constraint.record_slot), key)
 
 
 def unrecorded_finding(pk, keys, constraints, model=None):

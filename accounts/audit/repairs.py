@@ -27,7 +27,8 @@ from ..tables import (
     malformed_attributes,
     raw_text,
 )
-from ..uniqueness import LOCK_SORT_KEY, constraints_of
+from ..uniqueness import LOCK_SORT_KEY, constraints_of, keys_in_namespace
+from .checking import add_record
 from .factors import WEBAUTHN, rebuilt_passkeys
 from .findings import (
     MALFORMED,
@@ -222,13 +223,7 @@ def examine_key(namespace, key, holder_ids=(), model_class=None):
         account = lookups.get_item(model, pk)
         if account is not None:
             accounts[pk] = account
-    holders = []
-    for pk, account in accounts.items():
-        try:
-            if key in constraint.lock_keys(account):
-                holders.append(pk)
-        except InvalidUniqueValue:
-            continue
+    holders = [pk for pk, account in accounts.items() if key in keys_in_namespace(account, namespace)]
     if not lock_exists and not holders:
         return None, accounts
     return _examine(constraint, key, lock_exists, owner, holders, accounts, model), accounts
@@ -246,14 +241,15 @@ def examine_item(kind, namespace, pk, model_class=None):
     if kind == UNRECORDED:
         keys = {}
         for each in constraints:
-            if each.many:
+            if each.many and not each.recorded:
                 continue  # its keys are not recorded (see findings._is_unrecorded)
             try:
-                key = each.lock_key(item)
+                held = each.lock_keys(item)
             except InvalidUniqueValue:
                 continue
-            if key is not None and _read_lock(model, key) == (True, pk) and _is_unrecorded(each, key, item):
-                keys[each.namespace] = key
+            for key in held:
+                if _read_lock(model, key) == (True, pk) and _is_unrecorded(each, key, item):
+                    add_record(keys, item, each, key)
         return (unrecorded_finding(pk, keys, constraints, model) if keys else None), {pk: item}
     stored = malformed_attributes(item)
     if not stored:

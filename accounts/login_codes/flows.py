@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from django.http import HttpRequest
 from django.utils.crypto import constant_time_compare, salted_hmac
 
-from .. import devices, dynamo, ratelimit, sessions, store
+from .. import addresses, devices, dynamo, ratelimit, sessions, store
 from ..exceptions import Busy, InvalidUniqueValue, OverLimit, StaleItem, Unavailable
 from ..internal.flows import login as login_flow
 from ..mfa import store as mfa_store
@@ -130,7 +130,9 @@ class CodeMail:
         if account is None or not still_named(account, self.login) or not second_step.can_log_in(account):
             return
         context = {"account": account, "code": code_for(self.seed, account), "minutes": CODE_SECONDS // 60}
-        send_mail(self.request, "login_code", account.email, context)
+        # To the address typed when it is one of the account's verified ones, else its primary.
+        to = addresses.held_address(account, self.login) or account.email
+        send_mail(self.request, "login_code", to, context)
 
 
 def still_named(account: Account, login: str) -> bool:
@@ -138,7 +140,7 @@ def still_named(account: Account, login: str) -> bool:
     changed its address or name since the lock was read."""
     try:
         if store.login_field(login) == "email":
-            return store.is_same_address(account, login)
+            return store.is_same_address(account, login) or addresses.held_address(account, login) is not None
         return store.login_lock_key(login) in store.login_constraint(login).lock_keys(account)
     except InvalidUniqueValue:
         return False

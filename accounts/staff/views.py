@@ -21,7 +21,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from django.views import View
 from django.views.decorators.cache import never_cache
 
-from .. import audit, dynamo, notices, sessions, signup_fields, store, timeline, verification
+from .. import addresses, audit, dynamo, notices, sessions, signup_fields, store, timeline, verification
 from ..adapter import get_adapter
 from ..audit import background, reports
 from ..audit.checking import Scope
@@ -190,6 +190,7 @@ class AccountView(StaffView):
             if sessions.in_use()
             else None,
             "passkeys": mfa_store.passkeys_of(account),
+            "addresses": addresses.addresses_of(account) if addresses.enabled() else None,
             "events": timeline.events_of([raw for raw in events if not is_gone(raw)]),
             **forms,
         }

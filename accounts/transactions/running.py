@@ -128,6 +128,7 @@ def cancellation_error(
     collided: set[str] = set()
     owners: dict[str, Any] = {}
     namespaces: dict[str, set[str]] = {}
+    values: dict[str, set[Any]] = {}
     not_owned: dict[str, tuple[bool, Any]] = {}
     contended, other = False, []
     over_limit: list[Any] = []
@@ -145,6 +146,9 @@ def cancellation_error(
                 owners.update(dict.fromkeys(action.constraint.fields, _lock_owner(reason)))
                 for name in action.constraint.fields:
                     namespaces.setdefault(name, set()).add(action.constraint.namespace)
+                    if action.value is not None:
+                        # Which value is taken: an element of a set names itself.
+                        values.setdefault(name, set()).add(action.value)
             elif action.role in (OLD_LOCK, KEPT_LOCK):
                 # ALL_OLD returns the lock as it is; no Item means it is gone.
                 # Every release and kept lock's check names its lock (see actions.lock_action).
@@ -179,7 +183,7 @@ def cancellation_error(
             return ItemAlreadyExists("The item's key already exists.", reasons)
         return StaleItem("The item changed or was deleted since it was read.", reasons)
     if collided:
-        return UniqueViolation(collided, owners, reasons, namespaces)
+        return UniqueViolation(collided, owners, reasons, namespaces, values)
     if not_owned:
         held = {key: owner for key, (exists, owner) in not_owned.items() if exists and owner != me}
         return LockNotOwned(not_owned, reasons, held)

@@ -123,7 +123,25 @@ def run_flow(name, settings):
     if name == "deletion":
         client = signed_up_client()
         return lambda: client.post("/accounts/delete/", {"password": PASSWORD})
+    if name.startswith("address"):
+        return address_flow(name, settings)
     raise AssertionError(f"No test sends flow {name!r}: add it here.")
+
+
+def address_flow(name, settings):
+    """The flows of several addresses per account (``ACCOUNTS_MAX_EMAIL_ADDRESSES`` 3)."""
+    settings.ACCOUNTS_MAX_EMAIL_ADDRESSES = 3
+    client = signed_up_client()
+    add = {"email": "work@example.org", "password": PASSWORD}
+    if name == "address add":
+        return lambda: client.post("/accounts/email/", add)
+    client.post("/accounts/email/", add)
+    path = path_of(link_in(mails_to("work@example.org")[0]))
+    if name == "address link":
+        return lambda: Client().post(path)
+    Client().post(path)
+    action = "primary" if name == "address make primary" else "remove"
+    return lambda: client.post("/accounts/email/", {"email": "work@example.org", "action": action})
 
 
 @pytest.mark.dynamodb_local

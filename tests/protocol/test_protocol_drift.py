@@ -21,9 +21,9 @@ import pytest
 from django.contrib.auth import SESSION_KEY
 from django.core.management import call_command
 from django.core.management.base import CommandParser
-from django.test import RequestFactory
+from django.test import RequestFactory, override_settings
 
-from accounts import dynamo, idempotency, ratelimit, sessions, store, timeline, transactions
+from accounts import addresses, dynamo, idempotency, ratelimit, sessions, store, timeline, transactions
 from accounts.headless.tables import UsedRefreshToken
 from accounts.login_codes import flows as code_flows
 from accounts.login_codes import store as codes_store
@@ -377,6 +377,7 @@ def code_transactions(ada, bob, carol):
     planned.update(login_session_transactions(ada))
     planned.update(staff_hierarchy_transactions(ada, bob, now))
     planned.update(identity_transactions(ada))
+    planned.update(address_transactions(ada))
     planned.update(totp_and_recovery_code_transactions(ada))
     planned.update(token_transactions(ada))
     planned.update(login_code_transactions(ada))
@@ -625,6 +626,38 @@ def identity_transactions(ada):
         "sign_in_id_token_app": _app_sign_in(ada, [spend]),
         "spend_id_token": transactions.plan_spend([spend]),
     }
+
+
+def address_transactions(ada):
+    """The transactions of an account's other addresses (``ACCOUNTS_MAX_EMAIL_ADDRESSES``
+    above 1), as :mod:`accounts.addresses` builds them and :func:`accounts.store.update_account`
+    sends them, by the table's names: planned with the setting on (its constraints are
+    declared then), from ``ada`` as read without addresses, and with one waiting for its link
+    and one verified."""
+    now = utcnow()
+    with override_settings(ACCOUNTS_MAX_EMAIL_ADDRESSES=4):
+        both = transactions.changed_copy(ada, {"email_addresses": {"work@x.io"}, "unverified_emails": {"home@x.io"}})
+        both.lock_keys = {
+            **transactions.recorded_keys(ada),
+            **transactions.keys_after_change(ada, {"email_addresses": {"work@x.io"}}),
+        }
+
+        def planned(item, change):
+            changes = {**change.changes, "updated": now}
+            return transactions.plan_change(item, changes, unheld=change.unheld, as_read=change.as_read)
+
+        waiting = transactions.changed_copy(ada, {"unverified_emails": {"home@x.io"}})
+        return {
+            "add_email": planned(ada, addresses.adding(ada, "home@x.io")),
+            "verify_email_address first": planned(waiting, addresses.verifying(waiting, "home@x.io")),
+            "delete_with_addresses none": transactions.plan_delete(ada),
+            "add_email again": planned(both, addresses.adding(both, "more@x.io")),
+            "verify_email_address": planned(both, addresses.verifying(both, "home@x.io")),
+            "make_primary": planned(both, addresses.making_primary(both, "work@x.io")[1]),
+            "remove_email": planned(both, addresses.removing(both, "work@x.io")[1]),
+            "remove_email_unverified": planned(both, addresses.removing(both, "home@x.io")[1]),
+            "delete_with_addresses": transactions.plan_delete(both),
+        }
 
 
 def explained_operations():

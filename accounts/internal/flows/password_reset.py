@@ -43,7 +43,7 @@ class ResetRequested:
         if not by_code():
             password_reset.request_reset(self.request, self.reset)
         elif self.account is not None and self.code is not None:
-            password_reset.send_reset_code(self.request, self.account, self.code, self.reset.budget)
+            password_reset.send_reset_code(self.request, self.account, self.reset.email, self.code, self.reset.budget)
 
 
 @dataclass(frozen=True)
