@@ -185,4 +185,14 @@ def passkey_of(
         created=created,
         last_used=last_used,
         user_handle=handle,
+        discoverable=_discoverable(credential),
     )
+
+
+def _discoverable(credential: dict[str, Any]) -> bool | None:
+    """credProps' ``rk`` of the registration answer allauth kept, as allauth's
+    ``WebAuthn.is_passwordless`` reads it; ``None`` (not said) when it is absent or no boolean."""
+    extensions = credential.get("clientExtensionResults")
+    props = extensions.get("credProps") if isinstance(extensions, dict) else None
+    found = props.get("rk") if isinstance(props, dict) else None
+    return found if isinstance(found, bool) else None

@@ -51,6 +51,9 @@ class SourcePasskey:
     last_used: datetime | None = None
     # The user handle it was registered with (its discoverable login answers with it).
     user_handle: str | None = None
+    # Whether the browser said the credential is discoverable (credProps' ``rk``, what
+    # allauth's ``is_passwordless`` reads); ``None``: the registration does not say.
+    discoverable: bool | None = None
 
 
 @dataclass(frozen=True)
