@@ -1,5 +1,5 @@
 """Codes mailed in place of a link: to prove an address (at sign-up, at a login of an
-unverified account, for an email change) and to reset a password, when
+unverified account, for an email change, added to an account) and to reset a password, when
 ``ACCOUNTS_EMAIL_VERIFICATION_BY_CODE_ENABLED`` or ``ACCOUNTS_PASSWORD_RESET_BY_CODE_ENABLED``
 is on (django-allauth's ``..._BY_CODE_ENABLED``).
 
@@ -14,13 +14,15 @@ A code stops working, and nothing else is done with it, because:
 1. it is used once: what it does is ONE transaction guarded by the account as the code was
    issued for (:mod:`accounts.internal.flows.email_codes` names each guard), which its own
    use changes: a verification needs the account still unverified (``G_VERIFY_SAME_SIGNUP``),
-   an email change its nonce (``G_APPLY_PENDING_AS_READ``), a reset its ``updated`` stamp
-   as read, after the password stamp was found unchanged (``G_CHANGE_UPDATED_AS_READ``);
+   an email change its nonce (``G_APPLY_PENDING_AS_READ``), an added address the set of
+   addresses waiting for their proof as read, which its verification leaves
+   (``G_UNVERIFIED_AS_READ``), a reset its ``updated`` stamp as read, after the password
+   stamp was found unchanged (``G_CHANGE_UPDATED_AS_READ``);
 2. it is tried at most :data:`MAX_TRIES` times: each wrong code is counted by a guarded
    ``UpdateItem`` on the code's own counter, and a right code's transaction checks that the
    counter is still under the limit (``G_LIMIT_UNDER``), so concurrent guesses cannot
    outnumber it (:class:`accounts.ratelimit.Guess`, as a login code);
-3. it expires: :data:`VERIFY_EMAIL` and :data:`CHANGE_EMAIL` after 15 minutes,
+3. it expires: :data:`VERIFY_EMAIL`, :data:`CHANGE_EMAIL` and :data:`ADD_EMAIL` after 15 minutes,
    :data:`RESET_PASSWORD` after 3, allauth's defaults;
 4. it is of this session: it lives in the session that asked, and a new code replaces it;
 5. it dies with a new password or another address: its session keeps the stamp of the
@@ -65,6 +67,8 @@ class Purpose:
 
 VERIFY_EMAIL = Purpose("verify_email", 15 * 60)
 CHANGE_EMAIL = Purpose("change_email", 15 * 60)
+# An address added to an account (ACCOUNTS_MAX_EMAIL_ADDRESSES above 1), waiting for its proof.
+ADD_EMAIL = Purpose("add_email", 15 * 60)
 RESET_PASSWORD = Purpose("reset_password", 3 * 60)
 
 

@@ -23,10 +23,10 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.generic import FormView
 
-from . import password_reset, ratelimit, verification
+from . import email_codes, password_reset, ratelimit, verification
 from .adapter import get_adapter
 from .after_response import RedirectThen
-from .internal.flows import email_change, email_verification
+from .internal.flows import email_addresses, email_change, email_verification
 from .internal.flows import password_reset as password_reset_flow
 from .pending import PENDING_SESSION_KEY
 from .ratelimit import RateLimitMixin
@@ -236,7 +236,8 @@ class VerificationCodeView(View):
 
 class EmailChangeCodeView(LoginRequiredMixin, FormView):
     """``/accounts/email/confirm/code/`` (with ``ACCOUNTS_EMAIL_VERIFICATION_BY_CODE_ENABLED``):
-    type the code mailed to the new address to apply the pending email change."""
+    type the code mailed to the new address to apply the pending email change, or to confirm
+    the address this browser added (several addresses per account)."""
 
     template_name = "accounts/email_change_code.html"
     form_class = CodeForm
@@ -244,16 +245,33 @@ class EmailChangeCodeView(LoginRequiredMixin, FormView):
     def get_login_url(self):
         return get_adapter(self.request).get_login_url(self.request)
 
+    def adding(self):
+        """The address this browser added and waits for the code of, or ``None``."""
+        found = email_codes.pending(self.request.session, email_codes.ADD_EMAIL)
+        return found.email if found is not None else None
+
     def get_context_data(self, **kwargs):
-        return super().get_context_data(pending_email=self.request.user.account.pending_email, **kwargs)
+        pending = self.request.user.account.pending_email
+        return super().get_context_data(pending_email=pending, adding_email=self.adding(), **kwargs)
 
     def form_valid(self, form):
+        adding = self.adding()
+        if adding is not None:
+            return self.address_code_typed(form, adding)
         changed = email_change.confirm_email_change_code(self.request, code=form.cleaned_data["code"])
         if changed.outcome != verification.CHANGED:
             form.refuse(changed.outcome)
             return self.render_to_response(self.get_context_data(form=form), status=400)
         get_adapter(self.request).add_success_message(self.request, "email_changed", email=changed.account.email)
         return redirect("accounts:profile")
+
+    def address_code_typed(self, form, email):
+        verified = email_addresses.verify_address_code(self.request, code=form.cleaned_data["code"])
+        if verified.outcome != verification.VERIFIED:
+            form.refuse(verified.outcome)
+            return self.render_to_response(self.get_context_data(form=form), status=400)
+        messages.success(self.request, CODE_MESSAGES["verified"] % {"email": email})
+        return redirect("accounts:email_change")
 
 
 @method_decorator(never_cache, name="dispatch")

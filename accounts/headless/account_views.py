@@ -27,7 +27,7 @@ from ..app_settings import app_settings
 from ..exceptions import InvalidUniqueValue
 from ..form_errors import STORE_REFUSALS
 from ..forms import SIGNUP_TOKEN_SALT, new_signup_token
-from ..internal.flows import email_change, email_verification, password_change
+from ..internal.flows import email_addresses, email_change, email_verification, password_change
 from ..internal.flows import login as login_flow
 from ..internal.flows import password_reset as password_reset_flow
 from ..internal.flows import sessions as sessions_flow
@@ -246,9 +246,9 @@ def signed_up(request: HttpRequest, account: Account, method: dict[str, Any] | N
 
 class VerifyEmailView(APIView):
     """``GET auth/email/verify`` (``X-Email-Verification-Key``): whom a key verifies;
-        ``POST`` (``key``): verify. The key is a verification link's, an email-change link's, or
-        (with ``ACCOUNTS_EMAIL_VERIFICATION_BY_CODE_ENABLED``) the code this session waits for
-        (409 when it waits for none). Verifying the sign-up this session keeps pending goes on with
+    ``POST`` (``key``): verify. The key is a verification link's, an email-change link's, an
+    added address's link's, or (with ``ACCOUNTS_EMAIL_VERIFICATION_BY_CODE_ENABLED``) the
+    code this session waits for (409 when it waits for none). Verifying the sign-up this session keeps pending goes on with
     its login, as allauth's ``verify_email`` stage does (200, or 401 with the second factor
     pending); a key opened anywhere else logs nobody in (401)."""
 
@@ -262,7 +262,11 @@ class VerifyEmailView(APIView):
                 return self.refused(read.outcome)
             email, account = read.email, read.account
         else:
-            claim = email_verification.read_key(key=key) or email_change.claimed_change(key=key)
+            claim = (
+                email_verification.read_key(key=key)
+                or email_change.claimed_change(key=key)
+                or email_addresses.read_key(key=key)
+            )
             if claim is None or claim[1] is None:
                 return responses.error(MESSAGES["invalid_key"], "invalid", "key")
             email, account = claim
@@ -272,12 +276,17 @@ class VerifyEmailView(APIView):
     def post(self, request: HttpRequest) -> Answer:
         key = self.text("key") or ""
         if self.is_code(key):
-            if email_codes.pending(request.session, email_codes.CHANGE_EMAIL) and request.user.is_authenticated:
+            pending = email_verification.pending_code(request)
+            if pending is not None and pending.purpose == email_codes.ADD_EMAIL:
+                verified = email_addresses.verify_address_code(request, code=key)
+            elif pending is not None and pending.purpose == email_codes.CHANGE_EMAIL:
                 verified = email_change.confirm_email_change_code(request, code=key)
             else:
                 verified = email_verification.verify_code(request, code=key)
         elif email_change.read_key(key=key) is not None:
             verified = email_change.confirm_email_change(request, key=key)
+        elif email_addresses.is_address_key(key=key):
+            verified = email_addresses.verify_address(request, key=key)
         else:
             verified = email_verification.verify_email(request, key=key, end_pending=True)
         if verified.login is not None and verified.login.status == login_flow.DONE:

@@ -204,6 +204,13 @@ def form_errors(form: Form, params: dict[str, str] | None = None, status: int = 
     return Answer(status=status, errors=errors)
 
 
+def errors_of(errors: dict[str | None, list[ValidationError]], status: int = HTTPStatus.BAD_REQUEST) -> Answer:
+    """The errors of a flow's outcome, ``{field: [ValidationError]}`` (``None``: the whole
+    request's), as :func:`form_errors` lists a form's."""
+    entries = [entry for name, each in errors.items() for error in each for entry in _entries(error, name)]
+    return Answer(status=status, errors=entries)
+
+
 def _entries(validation_error: ValidationError, param: str | None) -> list[dict]:
     entries = []
     for single in validation_error.error_list:

@@ -14,6 +14,7 @@ from django.views.decorators.csrf import csrf_exempt, ensure_csrf_cookie
 
 from . import (
     account_views,
+    address_views,
     clients,
     code_views,
     mfa_views,
@@ -37,7 +38,7 @@ OPERATIONS = [
     ("auth/password/reset", account_views.ResetPasswordView, "reset_password"),
     ("auth/reauthenticate", account_views.ReauthenticateView, "reauthenticate"),
     ("auth/sessions", account_views.SessionsView, "sessions"),
-    ("account/email", account_views.EmailView, "email"),
+    ("account/email", address_views.EmailAddressesView, "email"),
     ("account/password/change", account_views.ChangePasswordView, "change_password"),
     ("auth/2fa/authenticate", mfa_views.AuthenticateView, "mfa_authenticate"),
     ("auth/2fa/reauthenticate", mfa_views.MFAReauthenticateView, "mfa_reauthenticate"),

@@ -27,7 +27,7 @@ from ..mfa import recovery_codes
 from ..mfa import store as mfa_store
 from ..mfa.tables import Passkey
 from ..rules import AccountValuesForm
-from ..tables import MAX_PASSKEYS, Account, account_constraints
+from ..tables import ADDRESSES_FIELD, MAX_PASSKEYS, Account, account_constraints
 from ..tables import identity_element as _identity_element
 from ..tables.clocks import utcnow
 from ..transactions import Transaction, owned_put, plan_create
@@ -48,19 +48,22 @@ identity_element = cast("Callable[[str, str], str]", _identity_element)
 recovery_code_digests = cast("Callable[[str, Iterable[str]], set[str]]", recovery_codes.digests)
 new_passkey = cast("Callable[[Account, SourcePasskey, str], Passkey]", mfa_store.new_passkey)
 
-# How the report names the unique fields of an account's set-valued constraints.
-FIELD_NAMES = {"passkeys": "passkey", "oidc_identities": "identity"}
+# How the report names the unique fields of an account's set-valued constraints: an
+# account's other verified addresses are addresses as its primary one is.
+FIELD_NAMES = {"passkeys": "passkey", "oidc_identities": "identity", ADDRESSES_FIELD: "email"}
 
 
 @dataclass(frozen=True)
 class Key:
     """A lock key a candidate would hold (or, for an unverified address, claims): what two
-    source users must not share."""
+    source users must not share. ``value``: the member of a set it is the key of (an other
+    address, a passkey), which the report names; ``None`` for a single value."""
 
     namespace: str
     key: str
     field: str
     lookalike: bool
+    value: str | None = None
 
 
 @dataclass
@@ -162,16 +165,19 @@ def build_candidate(user: SourceUser, providers: dict[str, str]) -> Candidate | 
     if problems or isinstance(values, list):
         return problems
     email, username = values
+    carried = carried_addresses(user, email, verified=flags["email_verified"])
     account = build_account(
-        email,
+        carried.email,
         username,
         password,
         token=row_token(user),
         created=user.date_joined or utcnow(),
         imported=_provenance(user),
-        **flags,
+        **{**flags, "email_verified": carried.verified},
     )
-    notes = extra_address_notes(user) + _identities(user, account, providers)
+    setattr(account, ADDRESSES_FIELD, set(carried.verified_others) or None)
+    account.unverified_emails = set(carried.waiting) or None
+    notes = carried.notes + _identities(user, account, providers)
     passkeys, problems = _factors(user, account)
     if problems:
         return problems
@@ -212,22 +218,117 @@ def clean_values(user: SourceUser, *, allow_reserved: bool) -> tuple[str, str] |
     return problems or (cleaned["email"], cleaned["username"])
 
 
-def extra_address_notes(user: SourceUser) -> list[Problem]:
-    """The addresses of ``user`` beyond the one the account holds (django-allauth's other
-    ``account_emailaddress`` rows): an account holds one address, so each is reported, and
-    the user imported with its primary one. (Once accounts hold several, issue 37, they come
-    in as members of the account's set of addresses, here.)"""
-    return [
-        Problem(
-            user.source_id,
-            "email",
-            EXTRA_ADDRESS_NOT_IMPORTED,
-            "An account holds one address: this one was not imported.",
-            detail=address.email,
-            line=user.line,
-        )
-        for address in user.other_addresses
-    ]
+@dataclass
+class CarriedAddresses:
+    """What an account holds of a source user's addresses: its primary ``email`` and
+    whether it is ``verified``, its other verified addresses (``email_addresses``, each
+    with its lock, as the primary), those waiting for their proof (``unverified_emails``,
+    no lock), and a report line for each address not carried."""
+
+    email: str
+    verified: bool
+    verified_others: list[str] = field(default_factory=list)
+    waiting: list[str] = field(default_factory=list)
+    notes: list[Problem] = field(default_factory=list)
+
+
+def carried_addresses(user: SourceUser, email: str, *, verified: bool) -> CarriedAddresses:
+    """The addresses of ``user`` (its cleaned primary ``email``, ``verified`` or not, and
+    django-allauth's other ``account_emailaddress`` rows) as the account holds them.
+
+    With one address per account (``ACCOUNTS_MAX_EMAIL_ADDRESSES`` 1, the default) each
+    other row is reported. With more: each row is cleaned as a sign-up's address is; a
+    verified one becomes primary when the source's primary is not verified (the primary
+    must be: a person who proved one mailbox keeps logging in with it), the old primary
+    then waiting; the verified others come in as members of the account's set of
+    addresses, each with its lock in the account's create (so two users never share one:
+    :mod:`.conflicts`), the unverified ones as addresses waiting for their proof, holding
+    no lock, as an address added on the site waits (the person sends its link again from
+    the email page). Reported, the user imported all the same: a row that is no valid
+    address, one that looks like another of the user's, those past the bound (verified
+    ones kept first), and every other row of an account with no verified address (an
+    account not verified adds no address)."""
+    limit = app_settings.MAX_EMAIL_ADDRESSES
+    carried = CarriedAddresses(email, verified)
+    if limit <= 1:
+        carried.notes = [
+            _address_note(user, other.email, "An account holds one address: this one was not imported.")
+            for other in user.other_addresses
+        ]
+        return carried
+    rows: list[tuple[str, bool]] = []
+    for other in user.other_addresses:
+        cleaned, problem = _cleaned_address(other.email)
+        if cleaned is None:
+            carried.notes.append(_address_note(user, other.email, problem))
+        else:
+            rows.append((cleaned, bool(other.verified)))
+    promoted = None if verified else next((row for row in rows if row[1]), None)
+    if promoted is not None:
+        rows = [row for row in rows if row is not promoted]
+        demoted, problem = _cleaned_address(email)
+        if demoted is None:
+            carried.notes.append(_address_note(user, email, problem))
+        else:
+            rows.insert(0, (demoted, False))
+        carried.email, carried.verified = promoted[0], True
+    if not carried.verified:
+        message = "The account's address is not verified: an account adds no other address before it is."
+        carried.notes += [_address_note(user, address, message) for address, _ in rows]
+        return carried
+    try:
+        held, same = _address_keys(carried.email), _address_keys(carried.email, lookalikes=False)
+    except InvalidUniqueValue:
+        return carried  # a primary that can be no key: the user is reported invalid (its keys)
+    for address, is_verified in sorted(rows, key=lambda row: not row[1]):
+        keys = _address_keys(address)
+        if _address_keys(address, lookalikes=False) <= same:
+            continue  # the same mailbox spelled again: carried once (its verified row first)
+        if keys & held:
+            message = "It looks the same as another address of this user: it was not imported."
+            carried.notes.append(_address_note(user, address, message))
+            continue
+        if 1 + len(carried.verified_others) + len(carried.waiting) >= limit:
+            message = (
+                f"An account holds at most {limit} addresses (ACCOUNTS_MAX_EMAIL_ADDRESSES): this one was not imported."
+            )
+            carried.notes.append(_address_note(user, address, message))
+            continue
+        held |= keys
+        same |= _address_keys(address, lookalikes=False)
+        (carried.verified_others if is_verified else carried.waiting).append(address)
+    return carried
+
+
+def _cleaned_address(value: object) -> tuple[str | None, str]:
+    """``(value as a sign-up stores an address, "")`` (the sign-up form's field and the
+    adapter's ``clean_email``; it has a lock key), or ``(None, why it cannot be one)``."""
+    problem = text_problem(value, required=True)
+    if problem:
+        return None, problem
+    try:
+        cleaned: str = get_adapter().clean_email(AccountValuesForm.base_fields["email"].clean(value))
+        _address_keys(cleaned)
+    except ValidationError as error:
+        return None, str(error.messages[0])
+    except InvalidUniqueValue as error:
+        return None, str(error.message)
+    return cleaned, ""
+
+
+def _address_keys(address: str, *, lookalikes: bool = True) -> set[str]:
+    """The lock keys of ``address`` (cleaned) in each constraint on the email, each prefixed
+    by its namespace: its lock, and its look-alike lock when one is declared (unless
+    ``lookalikes`` is false)."""
+    return {
+        f"{constraint.namespace}#{constraint.key_for(address)}"
+        for constraint in account_constraints()
+        if constraint.fields == ("email",) and (lookalikes or not constraint.lookalike)
+    }
+
+
+def _address_note(user: SourceUser, address: object, message: str) -> Problem:
+    return Problem(user.source_id, "email", EXTRA_ADDRESS_NOT_IMPORTED, message, detail=str(address), line=user.line)
 
 
 def _provenance(user: SourceUser) -> dict[str, str]:
@@ -321,6 +422,12 @@ def _keys(user: SourceUser, account: Account) -> tuple[list[Key], list[Problem]]
     for constraint in account_constraints():
         field_name = FIELD_NAMES.get(constraint.fields[0], constraint.fields[0])
         try:
+            if constraint.many:
+                members = sorted(constraint.member_keys(account).items(), key=lambda member: member[1])
+                keys.extend(
+                    Key(constraint.namespace, key, field_name, constraint.lookalike, value) for value, key in members
+                )
+                continue
             claimed = constraint.claimed_keys(account)
         except InvalidUniqueValue as error:
             return [], [Problem(user.source_id, field_name, INVALID, error.message, line=user.line)]

@@ -2,8 +2,9 @@
 
 While the source is read the first time, each candidate's lock keys (the values it would
 hold, normalized as a sign-up normalizes them, look-alike skeletons included) go into an
-embedded DuckDB database on disk; then ONE query returns the keys several users share and
-who shares them, and only those users are judged, in Python: so the table is asked only
+embedded DuckDB database on disk (a set's members too: each other verified address of an
+account, each passkey, each identity, with the member it is the key of); then ONE query
+returns the keys several users share and who shares them, and only those users are judged, in Python: so the table is asked only
 about values the site itself may hold, and memory grows with the conflicts, not the source.
 
 Between source users the rules are, in order: the one whose address is verified wins; then
@@ -33,7 +34,7 @@ WITH shared AS (
     SELECT namespace, key FROM keys GROUP BY namespace, key HAVING count(DISTINCT user_key) > 1
 )
 SELECT keys.user_key, users.source_id, users.line, users.verified, users.last_login,
-       keys.position, keys.namespace, keys.key, keys.field, keys.lookalike
+       keys.position, keys.namespace, keys.key, keys.field, keys.lookalike, keys.value
 FROM keys
 JOIN shared USING (namespace, key)
 JOIN users USING (user_key)
@@ -67,7 +68,7 @@ class ConflictFinder:
         )
         self.connection.execute(
             "CREATE TABLE keys (user_key VARCHAR, position INTEGER, namespace VARCHAR, key VARCHAR, "
-            "field VARCHAR, lookalike BOOLEAN)"
+            "field VARCHAR, lookalike BOOLEAN, value VARCHAR)"
         )
         self.connection.execute("CREATE TABLE ids (user_key VARCHAR, source_id VARCHAR, line BIGINT)")
         self._rows: dict[str, list[tuple[Any, ...]]] = {"users": [], "keys": [], "ids": []}
@@ -90,7 +91,7 @@ class ConflictFinder:
         login = last_login.timestamp() if last_login is not None else None
         self._append("users", (user_key, source_id, line, verified, login))
         for position, key in enumerate(keys):
-            self._append("keys", (user_key, position, key.namespace, key.key, key.field, key.lookalike))
+            self._append("keys", (user_key, position, key.namespace, key.key, key.field, key.lookalike, key.value))
 
     def _append(self, table: str, row: tuple[Any, ...]) -> None:
         rows = self._rows[table]
@@ -127,13 +128,15 @@ class ConflictFinder:
             if taken is None:
                 held.update({(key[0], key[1]): user["source_id"] for key in user["keys"]})
                 continue
-            namespace, _, field, lookalike = taken
+            namespace, _, field, lookalike, value = taken
             code = (LOOKALIKE if lookalike else SAME).format(field=field)
             message = (
                 "Another user of the source, kept by the rules (verified, last login, lowest id), holds this value."
             )
             holder = held[(namespace, taken[1])]
-            problem = Problem(user["source_id"], field, code, message, holder_source_id=holder, line=user["line"])
+            problem = Problem(
+                user["source_id"], field, code, message, holder_source_id=holder, detail=value, line=user["line"]
+            )
             left_out[user["user_key"]] = [problem]
         return left_out
 
@@ -146,7 +149,7 @@ def _in_priority_order(rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
     """The users of the conflicts' rows, each with its shared keys in declaration order,
     sorted by the rules: verified first, then the latest login, then the lowest id."""
     users: dict[str, dict[str, Any]] = {}
-    for user_key, source_id, line, verified, last_login, _position, namespace, key, field, lookalike in rows:
+    for user_key, source_id, line, verified, last_login, _position, namespace, key, field, lookalike, value in rows:
         user = users.setdefault(
             user_key,
             {
@@ -158,7 +161,7 @@ def _in_priority_order(rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
                 "keys": [],
             },
         )
-        user["keys"].append((namespace, key, field, lookalike))
+        user["keys"].append((namespace, key, field, lookalike, value))
     return sorted(users.values(), key=_priority)
 
 

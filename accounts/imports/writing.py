@@ -160,7 +160,11 @@ def _taken(candidate: Candidate, refusal: UniqueViolation) -> list[Problem]:
             else ("An account of the site holds this value.")
         )
         name = FIELD_NAMES.get(field, field)
-        detail = "lookalike" if only_lookalike else None
+        # A set's member taken (an other address, a passkey) is named; a single value is the user's own.
+        members = (
+            ", ".join(sorted(str(value) for value in refusal.values.get(field, ()))) if field in FIELD_NAMES else ""
+        )
+        detail = members or ("lookalike" if only_lookalike else None)
         problems.append(
             Problem(user.source_id, name, TAKEN_ON_SITE, message, holder_account=holder, detail=detail, line=user.line)
         )

@@ -363,6 +363,49 @@ def test_email_change_lists_the_pending_address_and_the_mailed_link_finishes_it(
     assert store.get_by_email("ada@work.example").email_verified
 
 
+def test_several_addresses_added_verified_made_primary_and_removed_then_each_logs_in(app, settings):
+    from playwright.sync_api import expect
+
+    settings.ACCOUNTS_MAX_EMAIL_ADDRESSES = 3
+    # Two additions within a minute: the default allows one a minute per account.
+    settings.ACCOUNTS_RATE_LIMITS = {"change_email": "5/m/user"}
+    work, home = "ada@work.example", "ada@home.example"
+    sign_up_verified(app)
+    rows = app.page.locator("tbody tr")
+
+    def row(address):
+        return rows.filter(has_text=address)
+
+    for address in (work, home):
+        app.go("/account/email")
+        app.heading("Change Email")
+        app.fill("Email", address)
+        app.click("Add")
+        expect(row(address)).to_contain_text("❌")
+        app.go(link_mailed_to(address, app.url))
+        app.shows(f"Please confirm that {address} is an email address")
+        app.click("Confirm")
+        app.at("/account/email")
+        expect(row(address)).to_contain_text("✅")
+    expect(rows).to_have_count(3)
+
+    row(work).get_by_role("radio").click()
+    expect(row(work).get_by_role("radio")).to_be_checked()
+    expect(row(ADA).get_by_role("radio")).not_to_be_checked()
+    row(ADA).get_by_role("button", name="Remove").click()
+    expect(rows).to_have_count(2)
+    expect(row(ADA)).to_have_count(0)
+
+    account = store.get_by_email(work)
+    assert (account.email, account.email_addresses) == (work, {home})
+    assert store.get_by_email(ADA) is None
+    app.logout()
+    for address in (work, home):
+        app.login(address)
+        app.logged_in()
+        app.logout()
+
+
 def test_sessions_lists_both_browsers_and_logs_out_the_other(app, browser, react_site):  # noqa: F811
     sign_up_verified(app)
     context, other = open_app(browser, react_site)

@@ -10,8 +10,9 @@ Each operation is run for both clients, anonymously and logged in (a session of 
 for each case, so that a logout or an ended session in one case leaves the next alone),
 on the site's defaults; the operations whose answers change with codes instead of links
 (``ACCOUNTS_EMAIL_VERIFICATION_BY_CODE_ENABLED``, ``ACCOUNTS_PASSWORD_RESET_BY_CODE_ENABLED``)
-run once more with both on. The runs' figures (operations, cases, failures) are printed
-with ``-s``.
+run once more with both on, and the address operations with several addresses per account
+(``ACCOUNTS_MAX_EMAIL_ADDRESSES = 3``), by links and by codes. The runs' figures
+(operations, cases, failures) are printed with ``-s``.
 """
 
 import json
@@ -64,6 +65,10 @@ CODE_OPERATIONS = {
     "auth/password/reset",
     "account/email",
 }
+# The operations whose answers change when an account may have several addresses
+# (ACCOUNTS_MAX_EMAIL_ADDRESSES above 1: account/email adds, makes primary, removes; the
+# added address's key is verified): their own run, with links and with codes.
+ADDRESS_OPERATIONS = {"account/email", "auth/email/verify"}
 
 
 def conforms_to(spec, schema_name, body):
@@ -215,6 +220,17 @@ def test_with_codes_instead_of_links_every_response_still_conforms(site, setting
     operations, figures = conformance_run(site, CODE_OPERATIONS)
 
     assert {route_of(operation.path) for operation in operations} == CODE_OPERATIONS
+    assert not figures["failures"], "\n".join(sorted(figures["failures"]))
+
+
+@pytest.mark.parametrize("by_code", [False, True], ids=["links", "codes"])
+def test_with_several_addresses_every_response_still_conforms(site, settings, by_code):
+    settings.ACCOUNTS_MAX_EMAIL_ADDRESSES = 3
+    settings.ACCOUNTS_EMAIL_VERIFICATION_BY_CODE_ENABLED = by_code
+
+    operations, figures = conformance_run(site, ADDRESS_OPERATIONS)
+
+    assert {route_of(operation.path) for operation in operations} == ADDRESS_OPERATIONS
     assert not figures["failures"], "\n".join(sorted(figures["failures"]))
 
 

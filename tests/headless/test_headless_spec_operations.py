@@ -43,26 +43,51 @@ def logged_in(client):
     return api
 
 
-@pytest.mark.parametrize(
-    "method, path", SPEC_OPERATIONS, ids=[f"{method} {route_of(path)}" for method, path in SPEC_OPERATIONS]
-)
-def test_every_operation_of_allauths_spec_answers_json_with_a_status_it_allows(ddb, settings, method, path):
+def answers_of(method, path):
+    """The answers of ``method path`` (an empty body) for each of its clients, anonymously
+    and logged in as ada: ``[(client, response)]``."""
     from accounts import store
     from tests.headless.test_headless_conformance import _password_hash
 
-    # Off, a passkey sign-up answers a JSON 404, as allauth does not route it then: on, so
-    # that its answers are checked (test_headless_passkeys.py checks the 404).
-    settings.ACCOUNTS_PASSKEY_SIGNUP = True
-    # The same for trusted browsers (allauth's MFA_TRUST_ENABLED): routed for the browser only.
-    settings.ACCOUNTS_MFA_TRUST_ENABLED = True
     store.signup("ada@example.com", "ada", _password_hash(), email_verified=True)
     answers = []
     for client in clients_of(path):
         for api in (APIClient(client), logged_in(client)):
             response = api.request(method, route_of(path), {} if method != "GET" else None)
             answers.append((client, response))
+    return answers
 
-    for client, response in answers:
+
+@pytest.mark.parametrize(
+    "method, path", SPEC_OPERATIONS, ids=[f"{method} {route_of(path)}" for method, path in SPEC_OPERATIONS]
+)
+def test_every_operation_of_allauths_spec_answers_json_with_a_status_it_allows(ddb, settings, method, path):
+    # Off, a passkey sign-up answers a JSON 404, as allauth does not route it then: on, so
+    # that its answers are checked (test_headless_passkeys.py checks the 404).
+    settings.ACCOUNTS_PASSKEY_SIGNUP = True
+    # The same for trusted browsers (allauth's MFA_TRUST_ENABLED): routed for the browser only.
+    settings.ACCOUNTS_MFA_TRUST_ENABLED = True
+
+    for client, response in answers_of(method, path):
+        assert response["Content-Type"] == "application/json", (client, response.content[:200])
+        assert response.status_code in allowed_statuses(method, path, SPEC), (client, response.content[:300])
+
+
+# The operations whose answers change with several addresses per account.
+ADDRESS_OPERATIONS = [
+    (method, path) for method, path in SPEC_OPERATIONS if route_of(path) in ("account/email", "auth/email/verify")
+]
+
+
+@pytest.mark.parametrize(
+    "method, path", ADDRESS_OPERATIONS, ids=[f"{method} {route_of(path)}" for method, path in ADDRESS_OPERATIONS]
+)
+def test_with_several_addresses_each_address_operation_answers_json_with_a_status_it_allows(
+    ddb, settings, method, path
+):
+    settings.ACCOUNTS_MAX_EMAIL_ADDRESSES = 3
+
+    for client, response in answers_of(method, path):
         assert response["Content-Type"] == "application/json", (client, response.content[:200])
         assert response.status_code in allowed_statuses(method, path, SPEC), (client, response.content[:300])
 

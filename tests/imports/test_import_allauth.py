@@ -15,6 +15,7 @@ from django.utils.http import int_to_base36
 from webauthn.helpers import bytes_to_base64url
 
 from accounts import store
+from accounts.imports.allauth import passkey_of
 from accounts.imports.candidates import account_id_of
 from accounts.imports.records import SourceUser
 from accounts.providers.store import identities_of, identity_owner
@@ -109,7 +110,19 @@ def site(tmp_path_factory):
 
 @pytest.fixture
 def imported(ddb, site, settings, tmp_path):
-    """The site's users imported into this site (its hashers, its OpenID Connect provider)."""
+    """The site's users imported into this site (its hashers, its OpenID Connect provider),
+    one address per account (the default)."""
+    return import_site(site, settings, tmp_path)
+
+
+@pytest.fixture
+def imported_with_several_addresses(ddb, site, settings, tmp_path):
+    """The same, into a site that allows several addresses per account."""
+    settings.ACCOUNTS_MAX_EMAIL_ADDRESSES = 3
+    return import_site(site, settings, tmp_path)
+
+
+def import_site(site, settings, tmp_path):
     settings.PASSWORD_HASHERS = SITE_HASHERS
     settings.ACCOUNTS_OIDC_PROVIDERS = [{"id": "corp", "name": "Corp", "issuer": ISSUER, "client_id": "site"}]
     return run_import(site.url, report=tmp_path / "report.jsonl")
@@ -126,7 +139,19 @@ def test_allauth_users_come_in_with_their_primary_address_flags_and_dates(import
     assert ada.id == account_id_of(SourceUser(8, date_joined=datetime.fromisoformat(JOINED)))
 
 
-def test_each_further_allauth_address_is_reported_as_not_imported(imported, site):
+def test_a_further_verified_allauth_address_is_a_member_of_the_account_holding_its_lock_and_logs_in(
+    imported_with_several_addresses, site
+):
+    ada = store.get_by_username("ada")
+
+    assert (ada.email, ada.email_addresses, ada.unverified_emails) == ("ada@example.com", {"ada@work.example"}, None)
+    assert store.email_owner_id("ada@work.example") == store.email_owner_id("ada@example.com") == ada.id
+    report = imported_with_several_addresses.report
+    assert [line for line in report if line["source_id"] == site.made["ada"]["id"]] == []
+    assert login(Client(), "ada@WORK.example", PASSWORD).status_code == 302
+
+
+def test_with_one_address_per_account_a_further_allauth_address_is_reported_and_the_user_imported(imported, site):
     lines = [line for line in imported.report if line["code"] == "extra_address_not_imported"]
 
     assert lines == [
@@ -199,6 +224,14 @@ def test_the_totp_secret_recovery_codes_and_passkey_of_allauth_are_the_accounts(
     client = Client()
     assert login(client, "guarded", PASSWORD)["Location"].startswith("/accounts/mfa/authenticate/")
     assert second_step(client, code_of(SECRET, at=time.time() + 30))["Location"] == "/accounts/profile/"
+
+
+@pytest.mark.parametrize(("extensions", "discoverable"), [({"credProps": {"rk": True}}, True), ({}, None)])
+def test_whether_an_allauth_passkey_logs_in_alone_is_its_credprops_answer_else_not_said(extensions, discoverable):
+    _, registration = passkey_registration()
+    registration["clientExtensionResults"] = extensions
+
+    assert passkey_of({"name": "Key", "credential": registration}, None, None).discoverable is discoverable
 
 
 def test_an_unused_allauth_recovery_code_logs_in_and_a_used_one_is_refused(imported, site):

@@ -214,3 +214,12 @@ def test_the_only_verified_address_of_an_account_whose_primary_staff_unverified_
 
     assert [error.code for error in outcome.errors["email"]] == ["last_verified_email"]
     assert locks()["UNIQ#EMAIL#work@example.org"] == ada.PK
+
+
+def test_making_the_primary_address_primary_again_changes_nothing_and_tells_nobody(ada):
+    mails = len(mails_to("ada@example.com"))
+
+    outcome = email_addresses.make_primary(flow_request(ada), account=ada, email="ADA@example.com")
+
+    assert outcome.done and outcome.email == "ada@example.com"
+    assert len(mails_to("ada@example.com")) == mails

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from django.http import HttpRequest
 from django.utils.crypto import constant_time_compare
 
-from ... import email_codes, ratelimit, store, timeline, verification
+from ... import address_links, email_codes, ratelimit, store, timeline, verification
 from ...app_settings import app_settings
 from ...exceptions import OverLimit
 from ...models import User
@@ -68,10 +68,12 @@ def read_key(*, key: str) -> tuple[str, Account | None] | None:
 
 
 def is_link_key(key: str) -> bool:
-    """Whether ``key`` is a mailed link's (a verification's or an email change's, signed and
-    unexpired), not a code; reads nothing."""
+    """Whether ``key`` is a mailed link's (a verification's, an email change's or an added
+    address's, signed and unexpired), not a code; reads nothing."""
     return (
-        verification.read_verification_token(key) is not None or verification.read_email_change_token(key) is not None
+        verification.read_verification_token(key) is not None
+        or verification.read_email_change_token(key) is not None
+        or address_links.read_address_token(key) is not None
     )
 
 
@@ -205,11 +207,13 @@ class CodeRead:
 
 
 def pending_code(request: HttpRequest) -> email_codes.PendingCode | None:
-    """The code this session waits for to prove an address: an email change's (a logged-in
-    person's), else a sign-up's; ``None`` when it waits for none."""
-    changing = email_codes.pending(request.session, email_codes.CHANGE_EMAIL)
-    if changing is not None and request.user.is_authenticated:
-        return changing
+    """The code this session waits for to prove an address: an added address's or an email
+    change's (a logged-in person's), else a sign-up's; ``None`` when it waits for none."""
+    if request.user.is_authenticated:
+        for purpose in (email_codes.ADD_EMAIL, email_codes.CHANGE_EMAIL):
+            found = email_codes.pending(request.session, purpose)
+            if found is not None:
+                return found
     return email_codes.pending(request.session, email_codes.VERIFY_EMAIL)
 
 
@@ -271,11 +275,15 @@ def judge_code(request: HttpRequest, found: email_codes.PendingCode, code: str) 
 
 
 def as_mailed_for(found: email_codes.PendingCode, account: Account) -> bool:
-    """Whether ``account`` (as read) is still as ``found`` was mailed for: the same address,
-    the same password (a new one, or a reset, ends every code mailed before it)."""
-    email = account.pending_email if found.nonce is not None else account.email
+    """Whether ``account`` (as read) is still as ``found`` was mailed for: the same address
+    (an added one still waiting for its proof), the same password (a new one, or a reset,
+    ends every code mailed before it)."""
     stamp = verification.password_stamp(account)
-    return email == found.email and constant_time_compare(stamp, found.stamp)
+    if found.purpose == email_codes.ADD_EMAIL:
+        same_address = found.email in (account.unverified_emails or ())
+    else:
+        same_address = found.email == (account.pending_email if found.nonce is not None else account.email)
+    return same_address and constant_time_compare(stamp, found.stamp)
 
 
 def resend_verification(request: HttpRequest, *, account: Account | None = None) -> Resend:
