@@ -280,6 +280,15 @@ def flows() -> tuple["Flow", ...]:
             "logout",
             (Request("BatchGetItem", ("session", "account")), Request("DeleteItem", ("session",))),
         ),
+        Flow(
+            "log out other sessions",
+            "the profile's button (3 other sessions): read with the page's session, deleted in one "
+            "transaction, each checked still there",
+            (
+                Request("Query", ("account", *("session", "session slot") * 4)),
+                Request("TransactWriteItems", ("session", "session", "session")),
+            ),
+        ),
         *username_change,
         Flow(
             "email change",

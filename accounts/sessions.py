@@ -11,7 +11,8 @@ A logged-in session lives in its account's partition, ``PK=ACCT#<id>``,
   partition plus one ``BatchWriteItem`` per 25 sessions, and nothing revives them: a session
   is saved again only if it still exists. A request deletes each session once: a session
   ended that way, with the request's session given, is not deleted again by that
-  session's logout or new key;
+  session's logout or new key (ending sessions without changing the account, "log out
+  other sessions", is :mod:`accounts.logouts`' one guarded transaction instead);
 - an account has at most ``ACCOUNTS_MAX_SESSIONS`` sessions, by a guard, not a count: the
   partition holds that many slot items, ``SK=SESS_SLOT#<n>`` for ``n`` below the limit,
   each naming the session that holds it (``holder``), and a new session of the account is
@@ -32,7 +33,8 @@ attribute) set from its expiry; DynamoDB deletes expired items lazily, so a sess
 A session ends at the first of two timeouts (NIST SP 800-63B-4 §2.2.3, docs/security.md):
 
 - absolute: ``SESSION_COOKIE_AGE`` (Django's, default 14 days) after its creation (a login
-  creates one), however active it is: ``expires`` is never set later than that;
+  creates one; the new key a reauthentication gives it keeps it), however active it is:
+  ``expires`` is never set later than that;
 - idle: ``ACCOUNTS_SESSION_IDLE_TIMEOUT`` (default 12 hours) after its ``last_seen``. No
   request writes for that: a page refreshes ``last_seen`` only once :func:`touch_interval`
   has passed since it was written (at most half the idle timeout), so a session ends between
@@ -72,6 +74,8 @@ SLOT_ATTEMPTS = 20
 # The most sessions one login ends (the oldest beyond ACCOUNTS_MAX_SESSIONS): its write stays
 # one small transaction even after the limit was lowered; the next logins end the rest.
 MAX_ENDED_BY_A_LOGIN = 25
+# The attribute of a session renewed under a new key that keeps its id (session_id_of).
+SESSION_ID = "session_id"
 ANONYMOUS_PREFIX = "SESSION#"
 ANONYMOUS_SORT_KEY = "SESSION"
 SECRET_LENGTH = 32  # 32 of 36 characters: 165 random bits, as Django's own session keys
@@ -153,9 +157,10 @@ def _pair(raw_key):
     return raw_key["PK"]["S"], raw_key["SK"]["S"]
 
 
-def session_item(session_key, encoded, expires, created, last_seen, user_agent=None, ip=None):
+def session_item(session_key, encoded, expires, created, last_seen, user_agent=None, ip=None, session_id=None):
     """The raw item of a session (its data encoded), as :meth:`SessionStore.save` writes it;
-    ``user_agent`` and ``ip``: the browser and the address it logged in from."""
+    ``user_agent`` and ``ip``: the browser and the address it logged in from; ``session_id``:
+    the id of the session it renews under a new key (see :func:`session_id_of`)."""
     item = {
         **_item_key(session_key),
         "data": {"S": encoded},
@@ -167,7 +172,23 @@ def session_item(session_key, encoded, expires, created, last_seen, user_agent=N
         item["user_agent"] = {"S": user_agent[:USER_AGENT_MAX_LENGTH]}
     if ip:
         item["ip"] = {"S": ip}
+    if session_id:
+        item[SESSION_ID] = {"S": session_id}
     return item
+
+
+def _key_digest(session_key):
+    return hashlib.sha256(session_key.encode()).hexdigest()[:12]
+
+
+def session_id_of(raw: dict[str, Any], account_id: str) -> str:
+    """The id of the session stored as ``raw`` (of account ``account_id``), which names it
+    without revealing its key (the key is the cookie: whoever reads it is logged in): a
+    digest of the key it was logged in with. A reauthentication gives the session a new key
+    but keeps its id (stored in the item, ``session_id``), as it keeps its creation: it is
+    the same session, and ending it by its id ends it under any key."""
+    stored = raw.get(SESSION_ID, {}).get("S")
+    return stored or _key_digest(f"{account_id}.{raw['SK']['S'][len(SESSION_SORT_PREFIX) :]}")
 
 
 def slot_key(account_id, number):
@@ -230,7 +251,7 @@ class SessionInfo:
 def _info(raw, account_id, current_key=None):
     key = f"{account_id}.{raw['SK']['S'][len(SESSION_SORT_PREFIX) :]}"
     return SessionInfo(
-        id=hashlib.sha256(key.encode()).hexdigest()[:12],
+        id=session_id_of(raw, account_id),
         created=datetime.fromtimestamp(int(raw["created"]["N"]), UTC),
         last_seen=datetime.fromtimestamp(int(raw["last_seen"]["N"]), UTC),
         user_agent=raw.get("user_agent", {}).get("S", ""),
@@ -276,9 +297,13 @@ class SessionStore(SessionBase):
         self.user_agent = None
         # The client address of the login that made it (record_user_agent), kept with it.
         self.ip = None
-        # The loaded item's bookkeeping, kept when it is saved again.
+        # The loaded item's bookkeeping, kept when it is saved again (and when the session is
+        # renewed under a new key: see _next_item).
         self._created = None
         self._last_seen = None
+        self._session_id = None
+        # The key cycle_key replaced, until the next save writes the new one.
+        self._renewed_key = None
         # Read the account's other sessions too on load (see want_all_sessions), and how many
         # of its newest security events with them (and what was read).
         self._load_all = False
@@ -387,6 +412,7 @@ class SessionStore(SessionBase):
                 self._account_events = [raw for raw in events if not is_gone(raw, now)]
         self._created = int(session["created"]["N"])
         self._last_seen = int(session["last_seen"]["N"])
+        self._session_id = session.get(SESSION_ID, {}).get("S")
         self._slot = int(session["slot"]["N"]) if "slot" in session else None
         self.user_agent = session.get("user_agent", {}).get("S")
         self.ip = session.get("ip", {}).get("S")
@@ -437,12 +463,15 @@ class SessionStore(SessionBase):
 
     def cycle_key(self):
         """A new key for the same data, chosen when the session is saved (after login, in
-        the account's partition), in the same request that deletes the old item."""
+        the account's partition), in the same request that deletes the old item. Without a
+        login (a reauthentication, a password change), it is the same session renewed: it
+        keeps its id and its creation (see :meth:`_next_item`)."""
         data = self._session
         old_key = self.session_key
         self._session_key = None
         self._session_cache = data
         self.modified = True
+        self._renewed_key = old_key
         if old_key:
             self._deletes.append(_item_key(old_key))
 
@@ -636,9 +665,24 @@ class SessionStore(SessionBase):
 
     def _next_item(self, data, must_create=False):
         """``(item, new, now)``: the item this session is saved as, and whether it is a new
-        one (a login gets a new key in its account's partition; the old key is deleted)."""
+        one (a login gets a new key in its account's partition; the old key is deleted).
+
+        A session of the account given a new key without a login (:meth:`cycle_key`: a
+        reauthentication, a password change) is the same session renewed: the new item
+        keeps the old one's creation, so the absolute lifetime (``SESSION_COOKIE_AGE``) still
+        counts from the login, and its id (:func:`session_id_of`), so ending it by its id
+        ends it under its new key too. A login starts a new session: a new creation, a new id."""
         account_id = data.get(SESSION_KEY)
         new = must_create or self.session_key is None or _split_key(self.session_key)[0] != account_id
+        renewed, self._renewed_key = self._renewed_key, None
+        renewal = (
+            new
+            and not must_create
+            and self._login_address is None
+            and account_id is not None
+            and renewed is not None
+            and _split_key(renewed)[0] == account_id
+        )
         self._slot_put = None
         self._login_event = None
         self._account_check = None
@@ -653,14 +697,19 @@ class SessionStore(SessionBase):
                 self._deletes.append(_item_key(self.session_key))
             if account_id:
                 self._deletes.extend(self._beyond_limit(account_id))
+            if renewal:
+                self._session_id = self._session_id or _key_digest(renewed)
+            else:
+                self._created, self._session_id = None, None
             self._session_key = self._key_for(account_id)
-            self._created = None
         now = _epoch()
         created = self._created or now
         # Never past the absolute lifetime, counted from its creation (Django's expiry date
         # slides: it counts from this save).
         expires = min(_epoch(self.get_expiry_date()), created + settings.SESSION_COOKIE_AGE)
-        item = session_item(self.session_key, self.encode(data), expires, created, now, self.user_agent, self.ip)
+        item = session_item(
+            self.session_key, self.encode(data), expires, created, now, self.user_agent, self.ip, self._session_id
+        )
         if new and not must_create and account_id and app_settings.MAX_SESSIONS is not None:
             self._deletes = self._take_slot(account_id, item, self._slot_choice)
         return item, new, now
@@ -750,7 +799,6 @@ def end_sessions(
     except_key: str | None = None,
     sessions: list[dict[str, Any]] | None = None,
     also: Iterable[dict[str, Any]] = (),
-    event: dict[str, Any] | None = None,
     session: SessionBase | None = None,
 ) -> int:
     """End every session of account ``account_id`` on the server, except the session
@@ -761,14 +809,18 @@ def end_sessions(
     :meth:`SessionStore.account_sessions` returns them, are given) and one
     ``BatchWriteItem`` per 25 sessions. Call it after a password change or reset, a
     deactivation or a deletion: a cookie of an ended session is anonymous from then on,
-    and reactivating the account revives none of them. (A login or a reauthentication that
-    read the account before the deactivation and commits after this Query is not among
-    them: each is cancelled by the account's ``is_active`` as read, checked in the
-    transaction that writes its session; see docs/sessions.md.) ``also``: raw keys of other items
-    to delete in the same ``BatchWriteItem`` (a deleted account's security events);
-    ``event``: a security event's raw item, put in it when a session ended; ``session``:
-    this request's session, told which sessions ended (:meth:`SessionStore.note_ended`) so
-    that its logout or new key does not delete one again.
+    and reactivating the account revives none of them. A session written after this Query
+    is not among them, and the change refuses it: a login or a reauthentication that read
+    the account before a deactivation or deletion is cancelled by the account's
+    ``is_active`` as read, checked in the transaction that writes its session; one racing a
+    new password carries the old password's session hash, and its next request is logged
+    out (Django's :func:`~django.contrib.auth.get_user`); see docs/sessions.md. To end
+    sessions without changing the account ("log out other sessions"), use
+    :func:`accounts.logouts.log_out_sessions`: nothing else refuses a session renewed
+    meanwhile. ``also``: raw keys of other items to delete in the same ``BatchWriteItem`` (a
+    deleted account's security events); ``session``: this request's session, told which
+    sessions ended (:meth:`SessionStore.note_ended`) so that its logout or new key does not
+    delete one again.
     """
     if sessions is None:
         sessions = dynamo.query_partition(account_pk(account_id), SESSION_SORT_PREFIX, attributes=["PK", "SK"])
@@ -776,7 +828,7 @@ def end_sessions(
     ended = [dynamo.key(raw["PK"]["S"], raw["SK"]["S"]) for raw in sessions]
     ended = [item_key for item_key in ended if item_key != keep]
     if ended or also:
-        dynamo.batch_write(puts=[event] if event and ended else [], deletes=[*ended, *also])
+        dynamo.batch_write(deletes=[*ended, *also])
         if isinstance(session, SessionStore):
             session.note_ended(ended)
     return len(ended)

@@ -11,7 +11,7 @@ from typing import Any
 from django.contrib.sessions.backends.base import SessionBase
 from django.utils.crypto import salted_hmac
 
-from . import dynamo, lookups, sessions, signals, signup_fields, timeline, transactions
+from . import dynamo, logouts, lookups, sessions, signals, signup_fields, timeline, transactions
 from .app_settings import MANDATORY, NONE, app_settings
 from .exceptions import (
     InvalidUniqueValue,
@@ -423,18 +423,29 @@ def update_account(
     return account
 
 
-def end_sessions(account, *, except_key=None, recorded=False, origin=timeline.NO_ORIGIN, session=None):
+def end_sessions(account, *, except_key=None, session=None):
     """End every server-side session of ``account`` but ``except_key``'s (when the
-    project's ``SESSION_ENGINE`` is :mod:`accounts.sessions`). Returns how many ended.
-    ``recorded``: the sessions' end is a security event of its own (staff ended them), from
-    ``origin``, put in the batch that deletes them (none when no session ended).
-    ``session``: this request's session, told which sessions ended, so that its logout or
-    new key does not delete one again (see :func:`accounts.sessions.end_sessions`)."""
+    project's ``SESSION_ENGINE`` is :mod:`accounts.sessions`), after a change of the account
+    that refuses a session renewed meanwhile (a deactivation, a new password: see
+    :func:`accounts.sessions.end_sessions`). Returns how many ended. ``session``: this
+    request's session, told which sessions ended, so that its logout or new key does not
+    delete one again."""
     if not sessions.in_use():
         return 0
-    event = timeline.new_event(account.id, timeline.SESSIONS_ENDED, origin=origin) if recorded else None
-    ended = sessions.end_sessions(account.id, except_key=except_key, event=event, session=session)
-    if event and ended:
+    return sessions.end_sessions(account.id, except_key=except_key, session=session)
+
+
+def log_out_everywhere(account, *, origin=timeline.NO_ORIGIN) -> int:
+    """End every server-side session of ``account``, changing nothing of it (staff's "end
+    sessions"), and any renewed under a new key meanwhile (:func:`accounts.logouts.log_out_sessions`),
+    when the project's ``SESSION_ENGINE`` is :mod:`accounts.sessions`. Returns how many
+    ended. Their end is a security event of its own, from ``origin``, put in the
+    transaction that deletes them (none when no session ended)."""
+    if not sessions.in_use():
+        return 0
+    event = timeline.new_event(account.id, timeline.SESSIONS_ENDED, origin=origin)
+    ended = logouts.log_out_sessions(account.id, event=event)
+    if ended:
         timeline.committed(type(account), event)
     return ended
 

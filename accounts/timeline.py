@@ -10,7 +10,7 @@ committed and costs no request more:
   factor or an identity provider added or removed, new recovery codes, a staff flag: with
   the account's change (:func:`accounts.store.update_account`), naming the staff member who
   made it (``actor``) when it was made on a staff page;
-- every session ended by staff: in the batch that deletes them (:func:`accounts.store.end_sessions`).
+- every session ended by staff: in the transaction that deletes them (:func:`accounts.store.log_out_everywhere`).
 
 Events expire after ``ACCOUNTS_SECURITY_EVENT_RETENTION`` (the table's TTL) and are deleted
 with the account. The owner sees the last :data:`SHOWN` on the profile, staff on the

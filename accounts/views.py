@@ -282,7 +282,7 @@ class ProfileView(AccountSessionsMixin, AccountLoginRequiredMixin, TemplateView)
 @method_decorator(never_cache, name="dispatch")
 class EndOtherSessionsView(AccountSessionsMixin, ReauthenticationRequiredMixin, AccountLoginRequiredMixin, View):
     """Log out every other session of the account (POST only): one ``Query`` (with the
-    session load) and one ``BatchWriteItem``."""
+    session load) and one ``TransactWriteItems`` (:func:`accounts.logouts.log_out_sessions`)."""
 
     http_method_names = ["post"]
 

@@ -84,6 +84,16 @@
  * account as a sign-in does, G_SIGN_IN_ACCOUNT_ACTIVE) race the same deletion or deactivation, end_sessions and
  * reactivation. Without either check, its session lands between end_sessions' Query and its
  * BatchWriteItem, escapes it, and the reactivation lets it in (A1).
+ *   A third, ENDS (issue 35, the known gaps): the owner ends sessions without changing the
+ * account ("log out other sessions" keeping its own session 0; DELETE auth/sessions; staff's
+ * "end sessions", which keeps none: the same transaction) while session 1 reauthenticates
+ * into a new key, 2. The end reads the sessions (its session's load, or a Query), then ONE
+ * transaction deletes each one read, guarded by its still being there
+ * (G_ENDED_SESSION_AS_READ, accounts.transactions.plan_end_sessions); cancelled, it reads
+ * them again and sends again. A session renewed from one it ended counts as ended (it
+ * keeps the session's id, by which the API ends it). A1 also holds that once the end
+ * returned, no session it ended gets in: without the guard, the reauthentication lands
+ * between the read and the deletion, which deletes the old key and leaves the new one in.
  *
  * IDENTITIES (identities.pml): the OpenID Connect identity lock, UNIQ#OIDC#<issuer>#<subject>,
  * owned by the account (its set-valued constraint `oidc_identities`). The set and its locks
@@ -373,7 +383,14 @@ byte rc_done;
 /* A login's session write (no second factor): is_active = :read too, a ConditionCheck of
  * its own (account_active) in its transaction */
 #define G_LOGIN_ACCOUNT_ACTIVE    (a_live(0) && ac_active)
-#define A1_of(k)    (inv_A1 && (!gets_in(k) || (a_live(0) && ac_active && ss_sound[k])))
+/* ENDS: session k is one the owner's end of sessions ended (read by it, or renewed from one:
+ * a ghost), and that end returned. */
+bit  ss_ended[NSS];
+bit  ends_done;
+/* An end of sessions' Delete of session k as read: attribute_exists(PK), still there */
+#define G_ENDED_SESSION_AS_READ(k)  (ss[k])
+#define A1_of(k)    (inv_A1 && (!gets_in(k) || (a_live(0) && ac_active && ss_sound[k])) && \
+                     !(ends_done && ss_ended[k] && gets_in(k)))
 
 inline check_races() {
 	assert(A1_of(0) && A1_of(1) && A1_of(2))
@@ -498,12 +515,38 @@ proctype Reauthentication(byte k; byte next) {
 	atomic {
 		if
 		:: ok && ss[k] && G_SIGN_IN_ACCOUNT_ACTIVE ->
-			ss[k] = 0; ss[next] = 1; ss_sound[next] = ss_sound[k] && a_live(0) && ac_active
+			ss[k] = 0; ss[next] = 1; ss_sound[next] = ss_sound[k] && a_live(0) && ac_active;
+			ss_ended[next] = ss_ended[k]   /* the same session (its id), under a new key */
 		:: else -> skip   /* StaleItem: the session ended, or the account is no longer active */
 		fi;
 		check_races();
 		rc_done++
 	}
+}
+
+/* ENDS: the owner ends every session of the account but its own, session 0 (or staff end
+ * them all: the same transaction), changing nothing of the account. Its click names the
+ * sessions it ends; then it reads them (found), and ONE transaction deletes each one read
+ * [G_ENDED_SESSION_AS_READ]; cancelled (one is gone: renewed, or ended elsewhere), it
+ * reads them again (accounts.logouts.log_out_sessions). */
+proctype OwnerEndsSessions() {
+	byte found;
+	atomic { ss_ended[1] = ss[1]; ss_ended[2] = ss[2] }
+	do
+	:: atomic { found = (ss[1] & ss_ended[1]) << 1 | (ss[2] & ss_ended[2]) << 2 }
+	   atomic {
+		if
+		:: ((found & 2) == 0 || G_ENDED_SESSION_AS_READ(1)) && ((found & 4) == 0 || G_ENDED_SESSION_AS_READ(2)) ->
+			if :: found & 2 -> ss[1] = 0 :: else fi;
+			if :: found & 4 -> ss[2] = 0 :: else fi;
+			ends_done = 1
+		:: else -> skip   /* StaleItem: nothing deleted; read again */
+		fi;
+		check_races()
+	   }
+	   if :: ends_done -> break :: else fi
+	od;
+	atomic { rc_done++ }
 }
 
 inline start_races() {
@@ -518,6 +561,9 @@ inline start_races() {
 	:: /* LOGINS: a password login, and session 1 (logged in before) reauthenticating into 2 */
 		ss[1] = 1; ss_sound[1] = 1;
 		run LoginSession(0); run Reauthentication(1, 2); run Ender()
+	:: /* ENDS: the owner's session 0 ends the others while session 1 reauthenticates into 2 */
+		ss[0] = 1; ss_sound[0] = 1; ss[1] = 1; ss_sound[1] = 1;
+		run Reauthentication(1, 2); run OwnerEndsSessions()
 	fi
 }
 

@@ -350,7 +350,7 @@ class EndSessionsView(AccountView):
 
     def post(self, request, account_id):
         account = self.get_account()
-        ended = store.end_sessions(account, recorded=True, origin=self.origin())
+        ended = store.log_out_everywhere(account, origin=self.origin())
         records.record(request, account, "sessions_ended", f"ended {ended} session(s)")
         hierarchy.tell_owner(request, notices.addressee(account), account, "sessions_ended")
         message = ngettext(

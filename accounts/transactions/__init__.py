@@ -38,6 +38,7 @@ The package: :mod:`.actions` (the request's actions, their roles and guards),
 (sending it, retrying, settling an unknown outcome, reading the answer),
 :mod:`.authenticators` (second factors: passkeys' credential items, single-use sign-ins),
 :mod:`.tokens` (the single use of the API's refresh tokens),
+:mod:`.session_ends` (ending sessions on request, none left under a new key),
 :mod:`.hierarchy` (the staff hierarchy: only a superuser changes a superuser's account).
 """
 
@@ -134,6 +135,7 @@ from .running import (
     run,
     settle,
 )
+from .session_ends import END_SESSIONS, ENDED, plan_end_sessions
 from .tokens import LIVE_SESSION, REFRESH, plan_refresh, refresh_token_spend, session_live_check
 
 # What callers may use as ``transactions.X`` (mypy --strict, here and in a host project, reads
@@ -151,6 +153,8 @@ __all__ = [
     "CONTENDED_REASONS",
     "CREATE",
     "DELETE",
+    "END_SESSIONS",
+    "ENDED",
     "HELD_LOCK",
     "HOLDER_CHECK",
     "ITEM",
@@ -208,6 +212,7 @@ __all__ = [
     "plan_claim_lock",
     "plan_create",
     "plan_delete",
+    "plan_end_sessions",
     "plan_login_session",
     "plan_record_locks",
     "plan_registry_entry",

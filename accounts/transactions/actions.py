@@ -92,6 +92,9 @@ class Role(StrEnum):
     # A ConditionCheck that the staff member changing a superuser's account is still an
     # active staff superuser (see .hierarchy).
     ACTOR = "actor"
+    # The Delete of a session an end of sessions read, guarded by its still being there:
+    # its failure means a reauthentication gave it a new key meanwhile (see .session_ends).
+    ENDED = "ended"
 
 
 # The roles by name, as the planners, the runner and the tests import them.

@@ -104,6 +104,11 @@ def run_flow(name, settings):
     if name == "logout":
         client = signed_up_client()
         return lambda: client.post("/accounts/logout/")
+    if name == "log out other sessions":
+        client = signed_up_client()
+        for _ in range(3):
+            login(Client(), "ada")
+        return lambda: client.post("/accounts/sessions/logout-others/")
     if name == "username change":
         client = signed_up_client()
         return lambda: client.post("/accounts/username/", {"username": "lovelace", "password": PASSWORD})

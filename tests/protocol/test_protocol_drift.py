@@ -111,6 +111,7 @@ OTHER_ROLES = {
     transactions.LIVE_SESSION: "live_session",
     transactions.CODE_ISSUED: "code_issued",
     transactions.Role.ACTOR: "actor",
+    transactions.ENDED: "ended",
 }
 # A registry entry's actions when the request is one accounts_explain printed (no roles):
 # its own Put or Delete, and the ConditionCheck of another member's entry.
@@ -263,6 +264,18 @@ def login_session_transactions(ada):
     }
 
 
+def session_end_transactions(ada):
+    """The deletion of sessions ending on request (accounts.logouts): two sessions of ada's
+    read, each deleted still there; staff's records its security event with them."""
+    table = dynamo.table_name()
+    keys = [dynamo.key(ada.PK, "SESSION#one"), dynamo.key(ada.PK, "SESSION#two")]
+    event = timeline.put(timeline.new_event(ada.id, timeline.SESSIONS_ENDED, origin=timeline.NO_ORIGIN))
+    return {
+        "end_sessions": transactions.plan_end_sessions(table, keys),
+        "end_sessions_recorded": transactions.plan_end_sessions(table, keys, event),
+    }
+
+
 def code_transactions(ada, bob, carol):
     """Every transaction the code sends, as ``(name, request, operation, me, holder, roles)``.
 
@@ -381,6 +394,7 @@ def code_transactions(ada, bob, carol):
     planned.update(totp_and_recovery_code_transactions(ada))
     planned.update(token_transactions(ada))
     planned.update(login_code_transactions(ada))
+    planned.update(session_end_transactions(ada))
     # The repairs of a passkey's lock, held by ada (as read with one passkey).
     with_passkey = transactions.changed_copy(ada, {"passkeys": {"cred1"}})
     passkeys = store.constraint_for("passkeys")
