@@ -22,8 +22,9 @@ from django.utils.module_loading import import_string
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from . import identifiers, store, unicode_data
+from . import identifiers, signup_fields, store, unicode_data
 from .app_settings import app_settings
+from .phones.numbers import PhoneField
 from .tables import Account, get_account_model
 from .uniqueness import constraints_of
 
@@ -62,6 +63,13 @@ class DefaultAccountAdapter:
         "email_mixed_scripts": _("The domain of this email address mixes writing systems: %(scripts)s."),
         "email_quoted": _("Enter the address without quotation marks."),
         "email_local_too_long": _("The part of this address before “@” is too long: at most 64 characters."),
+        # Phone numbers (accounts.phones), in django-allauth's words.
+        "phone_taken": _("A user is already registered with this phone number."),
+        "same_as_current": _("The new value must be different from the current one."),
+        "incorrect_code": _("Incorrect code."),
+        "too_many_attempts": _("Too many wrong codes: this code no longer works. Ask for a new one."),
+        "phone_code_stale": _("This code no longer works: the number or the password changed since it was sent."),
+        "phone_required": _("A phone number is required on this site, so it cannot be removed."),
         "busy": _("The site is busy and nothing was saved. Please try again."),
         "stale": _("Your account changed while this page was open, so nothing was saved. Please try again."),
         "last_staff": _(
@@ -105,6 +113,13 @@ class DefaultAccountAdapter:
         ),
         "email_change_cancelled": _("The change of your address to %(email)s is cancelled: its link no longer works."),
         "already_verified": _("%(email)s is already confirmed: there is no link to send."),
+        "phone_code_sent": _("We texted a code to %(phone)s. Type it here to verify the number."),
+        "phone_code_too_soon": _(
+            "Too many texts went to %(phone)s lately, so no code was sent. Please try again later."
+        ),
+        "phone_code_failed": _("The text to %(phone)s could not be sent. Please try again."),
+        "phone_verified": _("Your phone number is now %(phone)s."),
+        "phone_removed": _("Your account has no phone number now."),
         "signup_gone": _(
             "The sign-up with %(email)s no longer exists: it expired, or was discarded from its link. "
             "Please sign up again."
@@ -211,26 +226,96 @@ class DefaultAccountAdapter:
         return {}
 
     def create_account(self, request: HttpRequest, form: forms.BaseForm, token: str | None) -> tuple[Account, bool]:
-        """Hash the password and sign up, sending ``token`` as the ClientRequestToken.
+        """Hash the password and sign up, sending ``token`` as the ClientRequestToken; a phone
+        number (``ACCOUNTS_SIGNUP_FIELDS``' ``phone``) is stored unverified.
 
         Returns ``(account, created)`` as :func:`accounts.store.signup` does.
         """
         data = form.cleaned_data
         # accounts.store.signup carries no annotations yet: its result, as it documents it.
         signup = cast("Callable[..., tuple[Account, bool]]", store.signup)
+        # A number given at sign-up is the account's, unverified until its code is typed.
+        phone = data.get("phone") if signup_fields.asks_for_phone() else None
         return signup(
             data["email"],
             data["username"],
             make_password(data["password1"]),
             token=token,
+            **({"phone": phone, "phone_verified": False} if phone else {}),
             **self.get_signup_attributes(request, form),
         )
 
     def get_login_stages(self) -> list[str]:
         """The stages of a login after the password, as dotted paths of classes (see
-        :mod:`accounts.internal.flows.login`): the second factor's. A host project lists
-        its own stages here, or none."""
-        return ["accounts.mfa.stages.SecondFactorStage"]
+        :mod:`accounts.internal.flows.login`): on a site with phone numbers the number's
+        verification first (django-allauth's ``PhoneVerificationStage``), then the second
+        factor's. A host project lists its own stages here, or none."""
+        phone = ["accounts.phones.stages.PhoneVerificationStage"] if signup_fields.has_phone() else []
+        return [*phone, "accounts.mfa.stages.SecondFactorStage"]
+
+    # Phone numbers (accounts.phones), with django-allauth's adapter methods. The host project
+    # implements send_verification_code_sms (system check accounts.E031); the app stores the
+    # number itself, so get_phone, set_phone, set_phone_verified and get_user_by_phone work as
+    # they are.
+
+    def phone_form_field(self, **kwargs: Any) -> forms.Field:
+        """The form field a phone number is typed in (:class:`accounts.phones.numbers.PhoneField`)."""
+        return PhoneField(**kwargs)
+
+    def clean_phone(self, phone: str) -> str:
+        """Further rules for a phone number, already valid and in E.164 (``+819012345678``):
+        e.g. refuse some countries. Returns the number to store."""
+        return phone
+
+    def generate_phone_verification_code(self, *, user: User, phone: str) -> str:
+        """A new code to text to ``phone`` (verification, or login by code): 8 characters
+        nothing can be misread in, as a mailed login code."""
+        from .login_codes.flows import new_code
+
+        return new_code()
+
+    def send_verification_code_sms(self, user: User, phone: str, code: str, **kwargs: Any) -> None:
+        """Text ``code`` to ``phone`` (E.164) for ``user``: implement it with your SMS provider
+        (django-allauth's signature). ``kwargs`` may say why (``login=True``: a login code).
+        Raising makes the page say the text could not be sent."""
+        raise NotImplementedError("Implement send_verification_code_sms in your ACCOUNTS_ADAPTER.")
+
+    def send_account_already_exists_sms(self, phone: str, **kwargs: Any) -> None:
+        """Tell ``phone``'s owner that somebody tried to use their number for another account
+        (sent instead of a code, so the page does not show whose number it is). Default: nothing."""
+
+    def send_unknown_account_sms(self, phone: str, **kwargs: Any) -> None:
+        """Tell ``phone`` that a login code was asked for it, though no account has it
+        (sent instead of a code). Default: nothing."""
+
+    def get_phone(self, user: User) -> tuple[str, bool] | None:
+        """``(number, verified)`` of ``user``'s account, or ``None`` when it has none."""
+        account = user.account
+        if account is None or not account.phone:
+            return None
+        from .phones.store import is_verified
+
+        return account.phone, is_verified(account)
+
+    def set_phone(self, user: User, phone: str, verified: bool) -> None:
+        """Store ``phone`` as ``user``'s number, verified or not, in one transaction that moves
+        its lock (:func:`accounts.phones.store.set_phone`). The app's own flows verify a
+        number with its code instead, whose guards ride in the same transaction."""
+        from .phones import store as phone_store
+
+        phone_store.set_phone(user.stored_account(), phone, verified)
+
+    def set_phone_verified(self, user: User, phone: str) -> None:
+        """Mark ``phone``, ``user``'s number, verified: its lock is taken in the same transaction."""
+        self.set_phone(user, phone, True)
+
+    def get_user_by_phone(self, phone: str) -> User | None:
+        """The user whose verified number is ``phone`` (any notation), or ``None``."""
+        from .models import User
+        from .phones.store import get_by_phone
+
+        account = get_by_phone(phone)
+        return None if account is None else User.from_account(account)
 
     def get_user_permissions(self, user: User) -> set[str]:
         """The permissions (``"app_label.codename"``) of an active, non-superuser ``user``

@@ -22,6 +22,7 @@ from .exceptions import (
     TokenReused,
     Unavailable,
 )
+from .phones.numbers import looks_like_phone
 from .tables import (
     ACCOUNT_PREFIX,
     EVENT_SORT_PREFIX,
@@ -34,10 +35,10 @@ from .tables import (
     is_gone,
     utcnow,
 )
-from .uniqueness import normalize_text
+from .uniqueness import UniqueConstraint, normalize_text
 
 
-def constraint_for(field):
+def constraint_for(field: str) -> UniqueConstraint:
     """The account's unique constraint on ``field``."""
     for constraint in account_constraints():
         if constraint.fields == (field,):
@@ -80,7 +81,7 @@ def verification_required() -> bool:
     return app_settings.EMAIL_VERIFICATION == MANDATORY or app_settings.PREVENT_ENUMERATION
 
 
-def refuses_registered_addresses():
+def refuses_registered_addresses() -> bool:
     """Whether a sign-up or an email change request is refused at once for an address a
     verified account holds (the per-field error). Not with ``ACCOUNTS_PREVENT_ENUMERATION``:
     it then goes through like any other, and the mail it triggers goes to the address's
@@ -311,13 +312,19 @@ def get_by_identifier(value: str) -> Account | None:
 
 
 def login_field(login: str) -> str:
-    """The field a login name is looked up by, among ``ACCOUNTS_LOGIN_METHODS``: with both,
-    ``"email"`` when it has ``@`` (usernames never do), else ``"username"``; with one, that
-    one. ``@`` is looked for after normalization, so a full-width ``＠`` counts too."""
-    by_email, by_username = signup_fields.logs_in_by("email"), signup_fields.logs_in_by("username")
-    if by_email and by_username:
-        return "email" if "@" in normalize_text(login) else "username"
-    return "username" if by_username else "email"
+    """The field a login name is looked up by, among ``ACCOUNTS_LOGIN_METHODS``: with one,
+    that one; with several, ``"email"`` when it has ``@`` (usernames and numbers never do),
+    ``"phone"`` when it reads as a phone number (a username never does: it has a letter),
+    else ``"username"`` (or, without usernames, the other method). ``@`` is looked for after
+    normalization, so a full-width ``＠`` counts too."""
+    methods = signup_fields.login_methods()
+    if len(methods) == 1:
+        return methods[0]
+    if "email" in methods and "@" in normalize_text(login):
+        return "email"
+    if "phone" in methods and ("username" not in methods or looks_like_phone(login)):
+        return "phone"
+    return "username" if "username" in methods else "email"
 
 
 def login_constraint(login):

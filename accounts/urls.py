@@ -21,6 +21,9 @@ urlpatterns = [
     path("providers/", include("accounts.providers.urls")),
     # Login by a mailed code (namespace accounts:login_codes).
     path("code/", include("accounts.login_codes.urls")),
+    # Phone numbers: the profile's number, and the page where a texted code is typed
+    # (namespace accounts:phones).
+    path("phone/", include("accounts.phones.urls")),
     path("verify/sent/", email_views.VerificationSentView.as_view(), name="verification_sent"),
     path("verify/<str:token>/", email_views.VerifyEmailView.as_view(), name="verify_email"),
     path("verify/<str:token>/discard/", email_views.DiscardSignupView.as_view(), name="discard_signup"),

@@ -246,7 +246,7 @@ def _refusal(apply):
     return None
 
 
-def password_stamp(account):
+def password_stamp(account: Any) -> str:
     """A stamp of the account's password hash (an HMAC: it reveals nothing of the hash); a
     new password, or a reset, changes it."""
     return salted_hmac(PASSWORD_STAMP_SALT, account.password, algorithm="sha256").hexdigest()[:20]

@@ -63,7 +63,8 @@ AUTHENTICATION_METHODS = {("email", "username"): "username_email", ("email",): "
 class ConfigView(APIView):
     """``GET config``: what this site offers: the login methods (``ACCOUNTS_LOGIN_METHODS``),
     login by code, the identity providers of ``ACCOUNTS_OIDC_PROVIDERS``
-    (``socialaccount.providers``); no phone."""
+    (``socialaccount.providers``); ``phone`` among the login methods when the site logs in by
+    number (allauth says no more of phone numbers in its ``config``)."""
 
     http_method_names = ["get"]
 
@@ -71,12 +72,15 @@ class ConfigView(APIView):
         login_methods = signup_fields.login_methods()
         account = {
             "login_methods": login_methods,
-            "authentication_method": AUTHENTICATION_METHODS[tuple(login_methods)],
             "is_open_for_signup": True,
             "email_verification_by_code_enabled": False,
             "login_by_code_enabled": True,
             "password_reset_by_code_enabled": False,
         }
+        # As allauth, none for a site logging in by phone only.
+        by_name = tuple(method for method in login_methods if method != "phone")
+        if by_name:
+            account["authentication_method"] = AUTHENTICATION_METHODS[by_name]
         data = {
             "account": account,
             "socialaccount": {"providers": [responses.provider_data(each) for each in provider_flows.providers()]},
@@ -114,10 +118,10 @@ class LoginView(APIView):
     def post(self, request: HttpRequest) -> Answer:
         if request.user.is_authenticated:
             return conflict()
-        # One login method: that field, required. Both: the one sent (email first).
+        # One login method: that field, required. Several: the one sent (email, then phone).
         methods = signup_fields.login_methods()
-        either = "email" if self.text("email") is not None else "username"
-        name_field = methods[0] if len(methods) == 1 else either
+        sent = [method for method in ("email", "phone") if method in methods and self.text(method) is not None]
+        name_field = methods[0] if len(methods) == 1 else (sent[0] if sent else "username")
         data = {"username": self.text(name_field) or "", "password": self.text("password") or ""}
         form = get_adapter(request).get_form_class("login")(request, data=data)
         if not form.is_valid():
@@ -172,6 +176,7 @@ class SignupView(APIView):
         data = {
             "email": self.text("email") or "",
             "username": self.text("username") or "",
+            "phone": self.text("phone") or "",
             "password1": password,
             "password2": password,
             "token": signup_token(request.headers.get(IDEMPOTENCY_KEY_HEADER)),

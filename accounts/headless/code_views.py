@@ -3,12 +3,14 @@ the flows of :mod:`accounts.login_codes.flows` (the same the pages call)."""
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from .. import ratelimit
+from .. import ratelimit, signup_fields
 from ..login_codes import flows
 from ..login_codes.forms import CodeConfirmForm
+from ..phones.numbers import normalize_phone_key, parse_phone
 from . import responses
 from .account_views import conflict
 from .base import APIView
@@ -16,13 +18,15 @@ from .responses import Answer
 
 MESSAGES = {
     "email_required": _("Enter an email address."),
+    "select_only_one": _("Please select only one."),
     "code_required": _("Enter the code."),
 }
 
 
 class RequestCodeView(APIView):
-    """``POST auth/code/request`` (``email``): mail a code to the account using the address,
-    if one may log in; the same answer either way (401, ``login_by_code`` pending), so it
+    """``POST auth/code/request`` (``email``, or ``phone`` on a site that logs in by number):
+    mail (or text) a code to the account using the address (or number), if one may log in;
+    the same answer either way (401, ``login_by_code`` pending), so it
     tells nothing about the address. Counted against ``reset_password`` per address and
     per client, as on the page (429)."""
 
@@ -31,11 +35,28 @@ class RequestCodeView(APIView):
     def post(self, request: HttpRequest) -> Answer:
         if request.user.is_authenticated:
             return conflict()
+        if signup_fields.logs_in_by("phone"):
+            phone_sent = self.text("phone") is not None
+            if phone_sent or not signup_fields.logs_in_by("email"):
+                return self.request_by_phone(request)
         email = (self.text("email") or "").strip()
         if not email or len(email) > 254:
             return responses.error(MESSAGES["email_required"], "invalid", "email")
         ratelimit.consume(request, "reset_password", key=email.casefold())
         flows.request_code(request, email, next_url="")
+        return responses.unauthenticated(request)
+
+    def request_by_phone(self, request: HttpRequest) -> Answer:
+        """``phone`` (on a site that logs in by number): the code is texted to the account whose
+        verified number it is, counted against ``reset_password`` per number as an address is."""
+        if self.text("email") is not None and signup_fields.logs_in_by("email"):
+            return responses.error(MESSAGES["select_only_one"], "select_only_one")
+        try:
+            phone = parse_phone(self.text("phone") or "")
+        except ValidationError as error:
+            return responses.error(error.messages[0], error.code or "invalid", "phone")
+        ratelimit.consume(request, "reset_password", key=normalize_phone_key(phone))
+        flows.request_code(request, phone, next_url="")
         return responses.unauthenticated(request)
 
 

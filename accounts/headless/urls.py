@@ -3,14 +3,25 @@ uses ``_allauth/``, django-allauth's own prefix, so allauth's clients work uncha
 
 The ``app`` client's views are exempt from CSRF (no cookie is involved: the session token
 travels in a header); the ``browser`` client's are protected as any form (``X-CSRFToken``)
-and always hand out the CSRF cookie. A path of a feature this site lacks (phone, resending a
-login code) is not routed: 404.
+and always hand out the CSRF cookie. A path of a feature this site lacks (resending a login
+code) is not routed: 404; the phone operations answer as allauth's do while phone numbers are
+off (:mod:`.phone_views`).
 """
 
 from django.urls import URLPattern, include, path
 from django.views.decorators.csrf import csrf_exempt, ensure_csrf_cookie
 
-from . import account_views, clients, code_views, mfa_views, openapi, provider_views, token_views, webauthn_views
+from . import (
+    account_views,
+    clients,
+    code_views,
+    mfa_views,
+    openapi,
+    phone_views,
+    provider_views,
+    token_views,
+    webauthn_views,
+)
 
 app_name = "headless"
 
@@ -42,6 +53,10 @@ OPERATIONS = [
     ("account/providers", provider_views.ProvidersView, "providers"),
     ("auth/code/request", code_views.RequestCodeView, "request_login_code"),
     ("auth/code/confirm", code_views.ConfirmCodeView, "confirm_login_code"),
+    # Phone numbers (answered as allauth answers while they are off, on a site without them).
+    ("account/phone", phone_views.PhoneView, "phone"),
+    ("auth/phone/verify", phone_views.VerifyPhoneView, "verify_phone"),
+    ("auth/phone/verify/resend", phone_views.ResendPhoneVerificationView, "resend_phone_verification"),
 ]
 # Operations of the browser client only (a page the browser navigates to, not a call).
 BROWSER_OPERATIONS = [

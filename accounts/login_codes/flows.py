@@ -27,11 +27,14 @@ import time
 from django.utils.crypto import constant_time_compare, salted_hmac
 
 from .. import devices, dynamo, ratelimit, sessions, store
+from ..adapter import get_adapter
 from ..exceptions import Busy, OverLimit, StaleItem, Unavailable
 from ..internal.flows import login as login_flow
 from ..mfa import store as mfa_store
 from ..mfa.flows import login as second_step
 from ..models import User
+from ..phones.codes import text_code
+from ..phones.numbers import looks_like_phone, parse_phone
 from ..verification import send_mail
 
 ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -84,10 +87,15 @@ def request_code(request, login: str, *, next_url: str) -> None:
         "expires": int(time.time()) + CODE_SECONDS,
         "next": next_url,
     }
-    if known:
+    if known and store.login_field(login) == "phone":
+        # Asked by phone number (ACCOUNTS_LOGIN_METHODS' "phone"): texted to it, as allauth does.
+        text_code(request, user=User.from_account(account), phone=account.phone, code=code, login=True)
+    elif known:
         send_mail(
             request, "login_code", account.email, {"account": account, "code": code, "minutes": CODE_SECONDS // 60}
         )
+    elif account is None and store.login_field(login) == "phone" and looks_like_phone(login):
+        get_adapter(request).send_unknown_account_sms(parse_phone(login))
 
 
 def pending(request) -> dict | None:
@@ -123,7 +131,10 @@ def confirm_code(request, code: str) -> tuple[str, User | None]:
         request.session.note_account_items(others)
     user = User.from_account(account)
     # Noted before the login's one write, which then holds it.
-    login_flow.record_method(request, {"method": "code", "email": account.email})
+    by_phone = store.login_field(found["login"]) == "phone"
+    login_flow.record_method(
+        request, {"method": "code", **({"phone": account.phone} if by_phone else {"email": account.email})}
+    )
     if second_step.needs_second_step(user, request):
         del request.session[SESSION_KEY]
         second_step.stage(request, user, found["next"])

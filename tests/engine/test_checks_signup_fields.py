@@ -1,6 +1,7 @@
 """The system checks of ``ACCOUNTS_SIGNUP_FIELDS`` and ``ACCOUNTS_LOGIN_METHODS`` (accounts.E030
 -E035, W030, W031): each fires on its misconfiguration and only then, as django-allauth's
-``settings_check`` refuses what cannot work together."""
+``settings_check`` refuses what cannot work together; E031: phone numbers need an adapter
+that texts their codes."""
 
 import pytest
 from django.core import checks
@@ -68,21 +69,40 @@ def test_e030_an_entry_that_is_not_a_signup_field(settings, fields, problem):
     assert problem in messages(issues)
 
 
+PHONE_FIELDS = ["email*", "phone*", "password1*"]
+
+
 @pytest.mark.parametrize(
-    ("setting", "value"),
+    ("fields", "methods"),
     [
-        ("ACCOUNTS_SIGNUP_FIELDS", ["email*", "phone", "password1*"]),
-        ("ACCOUNTS_SIGNUP_FIELDS", ["email*", "phone*", "password1*"]),
-        ("ACCOUNTS_LOGIN_METHODS", {"email", "phone"}),
+        (["email*", "phone", "password1*"], {"email"}),
+        (PHONE_FIELDS, {"email", "phone"}),
+        (PHONE_FIELDS, {"phone"}),
+        (["email*", "username*", "phone", "password1*"], {"email", "username", "phone"}),
     ],
 )
-def test_e031_phone_numbers_are_not_available_yet(settings, setting, value):
-    setattr(settings, setting, value)
+def test_e031_a_site_with_phone_numbers_needs_an_adapter_that_texts_codes(settings, fields, methods):
+    settings.ACCOUNTS_SIGNUP_FIELDS = fields
+    settings.ACCOUNTS_LOGIN_METHODS = methods
 
     issues = check_signup_fields(None)
 
     assert ids(issues) == ["accounts.E031"]
-    assert "phone numbers are not available yet" in messages(issues)
+    assert "does not implement send_verification_code_sms" in messages(issues)
+
+    settings.ACCOUNTS_ADAPTER = "tests.sms.SmsAdapter"
+
+    assert check_signup_fields(None) == []
+
+
+def test_e033_logging_in_by_phone_needs_phone_among_the_signup_fields(settings):
+    settings.ACCOUNTS_ADAPTER = "tests.sms.SmsAdapter"
+    settings.ACCOUNTS_LOGIN_METHODS = {"email", "phone"}
+
+    issues = check_signup_fields(None)
+
+    assert ids(issues) == ["accounts.E033"]
+    assert "ACCOUNTS_LOGIN_METHODS has 'phone', but ACCOUNTS_SIGNUP_FIELDS has no 'phone'" in messages(issues)
 
 
 @pytest.mark.parametrize(
