@@ -27,6 +27,7 @@ class Text:
     kind: str
     code: str = ""
     kwargs: dict = field(default_factory=dict)
+    account_id: str = ""
 
 
 outbox: list[Text] = []
@@ -36,7 +37,7 @@ class SmsAdapter(DefaultAccountAdapter):
     """The adapter of the phone tests: texts land in :data:`outbox`."""
 
     def send_verification_code_sms(self, user, phone, code, **kwargs):
-        outbox.append(Text(phone, "code", code, kwargs))
+        outbox.append(Text(phone, "code", code, kwargs, str(user.pk)))
 
     def send_account_already_exists_sms(self, phone, **kwargs):
         outbox.append(Text(phone, "already_exists", kwargs=kwargs))
@@ -61,6 +62,13 @@ def code_to(phone):
     """The code of the last text to ``phone``."""
     codes = [text.code for text in texts_to(phone) if text.kind == "code"]
     assert codes, f"no code was texted to {phone}"
+    return codes[-1]
+
+
+def code_for(account_id, phone):
+    """The code of the last text to ``phone`` for account ``account_id``."""
+    codes = [text.code for text in texts_to(phone) if text.kind == "code" and text.account_id == account_id]
+    assert codes, f"no code was texted to {phone} for {account_id}"
     return codes[-1]
 
 

@@ -210,7 +210,7 @@ def resend_staged(request: HttpRequest) -> str:
         return EXPIRED
     if not can_resend(sent):
         return NOT_ALLOWED
-    account = store.get_account(sent.account_id)
+    account = phone_store.read_account(sent.account_id)
     if not sent.is_for(account) or account is None:
         abandon(request)
         return EXPIRED
@@ -241,7 +241,7 @@ def change_staged(request: HttpRequest, *, phone: str) -> PhoneRequest:
         return PhoneRequest(EXPIRED, phone)
     if not can_change(sent):
         return PhoneRequest(NOT_ALLOWED, phone)
-    account = store.get_account(sent.account_id)
+    account = phone_store.read_account(sent.account_id)
     if account is None or not sent.is_for(account):
         abandon(request)
         return PhoneRequest(EXPIRED, phone)
@@ -336,7 +336,7 @@ def _verify(request: HttpRequest, sent: SentCode, code: str) -> tuple[str, Accou
             return (WRONG_CODE if tries.fits(time.time()) else EXHAUSTED), None
     except ratelimit.RateLimited:
         return EXHAUSTED, None
-    account = store.get_account(sent.account_id)
+    account = phone_store.read_account(sent.account_id)
     if account is None or not sent.is_for(account):
         return STALE, None
     # A counter's check is the same action whenever the transaction is planned.
@@ -345,7 +345,8 @@ def _verify(request: HttpRequest, sent: SentCode, code: str) -> tuple[str, Accou
         return VERIFIED, phone_store.verify(account, sent.phone, also=checks, origin=timeline.origin_of(request))
     except OverLimit:
         return EXHAUSTED, None
-    except UniqueViolation:
-        return TAKEN, None
+    except UniqueViolation as error:
+        # Held by this very account: the same code, used at once by another request.
+        return (STALE if error.owners.get("phone") == account.PK else TAKEN), None
     except StaleItem:
         return STALE, None

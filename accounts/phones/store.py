@@ -15,6 +15,11 @@ from ..transactions import Action
 FIELD = "phone"
 
 
+def read_account(account_id: str) -> Account | None:
+    """The account a code was sent for, as its verification reads it (one consistent GetItem)."""
+    return store.get_account(account_id)
+
+
 def get_by_phone(phone: str) -> Account | None:
     """The account whose verified number is ``phone`` (any notation), or ``None``: a
     consistent GetItem of its lock, then of its owner. An unverified number names nobody."""
