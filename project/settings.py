@@ -131,6 +131,9 @@ if "ACCOUNTS_SIGNUP_FIELDS" in env:
     ACCOUNTS_SIGNUP_FIELDS = env.json("ACCOUNTS_SIGNUP_FIELDS")
 if "ACCOUNTS_LOGIN_METHODS" in env:
     ACCOUNTS_LOGIN_METHODS = env.json("ACCOUNTS_LOGIN_METHODS")
+# Texts (a phone number's code, with "phone" in the two settings above) are printed in the
+# terminal, as mail is.
+ACCOUNTS_ADAPTER = "project.adapter.DemoAdapter"
 
 # Second factors: staff must have one (off by default); signing up with a passkey.
 ACCOUNTS_MFA_REQUIRED_FOR_STAFF = env.bool("ACCOUNTS_MFA_REQUIRED_FOR_STAFF", default=False)

@@ -58,7 +58,7 @@ logger = logging.getLogger("accounts.phones")
 SMS_LIMIT = "sms"
 # The rate limit of asking for a verification code, per number and per client.
 VERIFY_LIMIT = "verify_phone"
-# The tries of one code: a day's window, so its count decays by under 1% while it lives.
+# The tries of one code (tries_counter).
 TRIES_ACTION = "phone_code"
 
 __all__ = ["FAILED", "SENT", "TOO_SOON", "SentCode", "digest", "send_code", "text_code", "unsent_code"]
@@ -114,8 +114,14 @@ class SentCode:
 
     def tries(self) -> ratelimit.Counter:
         """The counter of this code's wrong tries (``ACCOUNTS_PHONE_VERIFICATION_MAX_ATTEMPTS``)."""
-        rule = ratelimit.Rule(app_settings.PHONE_VERIFICATION_MAX_ATTEMPTS, 24 * 3600, "key")
-        return ratelimit.Counter(TRIES_ACTION, rule, self.code_id)
+        return tries_counter(self.code_id)
+
+
+def tries_counter(code_id: str) -> ratelimit.Counter:
+    """The counter of the wrong tries of the code ``code_id``: a day's window, so that its
+    count decays by under 1% while the code lives."""
+    rule = ratelimit.Rule(app_settings.PHONE_VERIFICATION_MAX_ATTEMPTS, 24 * 3600, "key")
+    return ratelimit.Counter(TRIES_ACTION, rule, code_id)
 
 
 def normalize(code: str) -> str:
