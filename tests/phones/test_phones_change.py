@@ -217,3 +217,35 @@ def test_a_second_change_within_a_minute_is_refused_with_429(phone_site):
 
     assert refused.status_code == 429
     assert texts_to("+33612345678") == []
+
+
+def test_wrong_codes_counted_after_a_right_codes_read_stop_it(phone_site, monkeypatch):
+    account = with_number()
+    client = logged_in()
+    ask_for(client, OTHER)
+    sent = flows.pending_change(client_request(client))
+    read = phone_store.read_account
+
+    def read_while_others_guess(account_id):
+        # Three wrong codes, from requests that share this session's code, are counted between
+        # this request's read of the code's tries (none) and its transaction.
+        tries = sent.tries()
+        for _ in range(3):
+            assert tries.count(time.time())
+        return read(account_id)
+
+    monkeypatch.setattr(phone_store, "read_account", read_while_others_guess)
+    refused = client.post("/accounts/phone/verify/", {"code": code_to(OTHER_E164)}, follow=True)
+
+    assert "Too many wrong codes: this code no longer works. Ask for a new one." in messages_of(refused)
+    assert store.get_account(account.id).phone == NUMBER_E164
+    assert phone_lock_owner(OTHER_E164) is None
+
+
+def client_request(client):
+    """A request carrying ``client``'s session, as a flow reads it."""
+    from django.test import RequestFactory
+
+    request = RequestFactory().get("/")
+    request.session = client.session
+    return request
