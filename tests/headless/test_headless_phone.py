@@ -12,7 +12,9 @@ from accounts import store
 from accounts.mfa.flows.reauthentication import AUTHENTICATED_AT_SESSION_KEY
 from accounts.sessions import SessionStore
 from tests.headless import APIClient
-from tests.headless_spec import conforms
+from tests.headless import test_headless_conformance as conformance
+from tests.headless.test_headless_conformance import site, transactional_db  # noqa: F401 (fixtures)
+from tests.headless_spec import allauth_spec, conforms
 from tests.phones import phone_lock_owner, with_number
 from tests.sms import NUMBER, NUMBER_E164, OTHER, OTHER_E164, code_to, outbox, phone_site, texts_to, wrong_code  # noqa: F401
 from tests.web import PASSWORD
@@ -223,3 +225,32 @@ def test_a_login_code_for_a_number_nobody_verified_texts_no_code(phone_site):
 
     assert requested.status_code == 401
     assert [text.kind for text in outbox] == ["unknown_account"]
+
+
+@pytest.fixture
+def phone_live_site(site, settings):
+    """The conformance run's live site (tests/headless/test_headless_conformance.py), with
+    phone numbers on: the default fields and a number, logging in by any of the three."""
+    settings.ACCOUNTS_SIGNUP_FIELDS = ["email*", "username*", "phone", "password1*", "password2*"]
+    settings.ACCOUNTS_LOGIN_METHODS = {"email", "username", "phone"}
+    settings.ACCOUNTS_ADAPTER = "tests.sms.SmsAdapter"
+    return site
+
+
+def test_every_response_of_the_phone_operations_with_phone_numbers_on_conforms_to_allauths_spec(phone_live_site):
+    store.signup(
+        "ada@example.com", "ada", make_password(PASSWORD), email_verified=True, phone=NUMBER_E164, phone_verified=True
+    )
+    spec = allauth_spec()
+    operations = [
+        result.ok() for result in conformance.implemented_schema().get_all_operations() if "/phone" in result.ok().path
+    ]
+    figures = {"cases": 0, "failures": set()}
+    for operation in operations:
+        for api_client in ("app", "browser"):
+            for logged_in in (False, True):
+                conformance.run(spec, operation, phone_live_site, api_client, logged_in, figures)
+
+    assert len(operations) == 4
+    assert figures["cases"] >= 4 * 2 * 2
+    assert not figures["failures"], "\n".join(sorted(figures["failures"]))
