@@ -8,6 +8,9 @@
   transaction gives it the new number and lock and releases the old one;
 - a **removal** (:func:`remove_phone`): the number's lock is released at once.
 
+Each change of a signed-in account's number is told to its address (a security notice,
+:func:`accounts.notices.phone_changed`).
+
 Every code is :mod:`.codes`'; every write is :mod:`.store`'s. Front ends parse their input,
 call one of these and render what it returns.
 """
@@ -20,7 +23,7 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from .. import dynamo, ratelimit, signup_fields, store, timeline, transactions
+from .. import dynamo, notices, ratelimit, signup_fields, store, timeline, transactions
 from ..adapter import get_adapter
 from ..app_settings import app_settings
 from ..exceptions import OverLimit, StaleItem, UniqueViolation
@@ -310,6 +313,9 @@ def verify_change(request: HttpRequest, *, code: str) -> PhoneVerification:
     outcome, account = _verify(request, sent, code)
     if outcome != WRONG_CODE:
         request.session.pop(CHANGE_SESSION_KEY, None)
+    if outcome == VERIFIED and account is not None:
+        # Told to the address as it is (a number changes nothing of it), whoever changed it.
+        notices.phone_changed(request, notices.addressee(account), account, sent.held)
     return PhoneVerification(outcome, account)
 
 
@@ -317,8 +323,10 @@ def remove_phone(request: HttpRequest, *, account: Account) -> Account:
     """Take ``account``'s number off (signed in, freshly reauthenticated; :func:`may_remove`
     checked): ONE transaction, its lock released at once, and a pending change forgotten.
     Raises what the store refuses (:data:`~accounts.form_errors.STORE_REFUSALS`)."""
+    old_phone = account.phone
     removed = phone_store.remove(account, origin=timeline.origin_of(request))
     request.session.pop(CHANGE_SESSION_KEY, None)
+    notices.phone_changed(request, notices.addressee(removed), removed, old_phone)
     return removed
 
 

@@ -249,3 +249,18 @@ def client_request(client):
     request = RequestFactory().get("/")
     request.session = client.session
     return request
+
+
+def test_the_address_is_told_of_a_new_number_and_of_its_removal(phone_site, settings, mailoutbox):
+    settings.ACCOUNTS_SIGNUP_FIELDS = ["email*", "phone", "password1*"]
+    with_number()
+    client = logged_in()
+    ask_for(client, OTHER)
+    type_code(client, code_to(OTHER_E164))
+    client.post("/accounts/phone/remove/")
+
+    changed, removed = mailoutbox
+    assert changed.to == removed.to == ["ada@example.com"]
+    assert "is now +447911123456; it was +819012345678" in changed.body
+    assert "has no phone number now; it was +447911123456" in removed.body
+    assert "/accounts/password/reset/" in changed.body

@@ -14,7 +14,9 @@ from tests.web import PASSWORD, login
 pytestmark = pytest.mark.dynamodb_local
 
 
-@pytest.mark.parametrize("typed", ["+81 90-1234-5678", "+819012345678", "+81 (0)90 1234 5678", "＋８１９０１２３４５６７８"])
+@pytest.mark.parametrize(
+    "typed", ["+81 90-1234-5678", "+819012345678", "+81 (0)90 1234 5678", "＋８１９０１２３４５６７８"]
+)
 def test_a_verified_number_in_any_notation_logs_in_with_the_password(phone_site, typed):
     with_number()
 
