@@ -168,7 +168,10 @@ class LoginForm(auth_forms.AuthenticationForm):
             # A number alone is read as a number (E.164); with other methods, the text as typed.
             only = signup_fields.login_methods() == ["phone"]
             self.fields["username"] = (
-                get_adapter().phone_form_field(widget=forms.TextInput(attrs={"autofocus": True, "autocomplete": "tel"}))
+                get_adapter().phone_form_field(
+                    label=signup_fields.login_label(),
+                    widget=forms.TextInput(attrs={"autofocus": True, "autocomplete": "tel", "type": "tel"}),
+                )
                 if only
                 else forms.CharField(
                     label=signup_fields.login_label(),

@@ -74,8 +74,7 @@ class PhoneView(APIView):
         return self.requested(form, requested)
 
     def change_staged(self, request: HttpRequest) -> Answer:
-        sent = flows.staged_code(request)
-        if sent is None or not flows.can_change(sent):
+        if not flows.can_change(request):
             return conflict()
         form = self.phone_form()
         if not form.is_valid():

@@ -170,9 +170,18 @@ def can_resend(sent: SentCode) -> bool:
     return sent.resends < app_settings.PHONE_VERIFICATION_MAX_RESEND_COUNT
 
 
-def can_change(sent: SentCode) -> bool:
-    """Whether the stage may change its number (``ACCOUNTS_PHONE_VERIFICATION_SUPPORTS_CHANGE``)."""
-    return sent.changes < app_settings.PHONE_VERIFICATION_MAX_CHANGE_COUNT
+def can_change(request: HttpRequest) -> bool:
+    """Whether the pending stage may change its number: a sign-up's only, as django-allauth's
+    (an account that logged in before keeps its number until it logs in), as many times as
+    ``ACCOUNTS_PHONE_VERIFICATION_SUPPORTS_CHANGE`` allows."""
+    found = staged(request)
+    sent = None if found is None else SentCode.from_session(found["sent"])
+    return (
+        found is not None
+        and sent is not None
+        and found["signup"]
+        and sent.changes < app_settings.PHONE_VERIFICATION_MAX_CHANGE_COUNT
+    )
 
 
 def verify_staged(request: HttpRequest, *, code: str) -> StagedVerification:
@@ -242,7 +251,7 @@ def change_staged(request: HttpRequest, *, phone: str) -> PhoneRequest:
     sent = None if found is None else SentCode.from_session(found["sent"])
     if found is None or sent is None:
         return PhoneRequest(EXPIRED, phone)
-    if not can_change(sent):
+    if not can_change(request):
         return PhoneRequest(NOT_ALLOWED, phone)
     account = phone_store.read_account(sent.account_id)
     if account is None or not sent.is_for(account):

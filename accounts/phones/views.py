@@ -162,7 +162,7 @@ class PhoneVerifyView(View):
         action = request.POST.get("action")
         if self.staged and action == "resend" and flows.can_resend(self.sent):
             return self.resend()
-        if self.staged and action == "change" and flows.can_change(self.sent):
+        if self.staged and action == "change" and flows.can_change(self.request):
             return self.change(PhoneForm(request.POST))
         form = PhoneCodeForm(request.POST)
         if not form.is_valid():
@@ -247,6 +247,6 @@ class PhoneVerifyView(View):
             "outcome": sent.outcome,
             "staged": self.staged,
             "can_resend": self.staged and flows.can_resend(sent),
-            "can_change": self.staged and flows.can_change(sent),
+            "can_change": self.staged and flows.can_change(self.request),
         }
         return render(self.request, self.template_name, context, status=status)

@@ -254,3 +254,15 @@ def test_every_response_of_the_phone_operations_with_phone_numbers_on_conforms_t
     assert len(operations) == 4
     assert figures["cases"] >= 4 * 2 * 2
     assert not figures["failures"], "\n".join(sorted(figures["failures"]))
+
+
+def test_a_login_waiting_for_its_numbers_code_may_not_change_the_number(phone_site, settings):
+    settings.ACCOUNTS_PHONE_VERIFICATION_SUPPORTS_CHANGE = True
+    with_number(verified=False)
+    api = APIClient()
+
+    waiting = api.post("auth/login", {"email": "ada@example.com", "password": PASSWORD})
+
+    assert pending(waiting) == ["verify_phone"]
+    assert api.post("account/phone", {"phone": OTHER}).status_code == 409
+    assert store.get_by_email("ada@example.com").phone == NUMBER_E164

@@ -44,7 +44,7 @@ def test_the_login_page_asks_for_an_address_or_a_number(phone_site, settings):
     settings.ACCOUNTS_LOGIN_METHODS = {"phone"}
     with_number()
     field = Client().get("/accounts/login/").context["form"].fields["username"]
-    assert field.label == "Phone"
+    assert field.label == "Phone number"
     assert login(Client(), "ada@example.com").context["form"].has_error("username", "invalid_phone")
     assert login(Client(), "+819012345678").status_code == 302
 
