@@ -13,11 +13,13 @@ from typing import TYPE_CHECKING, Any, cast
 import idna
 from django import forms
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import BaseUserManager
 from django.contrib.auth.hashers import make_password
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 from django.shortcuts import resolve_url
+from django.utils.crypto import get_random_string
 from django.utils.module_loading import import_string
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
@@ -35,6 +37,8 @@ if TYPE_CHECKING:
 
 # Django's UnicodeUsernameValidator without "@": letters, digits and . + - _
 USERNAME_CHARACTERS = re.compile(r"^[\w.+-]+\Z")
+# A texted code's characters: no 0/O, 1/I/L, nothing to misread (a mailed login code's).
+CODE_CHARACTERS = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 # RFC 5321, 4.5.3.1.1: a local part (before the "@") has at most 64 octets (Django's
 # EmailValidator accepts only ASCII there, so characters).
 MAX_LOCAL_PART_LENGTH = 64
@@ -259,8 +263,9 @@ class DefaultAccountAdapter:
     # they are.
 
     def phone_form_field(self, **kwargs: Any) -> forms.Field:
-        """The form field a phone number is typed in (:class:`accounts.phones.numbers.PhoneField`)."""
-        return PhoneField(**kwargs)
+        """The form field a phone number is typed in (:class:`accounts.phones.numbers.PhoneField`,
+        cleaned by :meth:`clean_phone`)."""
+        return PhoneField(clean_phone=self.clean_phone, **kwargs)
 
     def clean_phone(self, phone: str) -> str:
         """Further rules for a phone number, already valid and in E.164 (``+819012345678``):
@@ -270,9 +275,7 @@ class DefaultAccountAdapter:
     def generate_phone_verification_code(self, *, user: User, phone: str) -> str:
         """A new code to text to ``phone`` (verification, or login by code): 8 characters
         nothing can be misread in, as a mailed login code."""
-        from .login_codes.flows import new_code
-
-        return new_code()
+        return get_random_string(8, allowed_chars=CODE_CHARACTERS)
 
     def send_verification_code_sms(self, user: User, phone: str, code: str, **kwargs: Any) -> None:
         """Text ``code`` to ``phone`` (E.164) for ``user``: implement it with your SMS provider
@@ -311,11 +314,12 @@ class DefaultAccountAdapter:
 
     def get_user_by_phone(self, phone: str) -> User | None:
         """The user whose verified number is ``phone`` (any notation), or ``None``."""
-        from .models import User
         from .phones.store import get_by_phone
 
         account = get_by_phone(phone)
-        return None if account is None else User.from_account(account)
+        # The user model by name: the adapter is read while the model loads (its manager).
+        user_model: type[User] = get_user_model()
+        return None if account is None else user_model.from_account(account)
 
     def get_user_permissions(self, user: User) -> set[str]:
         """The permissions (``"app_label.codename"``) of an active, non-superuser ``user``

@@ -224,7 +224,7 @@ def flows() -> tuple["Flow", ...]:
             Flow(
                 "phone code",
                 "typing the new number's code: its tries read and checked, the account read, the new "
-                "number locked and the old released in one transaction",
+                "number locked and the old released in one transaction, the address told (its notice counted)",
                 (
                     Request("BatchGetItem", ("session", "account")),
                     Request("BatchGetItem", ("rate counter (absent)",)),
@@ -232,6 +232,7 @@ def flows() -> tuple["Flow", ...]:
                     Request(
                         "TransactWriteItems", ("account", "lock", "lock", "rate counter (absent)", "security event")
                     ),
+                    Request("UpdateItem", ("rate counter",)),
                     Request("PutItem", ("session",)),
                 ),
             ),

@@ -128,9 +128,10 @@ def required_fields() -> list[str]:
 
 @checks.register(checks.Tags.compatibility)
 def check_signup_fields(app_configs: Any, **kwargs: Any) -> list[checks.CheckMessage]:
-    """E030-E035, W030-W032: ``ACCOUNTS_SIGNUP_FIELDS`` and ``ACCOUNTS_LOGIN_METHODS``,
-    each well formed, and together (with ``ACCOUNTS_UNIQUE_FIELDS``,
-    ``ACCOUNTS_EMAIL_VERIFICATION`` and, for phone numbers, the adapter)."""
+    """E030, E032-E035, W030-W032: ``ACCOUNTS_SIGNUP_FIELDS`` and ``ACCOUNTS_LOGIN_METHODS``,
+    each well formed, and together (with ``ACCOUNTS_UNIQUE_FIELDS`` and
+    ``ACCOUNTS_EMAIL_VERIFICATION``); E031, phone numbers' adapter, is
+    :func:`accounts.phones.checks.check_phone_adapter`."""
     issues = [*_signup_fields_issues(), *_login_methods_issues()]
     if issues:
         return issues
@@ -149,8 +150,6 @@ def check_signup_fields(app_configs: Any, **kwargs: Any) -> list[checks.CheckMes
                 id="accounts.E033",
             )
         )
-    if PHONE in fields or PHONE in methods:
-        issues.extend(_phone_issues())
     if not missing and not any(fields.get(method, {}).get("required") for method in methods):
         issues.append(
             checks.Warning(
@@ -189,7 +188,7 @@ def check_signup_fields(app_configs: Any, **kwargs: Any) -> list[checks.CheckMes
 
 
 def _signup_fields_issues() -> list[checks.CheckMessage]:
-    """E030-E031, E034-E035: the entries of ``ACCOUNTS_SIGNUP_FIELDS``."""
+    """E030, E034-E035: the entries of ``ACCOUNTS_SIGNUP_FIELDS``."""
     raw = getattr(settings, "ACCOUNTS_SIGNUP_FIELDS", DEFAULT_SIGNUP_FIELDS)
     try:
         fields = app_settings.SIGNUP_FIELDS
@@ -252,27 +251,3 @@ def _login_methods_issues() -> list[checks.CheckMessage]:
                 )
             )
     return issues
-
-
-def _phone_issues() -> list[checks.CheckMessage]:
-    """E031: a site with phone numbers needs an adapter that texts their codes (as
-    django-allauth's check asks the adapter for its phone methods)."""
-    from .adapter import DefaultAccountAdapter, get_adapter
-
-    try:
-        adapter_class = type(get_adapter())
-    except ImportError:
-        return []  # ACCOUNTS_ADAPTER names no class: every page says so soon enough
-    if adapter_class.send_verification_code_sms is not DefaultAccountAdapter.send_verification_code_sms:
-        return []
-    return [
-        checks.Error(
-            "ACCOUNTS_SIGNUP_FIELDS or ACCOUNTS_LOGIN_METHODS has 'phone', but the adapter "
-            f"({adapter_class.__module__}.{adapter_class.__qualname__}) does not implement "
-            "send_verification_code_sms(user, phone, code, **kwargs): no code could be texted, and no "
-            "number verified.",
-            hint="Subclass accounts.adapter.DefaultAccountAdapter, implement send_verification_code_sms with "
-            "your SMS provider, and name the subclass in ACCOUNTS_ADAPTER.",
-            id="accounts.E031",
-        )
-    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import phonenumbers
@@ -74,11 +75,13 @@ def display(phone: str) -> str:
 
 
 class PhoneField(forms.CharField):
-    """A phone number with its country code, cleaned to E.164 (:func:`parse_phone`) and then
-    by the adapter's ``clean_phone`` (django-allauth's ``PhoneField``, without its regular
-    expression: libphonenumber reads the notations people use)."""
+    """A phone number with its country code, cleaned to E.164 (:func:`parse_phone`) and then by
+    ``clean_phone`` (the adapter's, which :meth:`~accounts.adapter.DefaultAccountAdapter.phone_form_field`
+    gives it): django-allauth's ``PhoneField``, without its regular expression, libphonenumber
+    reading the notations people use."""
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, *, clean_phone: Callable[[str], str] | None = None, **kwargs: Any) -> None:
+        self.clean_phone = clean_phone
         kwargs.setdefault("label", _("Phone"))
         kwargs.setdefault("max_length", MAX_INPUT_LENGTH)
         kwargs.setdefault(
@@ -90,6 +93,5 @@ class PhoneField(forms.CharField):
         text: str = super().clean(value)
         if not text:
             return text
-        from ..adapter import get_adapter
-
-        return get_adapter().clean_phone(parse_phone(text))
+        phone = parse_phone(text)
+        return self.clean_phone(phone) if self.clean_phone is not None else phone

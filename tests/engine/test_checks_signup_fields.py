@@ -7,6 +7,7 @@ import pytest
 from django.core import checks
 
 from accounts.checks import check_account_model, check_default_fields_kept, check_unique_fields
+from accounts.phones.checks import check_phone_adapter
 from accounts.signup_fields import check_signup_fields
 
 EMAIL_ONLY = ["email*", "password1*"]
@@ -86,14 +87,22 @@ def test_e031_a_site_with_phone_numbers_needs_an_adapter_that_texts_codes(settin
     settings.ACCOUNTS_SIGNUP_FIELDS = fields
     settings.ACCOUNTS_LOGIN_METHODS = methods
 
-    issues = check_signup_fields(None)
+    issues = check_phone_adapter(None)
 
+    assert check_signup_fields(None) == []
     assert ids(issues) == ["accounts.E031"]
     assert "does not implement send_verification_code_sms" in messages(issues)
+    assert "accounts.E031" in ids(checks.run_checks(tags=[checks.Tags.compatibility]))
 
     settings.ACCOUNTS_ADAPTER = "tests.sms.SmsAdapter"
 
-    assert check_signup_fields(None) == []
+    assert check_phone_adapter(None) == []
+
+
+def test_without_phone_numbers_the_default_adapter_passes(settings):
+    settings.ACCOUNTS_ADAPTER = "accounts.adapter.DefaultAccountAdapter"
+
+    assert check_phone_adapter(None) == []
 
 
 def test_e033_logging_in_by_phone_needs_phone_among_the_signup_fields(settings):

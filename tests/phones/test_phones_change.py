@@ -176,19 +176,14 @@ def test_a_verification_whose_transaction_follows_a_password_change_is_cancelled
     account = with_number()
     client = logged_in()
     ask_for(client, OTHER)
-    read = phone_store.read_account
 
-    def read_then_change_password(account_id):
-        found = read(account_id)
+    def password_changed(account_id):
         store.set_password_hash(store.get_account(account_id), make_password(OTHER_PASSWORD))
-        return found
 
-    monkeypatch.setattr(phone_store, "read_account", read_then_change_password)
+    after_the_verifications_read(monkeypatch, password_changed)
     refused = client.post("/accounts/phone/verify/", {"code": code_to(OTHER_E164)}, follow=True)
 
-    assert "This code no longer works: the number or the password changed since it was sent." in messages_of(refused)
-    assert store.get_account(account.id).phone == NUMBER_E164
-    assert phone_lock_owner(OTHER_E164) is None
+    refused_and_nothing_moved(refused, account, "This code no longer works: the number or the password changed")
 
 
 def test_wrong_codes_are_counted_and_the_last_one_kills_the_code(phone_site):
@@ -223,21 +218,36 @@ def test_wrong_codes_counted_after_a_right_codes_read_stop_it(phone_site, monkey
     account = with_number()
     client = logged_in()
     ask_for(client, OTHER)
-    sent = flows.pending_change(client_request(client))
-    read = phone_store.read_account
+    tries = flows.pending_change(client_request(client)).tries()
 
-    def read_while_others_guess(account_id):
-        # Three wrong codes, from requests that share this session's code, are counted between
-        # this request's read of the code's tries (none) and its transaction.
-        tries = sent.tries()
+    def others_guessed_wrong(account_id):
+        # Three wrong codes, from requests that share this session's code, are counted after
+        # this request read the code's tries (none), before its transaction.
         for _ in range(3):
             assert tries.count(time.time())
-        return read(account_id)
 
-    monkeypatch.setattr(phone_store, "read_account", read_while_others_guess)
+    after_the_verifications_read(monkeypatch, others_guessed_wrong)
     refused = client.post("/accounts/phone/verify/", {"code": code_to(OTHER_E164)}, follow=True)
 
-    assert "Too many wrong codes: this code no longer works. Ask for a new one." in messages_of(refused)
+    refused_and_nothing_moved(refused, account, "Too many wrong codes: this code no longer works.")
+
+
+def after_the_verifications_read(monkeypatch, happen):
+    """Once a verification has read the account, ``happen(account_id)`` lands (another
+    request's write), before the verification's transaction."""
+    read = phone_store.read_account
+
+    def read_then(account_id):
+        found = read(account_id)
+        happen(account_id)
+        return found
+
+    monkeypatch.setattr(phone_store, "read_account", read_then)
+
+
+def refused_and_nothing_moved(response, account, message):
+    """The code was refused (the page says ``message``...) and the account kept its number."""
+    assert any(text.startswith(message) for text in messages_of(response)), messages_of(response)
     assert store.get_account(account.id).phone == NUMBER_E164
     assert phone_lock_owner(OTHER_E164) is None
 
