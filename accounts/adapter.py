@@ -6,6 +6,7 @@ forms and views always reach it through :func:`get_adapter`.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, cast
@@ -74,6 +75,16 @@ class DefaultAccountAdapter:
         "too_many_attempts": _("Too many wrong codes: this code no longer works. Ask for a new one."),
         "phone_code_stale": _("This code no longer works: the number or the password changed since it was sent."),
         "phone_required": _("A phone number is required on this site, so it cannot be removed."),
+        "email_address_taken": _("%(email)s is already in use by another account."),
+        "duplicate_email": _("%(email)s is already an address of your account."),
+        "max_email_addresses": _("You cannot add more than %(max)d email addresses."),
+        "unknown_email": _("%(email)s is not an address of your account."),
+        "cannot_remove_primary_email": _("You cannot remove your primary email address."),
+        "unverified_primary_email": _("Only a confirmed address can become your primary address."),
+        "last_verified_email": _(
+            "%(email)s is the only confirmed address of your account: confirm another one before removing it."
+        ),
+        "account_unverified": _("Confirm your email address before adding another one."),
         "busy": _("The site is busy and nothing was saved. Please try again."),
         "stale": _("Your account changed while this page was open, so nothing was saved. Please try again."),
         "last_staff": _(
@@ -124,6 +135,12 @@ class DefaultAccountAdapter:
         "phone_code_failed": _("The text to %(phone)s could not be sent. Please try again."),
         "phone_verified": _("Your phone number is now %(phone)s."),
         "phone_removed": _("Your account has no phone number now."),
+        "email_added": _("We sent a link to %(email)s. Open it to confirm the address; until then you cannot use it."),
+        "email_add_failed": _(
+            "%(email)s is added, but the mail with its link could not be sent. Please send it again."
+        ),
+        "email_removed": _("%(email)s is no longer an address of your account."),
+        "email_primary": _("%(email)s is now your primary email address."),
         "signup_gone": _(
             "The sign-up with %(email)s no longer exists: it expired, or was discarded from its link. "
             "Please sign up again."
@@ -194,8 +211,7 @@ class DefaultAccountAdapter:
     def is_reserved_username(self, username: str) -> bool:
         """Whether ``username`` looks like a name of ``ACCOUNTS_USERNAME_BLACKLIST`` (same
         skeleton: ``Admin``, ``аdmin`` and ``adrnin`` are all ``admin``)."""
-        reserved = {identifiers.username_skeleton_key(name) for name in app_settings.USERNAME_BLACKLIST}
-        return identifiers.username_skeleton_key(username) in reserved
+        return identifiers.username_skeleton_key(username) in _reserved_keys(tuple(app_settings.USERNAME_BLACKLIST))
 
     def taken_error(
         self,
@@ -355,6 +371,13 @@ class DefaultAccountAdapter:
         code = {"sent": "verification_sent", "too_soon": "verification_too_soon", "failed": "verification_failed"}
         level = messages.SUCCESS if outcome == "sent" else messages.WARNING
         messages.add_message(request, level, self.success_messages[code[outcome]] % {"email": email})
+
+
+@functools.lru_cache(maxsize=8)
+def _reserved_keys(names: tuple[str, ...]) -> frozenset[str]:
+    """The skeleton keys of the reserved ``names``, computed once per list (an import checks
+    every user's name against them)."""
+    return frozenset(identifiers.username_skeleton_key(name) for name in names)
 
 
 def _own_namespaces(field: str, model: type[Any] | None = None) -> set[str]:

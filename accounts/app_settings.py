@@ -631,15 +631,16 @@ class AppSettings:
         Default False: an account with a second factor is always asked for it."""
         return bool(self._setting("OIDC_TRUST_PROVIDER_MFA", False))
 
-    # The single-page app's URLs (issue 34).
+    # A single-page app over the headless API; codes instead of links (issue 34).
 
     @property
     def HEADLESS_FRONTEND_URLS(self) -> dict[str, str]:
-        """The app's own URLs by django-allauth's names (``HEADLESS_FRONTEND_URLS``), where
-        redirects send a person when the front end is an app: ``socialaccount_login_error``
-        (a provider sign-in that failed, with ``?error=...&error_process=...``)... A path is
-        made absolute on the request's host; ``{key}`` placeholders are filled. Default
-        ``{}``: the site's own pages."""
+        """The pages of the site's single-page app that mail and redirects lead to instead of
+        the app's HTML pages, by django-allauth's names: ``account_confirm_email``,
+        ``account_reset_password``, ``account_reset_password_from_key``, ``account_signup``,
+        ``socialaccount_login_error``. A URL or a path (on :attr:`SITE_URL`) with ``{key}``
+        where the key goes, e.g. ``{"account_confirm_email": "/account/verify-email/{key}"}``.
+        Default ``{}``: every link leads to the HTML pages."""
         return dict(self._setting("HEADLESS_FRONTEND_URLS", {}) or {})
 
     # Phone numbers (issue 37): django-allauth's ACCOUNT_PHONE_VERIFICATION_* settings, with the
@@ -674,6 +675,28 @@ class AppSettings:
         none, or a number."""
         return _count(self._setting("PHONE_VERIFICATION_SUPPORTS_CHANGE", False))
 
+    @property
+    def HEADLESS_ONLY(self) -> bool:
+        """When True, the account pages (sign-up, login, profile, email, password, second
+        factors, providers, login by code, the links' pages) answer 404, as django-allauth's
+        ``HEADLESS_ONLY``: people use the site's single-page app, which mail leads to
+        (:attr:`HEADLESS_FRONTEND_URLS`, required then: ``accounts.E036``). A provider's
+        callback and the staff pages stay. Default False."""
+        return bool(self._setting("HEADLESS_ONLY", False))
+
+    @property
+    def EMAIL_VERIFICATION_BY_CODE_ENABLED(self) -> bool:
+        """When True, an address is proven by a code mailed to it (typed into the page or the
+        app that asked, in the same session) instead of a link: at sign-up, at a login of an
+        unverified account, and for an email change. Default False (a link)."""
+        return bool(self._setting("EMAIL_VERIFICATION_BY_CODE_ENABLED", False))
+
+    @property
+    def PASSWORD_RESET_BY_CODE_ENABLED(self) -> bool:
+        """When True, a password reset mails a code (typed into the page or the app that
+        asked, in the same session) instead of a link. Default False (a link)."""
+        return bool(self._setting("PASSWORD_RESET_BY_CODE_ENABLED", False))
+
     # Permissions (issue 19).
 
     @property
@@ -683,6 +706,22 @@ class AppSettings:
         every permission. The adapter's ``get_user_permissions`` may grant otherwise.
         Default ``()``."""
         return self._setting("STAFF_PERMISSIONS", ())
+
+    # Several addresses per account (issue 37).
+
+    @property
+    def MAX_EMAIL_ADDRESSES(self) -> int:
+        """How many email addresses an account may have, the primary one included (as
+        django-allauth's ``ACCOUNT_MAX_EMAIL_ADDRESSES``): above 1, a person adds addresses,
+        verifies each by its mailed link, makes one primary, logs in with any verified one
+        and removes the others (``docs/signup-and-verification.md``). Default 1: one
+        address, changed by a link to the new one, as before. An account's deletion
+        releases every address in its one transaction: system check ``accounts.E015``
+        says when the bound makes it too large for DynamoDB's 100 actions."""
+        value = self._setting("MAX_EMAIL_ADDRESSES", 1)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ImproperlyConfigured(f"ACCOUNTS_MAX_EMAIL_ADDRESSES is {value!r}; use a whole number of at least 1.")
+        return value
 
 
 def _count(value: bool | int) -> int:

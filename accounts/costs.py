@@ -27,7 +27,7 @@ from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_K
 
 from . import signup_fields, store, transactions
 from .ratelimit import Counter, parse_rules
-from .tables import STAFF_REGISTRY, account_constraints, epoch_now
+from .tables import ADDRESSES_FIELD, STAFF_REGISTRY, account_constraints, epoch_now
 from .transactions.events import event_item
 
 # On-demand prices in US East (N. Virginia), dollars per million request units, since
@@ -47,6 +47,8 @@ TRANSACTIONAL_WRITES = {"TransactWriteItems"}
 # A typical person: what the sizes below are measured on.
 SAMPLE_EMAIL = "ada.lovelace@example.com"
 SAMPLE_USERNAME = "ada_lovelace"
+# Another address of hers (ACCOUNTS_MAX_EMAIL_ADDRESSES above 1).
+SAMPLE_OTHER_EMAIL = "ada@analytical-engine.example"
 # The site's hasher (Argon2), as stored: what every account carries.
 SAMPLE_PASSWORD_HASH = (
     "argon2$argon2id$v=19$m=102400,t=2,p=8$Z3o3N1BOWUdpcHpZY3RGVFZGSWtwNw$RdrAhRPjUS5vXW92YbWCy9EXLryVflOkcAHMLu6XT7c"
@@ -112,8 +114,19 @@ def sample_items():
     # An unverified account's locks (its username's: its address takes none yet); a site
     # without usernames has none.
     expiring = {"expiring lock": expiring_locks[0].body["Item"]} if expiring_locks else {}
+    with_addresses = store.build_signup_account(
+        SAMPLE_EMAIL, SAMPLE_USERNAME, SAMPLE_PASSWORD_HASH, email_verified=True, email_addresses={SAMPLE_OTHER_EMAIL}
+    )
+    transactions.plan_create(with_addresses)  # records the keys it takes, as a sign-up does
+    email = store.constraint_for("email")
+    slot = f"{email.namespace}#{ADDRESSES_FIELD}"  # recorded so with or without the setting
+    with_addresses.lock_keys = {
+        **transactions.recorded_keys(with_addresses),
+        slot: {SAMPLE_OTHER_EMAIL: email.key_for(SAMPLE_OTHER_EMAIL)},
+    }
     return {
         "account": account.serialize(null_check=False),
+        "account with addresses": with_addresses.serialize(null_check=False),
         "unverified account": unverified.serialize(null_check=False),
         "lock": locks[0].body["Item"],
         **expiring,
@@ -276,14 +289,15 @@ def flows() -> tuple["Flow", ...]:
             "login",
             "login from a new browser (1 session before): its two counters counted before the "
             "password check, the address's taken back, the account's deleted with the session's write "
-            "(which takes its session slot and records the login's security event)",
+            "(which takes its session slot, records the login's security event and checks the account "
+            "still active)",
             (
                 Request("GetItem", ("lock",)),
                 Request("Query", ("account", "session")),
                 Request("UpdateItem", ("rate counter",)),
                 Request("UpdateItem", ("rate counter",)),
                 Request("UpdateItem", ("rate counter",)),
-                Request("TransactWriteItems", ("session", "session slot", "security event", "rate counter")),
+                Request("TransactWriteItems", ("session", "session slot", "security event", "rate counter", "account")),
             ),
         ),
         Flow(
@@ -324,6 +338,48 @@ def flows() -> tuple["Flow", ...]:
             ),
         ),
         *phone_flows,
+        Flow(
+            "address add",
+            "adding an address (ACCOUNTS_MAX_EMAIL_ADDRESSES above 1: the link is mailed to it, the primary told; the "
+            "password check counted)",
+            (
+                Request("BatchGetItem", ("session", "account")),
+                Request("UpdateItem", ("rate counter",)),
+                Request("UpdateItem", ("rate counter",)),
+                Request("TransactWriteItems", ("account", "lock (absent)", "security event")),
+                Request("UpdateItem", ("rate counter",)),
+                Request("UpdateItem", ("rate counter",)),
+            ),
+        ),
+        Flow(
+            "address link",
+            "opening an added address's link: its lock taken, the primary told",
+            (
+                Request("GetItem", ("account",)),
+                Request("TransactWriteItems", ("account with addresses", "lock", "security event")),
+                Request("UpdateItem", ("rate counter",)),
+            ),
+        ),
+        Flow(
+            "address make primary",
+            "making another confirmed address primary: no lock moves, both addresses told",
+            (
+                Request("BatchGetItem", ("session", "account with addresses")),
+                Request("TransactWriteItems", ("account with addresses", "security event")),
+                Request("UpdateItem", ("rate counter",)),
+                Request("UpdateItem", ("rate counter",)),
+            ),
+        ),
+        Flow(
+            "address removal",
+            "removing a confirmed address: its lock deleted in the same transaction, both addresses told",
+            (
+                Request("BatchGetItem", ("session", "account with addresses")),
+                Request("TransactWriteItems", ("account with addresses", "lock", "security event")),
+                Request("UpdateItem", ("rate counter",)),
+                Request("UpdateItem", ("rate counter",)),
+            ),
+        ),
         Flow(
             "password change",
             "a new password (2 sessions: both end, this page gets a new one; the password check counted)",

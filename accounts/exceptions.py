@@ -44,7 +44,9 @@ class UniqueViolation(TransactionCancelled):
     ``fields`` names every field whose lock collided, e.g. ``{"email", "username"}``;
     ``owners`` maps each of those fields to the PK of the item holding the lock, where
     DynamoDB returned it; ``namespaces`` maps each field to the namespaces of the
-    constraints that collided (``{"username": {"HANDLE_SKEL"}}``: only a look-alike is taken).
+    constraints that collided (``{"username": {"HANDLE_SKEL"}}``: only a look-alike is taken);
+    ``values`` maps each field to the values whose locks collided, as the item held them
+    (``{"email_addresses": {"work@x.io"}}``: which element of a set is taken).
     """
 
     def __init__(
@@ -53,10 +55,12 @@ class UniqueViolation(TransactionCancelled):
         owners: Mapping[str, object] | None = None,
         reasons: Sequence[Any] = (),
         namespaces: Mapping[str, Iterable[str]] | None = None,
+        values: Mapping[str, Iterable[object]] | None = None,
     ) -> None:
         self.fields = frozenset(fields)
         self.owners = dict(owners or {})
         self.namespaces = {field: frozenset(names) for field, names in (namespaces or {}).items()}
+        self.values = {field: frozenset(taken) for field, taken in (values or {}).items()}
         super().__init__(f"Already in use: {', '.join(sorted(self.fields))}", reasons)
 
 
@@ -95,6 +99,17 @@ class LastMember(TransactionCancelled):
 class ItemDeleted(StaleItem):
     """The create's key belonged to an item deleted since (its tombstone is there): a key
     is never used again, so a form posted again long after is refused, not re-created."""
+
+
+class AccountRefused(StaleItem):
+    """The account a login's session was written for is no longer there, or no longer
+    active, as the login read it (its ``is_active`` check failed): nothing was written, and
+    nobody is logged in. Not a conflict to retry: a deactivation or deletion won."""
+
+
+class ActorRefused(TransactionCancelled):
+    """The staff member changing a superuser's account is no longer an active staff
+    superuser (demoted or deactivated since their page read them): nothing was written."""
 
 
 class Busy(TransactionCancelled):

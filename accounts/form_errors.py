@@ -31,6 +31,10 @@ INVALID_VALUE_MESSAGES: dict[str, StrOrPromise] = {
     "empty": forms.Field.default_error_messages["required"],
     "too_long": _("This value is too long."),
     "invalid": _("This value contains characters that cannot be stored."),
+    # A unique set (or a namespace shared by several constraints) holds a value once, and
+    # at most its max_values.
+    "duplicate": _("This value is already one of yours."),
+    "too_many": _("There are too many values here."),
 }
 
 

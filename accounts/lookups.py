@@ -16,7 +16,7 @@ from pynamodb.models import Model
 from . import dynamo
 from .tables import lock_model_for
 from .tables.raw import is_gone, is_tombstone, raw_text
-from .uniqueness import LOCK_SORT_KEY, MAX_KEY_BYTES, UniqueConstraint
+from .uniqueness import LOCK_SORT_KEY, MAX_KEY_BYTES, UniqueConstraint, keys_in_namespace
 
 Item = TypeVar("Item", bound=Model)
 # A raw DynamoDB item or key, as botocore gives and takes it: {name: {type: value}}.
@@ -136,7 +136,9 @@ def get_by_unique(
     when one of them holds it, the lookup costs one request instead of two.
 
     A lock whose owner is gone, or no longer holds the value, finds nothing: such a lock is
-    damage for the staff audit to repair, never a reason to return the wrong item.
+    damage for the staff audit to repair, never a reason to return the wrong item. The owner
+    holds the value under any of its constraints of the namespace: an account's address is
+    found whether it is the primary or one of its others.
     """
     key = constraint.key_for(*values)
     along = _along(model_class, likely) if likely else None
@@ -144,7 +146,7 @@ def get_by_unique(
     if owner is None:
         return None
     item = get_item(model_class, owner, along)
-    if item is None or key not in constraint.lock_keys(item):
+    if item is None or key not in keys_in_namespace(item, constraint.namespace):
         return None
     return item
 
@@ -165,6 +167,6 @@ def get_by_unique_with_partition(
         item, others = _get_with_partition(model_class, owner)
     else:
         item, others = get_item(model_class, owner), []
-    if item is None or key not in constraint.lock_keys(item):
+    if item is None or key not in keys_in_namespace(item, constraint.namespace):
         return None, others
     return item, others

@@ -7,7 +7,8 @@ account over cannot keep the notice from its owner. A notice counts against the
 ``notice`` rate limit of its address, a budget of its own (``ACCOUNTS_RATE_LIMITS``,
 default 10 an hour): the mail anyone may make the app send an address (sign-ups, reset
 requests, counted by ``mail``) never uses it up. Only a verified address is told: an
-unverified one may be somebody else's.
+unverified one may be somebody else's. An account with several addresses
+(``ACCOUNTS_MAX_EMAIL_ADDRESSES``) is told at each of its verified ones.
 """
 
 from collections.abc import Mapping
@@ -19,33 +20,39 @@ from django.urls import reverse
 
 from . import store
 from .tables import Account
-from .verification import NOTICE_LIMIT, send_mail
+from .verification import NOTICE_LIMIT, RESET_PASSWORD, send_mail
 
 
 @dataclass(frozen=True)
 class Addressee:
-    """Where a notice goes: the account's address as read before the change."""
+    """Where a notice goes: the account's address as read before the change, and its other
+    verified addresses (``others``)."""
 
     email: str
     username: str | None
     verified: bool
+    others: tuple[str, ...] = ()
 
 
 def addressee(account: Account) -> Addressee:
     """The :class:`Addressee` of ``account`` as read now: take it before changing the account."""
-    return Addressee(email=account.email, username=account.username, verified=store.is_verified(account))
+    others = tuple(sorted(getattr(account, "email_addresses", None) or ()))
+    return Addressee(email=account.email, username=account.username, verified=store.is_verified(account), others=others)
 
 
 def notify(
     request: HttpRequest, before: Addressee, template: str, context: Mapping[str, Any], *, with_reset_link: bool = True
 ) -> str | None:
-    """Mail the notice ``template`` to ``before`` (see :func:`addressee`), its link leading to
-    the password reset (whoever did not make the change should act). Returns what became of
-    the mail (``sent``, ``too_soon``, ``failed``), or ``None`` for an unverified address."""
+    """Mail the notice ``template`` to ``before`` (see :func:`addressee`: its address and its
+    other verified ones), its link leading to the password reset (whoever did not make the
+    change should act). Returns what became of the mail to its address (``sent``,
+    ``too_soon``, ``failed``), or ``None`` for an unverified address."""
+    path, frontend = (reverse("accounts:password_reset"), RESET_PASSWORD) if with_reset_link else (None, None)
+    for other in before.others:
+        send_mail(request, template, other, context, path=path, frontend=frontend, limit=NOTICE_LIMIT)
     if not before.verified:
         return None
-    path = reverse("accounts:password_reset") if with_reset_link else None
-    return send_mail(request, template, before.email, context, path=path, limit=NOTICE_LIMIT)
+    return send_mail(request, template, before.email, context, path=path, frontend=frontend, limit=NOTICE_LIMIT)
 
 
 def password_changed(

@@ -59,8 +59,8 @@ from django.utils.crypto import get_random_string
 from . import dynamo, regions, timeline, transactions
 from .app_settings import app_settings
 from .browsers import describe_user_agent
-from .exceptions import Busy, StaleItem, Unavailable
-from .ratelimit import client_ip
+from .exceptions import AccountRefused, Busy, StaleItem, Unavailable
+from .ratelimit import client_address, client_ip
 from .tables import ACCOUNT_PREFIX, PROFILE_SORT_KEY, account_pk, get_account_model, has_expired, is_gone, raw_expires
 
 SESSION_SORT_PREFIX = "SESSION#"
@@ -75,7 +75,13 @@ MAX_ENDED_BY_A_LOGIN = 25
 ANONYMOUS_PREFIX = "SESSION#"
 ANONYMOUS_SORT_KEY = "SESSION"
 SECRET_LENGTH = 32  # 32 of 36 characters: 165 random bits, as Django's own session keys
+# The longest session key this store hands out is an account id (at most 64 characters) and
+# its secret; a longer one (a planted 3 kB cookie) names no session. Read as one, it would
+# make a key DynamoDB refuses (over 2,048 bytes), and every page would fail for whoever holds it.
+MAX_KEY_LENGTH = 256
 USER_AGENT_MAX_LENGTH = 512
+# An IPv6 address with its zone fits (45 characters and the zone's name).
+ADDRESS_MAX_LENGTH = 64
 
 _prefetched_account = contextvars.ContextVar("accounts_prefetched_account", default=None)
 """``(account id, account or None)`` as this request's session load read it, for
@@ -147,8 +153,9 @@ def _pair(raw_key):
     return raw_key["PK"]["S"], raw_key["SK"]["S"]
 
 
-def session_item(session_key, encoded, expires, created, last_seen, user_agent=None):
-    """The raw item of a session (its data encoded), as :meth:`SessionStore.save` writes it."""
+def session_item(session_key, encoded, expires, created, last_seen, user_agent=None, ip=None):
+    """The raw item of a session (its data encoded), as :meth:`SessionStore.save` writes it;
+    ``user_agent`` and ``ip``: the browser and the address it logged in from."""
     item = {
         **_item_key(session_key),
         "data": {"S": encoded},
@@ -158,6 +165,8 @@ def session_item(session_key, encoded, expires, created, last_seen, user_agent=N
     }
     if user_agent:
         item["user_agent"] = {"S": user_agent[:USER_AGENT_MAX_LENGTH]}
+    if ip:
+        item["ip"] = {"S": ip}
     return item
 
 
@@ -209,6 +218,8 @@ class SessionInfo:
     last_seen: datetime
     user_agent: str
     current: bool = False
+    # The client address it logged in from ("" for a session written before it was kept).
+    ip: str = ""
 
     @property
     def browser(self):
@@ -224,6 +235,7 @@ def _info(raw, account_id, current_key=None):
         last_seen=datetime.fromtimestamp(int(raw["last_seen"]["N"]), UTC),
         user_agent=raw.get("user_agent", {}).get("S", ""),
         current=key == current_key,
+        ip=raw.get("ip", {}).get("S", ""),
     )
 
 
@@ -262,6 +274,8 @@ class SessionStore(SessionBase):
         # The (PK, SK) of the sessions this request ended (note_ended): never deleted again.
         self._ended: set[tuple[str, str]] = set()
         self.user_agent = None
+        # The client address of the login that made it (record_user_agent), kept with it.
+        self.ip = None
         # The loaded item's bookkeeping, kept when it is saved again.
         self._created = None
         self._last_seen = None
@@ -293,8 +307,17 @@ class SessionStore(SessionBase):
         # write records the login; then that write's event item (login_event_put).
         self._login_address = None
         self._login_event = None
+        # The account a login of this request read (note_login), and the check of it that the
+        # new session's write sends: still there and active as read.
+        self._login_account = None
+        self._account_check = None
 
     # Reading
+
+    def _validate_session_key(self, key):
+        """A key longer than :data:`MAX_KEY_LENGTH` is no key: the request is anonymous, as
+        with a key of a session that ended (Django then starts a new session)."""
+        return super()._validate_session_key(key) and len(key) <= MAX_KEY_LENGTH
 
     def limited_elsewhere(self) -> None:
         """Say that this new session of nobody follows a request a rate limit of its own
@@ -366,6 +389,7 @@ class SessionStore(SessionBase):
         self._last_seen = int(session["last_seen"]["N"])
         self._slot = int(session["slot"]["N"]) if "slot" in session else None
         self.user_agent = session.get("user_agent", {}).get("S")
+        self.ip = session.get("ip", {}).get("S")
         touch = touch_interval()
         if touch is not None and now - self._last_seen >= touch and not regions.reads_only():
             # Refresh "last seen" by saving (guarded: never revives a deleted session).
@@ -500,10 +524,13 @@ class SessionStore(SessionBase):
             self._deletes.append(dynamo.key(pk, sort_key))
         self._slot_choice = list(slot) if slot else None
 
-    def note_login(self, address: str) -> None:
+    def note_login(self, address: str, account: Any = None) -> None:
         """Record the login this request makes, from ``address``, in the account's security
-        timeline: the new session's write puts its event in the same request."""
+        timeline: the new session's write puts its event in the same request. ``account``:
+        the account as the login read it (active), which that write checks is still there
+        and active (see :meth:`save`)."""
         self._login_address = address
+        self._login_account = account
 
     def login_event_put(self) -> dict | None:
         """The Put of the login event the new session of this request's last
@@ -538,8 +565,8 @@ class SessionStore(SessionBase):
         item, new, now = self._next_item(data, must_create)
         deletes, self._deletes = self._pending_deletes(), []
         events = [self._login_event] if self._login_event else []
-        if self._slot_put is not None:
-            self._write_with_slot(item, now, deletes)
+        if self._slot_put is not None or self._account_check is not None:
+            self._write_login(item, now, deletes)
         elif new and (deletes or events):
             # A fresh random key needs no guard (nor an event's), so the put, the login's
             # event and the deletes go as one request.
@@ -551,19 +578,28 @@ class SessionStore(SessionBase):
         self._login_committed()
         self._saved_as(item, now, data)
 
-    def _write_with_slot(self, item, now, deletes):
-        """Send a new session with the slot it takes in one transaction; when the slot
-        changed hands since it was read, read the partition again and choose again."""
+    def _write_login(self, item, now, deletes):
+        """Send a login's new session in one transaction with the slot it takes and the
+        check that its account is still there and active as the login read it. When the slot
+        changed hands since it was read, read the partition again and choose again; when the
+        account check failed (a deactivation or deletion won the race), write nothing more:
+        this session is emptied (its cookie dropped) and :class:`UpdateError` raised, as for a
+        session ended elsewhere. Nobody is logged in."""
         account_id, _ = _split_key(self.session_key)
         for _ in range(SLOT_ATTEMPTS):
+            plan = transactions.plan_login_session(
+                self._put_params(item, True, now), self._slot_put, deletes, self.login_event_put(), self._account_check
+            )
             try:
-                transactions.run_once(
-                    transactions.plan_login_session(
-                        self._put_params(item, True, now), self._slot_put, deletes, self.login_event_put()
-                    )
-                )
+                transactions.run_once(plan)
                 return
-            except (StaleItem, Busy):
+            except AccountRefused as error:
+                self.discard()
+                raise UpdateError("The account was deactivated or deleted while it logged in.") from error
+            except (StaleItem, Busy) as error:
+                if self._slot_put is None:
+                    # No slot to choose again: only contention (Busy) gets here.
+                    raise Unavailable(f"The login's session could not be written: {error}") from error
                 self._deletes = [key for key in deletes if key != self._evicted]
                 self.note_account_items(dynamo.query_partition(account_pk(account_id), "SESS"))
                 deletes = self._take_slot(account_id, item)
@@ -605,10 +641,13 @@ class SessionStore(SessionBase):
         new = must_create or self.session_key is None or _split_key(self.session_key)[0] != account_id
         self._slot_put = None
         self._login_event = None
+        self._account_check = None
         if new and not must_create and account_id and self._login_address is not None:
             origin = timeline.Origin(self._login_address, self.user_agent or "")
             self._login_event = timeline.new_event(account_id, timeline.LOGIN, origin=origin)
             self._login_address = None
+            if self._login_account is not None and self._login_account.id == account_id:
+                self._account_check = transactions.account_as_signed_in(self._login_account)
         if new and not must_create:
             if self.session_key:
                 self._deletes.append(_item_key(self.session_key))
@@ -621,7 +660,7 @@ class SessionStore(SessionBase):
         # Never past the absolute lifetime, counted from its creation (Django's expiry date
         # slides: it counts from this save).
         expires = min(_epoch(self.get_expiry_date()), created + settings.SESSION_COOKIE_AGE)
-        item = session_item(self.session_key, self.encode(data), expires, created, now, self.user_agent)
+        item = session_item(self.session_key, self.encode(data), expires, created, now, self.user_agent, self.ip)
         if new and not must_create and account_id and app_settings.MAX_SESSIONS is not None:
             self._deletes = self._take_slot(account_id, item, self._slot_choice)
         return item, new, now
@@ -722,11 +761,10 @@ def end_sessions(
     :meth:`SessionStore.account_sessions` returns them, are given) and one
     ``BatchWriteItem`` per 25 sessions. Call it after a password change or reset, a
     deactivation or a deletion: a cookie of an ended session is anonymous from then on,
-    and reactivating the account revives none of them. (A sign-in that read the account
-    before the deactivation and commits after this Query is not among them: a second step's
-    and a passkey login's are cancelled by the account's ``is_active`` as read; a
-    password-only login's session write checks nothing of the account yet, see
-    docs/sessions.md.) ``also``: raw keys of other items
+    and reactivating the account revives none of them. (A login or a reauthentication that
+    read the account before the deactivation and commits after this Query is not among
+    them: each is cancelled by the account's ``is_active`` as read, checked in the
+    transaction that writes its session; see docs/sessions.md.) ``also``: raw keys of other items
     to delete in the same ``BatchWriteItem`` (a deleted account's security events);
     ``event``: a security event's raw item, put in it when a session ended; ``session``:
     this request's session, told which sessions ended (:meth:`SessionStore.note_ended`) so
@@ -764,10 +802,12 @@ def list_sessions(
 
 
 def record_user_agent(sender, request, user, **kwargs):
-    """``user_logged_in`` receiver: the new session remembers the browser it was made in,
-    and its write records the login in the account's security timeline (its event rides in
-    that write: no request more). With another session engine no session item is written,
-    and no login is recorded: its event would cost a request of its own."""
+    """``user_logged_in`` receiver: the new session remembers the browser it was made in and
+    the address it came from, and its write records the login in the account's security
+    timeline (its event rides in that write: no request more). With another session engine
+    no session item is written, and no login is recorded: its event would cost a request of
+    its own."""
     if isinstance(getattr(request, "session", None), SessionStore):
         request.session.user_agent = request.META.get("HTTP_USER_AGENT", "")
-        request.session.note_login(client_ip(request))
+        request.session.ip = client_address(request)[:ADDRESS_MAX_LENGTH]
+        request.session.note_login(client_ip(request), getattr(user, "account", None))

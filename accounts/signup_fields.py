@@ -233,7 +233,7 @@ def _signup_fields_issues() -> list[checks.CheckMessage]:
 
 
 def _login_methods_issues() -> list[checks.CheckMessage]:
-    """E031-E032: the entries of ``ACCOUNTS_LOGIN_METHODS``."""
+    """E032: the entries of ``ACCOUNTS_LOGIN_METHODS``."""
     try:
         methods = app_settings.LOGIN_METHODS
     except ImproperlyConfigured as error:

@@ -89,7 +89,7 @@ def refuses_registered_addresses() -> bool:
     return not app_settings.PREVENT_ENUMERATION
 
 
-def address_held_by_another(account, email):
+def address_held_by_another(account: Account, email: str) -> bool:
     """Whether an account other than ``account`` holds ``email``'s lock: one consistent
     GetItem. It chooses which mail an address gets, never whether a value is taken."""
     constraint = constraint_for("email")
@@ -178,7 +178,7 @@ def email_change_changes(account):
     return {"email": account.pending_email, "pending_email": None, "pending_nonce": None}
 
 
-def verify_email(account, *, origin=timeline.NO_ORIGIN):
+def verify_email(account, *, origin=timeline.NO_ORIGIN, also=()):
     """Mark the address verified and give the account its email lock, in one transaction.
 
     ``Update account SET email_verified REMOVE expires [as read: email, not verified, not
@@ -187,11 +187,12 @@ def verify_email(account, *, origin=timeline.NO_ORIGIN):
     security event, from ``origin`` (see :func:`update_account`). Raises
     :class:`~accounts.exceptions.UniqueViolation` (``email``) when another account verified
     the address first, :class:`~accounts.exceptions.StaleItem` when the account changed or
-    expired since it was read. An account already verified is returned as it is.
+    expired since it was read. An account already verified is returned as it is. ``also``:
+    as :func:`update_account` (a mailed code's tries, checked under their limit).
     """
     if is_verified(account):
         return account
-    update_account(account, origin=origin, **VERIFY_CHANGES)
+    update_account(account, origin=origin, also=also, **VERIFY_CHANGES)
     signals.email_verified.send(sender=type(account), account=account)
     return account
 
@@ -243,7 +244,7 @@ def is_same_address(account: Account, email: str) -> bool:
     return constraint.key_for(email) == constraint.key_for(account.email)
 
 
-def apply_email_change(account, old_email, new_email, nonce, *, origin=timeline.NO_ORIGIN):
+def apply_email_change(account, old_email, new_email, nonce, *, origin=timeline.NO_ORIGIN, also=()):
     """Apply the email change a link was issued for, in one transaction.
 
     ``account`` as read; the link named ``old_email``, ``new_email`` and ``nonce``. Sends
@@ -253,11 +254,11 @@ def apply_email_change(account, old_email, new_email, nonce, *, origin=timeline.
     Raises :class:`~accounts.exceptions.StaleItem` when the account no longer waits for this
     link (used, replaced, or the address changed), before sending anything when the read
     already says so; :class:`~accounts.exceptions.UniqueViolation` when the new address was
-    taken meanwhile. ``origin``: as :func:`update_account`.
+    taken meanwhile. ``origin`` and ``also``: as :func:`update_account`.
     """
     if account.email != old_email or account.pending_email != new_email or account.pending_nonce != nonce:
         raise StaleItem("The account no longer waits for this email change.")
-    update_account(account, origin=origin, **email_change_changes(account))
+    update_account(account, origin=origin, also=also, **email_change_changes(account))
     signals.email_changed.send(sender=type(account), account=account, old_email=old_email, new_email=new_email)
     return account
 
@@ -292,6 +293,18 @@ def email_owner_id(email: str) -> str | None:
     try:
         key = constraint_for("email").key_for(email)
     except InvalidUniqueValue:
+        return None
+    owner = lookups.lock_owner(get_account_model(), key)
+    return owner.removeprefix(ACCOUNT_PREFIX) if owner and owner.startswith(ACCOUNT_PREFIX) else None
+
+
+def login_owner_id(login: str) -> str | None:
+    """The id of the account whose lock holds the login name ``login`` (a username or an
+    address, see :func:`login_constraint`), or ``None``: one consistent GetItem of the lock,
+    whether or not anybody holds it, none for a name that cannot be a key (the account
+    itself is not read)."""
+    key = login_lock_key(login)
+    if key is None:
         return None
     owner = lookups.lock_owner(get_account_model(), key)
     return owner.removeprefix(ACCOUNT_PREFIX) if owner and owner.startswith(ACCOUNT_PREFIX) else None
@@ -391,15 +404,24 @@ def update_account(
     ``recorded`` is false (a password hash upgraded at login: the password stays the same),
     and :data:`~accounts.signals.security_event` is sent once it committed. ``origin``: where
     the event comes from (:func:`accounts.timeline.origin_of` the request; the default, for a
-    change made without one, names no address, browser or actor).
-    Raises :class:`~accounts.exceptions.UniqueViolation` or
-    :class:`~accounts.exceptions.StaleItem` (the account changed since it was read).
+    change made without one, names no address, browser or actor). A change with an actor
+    (a staff member's) carries the staff hierarchy's guards (:mod:`accounts.transactions.hierarchy`).
+    Raises :class:`~accounts.exceptions.UniqueViolation`,
+    :class:`~accounts.exceptions.StaleItem` (the account changed since it was read) or
+    :class:`~accounts.exceptions.ActorRefused` (the staff member changing a superuser's
+    account is no longer an active superuser).
     Deactivating the account ends its sessions (see :func:`end_sessions`).
     """
     event = change_event(account, changes, origin) if recorded else None
     events = [timeline.action(event)] if event else []
+    staff_as_read, staff_checks = transactions.staff_guards(account, origin.actor)
     transactions.change(
-        account, {**changes, "updated": utcnow()}, unheld=unheld, also=[*also, *events], token=token, as_read=as_read
+        account,
+        {**changes, "updated": utcnow()},
+        unheld=unheld,
+        also=[*also, *events, *staff_checks],
+        token=token,
+        as_read=[*as_read, *staff_as_read],
     )
     if event:
         timeline.committed(type(account), event)
@@ -472,10 +494,13 @@ def change_username(account: Account, username: str, *, origin: timeline.Origin 
     return account
 
 
-def set_password_hash(account, password_hash, *, origin: timeline.Origin = timeline.NO_ORIGIN):
+def set_password_hash(account, password_hash, *, origin: timeline.Origin = timeline.NO_ORIGIN, also=()):
     """Store a new password hash (no lock moves); a pending email change is cancelled in the
-    same transaction (see :meth:`accounts.models.User.save`). ``origin``: as :func:`update_account`."""
-    return update_account(account, password=password_hash, origin=origin, **email_change_cancellation(account))
+    same transaction (see :meth:`accounts.models.User.save`). ``origin`` and ``also``: as
+    :func:`update_account`."""
+    return update_account(
+        account, password=password_hash, origin=origin, also=also, **email_change_cancellation(account)
+    )
 
 
 def change_password(
@@ -484,21 +509,27 @@ def change_password(
     *,
     origin: timeline.Origin = timeline.NO_ORIGIN,
     session: SessionBase | None = None,
+    also: Sequence[transactions.Action] = (),
 ) -> int:
     """A new password (not a hash upgraded): ONE transaction stores ``password_hash`` and
     cancels a pending email change (:func:`set_password_hash`; whoever asked for it may be
     who the new password locks out), recording the change as come from ``origin``; then
     every session of the account ends (:func:`end_sessions`, ``session`` told which).
-    Returns how many ended."""
-    set_password_hash(account, password_hash, origin=origin)
+    ``also``: as :func:`update_account` (a reset code's tries). Returns how many ended."""
+    set_password_hash(account, password_hash, origin=origin, also=also)
     return end_sessions(account, session=session)
 
 
-def delete_account(account: Account, *, session: SessionBase | None = None) -> None:
+def delete_account(
+    account: Account, *, session: SessionBase | None = None, origin: timeline.Origin = timeline.NO_ORIGIN
+) -> None:
     """Delete ``account`` and release its locks in one transaction; its sessions end and its
     security events are deleted (:func:`clear_partition`; ``session``: this request's, told
-    which sessions ended, so that its logout does not delete its own again)."""
-    transactions.delete(account)
+    which sessions ended, so that its logout does not delete its own again). ``origin``:
+    who deletes it; a staff member's deletion carries the staff hierarchy's guards, as
+    :func:`update_account`'s change."""
+    staff_as_read, staff_checks = transactions.staff_guards(account, origin.actor)
+    transactions.delete(account, also=staff_checks, as_read=staff_as_read)
     clear_partition(account, session=session)
     signals.account_deleted.send(sender=type(account), account=account)
 

@@ -57,6 +57,10 @@ PHONE_CHANGED = "phone_changed"
 PHONE_REMOVED = "phone_removed"
 FLAG_CHANGED = "flag_changed"
 SESSIONS_ENDED = "sessions_ended"
+# An account's other addresses (accounts.addresses); an address verified is EMAIL_VERIFIED.
+EMAIL_ADDED = "email_added"
+EMAIL_REMOVED = "email_removed"
+EMAIL_PRIMARY = "email_primary"
 
 LABELS = {
     LOGIN: _("Login"),
@@ -77,7 +81,12 @@ LABELS = {
     PHONE_REMOVED: _("Phone number removed"),
     FLAG_CHANGED: _("Account flag changed by staff"),
     SESSIONS_ENDED: _("Sessions ended by staff"),
+    EMAIL_ADDED: _("Email address added"),
+    EMAIL_REMOVED: _("Email address removed"),
+    EMAIL_PRIMARY: _("Primary email address changed"),
 }
+# The account attributes holding its other addresses (accounts.addresses).
+ADDRESS_SETS = ("email_addresses", "unverified_emails")
 # The flags staff change, told in an event's detail as "<flag> on|off".
 FLAGS = ("is_active", "is_staff", "is_superuser")
 
@@ -109,6 +118,9 @@ def change_event(account, changes: dict) -> tuple[str, str] | None:
     records, or ``None`` when it records none (a pending email change asked, a counter)."""
     if "password" in changes:
         return PASSWORD_CHANGED, ""
+    found = _address_event(account, changes)
+    if found is not None:
+        return found
     if "email" in changes:
         return EMAIL_CHANGED, ""
     if "username" in changes:
@@ -139,6 +151,24 @@ def change_event(account, changes: dict) -> tuple[str, str] | None:
     if flags:
         return FLAG_CHANGED, ", ".join(flags)
     return None
+
+
+def _address_event(account, changes: dict) -> tuple[str, str] | None:
+    """The event of a change of the account's other addresses, naming the address: made
+    primary, verified, added (waiting for its link) or removed."""
+    if not any(name in changes for name in ADDRESS_SETS):
+        return None
+    if "email" in changes:
+        return EMAIL_PRIMARY, changes["email"]
+    before = {name: set(getattr(account, name, None) or ()) for name in ADDRESS_SETS}
+    after = {name: set(changes[name] or ()) if name in changes else before[name] for name in ADDRESS_SETS}
+    verified, unverified = ADDRESS_SETS
+    if after[verified] - before[verified]:
+        return EMAIL_VERIFIED, min(after[verified] - before[verified])
+    if after[unverified] - before[unverified]:
+        return EMAIL_ADDED, min(after[unverified] - before[unverified])
+    gone = (before[verified] | before[unverified]) - (after[verified] | after[unverified])
+    return (EMAIL_REMOVED, min(gone)) if gone else None
 
 
 def new_event(account_id: str, kind: str, detail: str = "", *, origin: Origin) -> dict:

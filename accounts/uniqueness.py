@@ -101,15 +101,26 @@ class UniqueConstraint:
     - set-valued: ``UniqueConstraint("passkeys", namespace="WEBAUTHN",
       normalizer=normalize_exact, many=True, max_values=20)``: each element of the set
       attribute is a value of its own, with its own lock (an account's passkey credential
-      ids). Use :meth:`lock_keys`; :meth:`lock_key` is for single values. Its normalizer
-      depends on no Unicode data: its keys are computed again when released, never recorded.
-      ``max_values`` is the most elements an item may hold (the application keeps to it):
-      its deletion releases them all in one transaction, which system check
-      ``accounts.E015`` counts. With ``parts=2`` each element joins two components
-      (:func:`join_components`), each a value of the key: an OpenID Connect identity, the
-      pair ``(issuer, subject)``, is ``UNIQ#OIDC#<issuer>#<subject>``. Set-valued
-      constraints of one ``limit_group`` hold at most ``max_values`` elements together (an
-      account's passkeys and identities: its ways to sign in without a password).
+      ids), normalized as a single value is; two elements of one key (two spellings of one
+      value) are one value held twice, refused (``duplicate``). Use :meth:`lock_keys` or
+      :meth:`member_keys`; :meth:`lock_key` is for single values. A normalizer that depends
+      on Unicode data (``key_version``, or :func:`normalize_text`) makes the constraint
+      :attr:`recorded`: an item records each element's key (in its ``lock_keys``, under
+      :attr:`record_slot`) and releases the key it recorded, never one computed again; a
+      normalizer that depends on none (:func:`normalize_exact`) computes them again.
+      ``max_values`` is the most elements an item may hold: a create or change past it is
+      refused before anything is sent (``too_many``), and a deletion releases them all in
+      one transaction, which system check ``accounts.E015`` counts. With ``parts=2`` each
+      element joins two components (:func:`join_components`), each a value of the key: an
+      OpenID Connect identity, the pair ``(issuer, subject)``, is
+      ``UNIQ#OIDC#<issuer>#<subject>``. Set-valued constraints of one ``limit_group`` hold
+      at most ``max_values`` elements together (an account's passkeys and identities: its
+      ways to sign in without a password).
+    - one namespace, several constraints of one model: ``UniqueConstraint("email",
+      namespace="EMAIL")`` and ``UniqueConstraint("email_addresses", namespace="EMAIL",
+      many=True, max_values=4)``: a value is one value wherever the item holds it (an
+      account's primary address and its other addresses); one item holds it once
+      (``duplicate``), and a change moving it from one to the other moves no lock.
 
     ``normalizer`` applies to the constrained fields (scope values are kept exact). With
     ``allow_empty=True`` an empty value takes no lock, like SQL's NULL in a UNIQUE column;
@@ -150,14 +161,12 @@ class UniqueConstraint:
             raise ValueError("A set-valued (many) constraint has one field, no scope and no partial condition.")
         if many and not max_values:
             raise ValueError("A set-valued (many) constraint needs max_values: its locks share one transaction.")
-        if many and (key_version is not None or normalizer is normalize_text):
-            # An item records the one key it holds per namespace (lock_keys); a set-valued
-            # constraint's keys are computed again instead, which is sound only when no
-            # Unicode upgrade can change them.
-            raise ValueError("A set-valued (many) constraint's normalizer must not depend on Unicode data.")
         if parts != 1 and not many:
             raise ValueError("Only a set-valued (many) constraint joins several parts in one element.")
         self.many = many
+        # A key computed again after a Unicode upgrade may be another: an item records each
+        # key it holds (a single value's always; a set's when its normalizer reads Unicode data).
+        self.recorded = not many or key_version is not None or normalizer is normalize_text
         self.parts = parts
         self.max_values = max_values
         self.limit_group = limit_group
@@ -166,6 +175,14 @@ class UniqueConstraint:
     def __repr__(self) -> str:
         scope = f" scope={self.scope}" if self.scope else ""
         return f"<UniqueConstraint {self.namespace} {self.fields}{scope}>"
+
+    @property
+    def record_slot(self) -> str:
+        """Where an item records in its ``lock_keys`` the keys it holds under this constraint:
+        the namespace (one key) for a single value; ``<NAMESPACE>#<field>`` (a map of each
+        element to its key) for a set-valued one. No namespace holds ``#``, so two slots
+        never meet."""
+        return f"{self.namespace}#{self.fields[0]}" if self.many else self.namespace
 
     @property
     def attributes(self) -> tuple[str, ...]:
@@ -236,8 +253,21 @@ class UniqueConstraint:
         if not self.many:
             key = self.lock_key(item)
             return () if key is None else (key,)
-        values = getattr(item, self.fields[0], None) or ()
-        return tuple(sorted(self.key_for(value) for value in values))
+        return tuple(sorted(self.member_keys(item).values()))
+
+    def member_keys(self, item: object) -> dict[str, str]:
+        """``{element: its lock key}`` of a set-valued constraint's set in ``item``. Two
+        elements of one key (``Ada@X.io`` and ``ada@x.io``) are one value held twice:
+        :class:`~accounts.exceptions.InvalidUniqueValue` (``duplicate``)."""
+        if not self.many:
+            raise TypeError(f"{self!r} holds a single value: use lock_key(item).")
+        keys: dict[str, str] = {}
+        for element in sorted(as_text(value) for value in getattr(item, self.fields[0], None) or ()):
+            key = self.key_for(element)
+            if key in keys.values():
+                raise InvalidUniqueValue(self.fields, "duplicate", "This value is already in the set.")
+            keys[element] = key
+        return keys
 
     def claimed_keys(self, item: object) -> tuple[str, ...]:
         """:meth:`lock_keys`, or for a partial constraint the key :meth:`claimed_key` names."""
@@ -265,6 +295,25 @@ class UniqueConstraint:
         if len(components) != self.parts or not all(components):
             raise InvalidUniqueValue(self.fields, "invalid", "This value is not one of this field's values.")
         return self.key_for_values(tuple(self.normalizer(component) for component in components))
+
+
+def namespace_constraints(model_class: type[Any], namespace: str) -> tuple[UniqueConstraint, ...]:
+    """The constraints ``model_class`` declares in ``namespace`` (two for an account with
+    several addresses: its primary ``email`` and its other ``email_addresses``)."""
+    return tuple(constraint for constraint in constraints_of(model_class) if constraint.namespace == namespace)
+
+
+def keys_in_namespace(item: object, namespace: str) -> frozenset[str]:
+    """Every lock key ``item``'s values map to in ``namespace``, under each constraint of its
+    model declared there (an account's primary address and its other addresses share
+    ``EMAIL``); a value that cannot be keyed (legacy data) maps to none."""
+    keys: set[str] = set()
+    for constraint in namespace_constraints(type(item), namespace):
+        try:
+            keys.update(constraint.lock_keys(item))
+        except InvalidUniqueValue:
+            continue
+    return frozenset(keys)
 
 
 def constraints_of(model_class: type[Any]) -> tuple[UniqueConstraint, ...]:

@@ -135,6 +135,10 @@ if "ACCOUNTS_LOGIN_METHODS" in env:
 # terminal, as mail is.
 ACCOUNTS_ADAPTER = "project.adapter.DemoAdapter"
 
+# Several addresses per account (issue 37): the demo lets each have 5 (the app's default
+# is 1); ACCOUNTS_MAX_EMAIL_ADDRESSES=1 in the environment makes it one address again.
+ACCOUNTS_MAX_EMAIL_ADDRESSES = env.int("ACCOUNTS_MAX_EMAIL_ADDRESSES", default=5)
+
 # Second factors: staff must have one (off by default); signing up with a passkey.
 ACCOUNTS_MFA_REQUIRED_FOR_STAFF = env.bool("ACCOUNTS_MFA_REQUIRED_FOR_STAFF", default=False)
 ACCOUNTS_PASSKEY_SIGNUP = env.bool("ACCOUNTS_PASSKEY_SIGNUP", default=False)
@@ -152,6 +156,13 @@ if "ACCOUNTS_SESSION_IDLE_TIMEOUT" in env:
 # Identity providers: a JSON list of {id, name, issuer, client_id, client_secret, scopes}
 # (docs/identity-providers.md); the login and sign-up pages show "Sign in with <name>".
 ACCOUNTS_OIDC_PROVIDERS = env.json("ACCOUNTS_OIDC_PROVIDERS", default=[])
+# A single-page app over the headless API (docs/headless-api.md), each as JSON: the app's
+# pages mail leads to ({"account_confirm_email": "/account/verify-email/{key}", ...}), the
+# account pages off (true), addresses proven and passwords reset by a mailed code (true).
+ACCOUNTS_HEADLESS_FRONTEND_URLS = env.json("ACCOUNTS_HEADLESS_FRONTEND_URLS", default={})
+ACCOUNTS_HEADLESS_ONLY = env.json("ACCOUNTS_HEADLESS_ONLY", default=False)
+ACCOUNTS_EMAIL_VERIFICATION_BY_CODE_ENABLED = env.json("ACCOUNTS_EMAIL_VERIFICATION_BY_CODE_ENABLED", default=False)
+ACCOUNTS_PASSWORD_RESET_BY_CODE_ENABLED = env.json("ACCOUNTS_PASSWORD_RESET_BY_CODE_ENABLED", default=False)
 
 # Mail: EMAIL_URL is smtp://host:port, consolemail:// (the default: `make run` prints each
 # mail, with its link, in the terminal) or filemail://path.

@@ -75,6 +75,15 @@
  * LOAD_CHECKS_ACCOUNT 0 (a session item trusted alone) with SIGN_IN_CHECKS_ACCOUNT 0 (the
  * sign-in checking nothing of the account, as before) fails A1: end_sessions' Query misses
  * a sign-in landing after it (tests/protocol/test_protocol_model.py).
+ *   A second scenario, LOGINS (issue 35), chosen at the start instead of those sign-ins: a
+ * login's session write with no second factor (a password login, a provider's, the login
+ * after a sign-up: sessions.SessionStore's transaction, the session's Put with the check
+ * that the account it read is still there and active, G_LOGIN_ACCOUNT_ACTIVE) and a
+ * logged-in session reauthenticating (with a passkey or a mailed code: ONE transaction
+ * deletes the session [expires >= :now], puts its successor under a new key and checks the
+ * account as a sign-in does, G_SIGN_IN_ACCOUNT_ACTIVE) race the same deletion or deactivation, end_sessions and
+ * reactivation. Without either check, its session lands between end_sessions' Query and its
+ * BatchWriteItem, escapes it, and the reactivation lets it in (A1).
  *
  * IDENTITIES (identities.pml): the OpenID Connect identity lock, UNIQ#OIDC#<issuer>#<subject>,
  * owned by the account (its set-valued constraint `oidc_identities`). The set and its locks
@@ -361,6 +370,9 @@ byte rc_done;
 /* A sign-in's account as read: is_active = :read (read active), so there and no tombstone
  * (the staged password's ConditionCheck, the recovery code's Update, or a check of its own) */
 #define G_SIGN_IN_ACCOUNT_ACTIVE  (a_live(0) && ac_active)
+/* A login's session write (no second factor): is_active = :read too, a ConditionCheck of
+ * its own (account_active) in its transaction */
+#define G_LOGIN_ACCOUNT_ACTIVE    (a_live(0) && ac_active)
 #define A1_of(k)    (inv_A1 && (!gets_in(k) || (a_live(0) && ac_active && ss_sound[k])))
 
 inline check_races() {
@@ -459,13 +471,54 @@ proctype RemovePasskey() {
 	}
 }
 
+/* LOGINS: a login with no second factor reads the account (active: its password checked),
+ * then ONE transaction writes its session k [attribute_not_exists(PK)] with the account
+ * checked [G_LOGIN_ACCOUNT_ACTIVE] (sessions.SessionStore._write_login). */
+proctype LoginSession(byte k) {
+	bit ok;
+	atomic { ok = a_live(0) && ac_active }
+	atomic {
+		if
+		:: ok && G_LOGIN_ACCOUNT_ACTIVE -> ss[k] = 1; ss_sound[k] = a_live(0) && ac_active
+		:: else -> skip   /* AccountRefused: nothing written, nobody logged in */
+		fi;
+		check_races();
+		rc_done++
+	}
+}
+
+/* LOGINS: a request with session k's cookie (let in: the session read with its account)
+ * reauthenticates: ONE transaction deletes session k [expires >= :now: still there], puts
+ * its successor, session `next` (a new key: end_sessions' Query made before it does not
+ * name it), and checks the account [G_SIGN_IN_ACCOUNT_ACTIVE: it is a sign-in's
+ * transaction] (reauthentication._record_spending). */
+proctype Reauthentication(byte k; byte next) {
+	bit ok;
+	atomic { ok = gets_in(k) }
+	atomic {
+		if
+		:: ok && ss[k] && G_SIGN_IN_ACCOUNT_ACTIVE ->
+			ss[k] = 0; ss[next] = 1; ss_sound[next] = ss_sound[k] && a_live(0) && ac_active
+		:: else -> skip   /* StaleItem: the session ended, or the account is no longer active */
+		fi;
+		check_races();
+		rc_done++
+	}
+}
+
 inline start_races() {
 	a_ex[0] = 1; a_ver[0] = 1;
-	a_pk[0] = PK_BIT(0); p_ex[0] = 1; p_own[0] = 0; item_of(0, 0) = 1;
-	tf_secret = 1; code_left = 1;
-	st_live[0] = 1; st_live[1] = 1; st_live[2] = 1;
-	run RacingSignIn(0, BY_TOTP); run RacingSignIn(1, BY_RECOVERY); run RacingSignIn(2, BY_PASSKEY);
-	run Ender(); run RemovePasskey()
+	if
+	:: /* SIGN_INS: three sign-ins with a second factor, the passkey's removal */
+		a_pk[0] = PK_BIT(0); p_ex[0] = 1; p_own[0] = 0; item_of(0, 0) = 1;
+		tf_secret = 1; code_left = 1;
+		st_live[0] = 1; st_live[1] = 1; st_live[2] = 1;
+		run RacingSignIn(0, BY_TOTP); run RacingSignIn(1, BY_RECOVERY); run RacingSignIn(2, BY_PASSKEY);
+		run Ender(); run RemovePasskey()
+	:: /* LOGINS: a password login, and session 1 (logged in before) reauthenticating into 2 */
+		ss[1] = 1; ss_sound[1] = 1;
+		run LoginSession(0); run Reauthentication(1, 2); run Ender()
+	fi
 }
 
 #endif

@@ -80,18 +80,20 @@ def violations(models=None, *, quiescent=True, items=None):
             live[raw["PK"]["S"]] = model.from_raw_data(raw)
     found = []
     constrained = [(model, constraint) for model in models for constraint in constraints_of(model)]
+    # A key is one value whichever constraint of its namespace an item holds it under (an
+    # account's primary address, or one of its others).
+    holders = {}
     for model, constraint in constrained:
-        holders = {}
         for pk, item in live.items():
             if type(item) is model:
                 for key in holds(item, constraint):
-                    holders.setdefault(key, []).append(pk)
-        for key, pks in sorted(holders.items()):
-            if len(pks) > 1:
-                found.append(f"I1 {key} is held by {len(pks)} live items: {', '.join(sorted(pks))}")
-            for pk in pks:
-                if locks.get(key, "<no lock>") != pk:
-                    found.append(f"I2 {pk} holds {key}, whose lock is {locks.get(key, '<no lock>')}")
+                    holders.setdefault(key, set()).add(pk)
+    for key, pks in sorted(holders.items()):
+        if len(pks) > 1:
+            found.append(f"I1 {key} is held by {len(pks)} live items: {', '.join(sorted(pks))}")
+        for pk in sorted(pks):
+            if locks.get(key, "<no lock>") != pk:
+                found.append(f"I2 {pk} holds {key}, whose lock is {locks.get(key, '<no lock>')}")
     if quiescent:
         for key, owner in sorted(locks.items()):
             mine = [constraint for _, constraint in constrained if constraint.owns_key(key)]

@@ -25,6 +25,9 @@ ACCOUNTS_REQUEST_DEADLINE = None
 # hold their address from sign-up: mode "none". Tests of verification choose their mode
 # themselves (the `settings` fixture), "mandatory" and "optional" included.
 ACCOUNTS_EMAIL_VERIFICATION = "none"
+# The app's default of one address per account (the demo allows 5): the tests of several
+# addresses choose their bound themselves (the `settings` fixture).
+ACCOUNTS_MAX_EMAIL_ADDRESSES = 1
 if "MAILERS" in globals():  # Django 6.1
     MAILERS = {"default": {"BACKEND": "django.core.mail.backends.locmem.EmailBackend"}}
 else:

@@ -31,8 +31,8 @@ from ..tables import (
     malformed_attributes,
     raw_expires,
 )
-from ..transactions import LOCK_KEYS
-from ..uniqueness import LOCK_PREFIX, constraints_of
+from ..transactions import LOCK_KEYS, recorded_keys
+from ..uniqueness import LOCK_PREFIX, constraints_of, namespace_constraints
 from .factors import SCANNED_ATTRIBUTES, UNREBUILDABLE, WEBAUTHN, account_damage
 from .findings import (
     INVALID,
@@ -75,9 +75,12 @@ class Scope:
         self.skipped = {constraint.namespace for model in others for constraint in constraints_of(model)}
         self.constraints = {model: constraints_of(model) for model in self.models}
         self.sort_keys = {model: default_sort_key(model) for model in self.models}
-        self._by_namespace = {
-            constraint.namespace: (model, constraint) for model in self.models for constraint in self.constraints[model]
-        }
+        # A namespace several constraints of one model share (the primary address and the
+        # others) is named by its first: checking a key asks all of them (holds, records).
+        self._by_namespace = {}
+        for model in self.models:
+            for constraint in self.constraints[model]:
+                self._by_namespace.setdefault(constraint.namespace, (model, constraint))
         names = {"PK", "SK", "owner", TTL_ATTRIBUTE, TOMBSTONE_ATTRIBUTE, LOCK_KEYS}
         self._values = {}
         for model in self.models:
@@ -87,6 +90,15 @@ class Scope:
             names.update(declared[name].attr_name for name in guarded)
         if WEBAUTHN in self._by_namespace:
             names.update(SCANNED_ATTRIBUTES)
+        # The registries the audited models keep (the staff registry), by partition.
+        self.registries = {
+            registry.partition: (model, registry)
+            for model in self.models
+            for registry in getattr(model, "registries", ())
+        }
+        for model, registry in self.registries.values():
+            declared = model.get_attributes()
+            names.update(declared[name].attr_name for name in registry.attributes)
         self.attributes = sorted(names)
 
     def model_of(self, pk):
@@ -116,6 +128,15 @@ class Scope:
     def item(self, model, raw):
         """An audited item as read (see :class:`ItemRead`)."""
         return ItemRead(model, raw, self._values[model])
+
+    def memberships(self, item):
+        """The partitions of the registries audited item ``item`` (an :class:`ItemRead`)
+        belongs in, as read."""
+        return [
+            partition
+            for partition, (model, registry) in self.registries.items()
+            if model is item.model and is_member(registry, item)
+        ]
 
     def item_key(self, model, pk):
         """The raw key of the item ``pk`` of ``model``."""
@@ -164,6 +185,15 @@ class ItemRead:
         return self._instance
 
 
+def is_member(registry, item):
+    """Whether ``item`` (an :class:`ItemRead`) belongs in ``registry``. The model instance is
+    built only for an item whose raw attributes may make it one (few do: staff accounts)."""
+    flags = [name for name in registry.attributes if name != TTL_ATTRIBUTE]
+    if not all(item.raw.get(name, {}).get("BOOL", True) for name in flags):
+        return False
+    return bool(registry.includes(item.instance()))
+
+
 def _values_of(raw, attributes):
     values = {}
     for name, attribute in attributes:
@@ -186,13 +216,25 @@ class PageCounts:
 
 
 def holds(item, model, constraint, key):
-    """Whether ``item`` (an :class:`ItemRead`) holds lock ``key`` of ``model``'s ``constraint``."""
+    """Whether ``item`` (an :class:`ItemRead`) holds lock ``key`` of ``model``'s ``constraint``,
+    or of another of its constraints in that namespace (an address held as one of the others)."""
     if item.model is not model:
         return False
-    try:
-        return key in constraint.lock_keys(item.values)
-    except InvalidUniqueValue:
-        return False
+    for each in _in_namespace(model, constraint):
+        try:
+            if key in each.lock_keys(item.values):
+                return True
+        except InvalidUniqueValue:
+            continue
+    return False
+
+
+def _in_namespace(model, constraint):
+    """``constraint`` and the other constraints ``model`` declares in its namespace."""
+    return (
+        constraint,
+        *(each for each in namespace_constraints(model, constraint.namespace) if each is not constraint),
+    )
 
 
 def check_item_values(pk, item, constraints):
@@ -260,10 +302,51 @@ def check_key(model, constraint, key, lock_raw, items, seen_holders, now):
 
 def records(item, constraint, key):
     """Whether ``item`` (an :class:`ItemRead`, which holds lock ``key``) records that key in
-    its ``lock_keys`` as it should (:func:`.findings.records_lock`), read from the raw item
-    without building the model instance."""
-    recorded = item.raw.get(LOCK_KEYS, {}).get("M", {}).get(constraint.namespace, {})
-    return records_lock(item.model, constraint, recorded.get("S"), key)
+    its ``lock_keys`` as it should (:func:`.findings.records_lock`), under ``constraint``'s
+    slot or another's of its namespace, read from the raw item without building the model
+    instance."""
+    slots = item.raw.get(LOCK_KEYS, {}).get("M", {})
+    holding = [each for each in _in_namespace(item.model, constraint) if _holds_under(item, each, key)] or [constraint]
+    return any(records_lock(item.model, each, recorded_slot(slots.get(each.record_slot)), key) for each in holding)
+
+
+def _holds_under(item, constraint, key):
+    return _holds_under_values(item.values, constraint, key)
+
+
+def add_record(recorded, item, constraint, key):
+    """Add to ``recorded`` (slot -> what the repair records there, :func:`~accounts.transactions.plan_record_locks`)
+    the record of lock ``key``, which ``item`` (an :class:`ItemRead` or a model instance)
+    holds under ``constraint`` or another constraint of its namespace: the key of a single
+    value, or its set's map of elements to keys, with what it records already."""
+    values = getattr(item, "values", item)
+    model = getattr(item, "model", type(item))
+    holding = next((each for each in _in_namespace(model, constraint) if _holds_under_values(values, each, key)), None)
+    if holding is None or not holding.many:
+        recorded[constraint.record_slot if holding is None else holding.record_slot] = key
+        return
+    if holding.record_slot not in recorded:
+        raw = item.raw.get(LOCK_KEYS, {}).get("M", {}) if hasattr(item, "raw") else {}
+        current = recorded_slot(raw.get(holding.record_slot)) if raw else recorded_keys(item).get(holding.record_slot)
+        recorded[holding.record_slot] = dict(current) if isinstance(current, dict) else {}
+    element = next(each for each, computed in holding.member_keys(values).items() if computed == key)
+    recorded[holding.record_slot][element] = key
+
+
+def _holds_under_values(values, constraint, key):
+    try:
+        return key in constraint.lock_keys(values)
+    except InvalidUniqueValue:
+        return False
+
+
+def recorded_slot(raw):
+    """What a raw ``lock_keys`` slot records: a key, a map of elements to keys, or ``None``."""
+    if not isinstance(raw, dict):
+        return None
+    if "M" in raw:
+        return {element: value.get("S") for element, value in raw["M"].items() if isinstance(value, dict)}
+    return raw.get("S")
 
 
 def keeps_locks(item: "ItemRead", model: type, constraint: Any) -> bool:

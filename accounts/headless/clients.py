@@ -33,8 +33,11 @@ class SessionGone(Exception):
 
 def session_token(request: HttpRequest) -> str | None:
     """The session token the app sent (``X-Session-Token``), else the session its access
-    token speaks for (JWT strategy, ``Authorization: Bearer``), or ``None``."""
-    return request.headers.get(SESSION_TOKEN_HEADER) or tokens.session_key_of_request(request)
+    token speaks for (JWT strategy, ``Authorization: Bearer``), or ``None``. A token longer
+    than any session key (:data:`accounts.sessions.MAX_KEY_LENGTH`) names no session: such a
+    request is anonymous, as without a token, never a 500."""
+    token = request.headers.get(SESSION_TOKEN_HEADER) or tokens.session_key_of_request(request)
+    return token if token is not None and len(token) <= sessions.MAX_KEY_LENGTH else None
 
 
 def _session_store(session_key: str | None) -> SessionBase:

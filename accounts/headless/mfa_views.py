@@ -66,15 +66,18 @@ def recovery_codes_data(account, codes: list[str] | None = None) -> dict:
 
 
 def webauthn_data(passkey) -> dict:
-    """allauth's ``WebAuthnAuthenticator`` (``is_passwordless`` is absent: whether the
-    authenticator keeps a discoverable credential is not known)."""
-    return {
+    """allauth's ``WebAuthnAuthenticator``; ``is_passwordless`` as the browser said at
+    registration (credProps), absent when it did not say (as allauth's)."""
+    data = {
         "type": "webauthn",
         "id": responses.authenticator_id(passkey.credential_id),
         "name": passkey.name,
         "created_at": _timestamp(passkey.created),
         "last_used_at": _timestamp(passkey.last_used),
     }
+    if passkey.discoverable is not None:
+        data["is_passwordless"] = passkey.discoverable
+    return data
 
 
 def second_step_done(request: HttpRequest, client: str, user) -> Answer:
@@ -155,7 +158,8 @@ class TrustView(APIView):
 
 class MFAReauthenticateView(AuthenticatedView):
     """``POST auth/2fa/reauthenticate`` (``code``): a fresh proof with a code of the
-    authenticator app or a recovery code, as allauth's (``reauthenticate`` limit)."""
+    authenticator app (the second step's ``mfa_attempt`` limit, 429) or a recovery code, as
+    allauth's (``mfa_attempt`` too)."""
 
     http_method_names = ["post"]
 

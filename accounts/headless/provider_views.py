@@ -9,7 +9,6 @@ is trusted to have asked (``ACCOUNTS_OIDC_TRUST_PROVIDER_MFA``).
 
 from __future__ import annotations
 
-import hashlib
 from http import HTTPStatus
 from urllib.parse import urlsplit
 
@@ -18,7 +17,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDi
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext_lazy as _
 
-from .. import links, ratelimit, timeline
+from .. import idempotency, links, ratelimit, timeline
 from ..app_settings import app_settings
 from ..exceptions import Busy, StaleItem
 from ..form_errors import STORE_REFUSALS
@@ -27,7 +26,7 @@ from ..providers import flows, notices, oidc, store
 from ..providers.forms import ProviderSignupForm
 from ..signup_fields import has_username
 from . import responses
-from .account_views import IDEMPOTENCY_KEY_HEADER, ReauthenticatedView, conflict, signed_up
+from .account_views import ReauthenticatedView, conflict, signed_up
 from .base import APIView
 from .responses import Answer
 
@@ -269,12 +268,10 @@ def pending_account_data(found: dict, provider: oidc.ProviderConfig) -> dict:
     return {"uid": found["subject"], "display": display, "provider": responses.provider_data(provider)}
 
 
-def request_token(idempotency_key: str | None) -> str | None:
-    """The sign-up's ClientRequestToken from the ``Idempotency-Key`` (hashed: any text a
-    client sends becomes a valid token; the same key, the same transaction), else ``None``."""
-    if not idempotency_key:
-        return None
-    return hashlib.sha256(f"accounts.headless.provider_signup:{idempotency_key}".encode()).hexdigest()[:32]
+def request_token(idempotency_key: idempotency.ClientKey | None) -> str | None:
+    """The sign-up's ClientRequestToken from the ``Idempotency-Key`` in its scope (the same
+    key from the same caller, the same transaction), else ``None``."""
+    return idempotency_key.token if idempotency_key is not None else None
 
 
 class ProviderSignupView(APIView):
@@ -325,7 +322,7 @@ class ProviderSignupView(APIView):
                 found,
                 email=form.cleaned_data["email"],
                 username=form.cleaned_data["username"],
-                token=request_token(request.headers.get(IDEMPOTENCY_KEY_HEADER)),
+                token=request_token(self.claimed_key(request)),
             )
         except store.IdentityTaken:
             return responses.error(form.error_messages["identity_taken"], "identity_taken")

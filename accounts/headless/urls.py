@@ -3,12 +3,14 @@ uses ``_allauth/``, django-allauth's own prefix, so allauth's clients work uncha
 
 The ``app`` client's views are exempt from CSRF (no cookie is involved: the session token
 travels in a header); the ``browser`` client's are protected as any form (``X-CSRFToken``)
-and always hand out the CSRF cookie. A path of a feature this site lacks (resending a login
-code) is not routed: 404; the phone operations answer as allauth's do while phone numbers are
-off (:mod:`.phone_views`).
+and always hand out the CSRF cookie. Every operation of allauth's specification is routed:
+the phone operations answer as allauth's do while phone numbers are off on a site without
+them (:mod:`.phone_views`); those of a feature this site lacks (reauthentication by code)
+answer as allauth answers while it is off (:mod:`.unsupported_views`); any other path under
+the API answers a JSON 404, by any method.
 """
 
-from django.urls import URLPattern, include, path
+from django.urls import URLPattern, include, path, re_path
 from django.views.decorators.csrf import csrf_exempt, ensure_csrf_cookie
 
 from . import (
@@ -20,6 +22,7 @@ from . import (
     phone_views,
     provider_views,
     token_views,
+    unsupported_views,
     webauthn_views,
 )
 
@@ -53,10 +56,15 @@ OPERATIONS = [
     ("account/providers", provider_views.ProvidersView, "providers"),
     ("auth/code/request", code_views.RequestCodeView, "request_login_code"),
     ("auth/code/confirm", code_views.ConfirmCodeView, "confirm_login_code"),
+    ("auth/code/resend", code_views.ResendCodeView, "resend_login_code"),
     # Phone numbers (answered as allauth answers while they are off, on a site without them).
     ("account/phone", phone_views.PhoneView, "phone"),
     ("auth/phone/verify", phone_views.VerifyPhoneView, "verify_phone"),
     ("auth/phone/verify/resend", phone_views.ResendPhoneVerificationView, "resend_phone_verification"),
+    # Features this site does not have, answered as allauth answers while they are off.
+    ("auth/reauthenticate/code/request", unsupported_views.ReauthenticationCodeView, "request_reauthentication_code"),
+    ("auth/reauthenticate/code/confirm", unsupported_views.ReauthenticationCodeView, "confirm_reauthentication_code"),
+    ("auth/reauthenticate/code/resend", unsupported_views.ReauthenticationCodeView, "resend_reauthentication_code"),
 ]
 # Operations of the browser client only (a page the browser navigates to, not a call).
 BROWSER_OPERATIONS = [
@@ -80,4 +88,6 @@ urlpatterns = [
     path("browser/v1/", include((client_patterns(clients.BROWSER), "browser"))),
     path("app/v1/", include((client_patterns(clients.APP), "app"))),
     path("openapi.json", openapi.OpenAPIView.as_view(), name="openapi"),
+    # Last: any other path under the API (it does nothing, so no CSRF token is needed).
+    re_path(r"", csrf_exempt(unsupported_views.NotFoundView.as_view()), name="not_found"),
 ]

@@ -157,6 +157,7 @@ def new_passkey(account, credential, name):
         backup_state=credential.backup_state,
         transports=credential.transports or None,
         aaguid=credential.aaguid,
+        discoverable=credential.discoverable,
         expires=account.expires,
     )
 
@@ -286,13 +287,15 @@ def sign_in(session_put, deletes, spent_session, spends, slot_put=None, event_pu
             timeline.committed(get_account_model(), spend.item)
 
 
-def spend_recovery_code(account, code, *, origin: timeline.Origin = timeline.NO_ORIGIN):
+def spend_recovery_code(account, code, *checks, origin: timeline.Origin = timeline.NO_ORIGIN):
     """Spend recovery code ``code`` of ``account`` outside a login (a reauthentication): ONE
-    transaction, the code's guarded Update (:func:`recovery_code_spend`) and its security
-    event, from ``origin``. Raises :class:`~accounts.exceptions.StaleItem` when it was spent
-    meanwhile, or the account changed its password or was deactivated since it was read."""
+    transaction, the code's guarded Update (:func:`recovery_code_spend`), its security event,
+    from ``origin``, and ``checks`` (the second step's limit: :func:`limit_checks`). Raises
+    :class:`~accounts.exceptions.StaleItem` when it was spent meanwhile, or the account
+    changed its password or was deactivated since it was read, and
+    :class:`~accounts.exceptions.OverLimit` when a counter of ``checks`` reached its limit."""
     event = recovery_code_event(account, origin)
-    spend(recovery_code_spend(account, code), event)
+    spend(recovery_code_spend(account, code), event, *checks)
     timeline.committed(get_account_model(), event.item)
 
 

@@ -1,5 +1,6 @@
 from django.urls import path
 
+from .. import address_staff_views
 from ..mfa import staff_views as mfa_views
 from . import views
 
@@ -14,6 +15,11 @@ urlpatterns = [
     path("accounts/<str:account_id>/sessions/end/", views.EndSessionsView.as_view(), name="end_sessions"),
     path("accounts/<str:account_id>/verification/", views.VerificationView.as_view(), name="verification"),
     path("accounts/<str:account_id>/delete/", views.AccountDeleteView.as_view(), name="delete"),
+    path(
+        "accounts/<str:account_id>/addresses/remove/",
+        address_staff_views.AddressRemoveView.as_view(),
+        name="address_remove",
+    ),
     path(
         "accounts/<str:account_id>/totp/remove/",
         mfa_views.AuthenticatorRemoveView.as_view(),

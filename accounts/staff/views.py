@@ -21,18 +21,18 @@ from django.utils.translation import gettext_lazy, ngettext
 from django.views import View
 from django.views.decorators.cache import never_cache
 
-from .. import audit, dynamo, notices, sessions, signup_fields, store, timeline, verification
+from .. import addresses, audit, dynamo, notices, sessions, signup_fields, store, timeline, verification
 from ..adapter import get_adapter
 from ..audit import background, reports
 from ..audit.checking import Scope
-from ..exceptions import Busy, InvalidUniqueValue, LastMember, StaleItem, UniqueViolation
+from ..exceptions import ActorRefused, Busy, InvalidUniqueValue, LastMember, StaleItem, UniqueViolation
 from ..forms import STORE_REFUSALS
 from ..mfa import store as mfa_store
 from ..mfa.flows import reauthentication
 from ..mfa.policy import SecondFactorRequiredForStaffMixin
 from ..models import User
 from ..tables import ACCOUNT_PREFIX, is_gone
-from . import records, scans
+from . import hierarchy, records, scans
 from .forms import FLAGS, FlagForm, RepairForm, StaffEmailForm, StaffSetPasswordForm, StaffUsernameForm
 
 # Findings of the stored report shown per page, and repaired per "repair all".
@@ -62,6 +62,8 @@ REPAIR_ACTIONS = {
     audit.TRANSFERRED: gettext_lazy("transferred"),
     audit.REWRITTEN: gettext_lazy("written again"),
     audit.RECORDED: gettext_lazy("recorded in its account"),
+    audit.LISTED: gettext_lazy("listed in its registry"),
+    audit.UNLISTED: gettext_lazy("taken out of its registry"),
 }
 
 
@@ -146,14 +148,27 @@ class AccountListView(StaffView):
 
 
 class AccountView(StaffView):
-    """Base of the pages about one account (``<account_id>`` in the URL)."""
+    """Base of the pages about one account (``<account_id>`` in the URL). A change (a POST,
+    or the page confirming one) of a superuser's account by a staff member who is no
+    superuser is refused before anything is sent (:mod:`.hierarchy`), and so is one whose
+    transaction finds the staff member demoted meanwhile: the account's page again, saying so."""
 
     template_name = "accounts/staff/account_detail.html"
+
+    def dispatch(self, request, *args, **kwargs):
+        try:
+            return super().dispatch(request, *args, **kwargs)
+        except (hierarchy.SuperuserOnly, ActorRefused):
+            messages.error(request, hierarchy.REFUSED_MESSAGE)
+            return redirect("staff:account", kwargs["account_id"])
 
     def get_account(self):
         account = store.get_account(self.kwargs["account_id"])
         if account is None:
             raise Http404("No such account.")
+        changes = self.request.method == "POST" or self.confirms_a_change
+        if changes and not hierarchy.may_act_on(self.request.user, account):
+            raise hierarchy.SuperuserOnly(f"Staff {self.request.user.pk} may not change superuser {account.id}.")
         return account
 
     def detail_url(self, account):
@@ -175,6 +190,7 @@ class AccountView(StaffView):
             if sessions.in_use()
             else None,
             "passkeys": mfa_store.passkeys_of(account),
+            "addresses": addresses.addresses_of(account) if addresses.enabled() else None,
             "events": timeline.events_of([raw for raw in events if not is_gone(raw)]),
             **forms,
         }
@@ -303,6 +319,7 @@ class FlagView(AccountView):
 
     def post(self, request, account_id):
         account = self.get_account()
+        before = notices.addressee(account)
         form = FlagForm(request.POST)
         if not form.is_valid():
             return HttpResponseBadRequest(_("Unknown flag or value."))
@@ -322,6 +339,7 @@ class FlagView(AccountView):
             )
         else:
             records.record(request, account, flag, f"turned {flag} {'on' if value else 'off'}")
+            hierarchy.tell_owner(request, before, account, f"{flag}_{'on' if value else 'off'}")
             message = _("%(username)s: %(flag)s is on.") if value else _("%(username)s: %(flag)s is off.")
             messages.success(request, message % {"username": account.display_name, "flag": FLAGS[flag]})
         return redirect(self.detail_url(account))
@@ -334,6 +352,7 @@ class EndSessionsView(AccountView):
         account = self.get_account()
         ended = store.end_sessions(account, recorded=True, origin=self.origin())
         records.record(request, account, "sessions_ended", f"ended {ended} session(s)")
+        hierarchy.tell_owner(request, notices.addressee(account), account, "sessions_ended")
         message = ngettext(
             "Ended %(count)d session of %(username)s.", "Ended %(count)d sessions of %(username)s.", ended
         )
@@ -367,6 +386,7 @@ class VerificationView(AccountView):
             messages.error(request, _("The account changed or the site was busy; nothing was saved. Try again."))
         else:
             records.record(request, account, "email_verified", f"marked {account.email} verified")
+            hierarchy.tell_owner(request, notices.addressee(account), account, "email_verified")
             messages.success(
                 request, _("%(email)s is now verified and locked to this account.") % {"email": account.email}
             )
@@ -383,8 +403,9 @@ class AccountDeleteView(AccountView):
 
     def post(self, request, account_id):
         account = self.get_account()
+        before = notices.addressee(account)
         try:
-            store.delete_account(account)
+            store.delete_account(account, origin=self.origin())
         except LastMember:
             return self.refuse_last_staff(account)
         except (Busy, StaleItem):
@@ -392,6 +413,7 @@ class AccountDeleteView(AccountView):
             return redirect(self.detail_url(account))
         named = f"{account.username}, {account.email}" if account.username else account.email
         records.record(request, account, "deleted", f"deleted the account ({named})")
+        hierarchy.tell_owner(request, before, account, "deleted")
         if account.username:
             deleted = {"username": account.username, "email": account.email}
             messages.success(request, _("Deleted the account %(username)s (%(email)s).") % deleted)

@@ -75,6 +75,9 @@ MAX_PASSKEYS = 20
 # Passkeys and identities share one bound, MAX_PASSKEYS together (SIGN_IN_METHODS): a deletion
 # releases them all, and the bound keeps its transaction the size it was before identities.
 OIDC_NAMESPACE = "OIDC"
+# An account's other verified addresses (ACCOUNTS_MAX_EMAIL_ADDRESSES above 1): a set-valued
+# constraint in the email's own namespace (address_constraints).
+ADDRESSES_FIELD = "email_addresses"
 SIGN_IN_METHODS = "SIGN_IN_METHODS"
 # The account's security timeline (accounts.timeline): one item per event in its partition,
 # SK=EVENT#<milliseconds>#<random>. "EVENT#" sorts before every other sort key of an account's
@@ -241,11 +244,20 @@ class Account(TableModel):
     # (issuer, subject) joined as identity_element() spells it, locked under
     # UNIQ#OIDC#<issuer>#<subject>.
     oidc_identities = UnicodeSetAttribute(null=True)
+    # Its other addresses (ACCOUNTS_MAX_EMAIL_ADDRESSES above 1, accounts.addresses): the
+    # verified ones, each locked under UNIQ#EMAIL#<key> like the primary ``email``, and those
+    # added and waiting for their mailed link (no lock until it is opened).
+    email_addresses = UnicodeSetAttribute(null=True)
+    unverified_emails = UnicodeSetAttribute(null=True)
     # The lock keys the account holds, by namespace, written in the same transaction as each
     # lock: a change or deletion releases the key stored here, never one computed again
     # (after a Unicode upgrade it may differ). Absent on accounts written before it existed
     # (accounts_backfill records it); a namespace missing from it is computed.
     lock_keys = MapAttribute(null=True)
+    # Where an imported account came from (accounts_import): ``source_id``, the user's
+    # primary key at the source (as JSON), and ``last_login``, its last login there (ISO
+    # 8601). This site's own logins write nothing to the account item.
+    imported = MapAttribute(null=True)
 
     @classmethod
     def get_unique_constraints(cls):
@@ -372,7 +384,31 @@ def account_constraints():
         parts=2,
         limit_group=SIGN_IN_METHODS,
     )
-    return (*constraints, *skeletons, passkeys, identities)
+    return (*constraints, *skeletons, passkeys, identities, *address_constraints(constraints + skeletons))
+
+
+def address_constraints(constraints):
+    """With ``ACCOUNTS_MAX_EMAIL_ADDRESSES`` above 1, the set-valued twin of each constraint
+    on ``email`` (its lock, and its look-alike lock when one is declared): an account's other
+    verified addresses (``email_addresses``), each element locked in the primary's namespace
+    with the primary's normalizer, so an address is held once, as primary or not, by one
+    account. Their keys depend on Unicode data: each account records them."""
+    others = app_settings.MAX_EMAIL_ADDRESSES - 1
+    if others < 1:
+        return ()
+    return tuple(
+        UniqueConstraint(
+            ADDRESSES_FIELD,
+            namespace=constraint.namespace,
+            normalizer=constraint.normalizer,
+            lookalike=constraint.lookalike,
+            many=True,
+            max_values=others,
+            key_version=constraint.key_version,
+        )
+        for constraint in constraints
+        if constraint.fields == ("email",)
+    )
 
 
 _lock_models = {}

@@ -37,7 +37,8 @@ The package: :mod:`.actions` (the request's actions, their roles and guards),
 :mod:`.plans` (the transaction of each operation, built, not sent), :mod:`.running`
 (sending it, retrying, settling an unknown outcome, reading the answer),
 :mod:`.authenticators` (second factors: passkeys' credential items, single-use sign-ins),
-:mod:`.tokens` (the single use of the API's refresh tokens).
+:mod:`.tokens` (the single use of the API's refresh tokens),
+:mod:`.hierarchy` (the staff hierarchy: only a superuser changes a superuser's account).
 """
 
 # Callers use ``transactions.X``: every name they need is imported here.
@@ -71,6 +72,7 @@ from .actions import (
 from .authenticators import (
     ACCOUNT_ACTIVE,
     CLEARED,
+    CODE_ISSUED,
     ID_TOKEN,
     SESSION,
     SIGN_IN,
@@ -80,8 +82,10 @@ from .authenticators import (
     STAGED_PASSWORD,
     Spend,
     account_as_signed_in,
+    code_as_issued,
     id_token_spend,
     idempotency_key_spend,
+    limit_action,
     limit_check,
     owned_put,
     owned_update,
@@ -95,6 +99,7 @@ from .authenticators import (
     totp_step_spend,
     used_challenge_spend,
 )
+from .hierarchy import TARGET_AS_READ, acting_superuser, is_superuser_as_read, staff_guards
 from .plans import (
     changed_copy,
     keys_after_change,
@@ -136,10 +141,12 @@ from .tokens import LIVE_SESSION, REFRESH, plan_refresh, refresh_token_spend, se
 __all__ = [
     "AMBIGUOUS_CODES",
     "Action",
+    "acting_superuser",
     "BACKOFF_BASE_SECONDS",
     "CHANGE",
     "CLEARED",
     "ID_TOKEN",
+    "CODE_ISSUED",
     "CONFLICT_ATTEMPTS",
     "CONTENDED_REASONS",
     "CREATE",
@@ -172,11 +179,13 @@ __all__ = [
     "SPENT",
     "STAGED_PASSWORD",
     "Spend",
+    "TARGET_AS_READ",
     "TRANSPORT_ATTEMPTS",
     "TRANSPORT_ERRORS",
     "Transaction",
     "another_member",
     "cancellation_error",
+    "code_as_issued",
     "change",
     "changed_copy",
     "create",
@@ -184,8 +193,10 @@ __all__ = [
     "explain",
     "id_token_spend",
     "idempotency_key_spend",
+    "is_superuser_as_read",
     "keys_after_change",
     "leaving",
+    "limit_action",
     "limit_check",
     "other_members",
     "owned_delete",
@@ -210,6 +221,7 @@ __all__ = [
     "run",
     "run_once",
     "settle",
+    "staff_guards",
     "totp_step_spend",
     "used_challenge_spend",
     "LIVE_SESSION",

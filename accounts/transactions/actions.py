@@ -86,6 +86,12 @@ class Role(StrEnum):
     ID_TOKEN = "id_token"
     # A ConditionCheck that a session still lives (a refresh token's, see .tokens).
     LIVE_SESSION = "live_session"
+    # A ConditionCheck that the account's password and address are those a mailed login
+    # code was judged against (a code's sign-in, see .authenticators.code_as_issued).
+    CODE_ISSUED = "code_issued"
+    # A ConditionCheck that the staff member changing a superuser's account is still an
+    # active staff superuser (see .hierarchy).
+    ACTOR = "actor"
 
 
 # The roles by name, as the planners, the runner and the tests import them.
@@ -112,6 +118,9 @@ class Action:
     target: Target  # DynamoDB allows one action per item
     constraint: Any = None  # the UniqueConstraint a lock action is for
     lock_key: str | None = None
+    # The value a new lock is for, as the item holds it (an element of a set-valued
+    # constraint): a cancellation names it (UniqueViolation.values).
+    value: Any = None
 
 
 @dataclass
@@ -341,6 +350,7 @@ def lock_action(
     constraint: Any,
     now: int,
     expires: int | None = None,
+    value: Any = None,
 ) -> Action:
     if kind == "Put":
         body = lock_put_request(lock_model, key, owner, expires, now, constraint.key_version if constraint else None)
@@ -350,7 +360,7 @@ def lock_action(
             condition=(lock_model.owner == owner) | lock_model.PK.does_not_exist(),
             return_values_on_condition_failure="ALL_OLD",
         )
-    return Action(kind, body, role, (lock_model.Meta.table_name, key, LOCK_SORT_KEY), constraint, key)
+    return Action(kind, body, role, (lock_model.Meta.table_name, key, LOCK_SORT_KEY), constraint, key, value)
 
 
 def _kept_lock_check(lock_model: type[Lock], key: str, owner: Any, constraint: Any) -> Action:
@@ -375,19 +385,21 @@ def old_lock_action(
     return lock_action("Delete", lock_model, key, owner, OLD_LOCK, constraint, now)
 
 
-def recorded_keys(item: Model) -> dict[str, str]:
-    """The lock keys ``item`` records it holds, by namespace (``{}`` when it records none:
-    its model keeps no ``lock_keys``, or it was written before they were recorded)."""
+def recorded_keys(item: Model) -> dict[str, Any]:
+    """The lock keys ``item`` records it holds, by slot (a namespace: its key; a set-valued
+    constraint's slot: the map of each element to its key; ``{}`` when it records none: its
+    model keeps no ``lock_keys``, or it was written before they were recorded)."""
     stored = getattr(item, LOCK_KEYS, None) if LOCK_KEYS in type(item).get_attributes() else None
     if stored is None:
         return {}
     return dict(stored.as_dict() if isinstance(stored, MapAttribute) else stored)
 
 
-def recording_actions(item: Model, keys: Mapping[str, str | None], *, start: bool = True) -> list[UpdateAction]:
-    """The update actions recording ``keys`` (namespace -> the key it now holds, or ``None``:
-    it holds none there) in ``item``'s ``lock_keys``, path by path, or, when it has none yet
-    and ``start``, the whole map (a namespace it does not name is computed when needed)."""
+def recording_actions(item: Model, keys: Mapping[str, Any], *, start: bool = True) -> list[UpdateAction]:
+    """The update actions recording ``keys`` (slot -> the key it now holds, or, for a
+    set-valued constraint's slot, the map of each element to its key; ``None``: it holds
+    none there) in ``item``'s ``lock_keys``, slot by slot, or, when it has none yet and
+    ``start``, the whole map (a slot it does not name is computed when needed)."""
     attributes = type(item).get_attributes()
     if LOCK_KEYS not in attributes or not keys:
         return []
@@ -474,7 +486,7 @@ def new_transaction(operation: str, build: Callable[[int], list[Action]], token:
         raise InvalidTransaction(f"A ClientRequestToken has 1 to {MAX_TOKEN_LENGTH} characters.")
 
     def checked(now: int) -> list[Action]:
-        return _checked(build(now))
+        return checked_actions(build(now))
 
     now = epoch_now()
     transaction = Transaction(operation, checked(now), now=now, build=checked)
@@ -576,7 +588,9 @@ def registry_actions(
     return actions
 
 
-def _checked(actions: list[Action]) -> list[Action]:
+def checked_actions(actions: list[Action]) -> list[Action]:
+    """``actions``, refused (:class:`~accounts.exceptions.InvalidTransaction`) when they are
+    more than DynamoDB's 100 or two of them are on one item."""
     if len(actions) > MAX_ACTIONS:
         raise InvalidTransaction(f"{len(actions)} actions; DynamoDB allows at most {MAX_ACTIONS}.")
     targets = [action.target for action in actions]

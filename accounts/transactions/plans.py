@@ -15,7 +15,7 @@ from pynamodb.models import Model
 from ..exceptions import InvalidTransaction, InvalidUniqueValue
 from ..tables import Lock, Registry, lock_model_for
 from ..tables.clocks import TTL_ATTRIBUTE
-from ..uniqueness import LOCK_SORT_KEY, UniqueConstraint, constraints_of
+from ..uniqueness import LOCK_SORT_KEY, UniqueConstraint, as_text, constraints_of, namespace_constraints
 from .actions import (
     CHANGE,
     CREATE,
@@ -60,13 +60,6 @@ def _current_lock_key(constraint: UniqueConstraint, item: Model) -> str | None:
         return None
 
 
-def _current_lock_keys(constraint: UniqueConstraint, item: Model) -> tuple[str, ...]:
-    try:
-        return constraint.lock_keys(item)
-    except InvalidUniqueValue:
-        return ()
-
-
 def _current_claimed_key(constraint: UniqueConstraint, item: Model) -> str | None:
     try:
         return constraint.claimed_key(item)
@@ -82,15 +75,46 @@ def _held_key(constraint: UniqueConstraint, item: Model) -> str | None:
     return recorded_keys(item).get(constraint.namespace, _current_lock_key(constraint, item))
 
 
+def held_member_keys(constraint: UniqueConstraint, item: Model) -> dict[str, str]:
+    """``{element: the lock key item holds for it}`` under set-valued ``constraint``: the
+    key it records for the element (a :attr:`~accounts.uniqueness.UniqueConstraint.recorded`
+    constraint), else the key computed now (the normalizer depends on no Unicode data, so a
+    key computed again is the key). An element that cannot be keyed (legacy data) holds none."""
+    slot = recorded_keys(item).get(constraint.record_slot) if constraint.recorded else None
+    recorded: dict[str, Any] = slot if isinstance(slot, dict) else {}
+    held: dict[str, str] = {}
+    for element in sorted(as_text(value) for value in getattr(item, constraint.fields[0], None) or ()):
+        key = recorded.get(element)
+        if not isinstance(key, str):
+            try:
+                key = constraint.key_for(element)
+            except InvalidUniqueValue:
+                continue
+        held[element] = key
+    return held
+
+
 def _held_keys(constraint: UniqueConstraint, item: Model) -> tuple[str, ...]:
-    """Every lock key ``item`` holds under ``constraint``: :func:`_held_key`'s, or for a
-    set-valued constraint one per element, computed (their keys are not recorded: such a
-    constraint's normalizer depends on no Unicode data, see
-    :class:`~accounts.uniqueness.UniqueConstraint`, so a key computed again is the key)."""
+    """Every lock key ``item`` holds under ``constraint``: :func:`_held_key`'s, or one per
+    element of a set-valued one (:func:`held_member_keys`)."""
     if constraint.many:
-        return _current_lock_keys(constraint, item)
+        return tuple(sorted(set(held_member_keys(constraint, item).values())))
     key = _held_key(constraint, item)
     return () if key is None else (key,)
+
+
+def _new_member_keys(constraint: UniqueConstraint, item: Model, changed: Model) -> dict[str, str]:
+    """``{element: key}`` of set-valued ``constraint`` once ``item`` (as read) is ``changed``:
+    an element it keeps keeps the key it holds, an element added gets its key computed now.
+    Refused before anything is sent (:class:`~accounts.exceptions.InvalidUniqueValue`): two
+    elements of one key (``duplicate``), or a set grown past ``max_values`` (``too_many``)."""
+    held = held_member_keys(constraint, item)
+    computed = constraint.member_keys(changed)
+    if len(computed) > len(held) and constraint.max_values and len(computed) > constraint.max_values:
+        raise InvalidUniqueValue(
+            constraint.fields, "too_many", f"At most {constraint.max_values} values are allowed here."
+        )
+    return {element: held.get(element, key) for element, key in computed.items()}
 
 
 def _touches(constraint: UniqueConstraint, changes: Iterable[str], stops_expiring: bool) -> bool:
@@ -99,27 +123,42 @@ def _touches(constraint: UniqueConstraint, changes: Iterable[str], stops_expirin
     return stops_expiring or bool(set(changes).intersection(constraint.guarded_attributes))
 
 
-def keys_after_change(item: Model, changes: Mapping[str, Any]) -> dict[str, str | None]:
-    """``{namespace: new key or None}`` of each lock ``changes`` moves: what ``item``
-    records it holds once the change committed (see :func:`plan_change`; a set-valued
-    constraint's keys are not recorded)."""
+def _recorded_value(constraint: UniqueConstraint, members: Mapping[str, str]) -> dict[str, str] | None:
+    """What ``lock_keys`` records under a set-valued constraint's slot: each element's key,
+    or ``None`` (the slot removed) for an empty set."""
+    return dict(members) if members else None
+
+
+def keys_after_change(item: Model, changes: Mapping[str, Any]) -> dict[str, Any]:
+    """``{slot: what it records}`` of each lock ``changes`` moves: what ``item`` records it
+    holds once the change committed (see :func:`plan_change`): a single value's namespace,
+    its new key or ``None``; a recorded set-valued constraint's slot, the map of each element
+    to its key, or ``None`` when the set is emptied."""
     changed = changed_copy(item, changes)
     stops_expiring = expires_of(item) is not None and expires_of(changed) is None
-    moved: dict[str, str | None] = {}
+    moved: dict[str, Any] = {}
     for constraint in constraints_of(type(item)):
-        if not constraint.many and _touches(constraint, changes, stops_expiring):
-            new_key = constraint.lock_key(changed)
-            if new_key != _held_key(constraint, item):
-                moved[constraint.namespace] = new_key
+        if not _touches(constraint, changes, stops_expiring):
+            continue
+        if constraint.many:
+            if constraint.recorded:
+                members = _new_member_keys(constraint, item, changed)
+                unrecorded = members and constraint.record_slot not in recorded_keys(item)
+                if unrecorded or members != held_member_keys(constraint, item):
+                    moved[constraint.record_slot] = _recorded_value(constraint, members)
+            continue
+        new_key = constraint.lock_key(changed)
+        if new_key != _held_key(constraint, item):
+            moved[constraint.namespace] = new_key
     return moved
 
 
-def remember_keys(item: Model, moved: Mapping[str, str | None]) -> None:
+def remember_keys(item: Model, moved: Mapping[str, Any]) -> None:
     """Set ``item``'s ``lock_keys`` as a committed transaction recording ``moved``
-    (``{namespace: key or None}``) left it in the table."""
+    (``{slot: key, map of keys, or None}``) left it in the table."""
     if LOCK_KEYS in type(item).get_attributes() and moved:
         held = {**recorded_keys(item), **moved}
-        setattr(item, LOCK_KEYS, {namespace: key for namespace, key in held.items() if key is not None})
+        setattr(item, LOCK_KEYS, {slot: key for slot, key in held.items() if key is not None})
 
 
 def plan_create(
@@ -148,15 +187,30 @@ def _create_actions(item: Model, now: int, check_unheld: bool) -> list[Action]:
     owner = owner_of(item)
     expires = expires_of(item)
     lock_actions: list[Action] = []
-    taken: dict[str, str] = {}
+    taken: dict[str, Any] = {}
+    held: dict[str, dict[str, UniqueConstraint]] = {}
     for constraint in constraints_of(model):
-        keys = constraint.lock_keys(item)
-        if keys:
-            lock_actions.extend(
-                lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint, now, expires) for key in keys
+        if constraint.many:
+            members = constraint.member_keys(item)
+            if constraint.max_values and len(members) > constraint.max_values:
+                message = f"At most {constraint.max_values} values are allowed here."
+                raise InvalidUniqueValue(constraint.fields, "too_many", message)
+            for element, key in members.items():
+                _hold(held, constraint, key)
+                lock_actions.append(
+                    lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint, now, expires, value=element)
+                )
+            if constraint.recorded and members:
+                taken[constraint.record_slot] = members
+            continue
+        single = constraint.lock_key(item)
+        if single is not None:
+            _hold(held, constraint, single)
+            value = getattr(item, constraint.fields[0], None) if len(constraint.attributes) == 1 else None
+            lock_actions.append(
+                lock_action("Put", lock_model, single, owner, NEW_LOCK, constraint, now, expires, value)
             )
-            if not constraint.many:
-                taken[constraint.namespace] = keys[0]
+            taken[constraint.namespace] = single
             continue
         claimed = None if constraint.applies_to(item) or not check_unheld else constraint.claimed_key(item)
         if claimed is not None:
@@ -164,6 +218,16 @@ def _create_actions(item: Model, now: int, check_unheld: bool) -> list[Action]:
     if LOCK_KEYS in model.get_attributes():
         setattr(item, LOCK_KEYS, taken)
     return [Action("Put", guarded_put(item), ITEM, key_target(item)), *lock_actions, *registry_actions(None, item)]
+
+
+def _hold(held: dict[str, dict[str, UniqueConstraint]], constraint: UniqueConstraint, key: str) -> None:
+    """Note that an item holds ``key`` under ``constraint`` (``held``: namespace -> {key:
+    constraint}); one value held twice in one namespace (an address both primary and among
+    the others) is refused before anything is sent."""
+    namespace = held.setdefault(constraint.namespace, {})
+    if key in namespace:
+        raise InvalidUniqueValue(constraint.fields, "duplicate", "This value is already held here.")
+    namespace[key] = constraint
 
 
 def changed_copy(item: Model, changes: Mapping[str, Any]) -> Any:
@@ -249,34 +313,20 @@ def _change_actions(
     expires = expires_of(changed)
     stops_expiring = expires_of(item) is not None and expires is None
     guarded = {*changes, *as_read}
+    moves = _LockMoves(item, changed, changes, stops_expiring)
     lock_actions: list[Action] = []
-    for constraint in constraints_of(model):
-        if not _touches(constraint, changes, stops_expiring):
-            # Untouched: its lock stays as it is, even when the stored value could not be
-            # locked (legacy data), so a password change never fails on an old blank name.
-            continue
-        if constraint.many:
-            lock_actions.extend(_set_lock_actions(constraint, item, changed, stops_expiring, keep_locks, guarded, now))
-            continue
-        old_key = _held_key(constraint, item)
-        new_key = constraint.lock_key(changed)
-        if old_key == new_key:
-            if old_key is not None and stops_expiring:
-                lock_actions.append(lock_keep(lock_model, old_key, owner, constraint))
-            elif old_key is None and not constraint.applies_to(changed):
-                claimed = constraint.claimed_key(changed)
-                if claimed is not None and claimed != _current_claimed_key(constraint, item):
-                    guarded.update(constraint.guarded_attributes)
-                    lock_actions.append(lock_check(lock_model, claimed, constraint))
-            continue
-        # Guard every attribute the key is built from, not only the changed ones: a
-        # concurrent change of the scope (the team) must cancel a change of the field (the
-        # number), or the lock would move inside a team the item has left.
-        guarded.update(constraint.guarded_attributes)
-        if new_key is not None:
-            lock_actions.append(lock_action("Put", lock_model, new_key, owner, NEW_LOCK, constraint, now, expires))
-        if old_key is not None:
-            lock_actions.append(old_lock_action(lock_model, old_key, owner, constraint, keep_locks, now))
+    for constraint in moves.touched:
+        if not constraint.many:
+            lock_actions.extend(moves.unheld_check(constraint, guarded))
+        guarded.update(moves.guards(constraint))
+        for key, element in moves.added(constraint):
+            lock_actions.append(
+                lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint, now, expires, value=element)
+            )
+        for key in moves.removed(constraint):
+            lock_actions.append(old_lock_action(lock_model, key, owner, constraint, keep_locks, now))
+        if stops_expiring:
+            lock_actions.extend(lock_keep(lock_model, key, owner, constraint) for key in moves.kept(constraint))
     for constraint, key in unheld:
         lock_actions.append(lock_check(lock_model, key, constraint))
     if stops_expiring:
@@ -295,30 +345,92 @@ def _change_actions(
     return [update, *lock_actions, *registry_actions(item, changed, others)]
 
 
-def _set_lock_actions(
-    constraint: UniqueConstraint,
-    item: Model,
-    changed: Model,
-    stops_expiring: bool,
-    keep_locks: Mapping[str, Any],
-    guarded: set[str],
-    now: int,
-) -> list[Action]:
-    """The lock actions of a set-valued constraint: Put each value added, release each one
-    removed, and keep the others when the item stops expiring. A change of the set is
-    guarded by the set as read (``guarded`` is updated)."""
-    lock_model = lock_model_for(type(item))
-    owner = owner_of(item)
-    old_keys, new_keys = set(_current_lock_keys(constraint, item)), set(constraint.lock_keys(changed))
-    if old_keys != new_keys:
+class _LockMoves:
+    """Which lock keys a change of ``item`` (as read) to ``changed`` Puts, releases and
+    keeps, namespace by namespace.
+
+    A key is compared with every key the item holds in its namespace, under any of its
+    constraints: an address made primary was held as one of the others and is held as the
+    primary after, so its lock does not move (a Put of a lock the item holds would fail, a
+    Delete would free it). The constraints a change touches are those whose attributes it
+    changes (or all, when the item stops expiring, see :func:`_touches`); the others of a
+    namespace it touches hold what they hold. One value held twice in a namespace after the
+    change is refused (``duplicate``) before anything is sent.
+    """
+
+    def __init__(self, item: Model, changed: Model, changes: Iterable[str], stops_expiring: bool) -> None:
+        self.item, self.changed = item, changed
+        constraints = constraints_of(type(item))
+        changes = list(changes)
+        self.touched = [each for each in constraints if _touches(each, changes, stops_expiring)]
+        namespaces = {each.namespace for each in self.touched}
+        self.before: dict[str, dict[str, UniqueConstraint]] = {}
+        self.after: dict[str, dict[str, UniqueConstraint]] = {}
+        self.elements: dict[str, str | None] = {}
+        self.old: dict[int, tuple[str, ...]] = {}
+        self.new: dict[int, tuple[str, ...]] = {}
+        # The constraints the change leaves first: a value it would hold twice is refused on
+        # the field it changes.
+        shared = [each for each in constraints if each.namespace in namespaces]
+        for constraint in sorted(shared, key=lambda each: each in self.touched):
+            old, new = self._keys(constraint, constraint in self.touched)
+            self.old[id(constraint)], self.new[id(constraint)] = tuple(old), tuple(new)
+            for key in old:
+                self.before.setdefault(constraint.namespace, {}).setdefault(key, constraint)
+            for key in new:
+                _hold(self.after, constraint, key)
+
+    def _keys(self, constraint: UniqueConstraint, touched: bool) -> tuple[list[str], list[str]]:
+        if not touched:
+            held = list(_held_keys(constraint, self.item))
+            return held, held
+        if constraint.many:
+            new_members = _new_member_keys(constraint, self.item, self.changed)
+            for element, key in new_members.items():
+                self.elements[key] = element
+            return list(dict.fromkeys(_held_keys(constraint, self.item))), list(new_members.values())
+        old_key, new_key = _held_key(constraint, self.item), constraint.lock_key(self.changed)
+        if new_key is not None and len(constraint.attributes) == 1:
+            self.elements[new_key] = getattr(self.changed, constraint.fields[0], None)
+        return [old_key] if old_key is not None else [], [new_key] if new_key is not None else []
+
+    def guards(self, constraint: UniqueConstraint) -> tuple[str, ...]:
+        """The attributes to guard as read for ``constraint``: every attribute its keys are
+        built from, when its keys change (a concurrent change of the scope, the team, must
+        cancel a change of the field, the number, or the lock would move inside a team the
+        item has left; a change of the set from a stale read would drop another's element)."""
+        moved = set(self.old[id(constraint)]) != set(self.new[id(constraint)])
+        return constraint.guarded_attributes if moved else ()
+
+    def added(self, constraint: UniqueConstraint) -> list[tuple[str, str | None]]:
+        """``(key, element)`` of each lock ``constraint`` takes that the item held nowhere in
+        the namespace."""
+        before = self.before.get(constraint.namespace, {})
+        return [(key, self.elements.get(key)) for key in self.new[id(constraint)] if key not in before]
+
+    def removed(self, constraint: UniqueConstraint) -> list[str]:
+        """Each key ``constraint`` held that the item holds nowhere in the namespace after."""
+        after = self.after.get(constraint.namespace, {})
+        before = self.before.get(constraint.namespace, {})
+        return [key for key in self.old[id(constraint)] if key not in after and before.get(key) is constraint]
+
+    def kept(self, constraint: UniqueConstraint) -> list[str]:
+        """Each key ``constraint`` holds after the change that the item held before, in the
+        namespace: kept (it stops expiring with the item)."""
+        before = self.before.get(constraint.namespace, {})
+        return [key for key in self.new[id(constraint)] if key in before]
+
+    def unheld_check(self, constraint: UniqueConstraint, guarded: set[str]) -> list[Action]:
+        """For a partial constraint that leaves the changed item out, the
+        ``ConditionCheck lock [attribute_not_exists(PK)]`` of a new value it would take once
+        it applies (an unverified account's new address another account holds is refused)."""
+        if self.old[id(constraint)] or self.new[id(constraint)] or constraint.applies_to(self.changed):
+            return []
+        claimed = constraint.claimed_key(self.changed)
+        if claimed is None or claimed == _current_claimed_key(constraint, self.item):
+            return []
         guarded.update(constraint.guarded_attributes)
-    expires = expires_of(changed)
-    added, removed = sorted(new_keys - old_keys), sorted(old_keys - new_keys)
-    actions = [lock_action("Put", lock_model, key, owner, NEW_LOCK, constraint, now, expires) for key in added]
-    actions += [old_lock_action(lock_model, key, owner, constraint, keep_locks, now) for key in removed]
-    if stops_expiring:
-        actions += [lock_keep(lock_model, key, owner, constraint) for key in sorted(old_keys & new_keys)]
-    return actions
+        return [lock_check(lock_model_for(type(self.item)), claimed, constraint)]
 
 
 def _owned_sort_keys(item: Model) -> tuple[str, ...]:
@@ -332,6 +444,8 @@ def plan_delete(
     token: str | None = None,
     keep_locks: Mapping[str, Any] | None = None,
     others: Mapping[str, str | None] | None = None,
+    also: Sequence[Action] = (),
+    as_read: Iterable[str] = (),
 ) -> Transaction:
     """The transaction deleting ``item`` and releasing every lock it holds.
 
@@ -342,14 +456,24 @@ def plan_delete(
     a lock held by another item is not deleted but checked to still be held by it.
     The item's entry in each registry of its model is deleted (unconditionally), and the
     attributes that decide its membership are guarded as read; an item read as a member checks that
-    ``others[registry.partition]`` still is one, as in :func:`plan_change`.
+    ``others[registry.partition]`` still is one, as in :func:`plan_change`. ``also``:
+    actions sent in the same transaction; ``as_read``: more attributes guarded as read (a
+    staff member's deletion: the account's ``is_superuser``, see :mod:`.hierarchy`).
     """
     held_elsewhere = keep_locks or {}
-    return new_transaction(DELETE, lambda now: _delete_actions(item, held_elsewhere, others, now), token)
+    extra = list(also)
+    names = set(as_read)
+    return new_transaction(
+        DELETE, lambda now: [*_delete_actions(item, held_elsewhere, others, now, names), *extra], token
+    )
 
 
 def _delete_actions(
-    item: Model, keep_locks: Mapping[str, Any], others: Mapping[str, str | None] | None, now: int
+    item: Model,
+    keep_locks: Mapping[str, Any],
+    others: Mapping[str, str | None] | None,
+    now: int,
+    as_read: Collection[str] = (),
 ) -> list[Action]:
     model = type(item)
     lock_model = lock_model_for(model)
@@ -362,10 +486,15 @@ def _delete_actions(
     guarded.update(
         name for registry in getattr(model, "registries", ()) for name in registry.attributes if name != TTL_ATTRIBUTE
     )
+    guarded.update(as_read)
     actions = [item_removal(item, still_as_read(item, guarded, now), now)]
+    released: set[str] = set()
     for constraint in constraints:
+        # A key held under two constraints of one namespace (damage) is released once.
         for key in _held_keys(constraint, item):
-            actions.append(old_lock_action(lock_model, key, owner, constraint, keep_locks, now))
+            if key not in released:
+                released.add(key)
+                actions.append(old_lock_action(lock_model, key, owner, constraint, keep_locks, now))
     actions.extend(owned_delete(item, sort_key) for sort_key in _owned_sort_keys(item))
     return [*actions, *registry_actions(item, None, others)]
 
@@ -377,18 +506,20 @@ def _holder_checks(
     owner: Any,
     owner_item: Model | None,
     now: int,
+    key: str | None = None,
 ) -> list[Action]:
     """Conditions that ``item`` (if any) still holds its value as read, and that the lock's
     current ``owner`` still does not: gone when ``owner_item`` is ``None``, else with the
     values read (which did not map to the lock). The holder's is an Update recording the
-    lock it is given, when it records its keys already (an item written before it recorded
-    them gets all of them at once, :func:`plan_record_locks`; a set-valued constraint's are
-    not recorded); the rest are ConditionChecks."""
+    lock it is given (``key``, one of a set-valued constraint's), when it records its keys
+    already (an item written before it recorded them gets all of them at once,
+    :func:`plan_record_locks`; a set-valued constraint's are recorded only when
+    :attr:`~accounts.uniqueness.UniqueConstraint.recorded`); the rest are ConditionChecks."""
     checks: list[Action] = []
-    guarded = constraint.guarded_attributes
+    guarded = _namespace_guards(model, constraint)
     if item is not None:
         condition = still_as_read(item, guarded, now)
-        held = {} if constraint.many else {constraint.namespace: constraint.lock_key(item)}
+        held = _given_record(constraint, item, key)
         recording = recording_actions(item, held, start=False)
         if recording:
             body = item.get_update_kwargs_from_instance(actions=recording, condition=condition)
@@ -403,6 +534,46 @@ def _holder_checks(
         else:
             checks.append(condition_check(model, owner, still_as_read(owner_item, guarded, now)))
     return checks
+
+
+def _holding(item: Model, constraint: UniqueConstraint, key: str | None) -> UniqueConstraint:
+    """The constraint of ``item``'s model in ``constraint``'s namespace under which it holds
+    ``key`` (the audit names a namespace by its first constraint; an address may be held
+    as one of the others), else ``constraint``."""
+    if key is None:
+        return constraint
+    for each in (constraint, *namespace_constraints(type(item), constraint.namespace)):
+        try:
+            if key in each.lock_keys(item):
+                return each
+        except InvalidUniqueValue:
+            continue
+    return constraint
+
+
+def _namespace_guards(model: type[Model], constraint: UniqueConstraint) -> tuple[str, ...]:
+    """Every attribute that decides whether an item of ``model`` holds a key of
+    ``constraint``'s namespace: the constraint's own, and those of the model's other
+    constraints there (an address is held as the primary or as one of the others)."""
+    names = dict.fromkeys(constraint.guarded_attributes)
+    for each in namespace_constraints(model, constraint.namespace):
+        names.update(dict.fromkeys(each.guarded_attributes))
+    return tuple(names)
+
+
+def _given_record(constraint: UniqueConstraint, item: Model, key: str | None) -> dict[str, Any]:
+    """What ``item`` records once given lock ``key`` under ``constraint`` (``{}``: nothing
+    new): the key of its single value, or its set's map with the element of ``key``."""
+    if not constraint.many:
+        return {constraint.namespace: constraint.lock_key(item)}
+    if not constraint.recorded:
+        return {}
+    slot = recorded_keys(item).get(constraint.record_slot)
+    recorded: dict[str, Any] = slot if isinstance(slot, dict) else {}
+    element = next((each for each, computed in constraint.member_keys(item).items() if computed == key), None)
+    if element is None or recorded.get(element) == key:
+        return {}
+    return {constraint.record_slot: {**recorded, element: key}}
 
 
 def _give_lock(
@@ -431,9 +602,11 @@ def plan_claim_lock(
     An item a partial constraint leaves out (an unverified email) holds no lock: refused.
     """
 
+    constraint = _holding(item, constraint, key)
+
     def actions(now: int) -> list[Action]:
         put = _give_lock(item, constraint, lambda lock_model: free_condition(lock_model, now), key)
-        return [put, *_holder_checks(type(item), constraint, item, None, None, now)]
+        return [put, *_holder_checks(type(item), constraint, item, None, None, now, put.lock_key)]
 
     return new_transaction(REPAIR, actions, token)
 
@@ -454,9 +627,12 @@ def plan_transfer_lock(
     that owner as read, or ``None`` when it does not exist. Guarded: the lock still names
     ``owner``, ``item`` still holds the value, and the owner is still gone or unchanged.
     """
+    constraint = _holding(item, constraint, key)
     put = _give_lock(item, constraint, lambda lock_model: held_by(lock_model, owner), key)
     return new_transaction(
-        REPAIR, lambda now: [put, *_holder_checks(type(item), constraint, item, owner, owner_item, now)], token
+        REPAIR,
+        lambda now: [put, *_holder_checks(type(item), constraint, item, owner, owner_item, now, put.lock_key)],
+        token,
     )
 
 
@@ -530,26 +706,28 @@ def plan_rewrite(item: Model, names: Collection[str], *, token: str | None = Non
     return new_transaction(REPAIR, actions, token)
 
 
-def plan_record_locks(item: Model, keys: Mapping[str, str], *, token: str | None = None) -> Transaction:
+def plan_record_locks(item: Model, keys: Mapping[str, Any], *, token: str | None = None) -> Transaction:
     """The transaction recording in ``item``'s ``lock_keys`` the locks it holds but does not
-    record (``keys``: namespace -> key; an item written before items recorded them), all at
-    once: ``Update item SET lock_keys [its values and lock_keys as read]`` and per lock
+    record (``keys``: slot -> key, or for a set-valued constraint's slot the map of each
+    element to its key; an item written before items recorded them), all at once:
+    ``Update item SET lock_keys [its values and lock_keys as read]`` and per lock
     ``ConditionCheck lock [owner = item]``. No lock changes."""
     model = type(item)
     lock_model = lock_model_for(model)
     owner = owner_of(item)
-    constraints = {constraint.namespace: constraint for constraint in constraints_of(model)}
-    guarded = {name for namespace in keys for name in constraints[namespace].guarded_attributes}
+    constraints = {constraint.record_slot: constraint for constraint in constraints_of(model)}
+    guarded = {name for slot in keys for name in constraints[slot].guarded_attributes}
 
     def actions(now: int) -> list[Action]:
         condition = still_as_read(item, guarded | {LOCK_KEYS}, now)
         body = item.get_update_kwargs_from_instance(actions=recording_actions(item, keys), condition=condition)
         checks = [Action("Update", body, HOLDER_CHECK, key_target(item))]
-        for namespace, key in sorted(keys.items()):
-            held = held_by(lock_model, owner)
-            check = lock_model.get_operation_kwargs_from_class(key, LOCK_SORT_KEY, condition=held)
-            target = (lock_model.Meta.table_name, key, LOCK_SORT_KEY)
-            checks.append(Action("ConditionCheck", check, REPAIRED_LOCK, target, constraints[namespace], key))
+        for slot, recorded in sorted(keys.items()):
+            for key in sorted(recorded.values()) if isinstance(recorded, Mapping) else [recorded]:
+                held = held_by(lock_model, owner)
+                check = lock_model.get_operation_kwargs_from_class(key, LOCK_SORT_KEY, condition=held)
+                target = (lock_model.Meta.table_name, key, LOCK_SORT_KEY)
+                checks.append(Action("ConditionCheck", check, REPAIRED_LOCK, target, constraints[slot], key))
         return checks
 
     return new_transaction(REPAIR, actions, token)

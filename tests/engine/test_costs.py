@@ -62,10 +62,10 @@ def test_a_month_adds_up_its_flows_and_storage():
 
     assert month.runs == {"login": 30_000, "page": 240_000, "last seen": 60_000}
     # A login: the lock and the account's partition (2 reads), three counter updates and
-    # the session's transaction with its session slot, its security event and the account's
-    # counter deleted (4 items, transactional: 8 writes).
+    # the session's transaction with its session slot, its security event, the account's
+    # counter deleted and the account checked still active (5 items, transactional: 10 writes).
     assert month.reads == 30_000 * 2 + 240_000 * 2 + 60_000 * 2
-    assert month.writes == 30_000 * 11 + 60_000 * 1
+    assert month.writes == 30_000 * 13 + 60_000 * 1
     assert month.storage_gb > 0
 
 
@@ -123,7 +123,25 @@ def run_flow(name, settings):
     if name == "deletion":
         client = signed_up_client()
         return lambda: client.post("/accounts/delete/", {"password": PASSWORD})
+    if name.startswith("address"):
+        return address_flow(name, settings)
     raise AssertionError(f"No test sends flow {name!r}: add it here.")
+
+
+def address_flow(name, settings):
+    """The flows of several addresses per account (``ACCOUNTS_MAX_EMAIL_ADDRESSES`` 3)."""
+    settings.ACCOUNTS_MAX_EMAIL_ADDRESSES = 3
+    client = signed_up_client()
+    add = {"email": "work@example.org", "password": PASSWORD}
+    if name == "address add":
+        return lambda: client.post("/accounts/email/", add)
+    client.post("/accounts/email/", add)
+    path = path_of(link_in(mails_to("work@example.org")[0]))
+    if name == "address link":
+        return lambda: Client().post(path)
+    Client().post(path)
+    action = "primary" if name == "address make primary" else "remove"
+    return lambda: client.post("/accounts/email/", {"email": "work@example.org", "action": action})
 
 
 @pytest.mark.dynamodb_local

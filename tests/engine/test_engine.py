@@ -302,7 +302,7 @@ def test_more_than_100_actions_are_refused_before_sending(ddb, count_requests):
     assert count_requests.total == 0
 
 
-def test_two_actions_on_one_item_are_refused_before_sending(ddb, count_requests):
+def test_one_value_held_under_two_constraints_of_one_namespace_is_refused_before_sending(ddb, count_requests):
     class Twice(TableModel):
         PK = UnicodeAttribute(hash_key=True)
         SK = UnicodeAttribute(range_key=True, default="PROFILE")
@@ -313,8 +313,19 @@ def test_two_actions_on_one_item_are_refused_before_sending(ddb, count_requests)
             UniqueConstraint("backup_email", namespace="EMAIL"),
         ]
 
-    with pytest.raises(InvalidTransaction, match="one item"):
+    with pytest.raises(InvalidUniqueValue) as raised:
         transactions.create(Twice(PK="TWICE#1", email="a@x.io", backup_email="A@X.IO"))
+    assert raised.value.code == "duplicate" and raised.value.fields == {"backup_email"}
+    assert count_requests.total == 0
+
+
+def test_two_actions_on_one_item_are_refused_before_sending(ddb, count_requests):
+    account = signup("ada@x.io", "ada")
+    twice = transactions.owned_delete(account, "PROFILE")
+    count_requests.reset()
+
+    with pytest.raises(InvalidTransaction, match="one item"):
+        transactions.change(account, {"is_staff": False}, also=[twice])
     assert count_requests.total == 0
 
 

@@ -449,10 +449,14 @@ def test_config_lists_the_providers_in_the_specs_shape(forged):
 
 
 def test_the_login_flows_offer_the_providers(forged):
-    flows = APIClient("app").get("auth/session").json()["data"]["flows"]
+    app_flows = APIClient("app").get("auth/session").json()["data"]["flows"]
+    browser_flows = APIClient("browser").get("auth/session").json()["data"]["flows"]
 
-    assert {"id": "provider_token", "providers": [PROVIDER_ID]} in flows
-    assert {"id": "provider_redirect", "providers": [PROVIDER_ID]} in flows
+    assert {"id": "provider_token", "providers": [PROVIDER_ID]} in app_flows
+    # As allauth: the redirect is the browser's (an app signs in with its ID token).
+    assert "provider_redirect" not in [flow["id"] for flow in app_flows]
+    assert {"id": "provider_redirect", "providers": [PROVIDER_ID]} in browser_flows
+    assert {"id": "provider_token", "providers": [PROVIDER_ID]} in browser_flows
 
 
 # The shapes of allauth's specification (its conformance test reaches no provider's success).

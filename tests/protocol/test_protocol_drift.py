@@ -21,10 +21,12 @@ import pytest
 from django.contrib.auth import SESSION_KEY
 from django.core.management import call_command
 from django.core.management.base import CommandParser
-from django.test import RequestFactory
+from django.test import RequestFactory, override_settings
 
-from accounts import dynamo, ratelimit, sessions, store, timeline, transactions
+from accounts import addresses, dynamo, idempotency, ratelimit, sessions, store, timeline, transactions
 from accounts.headless.tables import UsedRefreshToken
+from accounts.login_codes import flows as code_flows
+from accounts.login_codes import store as codes_store
 from accounts.management.commands.accounts_explain import Command as ExplainCommand
 from accounts.mfa import store as mfa_store
 from accounts.mfa.tables import Passkey
@@ -107,6 +109,8 @@ OTHER_ROLES = {
     transactions.ACCOUNT_ACTIVE: "account_active",
     transactions.ID_TOKEN: "id_token",
     transactions.LIVE_SESSION: "live_session",
+    transactions.CODE_ISSUED: "code_issued",
+    transactions.Role.ACTOR: "actor",
 }
 # A registry entry's actions when the request is one accounts_explain printed (no roles):
 # its own Put or Delete, and the ConditionCheck of another member's entry.
@@ -221,9 +225,29 @@ def staff_transactions(ada, bob, now):
     }
 
 
+def staff_hierarchy_transactions(ada, bob, now):
+    """A staff member's (bob's) change of an ordinary account, and change and deletion of a
+    superuser's: the account's ``is_superuser`` as read, and for a superuser's, bob's own
+    flags checked (accounts.transactions.hierarchy)."""
+    root = transactions.changed_copy(ada, {"is_superuser": True})
+    as_read, checks = transactions.staff_guards(root, bob.id)
+    ordinary_as_read, _ = transactions.staff_guards(ada, bob.id)
+    return {
+        "staff_change": transactions.plan_change(
+            ada, {"username": "countess", "updated": now}, as_read=ordinary_as_read
+        ),
+        "staff_change_superuser": transactions.plan_change(
+            root, {"username": "countess", "updated": now}, as_read=as_read, also=checks
+        ),
+        "staff_delete_superuser": transactions.plan_delete(root, as_read=as_read, also=checks),
+    }
+
+
 def login_session_transactions(ada):
-    """A login's new session with the session slot it takes: a slot absent as read, and a
-    slot read naming another session (which the login ends)."""
+    """A login's new session with the session slot it takes (a slot absent as read, and a
+    slot read naming another session, which the login ends) or without one
+    (``ACCOUNTS_MAX_SESSIONS = None``), each with the check that the account the login read
+    is still there and active."""
     session = sessions.SessionStore()
     session[SESSION_KEY] = ada.id
     item, _, now = session._next_item(session._get_session())
@@ -231,9 +255,11 @@ def login_session_transactions(ada):
     free = sessions.slot_put(ada.id, 0, None, item["SK"]["S"])
     taken = sessions.slot_put(ada.id, 1, "SESSION#old", item["SK"]["S"])
     old = dynamo.key(ada.PK, "SESSION#old")
+    check = transactions.account_as_signed_in(ada)
     return {
-        "login_session": transactions.plan_login_session(put, free, []),
-        "login_session_taking_over": transactions.plan_login_session(put, taken, [old]),
+        "login_session": transactions.plan_login_session(put, free, [], account_check=check),
+        "login_session_taking_over": transactions.plan_login_session(put, taken, [old], account_check=check),
+        "login_session_without_slot": transactions.plan_login_session(put, None, [], account_check=check),
     }
 
 
@@ -349,10 +375,13 @@ def code_transactions(ada, bob, carol):
     planned.update(second_factor_transactions(ada, carol))
     planned.update(staff_transactions(ada, bob, now))
     planned.update(login_session_transactions(ada))
+    planned.update(staff_hierarchy_transactions(ada, bob, now))
     planned.update(identity_transactions(ada))
+    planned.update(address_transactions(ada))
     planned.update(totp_and_recovery_code_transactions(ada))
     planned.update(token_transactions(ada))
     planned.update(phone_transactions(ada, carol))
+    planned.update(login_code_transactions(ada))
     # The repairs of a passkey's lock, held by ada (as read with one passkey).
     with_passkey = transactions.changed_copy(ada, {"passkeys": {"cred1"}})
     passkeys = store.constraint_for("passkeys")
@@ -490,6 +519,15 @@ def _limit_checks(account):
     return mfa_store.limit_checks(guess.conditions())
 
 
+def _code_tries_checks():
+    """The ConditionCheck of a mailed code's tries (code_flows.TRIES_RULE), as a
+    reauthentication with that code sends it, with no try read."""
+    tries = ratelimit.Counter(code_flows.TRIES_ACTION, code_flows.TRIES_RULE, "code-id")
+    guess = ratelimit.Guess(RequestFactory().post("/"), code_flows.TRIES_ACTION, counters=[tries])
+    guess.take([])
+    return mfa_store.limit_checks(guess.conditions())
+
+
 def second_factor_transactions(ada, carol):
     """The transactions of passkeys and second factors, by the table's names."""
     now = utcnow()
@@ -540,17 +578,43 @@ def second_factor_transactions(ada, carol):
             ],
         ),
         "reauthenticate_passkey": _reauthentication(
-            ada, [mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=0), {"sign_count": 0})]
+            ada,
+            [
+                mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=0), {"sign_count": 0}),
+                mfa_store.account_as_signed_in(ada),
+            ],
         ),
-        "spend_totp_step": transactions.plan_spend([mfa_store.totp_spend(ada.id, 100)]),
-        # A reauthentication with a recovery code: the code's Update and its security event.
+        "reauthenticate_code": _reauthentication(ada, [*_code_tries_checks(), mfa_store.account_as_signed_in(ada)]),
+        "sign_in_code": _sign_in(ada, [*_limit_checks(ada), mfa_store.account_as_signed_in(ada)]),
+        "spend_totp_step_under_limit": transactions.plan_spend(
+            [mfa_store.totp_spend(ada.id, 100), *_limit_checks(ada)]
+        ),
+        # A reauthentication with a recovery code: the code's Update and its security event, with
+        # the second step's limit checked (every code typed anywhere draws on it).
         "spend_recovery_code": transactions.plan_spend(
-            [mfa_store.recovery_code_spend(ada, "code"), mfa_store.recovery_code_event(ada, timeline.NO_ORIGIN)]
+            [
+                mfa_store.recovery_code_spend(ada, "code"),
+                mfa_store.recovery_code_event(ada, timeline.NO_ORIGIN),
+                *_limit_checks(ada),
+            ]
         ),
         "spend_passkey": transactions.plan_spend(
             [mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=3), {"sign_count": 4})]
         ),
     }
+
+
+def login_code_transactions(ada):
+    """The sign-in of a mailed login code (:func:`accounts.login_codes.flows.confirm_code`):
+    the account's password and address as the code was judged against them, and the code's
+    tries and the login's limits under their limits, as the confirmation sends them."""
+    guess = ratelimit.Guess(
+        RequestFactory().post("/"),
+        code_flows.TRIES_ACTION,
+        counters=[ratelimit.Counter(code_flows.TRIES_ACTION, code_flows.TRIES_RULE, "code-id")],
+    )
+    guess.take([])
+    return {"sign_in_code": _sign_in(ada, [codes_store.as_issued(ada), *mfa_store.limit_checks(guess.conditions())])}
 
 
 def totp_and_recovery_code_transactions(ada):
@@ -630,6 +694,38 @@ def identity_transactions(ada):
     }
 
 
+def address_transactions(ada):
+    """The transactions of an account's other addresses (``ACCOUNTS_MAX_EMAIL_ADDRESSES``
+    above 1), as :mod:`accounts.addresses` builds them and :func:`accounts.store.update_account`
+    sends them, by the table's names: planned with the setting on (its constraints are
+    declared then), from ``ada`` as read without addresses, and with one waiting for its link
+    and one verified."""
+    now = utcnow()
+    with override_settings(ACCOUNTS_MAX_EMAIL_ADDRESSES=4):
+        both = transactions.changed_copy(ada, {"email_addresses": {"work@x.io"}, "unverified_emails": {"home@x.io"}})
+        both.lock_keys = {
+            **transactions.recorded_keys(ada),
+            **transactions.keys_after_change(ada, {"email_addresses": {"work@x.io"}}),
+        }
+
+        def planned(item, change):
+            changes = {**change.changes, "updated": now}
+            return transactions.plan_change(item, changes, unheld=change.unheld, as_read=change.as_read)
+
+        waiting = transactions.changed_copy(ada, {"unverified_emails": {"home@x.io"}})
+        return {
+            "add_email": planned(ada, addresses.adding(ada, "home@x.io")),
+            "verify_email_address first": planned(waiting, addresses.verifying(waiting, "home@x.io")),
+            "delete_with_addresses none": transactions.plan_delete(ada),
+            "add_email again": planned(both, addresses.adding(both, "more@x.io")),
+            "verify_email_address": planned(both, addresses.verifying(both, "home@x.io")),
+            "make_primary": planned(both, addresses.making_primary(both, "work@x.io")[1]),
+            "remove_email": planned(both, addresses.removing(both, "work@x.io")[1]),
+            "remove_email_unverified": planned(both, addresses.removing(both, "home@x.io")[1]),
+            "delete_with_addresses": transactions.plan_delete(both),
+        }
+
+
 def explained_operations():
     """The operations ``accounts_explain`` prints (its subcommands), in the table's spelling."""
     parser = ExplainCommand().create_parser("manage.py", "accounts_explain")
@@ -660,15 +756,7 @@ def accounts_read(ddb, stopped_clock):
 def session_writes(ddb, monkeypatch, stopped_clock):
     """The conditions of the session writes the code sends (not transactions: one PutItem
     each), recorded on their way to DynamoDB Local: a new session, then a save of it."""
-    sent = []
-    send = dynamo.call
-
-    def recording(operation, **params):
-        if operation == "put_item":
-            sent.append(normalized(params, False, None, stopped_clock))
-        return send(operation, **params)
-
-    monkeypatch.setattr(dynamo, "call", recording)
+    sent = recorded_puts(monkeypatch, stopped_clock)
     new = sessions.SessionStore()
     new["cart"] = "tea"
     new.create()
@@ -681,8 +769,33 @@ def session_writes(ddb, monkeypatch, stopped_clock):
     }
 
 
-def test_conditions_the_code_sends_are_the_table_rows_of_today(accounts_read, session_writes, stopped_clock):
-    sent = set(session_writes)
+def recorded_puts(monkeypatch, now):
+    """The normalized conditions of the PutItems sent from now on (a list that fills)."""
+    sent = []
+    send = dynamo.call
+
+    def recording(operation, **params):
+        if operation == "put_item":
+            sent.append(normalized(params, False, None, now))
+        return send(operation, **params)
+
+    monkeypatch.setattr(dynamo, "call", recording)
+    return sent
+
+
+@pytest.fixture
+def claim_writes(ddb, monkeypatch, stopped_clock):
+    """The condition of an idempotency key's claim (one PutItem), recorded on its way to
+    DynamoDB Local."""
+    sent = recorded_puts(monkeypatch, stopped_clock)
+    idempotency.ClientKey(key="1", operation="email:POST", caller="account:ada", fingerprint="f").claim()
+    return {("idempotency_claim", "claim", "Put", conjunct) for condition in sent for conjunct in split_and(condition)}
+
+
+def test_conditions_the_code_sends_are_the_table_rows_of_today(
+    accounts_read, session_writes, claim_writes, stopped_clock
+):
+    sent = set(session_writes) | set(claim_writes)
     for name, request, operation, me, holder, roles in code_transactions(*accounts_read):
         sent |= shapes(name, request, operation, stopped_clock, me, holder, roles)
     table = {(row.transaction, row.action, row.kind, row.condition) for row in rows() if row.since == "code"}

@@ -10,11 +10,12 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from ... import store, verification
+from ... import store
 from ...models import User
 from ...pending import remember_pending
 from ...tables import Account
 from . import login
+from .email_verification import send_proof
 
 
 @dataclass(frozen=True)
@@ -43,9 +44,9 @@ def complete_signup(
     if store.is_verified(account):
         login.log_in(request, User.from_account(account), method=method)
         return SignupCompletion(logged_in=True)
-    mail = verification.send_verification(request, account)
+    mail = send_proof(request, account)
     if not store.verification_required():
         login.log_in(request, User.from_account(account), method=method)
         return SignupCompletion(logged_in=True, mail=mail)
-    remember_pending(request, account.id, account.email, mail)
+    remember_pending(request, account.id, account.email, mail, method)
     return SignupCompletion(logged_in=False, mail=mail)

@@ -3,7 +3,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from pynamodb.exceptions import PynamoDBException
 
-from accounts import ratelimit, signup_fields, store, transactions
+from accounts import addresses, ratelimit, signup_fields, store, transactions
 from accounts.app_settings import app_settings
 from accounts.exceptions import InvalidTransaction, InvalidUniqueValue
 from accounts.phones import codes
@@ -19,7 +19,9 @@ class Command(BaseCommand):
         "Print the exact TransactWriteItems request of an account operation as JSON, in the "
         "shape `aws dynamodb transact-write-items --cli-input-json` takes. Nothing is written: "
         "signup sends no request at all; change-email, change-username, delete, verify, "
-        "apply-email-change and the phone numbers' verify-phone, change-phone and remove-phone read "
+        "apply-email-change, the operations on an account's other addresses (add-email, "
+        "verify-email-address, make-primary, remove-email: ACCOUNTS_MAX_EMAIL_ADDRESSES above 1) "
+        "and the phone numbers' verify-phone, change-phone and remove-phone read "
         "the account (consistent reads) and send nothing else."
     )
     # The system checks describe the table: a signup preview must work, and send nothing,
@@ -58,6 +60,17 @@ class Command(BaseCommand):
         which.add_argument("--username", help="the account's username")
         which.add_argument("--email", help="the account's current address")
         apply_change.add_argument("--token", **token)
+
+        for name, help_text in (
+            ("add-email", "add an address to an account, waiting for its link"),
+            ("verify-email-address", "verify an added address and lock it"),
+            ("make-primary", "make another verified address of an account its primary one"),
+            ("remove-email", "remove an address of an account, releasing its lock"),
+        ):
+            address = operations.add_parser(name, help=help_text)
+            address.add_argument("--username", required=True, help="the account's username")
+            address.add_argument("--email", required=True, dest="address", metavar="EMAIL")
+            address.add_argument("--token", **token)
 
         # Phone numbers (ACCOUNTS_SIGNUP_FIELDS' "phone"): the transactions of accounts.phones.
         verify_phone = operations.add_parser(
@@ -118,6 +131,8 @@ class Command(BaseCommand):
             if not account.pending_email:
                 raise CommandError(f"{account.display_name} has no pending email change.")
             changes = {**store.email_change_changes(account), "updated": utcnow()}
+        elif operation in ADDRESS_OPERATIONS:
+            return self._plan_address(operation, options["username"], options["address"], token)
         elif operation == "change-email":
             account = self._account("email", options["email"])
             changes = self._changes("email", options["new_value"])
@@ -167,6 +182,22 @@ class Command(BaseCommand):
         field = "email" if options.get("email") is not None else "username"
         return self._account(field, options[field])
 
+    def _plan_address(self, operation, username, email, token):
+        if not addresses.enabled():
+            raise CommandError("Accounts have one address: ACCOUNTS_MAX_EMAIL_ADDRESSES is 1.")
+        account = self._account("username", username)
+        try:
+            change = ADDRESS_OPERATIONS[operation](account, email)
+        except addresses.AddressRefused as error:
+            raise CommandError(f"{operation} of {email!r} is refused for {username}: {error.code}.") from error
+        if change is None:
+            raise CommandError(f"{email} is already the primary address of {username}.")
+        changes = {**change.changes, "updated": utcnow()}
+        also = store.event_actions(account, changes)
+        return transactions.plan_change(
+            account, changes, token=token, unheld=change.unheld, as_read=change.as_read, also=also
+        )
+
     def _account(self, field, value):
         account = store.get_by_email(value) if field == "email" else store.get_by_username(value)
         if account is None:
@@ -176,3 +207,12 @@ class Command(BaseCommand):
     def _changes(self, field, value):
         # What store.update_account sends: the new value and a fresh ``updated`` stamp.
         return {field: value, "updated": utcnow()}
+
+
+# The changes of an account's other addresses, as accounts.addresses builds them.
+ADDRESS_OPERATIONS = {
+    "add-email": addresses.adding,
+    "verify-email-address": addresses.verifying,
+    "make-primary": lambda account, email: addresses.making_primary(account, email)[1],
+    "remove-email": lambda account, email: addresses.removing(account, email)[1],
+}

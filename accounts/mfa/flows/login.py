@@ -321,12 +321,22 @@ def login_with_passkey(request, assertion):
     read_along = request.session.read_along_items() if _counts_sessions(request) else None
     owner = store.credential_lock_owner(assertion.credential_id, read_along)
     account_id = assertion.user_handle or (owner or "").removeprefix(ACCOUNT_PREFIX)
+    if owner and account_id != owner.removeprefix(ACCOUNT_PREFIX):
+        # A passkey imported from another site (accounts_import) answers with the user handle
+        # it was registered with there, which its credential item records; any other
+        # handle that is not the lock's owner is refused below (WebAuthn 7.2, step 6).
+        account_id = owner.removeprefix(ACCOUNT_PREFIX)
+        handle = assertion.user_handle
+    else:
+        handle = None
     if not account_id:
         raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "no account holds this credential")
     account, passkey, others = store.read_partition_for_passkey(account_id, assertion.credential_id)
     if account is None or owner != account.PK:
         # The lock is the one authority on whose credential this is (the handle is a claim).
         raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "the credential's lock names another account")
+    if handle is not None and (passkey is None or passkey.user_handle != handle):
+        raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "the user handle names another account")
     if not can_log_in(account):
         raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "the account may not log in")
     if _counts_sessions(request):
