@@ -61,7 +61,14 @@ class SignupForm(AccountValuesForm, StoreErrorsMixin, _SetPasswordMixin):
         if signup_fields.asks_for_phone():
             # Verified by the code texted to it before the sign-up completes (accounts.phones).
             self.fields["phone"] = get_adapter().phone_form_field(required=signup_fields.phone_required())
-        self.order_fields(list(app_settings.SIGNUP_FIELDS))
+        self.order_fields(self.field_order_of(list(app_settings.SIGNUP_FIELDS)))
+
+    def field_order_of(self, listed: list[str]) -> list[str]:
+        """``ACCOUNTS_SIGNUP_FIELDS``' order, with the fields it does not list (a host's own
+        declared fields, such as a phone number) after the identifiers, before the passwords."""
+        before_passwords = [name for name in listed if not name.startswith("password")]
+        own = [name for name in self.fields if name not in listed and name != "token"]
+        return before_passwords + own + [name for name in listed if name.startswith("password")]
 
     def validate_passwords(
         self, password1_field_name: str = "password1", password2_field_name: str = "password2"

@@ -27,6 +27,7 @@ from typing import Any
 from django.utils.http import int_to_base36
 from webauthn.helpers import base64url_to_bytes, bytes_to_base64url, parse_attestation_object
 
+from ..mfa import passkeys
 from .records import SourceAddress, SourceFactors, SourceIdentity, SourcePasskey, SourceProblem
 
 TOTP, RECOVERY_CODES, WEBAUTHN = "totp", "recovery_codes", "webauthn"
@@ -185,4 +186,5 @@ def passkey_of(
         created=created,
         last_used=last_used,
         user_handle=handle,
+        discoverable=passkeys.discoverable_of(credential),
     )

@@ -51,6 +51,8 @@ class SourcePasskey:
     last_used: datetime | None = None
     # The user handle it was registered with (its discoverable login answers with it).
     user_handle: str | None = None
+    # credProps' ``rk`` at registration, as allauth reads ``is_passwordless``; ``None``: not said.
+    discoverable: bool | None = None
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ import json
 import secrets
 import time
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 from django.core import signing
@@ -296,11 +297,11 @@ def verify_new_credential(request, credential_json, challenge):
         backup_state=verified.credential_backed_up,
         transports=[transport for transport in transports if transport in known],
         aaguid=str(verified.aaguid),
-        discoverable=_discoverable(data),
+        discoverable=discoverable_of(data),
     )
 
 
-def _discoverable(answer):
+def discoverable_of(answer: dict[str, Any]) -> bool | None:
     """credProps' ``rk`` of a registration ``answer`` (a boolean), else ``None``."""
     extensions = answer.get("clientExtensionResults")
     props = extensions.get("credProps") if isinstance(extensions, dict) else None

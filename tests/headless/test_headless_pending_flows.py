@@ -154,7 +154,8 @@ def test_a_provider_token_login_with_the_app_on_waits_for_the_second_factor_with
     body = {
         "provider": PROVIDER_ID,
         "process": "login",
-        "token": {"client_id": CLIENT_ID, "id_token": forged.sign(forged.claims(None, sub="forged-subject"))},
+        # The app client accepts the audiences of the provider's app_client_ids only.
+        "token": {"client_id": "site-ios", "id_token": forged.sign(forged.claims(None, aud="site-ios"))},
     }
 
     flow = the_second_step(APIClient("app").post("auth/provider/token", body))
