@@ -230,9 +230,17 @@ class DefaultAccountAdapter:
         similar = bool(namespaces) and not _own_namespaces(field, model) & set(namespaces)
         texts = {**self.error_messages, **(messages or {})}
         code = f"{field}_{'similar' if similar else 'taken'}"
-        if code not in texts:
+        if code not in texts or self._is_phone_feature_message(code, texts):
             code = "value_similar" if similar else "value_taken"
         return ValidationError(texts[code], code=code)
+
+    @staticmethod
+    def _is_phone_feature_message(code: str, texts: Mapping[str, StrOrPromise]) -> bool:
+        """Whether ``texts[code]`` is this app's own message of its phone numbers
+        (``phone_taken``) on a site without them: a host's own ``phone`` field then gets the
+        generic message, unless its adapter or form brings one of its own."""
+        default = DefaultAccountAdapter.error_messages.get(code)
+        return code == "phone_taken" and not signup_fields.has_phone() and texts.get(code) is default
 
     def get_form_class(self, name: str) -> type[forms.BaseForm]:
         """The form class of the account page ``name`` (``"signup"``, ``"login"``,
