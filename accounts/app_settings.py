@@ -37,6 +37,15 @@ DEFAULT_UNIQUE_FIELDS = {
     },
 }
 
+# The unique field ACCOUNTS_SIGNUP_FIELDS' "phone" (or ACCOUNTS_LOGIN_METHODS' "phone") adds: a
+# number in E.164 (accounts.phones), held by its account only once its code was typed back.
+PHONE_UNIQUE_FIELD = {
+    "namespace": "PHONE",
+    "normalizer": "accounts.phones.numbers.normalize_phone_key",
+    "partial_on": "phone_verified",
+    "allow_empty": True,
+}
+
 # ACCOUNTS_SIGNUP_FIELDS by default (django-allauth's notation, "*" = required): today's form.
 DEFAULT_SIGNUP_FIELDS = ("email*", "username*", "password1*", "password2*")
 # ACCOUNTS_LOGIN_METHODS by default: a username or an email address.
@@ -79,6 +88,13 @@ DEFAULT_RATE_LIMITS = {
     "mfa_attempt": "5/5m/key,20/d/key",
     # A password typed to reauthenticate, per account.
     "reauthenticate": "10/m/user",
+    # Phone numbers (django-allauth's actions): asking to change the account's number, per
+    # account; a verification code texted, per number and per client.
+    "change_phone": "1/m/user",
+    "verify_phone": "1/30s/key,3/m/ip",
+    # Every text message the app sends (a verification or a login code), counted per number,
+    # whatever sent it: the daily cap that keeps the site from paying for a flood of them.
+    "sms": "3/m/key,10/d/key",
 }
 
 
@@ -158,9 +174,16 @@ class AppSettings:
         ``accounts.W031`` says so); with ``username`` (optional) its ``allow_empty`` is True, an
         account without a username taking no lock; with ``username*`` (the default) it is as
         declared here (False unless set).
+
+        With ``phone`` among :attr:`SIGNUP_FIELDS` or :attr:`LOGIN_METHODS`, ``phone`` is a
+        unique field too (:data:`PHONE_UNIQUE_FIELD`): in namespace ``PHONE``, normalized to
+        E.164 by :func:`accounts.phones.numbers.normalize_phone_key`, held only while
+        ``phone_verified`` (the number's code was typed back), none for an account without one.
         """
         fields: dict[str, Any] = {field: dict(options) for field, options in DEFAULT_UNIQUE_FIELDS.items()}
         username = self._signup_username()
+        if self._has_phone():
+            fields["phone"] = dict(PHONE_UNIQUE_FIELD)
         for field, options in self._setting("UNIQUE_FIELDS", {}).items():
             if not isinstance(options, dict):
                 fields[field] = options  # accounts.E005 says what is wrong
@@ -172,6 +195,14 @@ class AppSettings:
         elif not username["required"] and isinstance(fields["username"], dict):
             fields["username"]["allow_empty"] = True
         return fields
+
+    def _has_phone(self) -> bool:
+        """Whether the site has phone numbers: ``phone`` among :attr:`SIGNUP_FIELDS` or
+        :attr:`LOGIN_METHODS` (``False`` while either is malformed: its check says so)."""
+        try:
+            return "phone" in self.SIGNUP_FIELDS or "phone" in self.LOGIN_METHODS
+        except ImproperlyConfigured:
+            return False
 
     def _signup_username(self) -> dict[str, bool] | None:
         """:attr:`SIGNUP_FIELDS`' ``username``; the default's while the setting is malformed
@@ -612,6 +643,38 @@ class AppSettings:
         Default ``{}``: every link leads to the HTML pages."""
         return dict(self._setting("HEADLESS_FRONTEND_URLS", {}) or {})
 
+    # Phone numbers (issue 37): django-allauth's ACCOUNT_PHONE_VERIFICATION_* settings, with the
+    # ACCOUNTS_ prefix (accounts.phones).
+
+    @property
+    def PHONE_VERIFICATION_TIMEOUT(self) -> int:
+        """Seconds a code texted to a phone number works (allauth's
+        ``PHONE_VERIFICATION_TIMEOUT``): a ``timedelta`` or seconds. Default 900 (15 minutes)."""
+        value = self._setting("PHONE_VERIFICATION_TIMEOUT", 15 * 60)
+        return int(value.total_seconds() if isinstance(value, timedelta) else value)
+
+    @property
+    def PHONE_VERIFICATION_MAX_ATTEMPTS(self) -> int:
+        """Wrong codes one texted code may be answered with before it dies (allauth's
+        ``PHONE_VERIFICATION_MAX_ATTEMPTS``), counted in DynamoDB, so concurrent guesses cannot
+        outnumber it. Default 3."""
+        return int(self._setting("PHONE_VERIFICATION_MAX_ATTEMPTS", 3))
+
+    @property
+    def PHONE_VERIFICATION_MAX_RESEND_COUNT(self) -> int:
+        """How many new codes a verification may ask for (``auth/phone/verify/resend``, the
+        page's "Send a new code"): django-allauth's ``PHONE_VERIFICATION_SUPPORTS_RESEND``,
+        ``True`` meaning 2, ``False`` (the default) none, or a number."""
+        return _count(self._setting("PHONE_VERIFICATION_SUPPORTS_RESEND", False))
+
+    @property
+    def PHONE_VERIFICATION_MAX_CHANGE_COUNT(self) -> int:
+        """How many times the number may be changed while a sign-up's verification waits
+        (``POST account/phone`` before logging in): django-allauth's
+        ``PHONE_VERIFICATION_SUPPORTS_CHANGE``, ``True`` meaning 2, ``False`` (the default)
+        none, or a number."""
+        return _count(self._setting("PHONE_VERIFICATION_SUPPORTS_CHANGE", False))
+
     @property
     def HEADLESS_ONLY(self) -> bool:
         """When True, the account pages (sign-up, login, profile, email, password, second
@@ -659,6 +722,13 @@ class AppSettings:
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ImproperlyConfigured(f"ACCOUNTS_MAX_EMAIL_ADDRESSES is {value!r}; use a whole number of at least 1.")
         return value
+
+
+def _count(value: bool | int) -> int:
+    """django-allauth's reading of a ``*_SUPPORTS_*`` setting: ``True`` is 2, ``False`` 0."""
+    if isinstance(value, bool):
+        return 2 if value else 0
+    return int(value)
 
 
 app_settings = AppSettings()

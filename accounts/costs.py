@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
 
-from . import store, transactions
+from . import signup_fields, store, transactions
 from .ratelimit import Counter, parse_rules
 from .tables import ADDRESSES_FIELD, STAFF_REGISTRY, account_constraints, epoch_now
 from .transactions.events import event_item
@@ -136,6 +136,7 @@ def sample_items():
         "rate counter": counter,
         "staff registry entry (absent)": {},
         "lock (absent)": {},
+        "rate counter (absent)": {},
         "staff registry entry": STAFF_REGISTRY.key(account.PK),
         "security event": event_item(account.PK, "login", address=SAMPLE_ADDRESS, user_agent=SAMPLE_USER_AGENT),
     }
@@ -199,7 +200,8 @@ def username_lock_count() -> int:
 def flows() -> tuple["Flow", ...]:
     """What a person does on this site, and the requests it costs: with default settings, and
     the sign-up fields of ``ACCOUNTS_SIGNUP_FIELDS`` (a site without usernames has no username
-    change, and its sign-up, verification and deletion move no username lock)."""
+    change, and its sign-up, verification and deletion move no username lock; a site with
+    phone numbers has their change and its code)."""
     username_locks = ("lock",) * username_lock_count()
     expiring_username_locks = ("expiring lock",) * len(username_locks)
     username_change = (
@@ -216,6 +218,39 @@ def flows() -> tuple["Flow", ...]:
             ),
         )
         if username_locks
+        else ()
+    )
+    phone_flows = (
+        (
+            Flow(
+                "phone change",
+                "asking on the phone page for a code to a new number (its lock read, the change and the "
+                "texts counted: change_phone, verify_phone per number and client, sms per number)",
+                (
+                    Request("BatchGetItem", ("session", "account")),
+                    Request("UpdateItem", ("rate counter",)),
+                    Request("GetItem", ("lock (absent)",)),
+                    *(Request("UpdateItem", ("rate counter",)),) * 4,
+                    Request("PutItem", ("session",)),
+                ),
+            ),
+            Flow(
+                "phone code",
+                "typing the new number's code: its tries read and checked, the account read, the new "
+                "number locked and the old released in one transaction, the address told (its notice counted)",
+                (
+                    Request("BatchGetItem", ("session", "account")),
+                    Request("BatchGetItem", ("rate counter (absent)",)),
+                    Request("GetItem", ("account",)),
+                    Request(
+                        "TransactWriteItems", ("account", "lock", "lock", "rate counter (absent)", "security event")
+                    ),
+                    Request("UpdateItem", ("rate counter",)),
+                    Request("PutItem", ("session",)),
+                ),
+            ),
+        )
+        if signup_fields.has_phone()
         else ()
     )
     return (
@@ -311,6 +346,7 @@ def flows() -> tuple["Flow", ...]:
                 Request("UpdateItem", ("rate counter",)),
             ),
         ),
+        *phone_flows,
         Flow(
             "address add",
             "adding an address (ACCOUNTS_MAX_EMAIL_ADDRESSES above 1: the link is mailed to it, the primary told; the "

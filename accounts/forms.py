@@ -58,6 +58,9 @@ class SignupForm(AccountValuesForm, StoreErrorsMixin, _SetPasswordMixin):
         super().__init__(*args, **kwargs)
         if not signup_fields.asks_password_twice():
             self.fields.pop("password2", None)
+        if signup_fields.asks_for_phone():
+            # Verified by the code texted to it before the sign-up completes (accounts.phones).
+            self.fields["phone"] = get_adapter().phone_form_field(required=signup_fields.phone_required())
         self.order_fields(self.field_order_of(list(app_settings.SIGNUP_FIELDS)))
 
     def field_order_of(self, listed: list[str]) -> list[str]:
@@ -153,6 +156,13 @@ class LoginForm(auth_forms.AuthenticationForm):
         "invalid_username_login": _(
             "Please enter a correct username and password. Note that the password is case-sensitive."
         ),
+        "invalid_phone_login": _(
+            "Please enter a correct phone number and password. Note that the password is case-sensitive."
+        ),
+        # Several login methods, one of them a phone number.
+        "invalid_any_login": _(
+            "Please enter a correct login (%(methods)s) and password. Note that the password is case-sensitive."
+        ),
         "unverified": _("Your email address is not verified yet. Open the link we mailed you, or send it again below."),
     }
 
@@ -161,6 +171,22 @@ class LoginForm(auth_forms.AuthenticationForm):
 
     def __init__(self, request: HttpRequest | None = None, *args: Any, **kwargs: Any) -> None:
         super().__init__(request, *args, **kwargs)
+        if signup_fields.logs_in_by("phone"):
+            # A number alone is read as a number (E.164); with other methods, the text as typed.
+            only = signup_fields.login_methods() == ["phone"]
+            self.fields["username"] = (
+                get_adapter().phone_form_field(
+                    label=signup_fields.login_label(),
+                    widget=forms.TextInput(attrs={"autofocus": True, "autocomplete": "tel", "type": "tel"}),
+                )
+                if only
+                else forms.CharField(
+                    label=signup_fields.login_label(),
+                    max_length=254,
+                    widget=forms.TextInput(attrs={"autofocus": True, "autocomplete": "username"}),
+                )
+            )
+            return
         if not signup_fields.logs_in_by("username"):
             self.fields["username"] = forms.EmailField(
                 label=signup_fields.login_label(),
@@ -192,6 +218,14 @@ class LoginForm(auth_forms.AuthenticationForm):
 
     def get_invalid_login_error(self) -> ValidationError:
         """The wrong-credentials error, naming what this site logs in by."""
+        if signup_fields.logs_in_by("phone"):
+            methods = signup_fields.login_methods()
+            if methods == ["phone"]:
+                return ValidationError(self.error_messages["invalid_phone_login"], code="invalid_login")
+            label = str(signup_fields.login_label()).lower()
+            return ValidationError(
+                self.error_messages["invalid_any_login"], code="invalid_login", params={"methods": label}
+            )
         by_email, by_username = signup_fields.logs_in_by("email"), signup_fields.logs_in_by("username")
         code = "invalid_login" if by_email == by_username else f"invalid_{'email' if by_email else 'username'}_login"
         return ValidationError(self.error_messages[code], code="invalid_login")

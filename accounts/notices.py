@@ -79,3 +79,10 @@ def email_set_by_staff(request: HttpRequest, before: Addressee, account: Account
     """Staff gave the account a new address (unverified until its mailbox confirms it)."""
     context = {"account": account, "old_email": before.email, "new_email": account.email, "by_staff": True}
     return notify(request, before, "email_changed", context)
+
+
+def phone_changed(request: HttpRequest, before: Addressee, account: Account, old_phone: str | None) -> str | None:
+    """The account's phone number changed, was verified, or was removed (``account`` carries
+    the new one): a way to log in and to be sent codes."""
+    context = {"account": account, "old_phone": old_phone, "new_phone": account.phone}
+    return notify(request, before, "phone_changed", context)

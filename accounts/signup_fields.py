@@ -22,12 +22,10 @@ from .app_settings import DEFAULT_LOGIN_METHODS, DEFAULT_SIGNUP_FIELDS, OPTIONAL
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
 
-EMAIL, USERNAME, PASSWORD1, PASSWORD2 = "email", "username", "password1", "password2"
-# The sign-up fields this app knows, and the login methods.
-KNOWN_FIELDS = (EMAIL, USERNAME, PASSWORD1, PASSWORD2)
-KNOWN_METHODS = (EMAIL, USERNAME)
-# Named by django-allauth, coming with phone numbers (issue "More identifiers per account").
-PHONE = "phone"
+EMAIL, USERNAME, PASSWORD1, PASSWORD2, PHONE = "email", "username", "password1", "password2", "phone"
+# The sign-up fields this app knows, and the login methods (in the order config lists them).
+KNOWN_FIELDS = (EMAIL, USERNAME, PASSWORD1, PASSWORD2, PHONE)
+KNOWN_METHODS = (EMAIL, USERNAME, PHONE)
 # What django-allauth's users often write by mistake, and what they mean (as allauth's check).
 MISTAKES = {"password": "password1", "password*": "password1*"}
 
@@ -57,6 +55,22 @@ def username_required() -> bool:
     return _signup_fields().get(USERNAME, {}).get("required", False)
 
 
+def has_phone() -> bool:
+    """Whether the site has phone numbers (:mod:`accounts.phones`): ``phone`` is a sign-up
+    field (required or not) or a login method."""
+    return PHONE in _signup_fields() or PHONE in _login_methods()
+
+
+def asks_for_phone() -> bool:
+    """Whether the sign-up asks for a phone number (``phone`` or ``phone*``)."""
+    return PHONE in _signup_fields()
+
+
+def phone_required() -> bool:
+    """Whether a sign-up must give a phone number (``phone*``)."""
+    return _signup_fields().get(PHONE, {}).get("required", False)
+
+
 def asks_password_twice() -> bool:
     """Whether the sign-up asks for the password a second time (``password2``)."""
     return PASSWORD2 in _signup_fields()
@@ -64,8 +78,9 @@ def asks_password_twice() -> bool:
 
 def login_methods() -> list[str]:
     """What a login may name an account by, among ``ACCOUNTS_LOGIN_METHODS``, in a stable
-    order (``email`` first), as the API's ``config`` lists them. A site without usernames
-    logs in by none; were nothing left (``accounts.E033``), by the address every account has."""
+    order (``email``, ``username``, ``phone``), as the API's ``config`` lists them. A site
+    without usernames logs in by none; were nothing left (``accounts.E033``), by the address
+    every account has."""
     usable = [
         method for method in KNOWN_METHODS if method in _login_methods() and (method != USERNAME or has_username())
     ]
@@ -73,16 +88,24 @@ def login_methods() -> list[str]:
 
 
 def logs_in_by(method: str) -> bool:
-    """Whether a login may name an account by ``method`` (``"email"``, ``"username"``)."""
+    """Whether a login may name an account by ``method`` (``"email"``, ``"username"``, ``"phone"``)."""
     return method in login_methods()
 
 
 def login_label() -> StrOrPromise:
     """The label of a field that names the account to log in, after :func:`login_methods`:
-    "Username or email address", "Email address" or "Username"."""
-    if not logs_in_by(USERNAME):
-        return _("Email address")
-    return _("Username or email address") if logs_in_by(EMAIL) else _("Username")
+    "Username or email address", "Email address" or "Username", or with ``phone`` among them
+    "Email address or phone number" and the like."""
+    labels: dict[tuple[str, ...], StrOrPromise] = {
+        (EMAIL,): _("Email address"),
+        (USERNAME,): _("Username"),
+        (EMAIL, USERNAME): _("Username or email address"),
+        (PHONE,): _("Phone number"),
+        (EMAIL, PHONE): _("Email address or phone number"),
+        (USERNAME, PHONE): _("Username or phone number"),
+        (EMAIL, USERNAME, PHONE): _("Username, email address or phone number"),
+    }
+    return labels[tuple(login_methods())]
 
 
 def natural_key_field() -> str:
@@ -105,24 +128,29 @@ def required_fields() -> list[str]:
 
 @checks.register(checks.Tags.compatibility)
 def check_signup_fields(app_configs: Any, **kwargs: Any) -> list[checks.CheckMessage]:
-    """E030-E035, W030-W032: ``ACCOUNTS_SIGNUP_FIELDS`` and ``ACCOUNTS_LOGIN_METHODS``,
+    """E030, E032-E035, W030-W032: ``ACCOUNTS_SIGNUP_FIELDS`` and ``ACCOUNTS_LOGIN_METHODS``,
     each well formed, and together (with ``ACCOUNTS_UNIQUE_FIELDS`` and
-    ``ACCOUNTS_EMAIL_VERIFICATION``)."""
+    ``ACCOUNTS_EMAIL_VERIFICATION``); E031, phone numbers' adapter, is
+    :func:`accounts.phones.checks.check_phone_adapter`."""
     issues = [*_signup_fields_issues(), *_login_methods_issues()]
     if issues:
         return issues
     fields, methods = app_settings.SIGNUP_FIELDS, app_settings.LOGIN_METHODS
-    if USERNAME in methods and USERNAME not in fields:
+    hints = {
+        USERNAME: "Add 'username*' to ACCOUNTS_SIGNUP_FIELDS, or log in by email only: ACCOUNTS_LOGIN_METHODS = {\"email\"}.",
+        PHONE: "Add 'phone*' (or 'phone') to ACCOUNTS_SIGNUP_FIELDS, or leave 'phone' out of ACCOUNTS_LOGIN_METHODS.",
+    }
+    missing = [method for method in (USERNAME, PHONE) if method in methods and method not in fields]
+    for method in missing:
         issues.append(
             checks.Error(
-                "ACCOUNTS_LOGIN_METHODS has 'username', but ACCOUNTS_SIGNUP_FIELDS has no 'username': "
+                f"ACCOUNTS_LOGIN_METHODS has {method!r}, but ACCOUNTS_SIGNUP_FIELDS has no {method!r}: "
                 "nobody would have one to log in with.",
-                hint="Add 'username*' to ACCOUNTS_SIGNUP_FIELDS, or log in by email only: "
-                'ACCOUNTS_LOGIN_METHODS = {"email"}.',
+                hint=hints[method],
                 id="accounts.E033",
             )
         )
-    elif not any(fields.get(method, {}).get("required") for method in methods):
+    if not missing and not any(fields.get(method, {}).get("required") for method in methods):
         issues.append(
             checks.Warning(
                 "ACCOUNTS_LOGIN_METHODS conflicts with ACCOUNTS_SIGNUP_FIELDS: no login method is a required "
@@ -160,7 +188,7 @@ def check_signup_fields(app_configs: Any, **kwargs: Any) -> list[checks.CheckMes
 
 
 def _signup_fields_issues() -> list[checks.CheckMessage]:
-    """E030-E031, E034-E035: the entries of ``ACCOUNTS_SIGNUP_FIELDS``."""
+    """E030, E034-E035: the entries of ``ACCOUNTS_SIGNUP_FIELDS``."""
     raw = getattr(settings, "ACCOUNTS_SIGNUP_FIELDS", DEFAULT_SIGNUP_FIELDS)
     try:
         fields = app_settings.SIGNUP_FIELDS
@@ -172,9 +200,6 @@ def _signup_fields_issues() -> list[checks.CheckMessage]:
         name, _, rest = entry.partition("*")
         if entry in MISTAKES:
             problem = f"use {MISTAKES[entry]!r}"
-        elif name == PHONE:
-            issues.append(_phone_not_available(f"ACCOUNTS_SIGNUP_FIELDS has {entry!r}"))
-            continue
         elif name not in KNOWN_FIELDS or rest:
             problem = f"the fields are {', '.join(repr(known) for known in KNOWN_FIELDS)}, '*' after a required one"
         elif name in names[:index]:
@@ -208,7 +233,7 @@ def _signup_fields_issues() -> list[checks.CheckMessage]:
 
 
 def _login_methods_issues() -> list[checks.CheckMessage]:
-    """E031-E032: the entries of ``ACCOUNTS_LOGIN_METHODS``."""
+    """E032: the entries of ``ACCOUNTS_LOGIN_METHODS``."""
     try:
         methods = app_settings.LOGIN_METHODS
     except ImproperlyConfigured as error:
@@ -217,21 +242,12 @@ def _login_methods_issues() -> list[checks.CheckMessage]:
     if not methods:
         issues.append(checks.Error("ACCOUNTS_LOGIN_METHODS is empty: nobody could log in.", id="accounts.E032"))
     for method in sorted(methods):
-        if method == PHONE:
-            issues.append(_phone_not_available("ACCOUNTS_LOGIN_METHODS has 'phone'"))
-        elif method not in KNOWN_METHODS:
+        if method not in KNOWN_METHODS:
             issues.append(
                 checks.Error(
-                    f"ACCOUNTS_LOGIN_METHODS has {method!r}, which is not a login method: use 'email' and 'username'.",
+                    f"ACCOUNTS_LOGIN_METHODS has {method!r}, which is not a login method: use 'email', "
+                    "'username' and 'phone'.",
                     id="accounts.E032",
                 )
             )
     return issues
-
-
-def _phone_not_available(what: str) -> checks.CheckMessage:
-    return checks.Error(
-        f"{what}: phone numbers are not available yet.",
-        hint="Leave 'phone' out of ACCOUNTS_SIGNUP_FIELDS and ACCOUNTS_LOGIN_METHODS until they are.",
-        id="accounts.E031",
-    )

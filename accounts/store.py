@@ -22,6 +22,7 @@ from .exceptions import (
     TokenReused,
     Unavailable,
 )
+from .phones.numbers import looks_like_phone
 from .tables import (
     ACCOUNT_PREFIX,
     EVENT_SORT_PREFIX,
@@ -324,13 +325,19 @@ def get_by_identifier(value: str) -> Account | None:
 
 
 def login_field(login: str) -> str:
-    """The field a login name is looked up by, among ``ACCOUNTS_LOGIN_METHODS``: with both,
-    ``"email"`` when it has ``@`` (usernames never do), else ``"username"``; with one, that
-    one. ``@`` is looked for after normalization, so a full-width ``＠`` counts too."""
-    by_email, by_username = signup_fields.logs_in_by("email"), signup_fields.logs_in_by("username")
-    if by_email and by_username:
-        return "email" if "@" in normalize_text(login) else "username"
-    return "username" if by_username else "email"
+    """The field a login name is looked up by, among ``ACCOUNTS_LOGIN_METHODS``: with one,
+    that one; with several, ``"email"`` when it has ``@`` (usernames and numbers never do),
+    ``"phone"`` when it reads as a phone number (a username never does: it has a letter),
+    else ``"username"`` (or, without usernames, the other method). ``@`` is looked for after
+    normalization, so a full-width ``＠`` counts too."""
+    methods = signup_fields.login_methods()
+    if len(methods) == 1:
+        return methods[0]
+    if "email" in methods and "@" in normalize_text(login):
+        return "email"
+    if "phone" in methods and ("username" not in methods or looks_like_phone(login)):
+        return "phone"
+    return "username" if "username" in methods else "email"
 
 
 def login_constraint(login):

@@ -5,6 +5,7 @@ from . import address_views, email_views, views
 from .login_codes import urls as login_code_urls
 from .mfa import urls as mfa_urls
 from .pages import pages
+from .phones import urls as phone_urls
 from .providers import urls as provider_urls
 
 app_name = "accounts"
@@ -59,4 +60,7 @@ urlpatterns = [
     path("providers/", include((pages(provider_urls.urlpatterns, kept=["callback"]), provider_urls.app_name))),
     # Login by a mailed code (namespace accounts:login_codes).
     path("code/", include((pages(login_code_urls.urlpatterns), login_code_urls.app_name))),
+    # Phone numbers: the profile's number, and the page where a texted code is typed
+    # (namespace accounts:phones).
+    path("phone/", include((pages(phone_urls.urlpatterns), phone_urls.app_name))),
 ]

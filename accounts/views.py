@@ -161,6 +161,9 @@ def signed_up(request, account):
     """Where a new account goes: logged in (verified, or verification not required), else to
     "check your inbox"; the verification mail is sent when the address is not verified."""
     completion = signup_flow.complete_signup(request, account=account)
+    if completion.pending is not None:
+        # A stage first: the code texted to its phone number.
+        return redirect(completion.pending.url_name)
     if not completion.logged_in:
         return redirect("accounts:verification_sent")
     response = _welcomed(request, User.from_account(account))

@@ -131,6 +131,9 @@ if "ACCOUNTS_SIGNUP_FIELDS" in env:
     ACCOUNTS_SIGNUP_FIELDS = env.json("ACCOUNTS_SIGNUP_FIELDS")
 if "ACCOUNTS_LOGIN_METHODS" in env:
     ACCOUNTS_LOGIN_METHODS = env.json("ACCOUNTS_LOGIN_METHODS")
+# Texts (a phone number's code, with "phone" in the two settings above) are printed in the
+# terminal, as mail is.
+ACCOUNTS_ADAPTER = "project.adapter.DemoAdapter"
 
 # Several addresses per account (issue 37): the demo lets each have 5 (the app's default
 # is 1); ACCOUNTS_MAX_EMAIL_ADDRESSES=1 in the environment makes it one address again.

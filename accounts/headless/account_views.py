@@ -82,9 +82,11 @@ def tracks_activity() -> bool:
 
 class ConfigView(APIView):
     """``GET config``: what this site offers, key by key as allauth's ``config`` says it:
-    the login methods (``ACCOUNTS_LOGIN_METHODS``), sign-up open, login by code, verification and password reset by code as set, the
-    identity providers of ``ACCOUNTS_OIDC_PROVIDERS`` (``socialaccount.providers``, by
-    name), the second factors, and whether sessions are seen (``usersessions``); no phone."""
+    the login methods (``ACCOUNTS_LOGIN_METHODS``; ``phone`` among them when the site logs in
+    by number, allauth says no more of phone numbers in its ``config``), sign-up open, login
+    by code, verification and password reset by code as set, the identity providers of
+    ``ACCOUNTS_OIDC_PROVIDERS`` (``socialaccount.providers``, by name), the second factors,
+    and whether sessions are seen (``usersessions``)."""
 
     http_method_names = ["get"]
 
@@ -92,12 +94,15 @@ class ConfigView(APIView):
         login_methods = signup_fields.login_methods()
         account = {
             "login_methods": login_methods,
-            "authentication_method": AUTHENTICATION_METHODS[tuple(login_methods)],
             "is_open_for_signup": True,
             "email_verification_by_code_enabled": app_settings.EMAIL_VERIFICATION_BY_CODE_ENABLED,
             "login_by_code_enabled": True,
             "password_reset_by_code_enabled": app_settings.PASSWORD_RESET_BY_CODE_ENABLED,
         }
+        # As allauth, none for a site logging in by phone only.
+        by_name = tuple(method for method in login_methods if method != "phone")
+        if by_name:
+            account["authentication_method"] = AUTHENTICATION_METHODS[by_name]
         providers = sorted(provider_flows.providers(), key=lambda provider: provider.name)
         data = {
             "account": account,
@@ -136,10 +141,10 @@ class LoginView(APIView):
     def post(self, request: HttpRequest) -> Answer:
         if request.user.is_authenticated:
             return conflict()
-        # One login method: that field, required. Both: the one sent (email first).
+        # One login method: that field, required. Several: the one sent (email, then phone).
         methods = signup_fields.login_methods()
-        either = "email" if self.text("email") is not None else "username"
-        name_field = methods[0] if len(methods) == 1 else either
+        sent = [method for method in ("email", "phone") if method in methods and self.text(method) is not None]
+        name_field = methods[0] if len(methods) == 1 else (sent[0] if sent else "username")
         data = {"username": self.text(name_field) or "", "password": self.text("password") or ""}
         form = get_adapter(request).get_form_class("login")(request, data=data)
         if not form.is_valid():
@@ -215,6 +220,7 @@ class SignupView(APIView):
         data = {
             "email": self.text("email") or "",
             "username": self.text("username") or "",
+            "phone": self.text("phone") or "",
             "password1": password,
             "password2": password,
             "token": remembered or signup_token(self.claimed_key(request)),

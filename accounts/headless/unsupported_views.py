@@ -1,9 +1,6 @@
 """The operations of django-allauth's API for features this site does not have, answered as
 allauth answers while the feature is off, and the JSON 404 of any other path under the API.
 
-- **Phone numbers** (``account/phone``, ``auth/phone/verify``, ``auth/phone/verify/resend``):
-  no account has one, so ``GET account/phone`` lists none; nothing can be verified or sent
-  again (409: no phone verification is pending), nor a number added (409).
 - **Reauthentication by a mailed code** (``auth/reauthenticate/code/...``): not among the
   site's ways to reauthenticate (allauth's ``ACCOUNT_REAUTHENTICATION_METHODS`` without
   ``code``): 403 to a logged-in session, 401 with the flows to log in to anyone else. The
@@ -28,37 +25,6 @@ from .base import APIView
 from .responses import Answer
 
 NOT_FOUND_MESSAGE = _("No operation of the API answers at this path.")
-
-
-def conflict() -> Answer:
-    """409: the flow the operation belongs to is not pending (allauth's ``ConflictResponse``)."""
-    return Answer(status=HTTPStatus.CONFLICT)
-
-
-class PhoneView(APIView):
-    """``account/phone``: ``GET`` lists the account's phone numbers (none; 401 with the login
-    flows when nobody is logged in); ``POST`` (``phone``) answers 409: no phone number can
-    be added or changed here."""
-
-    http_method_names = ["get", "post"]
-
-    def get(self, request: HttpRequest) -> Answer:
-        if not request.user.is_authenticated:
-            return responses.unauthenticated(request)
-        return Answer(data=[])
-
-    def post(self, request: HttpRequest) -> Answer:
-        return conflict()
-
-
-class PhoneVerificationView(APIView):
-    """``POST auth/phone/verify`` and ``auth/phone/verify/resend``: 409, no phone number
-    verification is ever pending."""
-
-    http_method_names = ["post"]
-
-    def post(self, request: HttpRequest) -> Answer:
-        return conflict()
 
 
 class ReauthenticationCodeView(APIView):

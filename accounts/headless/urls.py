@@ -4,9 +4,10 @@ uses ``_allauth/``, django-allauth's own prefix, so allauth's clients work uncha
 The ``app`` client's views are exempt from CSRF (no cookie is involved: the session token
 travels in a header); the ``browser`` client's are protected as any form (``X-CSRFToken``)
 and always hand out the CSRF cookie. Every operation of allauth's specification is routed:
-those of a feature this site lacks (phone numbers, reauthentication by code) answer as
-allauth answers while it is off (:mod:`.unsupported_views`); any other path under the API
-answers a JSON 404, by any method.
+the phone operations answer as allauth's do while phone numbers are off on a site without
+them (:mod:`.phone_views`); those of a feature this site lacks (reauthentication by code)
+answer as allauth answers while it is off (:mod:`.unsupported_views`); any other path under
+the API answers a JSON 404, by any method.
 """
 
 from django.urls import URLPattern, include, path, re_path
@@ -19,6 +20,7 @@ from . import (
     code_views,
     mfa_views,
     openapi,
+    phone_views,
     provider_views,
     token_views,
     unsupported_views,
@@ -56,10 +58,11 @@ OPERATIONS = [
     ("auth/code/request", code_views.RequestCodeView, "request_login_code"),
     ("auth/code/confirm", code_views.ConfirmCodeView, "confirm_login_code"),
     ("auth/code/resend", code_views.ResendCodeView, "resend_login_code"),
+    # Phone numbers (answered as allauth answers while they are off, on a site without them).
+    ("account/phone", phone_views.PhoneView, "phone"),
+    ("auth/phone/verify", phone_views.VerifyPhoneView, "verify_phone"),
+    ("auth/phone/verify/resend", phone_views.ResendPhoneVerificationView, "resend_phone_verification"),
     # Features this site does not have, answered as allauth answers while they are off.
-    ("account/phone", unsupported_views.PhoneView, "phone"),
-    ("auth/phone/verify", unsupported_views.PhoneVerificationView, "verify_phone"),
-    ("auth/phone/verify/resend", unsupported_views.PhoneVerificationView, "resend_phone_verification"),
     ("auth/reauthenticate/code/request", unsupported_views.ReauthenticationCodeView, "request_reauthentication_code"),
     ("auth/reauthenticate/code/confirm", unsupported_views.ReauthenticationCodeView, "confirm_reauthentication_code"),
     ("auth/reauthenticate/code/resend", unsupported_views.ReauthenticationCodeView, "resend_reauthentication_code"),

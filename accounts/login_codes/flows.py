@@ -1,4 +1,4 @@
-"""Login by a mailed code: asking for one (or for a new one), and signing in with it.
+"""Login by a mailed code (texted, to a phone number): asking for one (or for a new one), and signing in with it.
 
 A code is 8 characters of :data:`ALPHABET` (no 0/O, 1/I/L: nothing to misread), valid
 :data:`CODE_SECONDS` (OWASP ASVS 5 V6.5.5: ten minutes at most). The browser's (server-side)
@@ -42,11 +42,14 @@ from django.http import HttpRequest
 from django.utils.crypto import constant_time_compare, salted_hmac
 
 from .. import addresses, devices, dynamo, ratelimit, sessions, store
+from ..adapter import get_adapter
 from ..exceptions import Busy, InvalidUniqueValue, OverLimit, StaleItem, Unavailable
 from ..internal.flows import login as login_flow
 from ..mfa import store as mfa_store
 from ..mfa.flows import login as second_step
 from ..models import User
+from ..phones.codes import text_code
+from ..phones.numbers import looks_like_phone, parse_phone
 from ..tables import Account
 from ..verification import password_stamp, send_mail
 from . import store as codes_store
@@ -124,12 +127,21 @@ class CodeMail:
 
     def send(self) -> None:
         """Mail the code to the account the request named, if it still holds the name or
-        address and may log in; else nothing. One GetItem (the account), only for a name or
-        address somebody held when the code was asked for."""
+        address and may log in; else nothing. Asked by phone number (``ACCOUNTS_LOGIN_METHODS``'
+        ``phone``), texted to it instead, as allauth does, and a number nobody holds is told
+        so (the adapter's ``send_unknown_account_sms``). One GetItem (the account), only for a
+        name, address or number somebody held when the code was asked for."""
+        by_phone = store.login_field(self.login) == "phone"
         account = store.get_account(self.account_id) if self.account_id else None
+        if account is None and by_phone and looks_like_phone(self.login):
+            get_adapter(self.request).send_unknown_account_sms(parse_phone(self.login))
         if account is None or not still_named(account, self.login) or not second_step.can_log_in(account):
             return
-        context = {"account": account, "code": code_for(self.seed, account), "minutes": CODE_SECONDS // 60}
+        code = code_for(self.seed, account)
+        if by_phone:
+            text_code(self.request, user=User.from_account(account), phone=account.phone, code=code, login=True)
+            return
+        context = {"account": account, "code": code, "minutes": CODE_SECONDS // 60}
         # To the address typed when it is one of the account's verified ones, else its primary.
         to = addresses.held_address(account, self.login) or account.email
         send_mail(self.request, "login_code", to, context)
@@ -231,7 +243,10 @@ def confirm_code(request: HttpRequest, code: str) -> tuple[str, User | None]:
         request.session.note_account_items(others)
     user = User.from_account(account)
     # Noted before the login's one write, which then holds it.
-    login_flow.record_method(request, {"method": "code", "email": account.email})
+    by_phone = store.login_field(found["login"]) == "phone"
+    login_flow.record_method(
+        request, {"method": "code", **({"phone": account.phone} if by_phone else {"email": account.email})}
+    )
     if second_step.needs_second_step(user, request):
         del request.session[SESSION_KEY]
         second_step.stage(request, user, found["next"])

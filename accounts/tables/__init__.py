@@ -217,6 +217,11 @@ class Account(TableModel):
     email_verified = BooleanAttribute(null=True)
     # Epoch seconds after which an unverified account (and its locks) is gone.
     expires = NumberAttribute(null=True)
+    # Its phone number in E.164 (accounts.phones), on a site with phone numbers
+    # (ACCOUNTS_SIGNUP_FIELDS or ACCOUNTS_LOGIN_METHODS name "phone"), and whether the code
+    # texted to it was typed back: only a verified number holds its lock (UNIQ#PHONE#<E.164>).
+    phone = UnicodeAttribute(null=True)
+    phone_verified = BooleanAttribute(null=True)
     # A requested email change waiting for its link: the new address and the link's nonce.
     pending_email = UnicodeAttribute(null=True)
     pending_nonce = UnicodeAttribute(null=True)

@@ -1,11 +1,13 @@
 """The system checks of ``ACCOUNTS_SIGNUP_FIELDS`` and ``ACCOUNTS_LOGIN_METHODS`` (accounts.E030
 -E035, W030, W031): each fires on its misconfiguration and only then, as django-allauth's
-``settings_check`` refuses what cannot work together."""
+``settings_check`` refuses what cannot work together; E031: phone numbers need an adapter
+that texts their codes."""
 
 import pytest
 from django.core import checks
 
 from accounts.checks import check_account_model, check_default_fields_kept, check_unique_fields
+from accounts.phones.checks import check_phone_adapter
 from accounts.signup_fields import check_signup_fields
 
 EMAIL_ONLY = ["email*", "password1*"]
@@ -68,21 +70,49 @@ def test_e030_an_entry_that_is_not_a_signup_field(settings, fields, problem):
     assert problem in messages(issues)
 
 
+PHONE_FIELDS = ["email*", "phone*", "password1*"]
+
+
 @pytest.mark.parametrize(
-    ("setting", "value"),
+    ("fields", "methods"),
     [
-        ("ACCOUNTS_SIGNUP_FIELDS", ["email*", "phone", "password1*"]),
-        ("ACCOUNTS_SIGNUP_FIELDS", ["email*", "phone*", "password1*"]),
-        ("ACCOUNTS_LOGIN_METHODS", {"email", "phone"}),
+        (["email*", "phone", "password1*"], {"email"}),
+        (PHONE_FIELDS, {"email", "phone"}),
+        (PHONE_FIELDS, {"phone"}),
+        (["email*", "username*", "phone", "password1*"], {"email", "username", "phone"}),
     ],
 )
-def test_e031_phone_numbers_are_not_available_yet(settings, setting, value):
-    setattr(settings, setting, value)
+def test_e031_a_site_with_phone_numbers_needs_an_adapter_that_texts_codes(settings, fields, methods):
+    settings.ACCOUNTS_ADAPTER = "accounts.adapter.DefaultAccountAdapter"
+    settings.ACCOUNTS_SIGNUP_FIELDS = fields
+    settings.ACCOUNTS_LOGIN_METHODS = methods
+
+    issues = check_phone_adapter(None)
+
+    assert check_signup_fields(None) == []
+    assert ids(issues) == ["accounts.E031"]
+    assert "does not implement send_verification_code_sms" in messages(issues)
+    assert "accounts.E031" in ids(checks.run_checks(tags=[checks.Tags.compatibility]))
+
+    settings.ACCOUNTS_ADAPTER = "tests.sms.SmsAdapter"
+
+    assert check_phone_adapter(None) == []
+
+
+def test_without_phone_numbers_the_default_adapter_passes(settings):
+    settings.ACCOUNTS_ADAPTER = "accounts.adapter.DefaultAccountAdapter"
+
+    assert check_phone_adapter(None) == []
+
+
+def test_e033_logging_in_by_phone_needs_phone_among_the_signup_fields(settings):
+    settings.ACCOUNTS_ADAPTER = "tests.sms.SmsAdapter"
+    settings.ACCOUNTS_LOGIN_METHODS = {"email", "phone"}
 
     issues = check_signup_fields(None)
 
-    assert ids(issues) == ["accounts.E031"]
-    assert "phone numbers are not available yet" in messages(issues)
+    assert ids(issues) == ["accounts.E033"]
+    assert "ACCOUNTS_LOGIN_METHODS has 'phone', but ACCOUNTS_SIGNUP_FIELDS has no 'phone'" in messages(issues)
 
 
 @pytest.mark.parametrize(
@@ -140,11 +170,11 @@ def test_w031_username_options_on_a_site_without_usernames_are_ignored(settings)
 
 
 def test_the_checks_run_with_manage_py_check(settings):
-    settings.ACCOUNTS_SIGNUP_FIELDS = ["email*", "phone*", "password1*"]
+    settings.ACCOUNTS_SIGNUP_FIELDS = ["email*", "password1*"]
 
     found = checks.run_checks(tags=[checks.Tags.compatibility])
 
-    assert "accounts.E031" in ids(found)
+    assert "accounts.E033" in ids(found)
 
 
 @pytest.mark.parametrize(

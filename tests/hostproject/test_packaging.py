@@ -91,7 +91,8 @@ def test_metadata_names_the_version_and_the_supported_pythons_and_djangos(metada
 
 
 def test_installing_the_app_pulls_in_only_django_pynamodb_and_the_unicode_and_second_factor_libraries(metadata):
-    # And the OpenID Connect ones (accounts.providers): Authlib, joserfc, requests.
+    # And the OpenID Connect ones (accounts.providers): Authlib, joserfc, requests; and
+    # phonenumbers (accounts.phones).
     required = [requirement for requirement in metadata.get_all("Requires-Dist") if "extra ==" not in requirement]
 
     names = sorted(re.match(r"[\w.-]+", requirement).group(0) for requirement in required)
@@ -100,6 +101,7 @@ def test_installing_the_app_pulls_in_only_django_pynamodb_and_the_unicode_and_se
         "authlib",
         "idna",
         "joserfc",
+        "phonenumbers",
         "pynamodb",
         "pyotp",
         "requests",

@@ -393,6 +393,7 @@ def code_transactions(ada, bob, carol):
     planned.update(address_transactions(ada))
     planned.update(totp_and_recovery_code_transactions(ada))
     planned.update(token_transactions(ada))
+    planned.update(phone_transactions(ada, carol))
     planned.update(login_code_transactions(ada))
     planned.update(session_end_transactions(ada))
     # The repairs of a passkey's lock, held by ada (as read with one passkey).
@@ -417,6 +418,71 @@ def code_transactions(ada, bob, carol):
         me = holder if transaction.operation == "repair" else transaction.actions[0].target[1]
         roles = [action.role for action in transaction.actions]
         yield name, json.loads(transactions.explain(transaction)), transaction.operation, me, holder, roles
+
+
+# A site with phone numbers (accounts.phones): the number is the account's partial constraint
+# `phone` (UNIQ#PHONE#<E.164>, held while phone_verified), on top of the default fields.
+PHONE_SITE = {"ACCOUNTS_SIGNUP_FIELDS": ["email*", "username*", "phone", "password1*", "password2*"]}
+NUMBER, OTHER_NUMBER = "+819012345678", "+447911123456"
+
+
+def _store_change(send):
+    """The change ``send()`` makes through :func:`accounts.transactions.change` (the store's
+    transaction, security event included), planned instead of sent."""
+    change = mock.Mock()
+    with mock.patch.object(transactions, "change", change):
+        send()
+    account, changes = change.call_args.args
+    return transactions.plan_change(account, changes, **change.call_args.kwargs)
+
+
+def phone_transactions(ada, carol):
+    """The transactions of phone numbers, planned on a site that has them, by the table's
+    names: a sign-up with a number (checked free, not locked), its verification (the
+    number's lock taken, the code's tries checked), a change of a verified number (the new
+    lock taken and the old released, in one transaction), a sign-up's number changed before
+    its code, a removal, a deletion, an address verified by an account holding its number's
+    lock, and the audit's repairs of a number's lock."""
+    from django.test import override_settings
+
+    from accounts.phones import store as phone_store
+
+    with override_settings(**PHONE_SITE):
+        counter = ratelimit.Counter("phone_code", ratelimit.Rule(3, 86400, "key"), "code-id")
+        guess = ratelimit.Guess(None, "phone_code", counters=[counter])
+        guess.take([])
+        checks = [transactions.limit_check(params)(0) for params in guess.conditions()]
+        unverified = transactions.changed_copy(ada, {"phone": NUMBER, "phone_verified": False})
+        verified = transactions.changed_copy(ada, {"phone": NUMBER, "phone_verified": True})
+        carol_verified = transactions.changed_copy(carol, {"phone": NUMBER, "phone_verified": True})
+        phones = store.constraint_for("phone")
+        planned = {
+            "signup_with_phone": transactions.plan_create(
+                store.build_signup_account("dan@x.io", "dan", "hash", phone=NUMBER, phone_verified=False)
+            ),
+            "verify_phone": _store_change(lambda: phone_store.verify(unverified, NUMBER, also=checks)),
+            "change_phone": _store_change(lambda: phone_store.verify(verified, OTHER_NUMBER, also=checks)),
+            "add_phone": _store_change(lambda: phone_store.verify(ada, OTHER_NUMBER, also=checks)),
+            "change_unverified_phone": _store_change(lambda: phone_store.set_unverified(unverified, OTHER_NUMBER)),
+            "remove_phone": _store_change(lambda: phone_store.remove(verified)),
+            "delete_with_phone": transactions.plan_delete(verified),
+            "verify_with_phone": transactions.plan_change(
+                carol_verified, {**store.VERIFY_CHANGES, "updated": utcnow()}
+            ),
+            "claim PHONE": (transactions.plan_claim_lock(verified, phones), verified),
+        }
+        changed_owner = transactions.changed_copy(ada, {"phone": OTHER_NUMBER, "phone_verified": True})
+        for suffix, owner, owner_item in [("changed", ada.PK, changed_owner), ("gone", GONE, None), ("no", None, None)]:
+            holder = transactions.changed_copy(carol_verified, {})
+            planned[f"transfer_from_{suffix}_owner PHONE"] = (
+                transactions.plan_transfer_lock(holder, phones, owner, owner_item),
+                holder,
+            )
+            planned[f"release_from_{suffix}_owner PHONE"] = (
+                transactions.plan_release_lock(Account, phones, phones.key_for(NUMBER), owner, owner_item),
+                None,
+            )
+    return planned
 
 
 def token_transactions(ada):
