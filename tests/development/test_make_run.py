@@ -22,8 +22,9 @@ pytestmark = pytest.mark.slow  # each start is a JVM, its warm-up and runserver:
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "Tangerine-Sky-Runner-7"
-# How long everything make run started may take to be gone after Ctrl-C or SIGTERM.
-GONE_WITHIN = 5
+# How long everything make run started may take to be gone after Ctrl-C or SIGTERM: not a
+# speed goal, a bound on "left running" (a loaded machine stops a JVM in seconds, not at once).
+GONE_WITHIN = 15
 # A start on a loaded machine: a JVM, its warm-up, the table, runserver.
 START_SECONDS = 300
 

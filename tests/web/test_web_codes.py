@@ -26,7 +26,7 @@ def by_code(ddb, settings, mailoutbox):
     return settings
 
 
-def test_a_sign_up_is_confirmed_on_check_your_inbox_with_its_code(by_code):
+def test_a_sign_up_confirmed_on_check_your_inbox_with_its_code_goes_on_logged_in(by_code):
     client = Client()
     assert signup(client)["Location"] == "/accounts/verify/sent/"
 
@@ -35,9 +35,11 @@ def test_a_sign_up_is_confirmed_on_check_your_inbox_with_its_code(by_code):
 
     assert 'name="code"' in page.content.decode()
     assert "/accounts/verify/" not in mails_to("ada@example.com")[-1].body
-    assert confirmed.status_code == 302 and confirmed["Location"] == "/accounts/login/"
+    # As allauth's verify_email stage: the browser that signed up is logged in once verified.
+    assert confirmed.status_code == 302 and confirmed["Location"] == "/accounts/profile/"
     assert store.is_verified(store.get_by_username("ada"))
-    assert login(client, "ada").status_code == 302
+    assert client.get("/accounts/profile/").status_code == 200
+    assert login(Client(), "ada").status_code == 302
 
 
 def test_a_wrong_code_is_a_form_error_and_the_third_ends_it(by_code):
