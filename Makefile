@@ -1,6 +1,7 @@
 # Two commands: `make run` (the site on an embedded DynamoDB Local) and `make test`;
 # `make test-fast` (no browser, Spin or benchmark tests) while working;
-# `make test-django61` (CI runs it too) runs them all on Django 6.1 and Python 3.13.
+# `make test-django61` runs them all on Django 6.1 and Python 3.13 (CI runs the fast ones
+# there: `make test-fast-django61`).
 # `make lint` (ruff, the formatter, mypy, the docs) and `make dist` (the wheel and sdist,
 # checked by twine) are the maintainers'.
 PYTHON ?= python3
@@ -25,7 +26,7 @@ NOX_DJANGO61 := tests(django6.1-py3.13)
 # pinned in accounts/dynamodb_local.py), kept in var/ for `make run`, `test` and `bench`.
 export DYNAMODB_LOCAL_PREFIX := $(CURDIR)/var/dynamodb-local
 
-.PHONY: run run-react-app react-app test test-fast test-django61 test-matrix bench lint dist docs messages install dynamodb-local oidc-provider java system-parts clean
+.PHONY: run run-react-app react-app test test-fast test-django61 test-fast-django61 test-matrix bench lint dist docs messages install dynamodb-local oidc-provider java system-parts clean
 
 run: install dynamodb-local java
 	$(BIN)/python -m project.devserver --port $(or $(PORT),8000) --dynamodb-port $(DYNAMODB_LOCAL_PORT) --dynamodb-host $(DYNAMODB_LOCAL_HOST)
@@ -51,18 +52,28 @@ test: system-parts install dynamodb-local oidc-provider react-app
 
 # On one process per CPU (at most 4, pytest-xdist), each with its own DynamoDB Local; a
 # file's tests stay together, with their module's fixtures.
+FAST_ARGS := -m "$(FAST_MARKERS)" --numprocesses auto --maxprocesses 4 --dist loadfile
 test-fast: install dynamodb-local oidc-provider java
-	$(BIN)/python -m pytest -m "$(FAST_MARKERS)" --numprocesses auto --maxprocesses 4 --dist loadfile $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(FAST_ARGS) $(PYTEST_ARGS)
 
 # Java, npm, Chromium, Spin and its C compiler, gettext: each one missing named with the
 # command that installs it; as root on Debian or Ubuntu, installed (as .ci/run does).
 system-parts:
 	@PYTHON=$(PYTHON) .ci/system-parts --install
 
-test-django61: dynamodb-local java
-	@$(PYTHON313) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 13))' 2>/dev/null || { \
+CHECK_PYTHON313 := @$(PYTHON313) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 13))' 2>/dev/null || { \
 	  echo "Python 3.13 is needed for the Django 6.1 tests, and '$(PYTHON313)' is not it: install it, or name it with PYTHON313=/path/to/python3.13"; exit 1; }
+
+test-django61: dynamodb-local java
+	$(CHECK_PYTHON313)
 	$(BIN)/nox -s "$(NOX_DJANGO61)" --force-python "$$(command -v $(PYTHON313))" -- $(PYTEST_ARGS)
+
+# CI's second row: make test-fast's tests on Django 6.1 and Python 3.13. make test runs every
+# test on the first row; the browser, Spin, benchmark and slow tests a second time would
+# double CI's time for code that does not change with Django's version.
+test-fast-django61: dynamodb-local oidc-provider java
+	$(CHECK_PYTHON313)
+	$(BIN)/nox -s "$(NOX_DJANGO61)" --force-python "$$(command -v $(PYTHON313))" -- $(FAST_ARGS) $(PYTEST_ARGS)
 
 test-matrix: dynamodb-local java
 	$(BIN)/nox -- $(PYTEST_ARGS)

@@ -32,6 +32,7 @@ budget, with its daily cap). Each proof but the password is used once:
 
 import secrets
 import time
+from collections.abc import Callable
 from urllib.parse import urlencode
 
 from django.http import HttpRequest
@@ -185,16 +186,27 @@ def with_totp(request: HttpRequest, code: str) -> str:
         return WRONG_CODE
     if store.step_spent_at_enrolment(account, step):
         return ALREADY_USED
+    if not _spent(
+        guess, lambda: store.spend(store.totp_spend(account.id, step), *store.limit_checks(guess.conditions()))
+    ):
+        return ALREADY_USED
+    record(request)
+    return REAUTHENTICATED
+
+
+def _spent(guess: ratelimit.Guess, spend: Callable[[], object]) -> bool:
+    """Send ``spend`` (a code's spend with the guess's counters checked under their limits):
+    ``False`` when the code was spent already. Raises :class:`~accounts.ratelimit.RateLimited`
+    when a counter went past its limit meanwhile, :class:`Unavailable` when DynamoDB is busy."""
     try:
-        store.spend(store.totp_spend(account.id, step), *store.limit_checks(guess.conditions()))
+        spend()
     except OverLimit as error:
         raise guess.refused(error.counters) from error
     except Busy as error:
         raise Unavailable(f"DynamoDB is busy; the code was not judged: {error}") from error
     except StaleItem:
-        return ALREADY_USED
-    record(request)
-    return REAUTHENTICATED
+        return False
+    return True
 
 
 def with_recovery_code(request: HttpRequest, code: str) -> str:
@@ -217,15 +229,10 @@ def with_recovery_code(request: HttpRequest, code: str) -> str:
             return ALREADY_USED
         guess.fail()
         return WRONG_CODE
-    try:
-        store.spend_recovery_code(
-            account, typed, *store.limit_checks(guess.conditions()), origin=timeline.origin_of(request)
-        )
-    except OverLimit as error:
-        raise guess.refused(error.counters) from error
-    except Busy as error:
-        raise Unavailable(f"DynamoDB is busy; the code was not judged: {error}") from error
-    except StaleItem:
+    checks = store.limit_checks(guess.conditions())
+    if not _spent(
+        guess, lambda: store.spend_recovery_code(account, typed, *checks, origin=timeline.origin_of(request))
+    ):
         return ALREADY_USED
     record(request)
     recovery_code_used(request, account, len(account.recovery_codes or ()) - 1)
