@@ -3,8 +3,8 @@
 A code is 8 characters of :data:`ALPHABET` (no 0/O, 1/I/L: nothing to misread), valid
 :data:`CODE_SECONDS` (OWASP ASVS 5 V6.5.5: ten minutes at most). The browser's (server-side)
 session keeps who asked, until when, and a random secret, the code's *seed*; the code itself
-is an HMAC of the seed, the stamp of the account's password and its address
-(:func:`code_for`), made when it is mailed and again when it is typed.
+is an HMAC of the seed, the stamp of the account's password, its address and its phone
+number (:func:`code_for`), made when it is mailed and again when it is typed.
 
 A code dies, and nothing else signs in with it, because:
 
@@ -21,7 +21,10 @@ A code dies, and nothing else signs in with it, because:
    an email change makes the code the account yields another one, so the mailed code is
    wrong from then on; and the sign-in's transaction checks the account's password and
    address as the code was judged against them (:func:`.store.as_issued`),
-   so a change committed between that read and the sign-in cancels it whole;
+   so a change committed between that read and the sign-in cancels it whole. A change of
+   the phone number makes another code too (a texted code dies with the number it went to);
+   the transaction does not check the number, so only a change committed before the
+   confirmation's read ends the code;
 6. asking for a new one (:func:`resend_code`) draws a new seed: the old code is wrong from
    then on, and the new one gets tries of its own, at most :data:`MAX_RESENDS` times.
 
@@ -99,9 +102,10 @@ def normalize(code: str) -> str:
 def code_for(seed: str, account: Account) -> str:
     """The code of ``seed`` for ``account`` as it is: :data:`LENGTH` characters of
     :data:`ALPHABET` from an HMAC (keyed by ``SECRET_KEY``) of the seed, the stamp of the
-    account's password and its address. A new password (salted: even the same one set again)
-    or a new address makes another code."""
-    material = f"{seed}:{password_stamp(account)}:{account.email}"
+    account's password, its address and its phone number (a code may be texted to it). A new
+    password (salted: even the same one set again), address or number makes another code."""
+    phone = getattr(account, "phone", None) or ""
+    material = f"{seed}:{password_stamp(account)}:{account.email}:{phone}"
     number = int.from_bytes(salted_hmac("accounts.login_codes.code", material, algorithm="sha256").digest(), "big")
     characters = []
     for _ in range(LENGTH):

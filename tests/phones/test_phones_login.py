@@ -7,6 +7,8 @@ from django.contrib.auth import authenticate
 from django.test import Client
 
 from accounts import store
+from accounts.phones import store as phone_store
+from accounts.phones.numbers import parse_phone
 from tests.phones import with_number
 from tests.sms import NUMBER_E164, outbox, phone_site, texts_to  # noqa: F401
 from tests.web import PASSWORD, login
@@ -68,6 +70,23 @@ def test_a_login_code_asked_by_number_is_texted_to_it(phone_site, mailoutbox):
     confirmed = client.post("/accounts/code/confirm/", {"code": text.code})
     assert confirmed.status_code == 302
     assert client.get("/accounts/profile/").context["user"].pk == account.id
+
+
+@pytest.mark.parametrize("change", ["changed", "removed"])
+def test_a_texted_login_code_dies_with_the_number_it_went_to(phone_site, change):
+    account = with_number()
+    client = Client()
+    client.post("/accounts/code/", {"login": "+81 90-1234-5678"})
+    (text,) = texts_to(NUMBER_E164)
+
+    if change == "changed":
+        phone_store.set_phone(account, parse_phone("+81 90-8765-4321"), True)
+    else:
+        phone_store.remove(account)
+    confirmed = client.post("/accounts/code/confirm/", {"code": text.code})
+
+    assert confirmed.status_code == 200
+    assert client.get("/accounts/profile/")["Location"].startswith("/accounts/login/")
 
 
 def test_a_login_code_asked_by_address_is_still_mailed(phone_site, mailoutbox):
