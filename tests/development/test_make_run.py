@@ -91,6 +91,9 @@ class DevServer:
             text=True,
             # A terminal's process group of its own: Ctrl-C reaches every process in it.
             start_new_session=True,
+            # And Ctrl-C at its default, as a shell leaves it: an ignored SIGINT of the test's
+            # process (one of the libraries a run loads may set it) would be inherited.
+            preexec_fn=_default_sigint,
         )
         threading.Thread(target=self._read, daemon=True).start()
         deadline = time.monotonic() + START_SECONDS
@@ -149,6 +152,23 @@ class DevServer:
             self.process.wait()
 
 
+def _default_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def ignored_signals(pids):
+    """Each process's ignored-signals mask (``SigIgn`` in /proc), to tell an ignored Ctrl-C
+    from a slow stop when one is left."""
+    masks = {}
+    for pid in pids:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        masks[pid] = next((line for line in status.splitlines() if line.startswith("SigIgn")), "")
+    return masks
+
+
 def link_mailed_to(server, address, seconds=60):
     """The link of the mail to ``address`` that the console mail backend printed."""
     deadline = time.monotonic() + seconds
@@ -198,7 +218,8 @@ def test_after_ctrl_c_or_sigterm_nothing_is_left_and_a_second_start_serves_the_s
     )
     first.post(urllib.parse.urlsplit(link_mailed_to(first, "ada@example.com")).path, {})
 
-    assert first.stop(how) == [], first.output
+    left = first.stop(how)
+    assert left == [], (ignored_signals(left), first.output)
     assert "DynamoDB Local stopped." in first.output
 
     second = servers()
