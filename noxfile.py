@@ -10,7 +10,7 @@ from the machine, as for ``make test``.
 
 import nox
 
-nox.options.sessions = ["tests"]
+nox.options.sessions = ["tests", "icu"]
 nox.options.reuse_existing_virtualenvs = True
 
 # (Python, Django): the LTS on the oldest Python, and the newest Django on the newest Python.
@@ -28,3 +28,27 @@ def tests(session: nox.Session, python: str, django: str) -> None:  # nox passes
     session.install("-e", ".[dev]", f"Django>={django},<{major}.{int(minor) + 1}")
     strict = ["-W", "error::DeprecationWarning", "-W", "error::PendingDeprecationWarning"] if django == NEWEST else []
     session.run("python", *strict, "-m", "pytest", *session.posargs)
+
+
+# PyICU with its own ICU 78.3 (Unicode 17.0, the generated tables' version), from a wheel.
+ICU_WHEEL = "icukit-pyicu==78.3.1"
+
+
+@nox.session
+def icu(session: nox.Session) -> None:
+    """The identifiers against the PyICU implementation they replaced, over every code point
+    (tests/engine/test_identifiers_icu.py). ``nox -s icu -- --system-icu`` compares with a
+    PyICU built on the machine's ICU instead (it needs libicu-dev, pkg-config and g++)."""
+    session.install("-e", ".[dev]")
+    system_icu = "--system-icu" in session.posargs
+    session.install("PyICU" if system_icu else ICU_WHEEL)
+    pytest_args = [arg for arg in session.posargs if arg != "--system-icu"]
+    session.run(
+        "python",
+        "-m",
+        "pytest",
+        "tests/engine/test_identifiers_icu.py",
+        "-s",
+        *pytest_args,
+        env={"ACCOUNTS_TEST_ICU": "1"},
+    )

@@ -6,25 +6,28 @@ forms and views always reach it through :func:`get_adapter`.
 
 from __future__ import annotations
 
+import functools
 import re
-import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 import idna
 from django import forms
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import BaseUserManager
 from django.contrib.auth.hashers import make_password
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 from django.shortcuts import resolve_url
+from django.utils.crypto import get_random_string
 from django.utils.module_loading import import_string
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from . import identifiers, store
+from . import identifiers, signup_fields, store, unicode_data
 from .app_settings import app_settings
+from .phones.numbers import PhoneField
 from .tables import Account, get_account_model
 from .uniqueness import constraints_of
 
@@ -35,6 +38,8 @@ if TYPE_CHECKING:
 
 # Django's UnicodeUsernameValidator without "@": letters, digits and . + - _
 USERNAME_CHARACTERS = re.compile(r"^[\w.+-]+\Z")
+# A texted code's characters: no 0/O, 1/I/L, nothing to misread (a mailed login code's).
+CODE_CHARACTERS = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 # RFC 5321, 4.5.3.1.1: a local part (before the "@") has at most 64 octets (Django's
 # EmailValidator accepts only ASCII there, so characters).
 MAX_LOCAL_PART_LENGTH = 64
@@ -63,6 +68,13 @@ class DefaultAccountAdapter:
         "email_mixed_scripts": _("The domain of this email address mixes writing systems: %(scripts)s."),
         "email_quoted": _("Enter the address without quotation marks."),
         "email_local_too_long": _("The part of this address before “@” is too long: at most 64 characters."),
+        # Phone numbers (accounts.phones), in django-allauth's words.
+        "phone_taken": _("A user is already registered with this phone number."),
+        "same_as_current": _("The new value must be different from the current one."),
+        "incorrect_code": _("Incorrect code."),
+        "too_many_attempts": _("Too many wrong codes: this code no longer works. Ask for a new one."),
+        "phone_code_stale": _("This code no longer works: the number or the password changed since it was sent."),
+        "phone_required": _("A phone number is required on this site, so it cannot be removed."),
         "email_address_taken": _("%(email)s is already in use by another account."),
         "duplicate_email": _("%(email)s is already an address of your account."),
         "max_email_addresses": _("You cannot add more than %(max)d email addresses."),
@@ -95,6 +107,7 @@ class DefaultAccountAdapter:
         "logged_out": _("You have logged out."),
         "email_changed": _("Your email address is now %(email)s."),
         "username_changed": _("Your username is now %(username)s."),
+        "username_removed": _("Your account has no username now."),
         "password_changed": _("Your password has been changed. Your other sessions have been logged out."),
         "account_deleted": _("Your account has been deleted."),
         "other_sessions_ended": _("Your other sessions have been logged out."),
@@ -115,6 +128,13 @@ class DefaultAccountAdapter:
         ),
         "email_change_cancelled": _("The change of your address to %(email)s is cancelled: its link no longer works."),
         "already_verified": _("%(email)s is already confirmed: there is no link to send."),
+        "phone_code_sent": _("We texted a code to %(phone)s. Type it here to verify the number."),
+        "phone_code_too_soon": _(
+            "Too many texts went to %(phone)s lately, so no code was sent. Please try again later."
+        ),
+        "phone_code_failed": _("The text to %(phone)s could not be sent. Please try again."),
+        "phone_verified": _("Your phone number is now %(phone)s."),
+        "phone_removed": _("Your account has no phone number now."),
         "email_added": _("We sent a link to %(email)s. Open it to confirm the address; until then you cannot use it."),
         "email_add_failed": _(
             "%(email)s is added, but the mail with its link could not be sent. Please send it again."
@@ -136,7 +156,7 @@ class DefaultAccountAdapter:
 
     def normalize_email(self, email: str) -> str:
         """NFKC-normalize and lowercase the domain: ``Ada@EXAMPLE.ｃｏｍ`` -> ``Ada@example.com``."""
-        return BaseUserManager.normalize_email(unicodedata.normalize("NFKC", email))
+        return BaseUserManager.normalize_email(unicode_data.normalize("NFKC", email))
 
     def clean_email(self, email: str) -> str:
         """Further rules for an (already valid) email address: no quoted local part
@@ -161,7 +181,7 @@ class DefaultAccountAdapter:
 
     def normalize_username(self, username: str) -> str:
         """NFKC-normalize: full-width ``ａｄａ`` becomes ``ada``, ligature ``ﬁ`` becomes ``fi``."""
-        return unicodedata.normalize("NFKC", username)
+        return unicode_data.normalize("NFKC", username)
 
     def clean_username(self, username: str) -> str:
         """Refuse what lets one name pass for another, or for no name at all: invisible
@@ -191,8 +211,7 @@ class DefaultAccountAdapter:
     def is_reserved_username(self, username: str) -> bool:
         """Whether ``username`` looks like a name of ``ACCOUNTS_USERNAME_BLACKLIST`` (same
         skeleton: ``Admin``, ``аdmin`` and ``adrnin`` are all ``admin``)."""
-        reserved = {identifiers.username_skeleton_key(name) for name in app_settings.USERNAME_BLACKLIST}
-        return identifiers.username_skeleton_key(username) in reserved
+        return identifiers.username_skeleton_key(username) in _reserved_keys(tuple(app_settings.USERNAME_BLACKLIST))
 
     def taken_error(
         self,
@@ -211,9 +230,17 @@ class DefaultAccountAdapter:
         similar = bool(namespaces) and not _own_namespaces(field, model) & set(namespaces)
         texts = {**self.error_messages, **(messages or {})}
         code = f"{field}_{'similar' if similar else 'taken'}"
-        if code not in texts:
+        if code not in texts or self._is_phone_feature_message(code, texts):
             code = "value_similar" if similar else "value_taken"
         return ValidationError(texts[code], code=code)
+
+    @staticmethod
+    def _is_phone_feature_message(code: str, texts: Mapping[str, StrOrPromise]) -> bool:
+        """Whether ``texts[code]`` is this app's own message of its phone numbers
+        (``phone_taken``) on a site without them: a host's own ``phone`` field then gets the
+        generic message, unless its adapter or form brings one of its own."""
+        default = DefaultAccountAdapter.error_messages.get(code)
+        return code == "phone_taken" and not signup_fields.has_phone() and texts.get(code) is default
 
     def get_form_class(self, name: str) -> type[forms.BaseForm]:
         """The form class of the account page ``name`` (``"signup"``, ``"login"``,
@@ -227,26 +254,96 @@ class DefaultAccountAdapter:
         return {}
 
     def create_account(self, request: HttpRequest, form: forms.BaseForm, token: str | None) -> tuple[Account, bool]:
-        """Hash the password and sign up, sending ``token`` as the ClientRequestToken.
+        """Hash the password and sign up, sending ``token`` as the ClientRequestToken; a phone
+        number (``ACCOUNTS_SIGNUP_FIELDS``' ``phone``) is stored unverified.
 
         Returns ``(account, created)`` as :func:`accounts.store.signup` does.
         """
         data = form.cleaned_data
         # accounts.store.signup carries no annotations yet: its result, as it documents it.
         signup = cast("Callable[..., tuple[Account, bool]]", store.signup)
+        # A number given at sign-up is the account's, unverified until its code is typed.
+        phone = data.get("phone") if signup_fields.asks_for_phone() else None
         return signup(
             data["email"],
             data["username"],
             make_password(data["password1"]),
             token=token,
+            **({"phone": phone, "phone_verified": False} if phone else {}),
             **self.get_signup_attributes(request, form),
         )
 
     def get_login_stages(self) -> list[str]:
         """The stages of a login after the password, as dotted paths of classes (see
-        :mod:`accounts.internal.flows.login`): the second factor's. A host project lists
-        its own stages here, or none."""
-        return ["accounts.mfa.stages.SecondFactorStage"]
+        :mod:`accounts.internal.flows.login`): on a site with phone numbers the number's
+        verification first (django-allauth's ``PhoneVerificationStage``), then the second
+        factor's. A host project lists its own stages here, or none."""
+        phone = ["accounts.phones.stages.PhoneVerificationStage"] if signup_fields.has_phone() else []
+        return [*phone, "accounts.mfa.stages.SecondFactorStage"]
+
+    # Phone numbers (accounts.phones), with django-allauth's adapter methods. The host project
+    # implements send_verification_code_sms (system check accounts.E031); the app stores the
+    # number itself, so get_phone, set_phone, set_phone_verified and get_user_by_phone work as
+    # they are.
+
+    def phone_form_field(self, **kwargs: Any) -> forms.Field:
+        """The form field a phone number is typed in (:class:`accounts.phones.numbers.PhoneField`,
+        cleaned by :meth:`clean_phone`)."""
+        return PhoneField(clean_phone=self.clean_phone, **kwargs)
+
+    def clean_phone(self, phone: str) -> str:
+        """Further rules for a phone number, already valid and in E.164 (``+819012345678``):
+        e.g. refuse some countries. Returns the number to store."""
+        return phone
+
+    def generate_phone_verification_code(self, *, user: User, phone: str) -> str:
+        """A new code to text to ``phone`` (verification, or login by code): 8 characters
+        nothing can be misread in, as a mailed login code."""
+        return get_random_string(8, allowed_chars=CODE_CHARACTERS)
+
+    def send_verification_code_sms(self, user: User, phone: str, code: str, **kwargs: Any) -> None:
+        """Text ``code`` to ``phone`` (E.164) for ``user``: implement it with your SMS provider
+        (django-allauth's signature). ``kwargs`` may say why (``login=True``: a login code).
+        Raising makes the page say the text could not be sent."""
+        raise NotImplementedError("Implement send_verification_code_sms in your ACCOUNTS_ADAPTER.")
+
+    def send_account_already_exists_sms(self, phone: str, **kwargs: Any) -> None:
+        """Tell ``phone``'s owner that somebody tried to use their number for another account
+        (sent instead of a code, so the page does not show whose number it is). Default: nothing."""
+
+    def send_unknown_account_sms(self, phone: str, **kwargs: Any) -> None:
+        """Tell ``phone`` that a login code was asked for it, though no account has it
+        (sent instead of a code). Default: nothing."""
+
+    def get_phone(self, user: User) -> tuple[str, bool] | None:
+        """``(number, verified)`` of ``user``'s account, or ``None`` when it has none."""
+        account = user.account
+        if account is None or not account.phone:
+            return None
+        from .phones.store import is_verified
+
+        return account.phone, is_verified(account)
+
+    def set_phone(self, user: User, phone: str, verified: bool) -> None:
+        """Store ``phone`` as ``user``'s number, verified or not, in one transaction that moves
+        its lock (:func:`accounts.phones.store.set_phone`). The app's own flows verify a
+        number with its code instead, whose guards ride in the same transaction."""
+        from .phones import store as phone_store
+
+        phone_store.set_phone(user.stored_account(), phone, verified)
+
+    def set_phone_verified(self, user: User, phone: str) -> None:
+        """Mark ``phone``, ``user``'s number, verified: its lock is taken in the same transaction."""
+        self.set_phone(user, phone, True)
+
+    def get_user_by_phone(self, phone: str) -> User | None:
+        """The user whose verified number is ``phone`` (any notation), or ``None``."""
+        from .phones.store import get_by_phone
+
+        account = get_by_phone(phone)
+        # The user model by name: the adapter is read while the model loads (its manager).
+        user_model: type[User] = get_user_model()
+        return None if account is None else user_model.from_account(account)
 
     def get_user_permissions(self, user: User) -> set[str]:
         """The permissions (``"app_label.codename"``) of an active, non-superuser ``user``
@@ -282,6 +379,13 @@ class DefaultAccountAdapter:
         code = {"sent": "verification_sent", "too_soon": "verification_too_soon", "failed": "verification_failed"}
         level = messages.SUCCESS if outcome == "sent" else messages.WARNING
         messages.add_message(request, level, self.success_messages[code[outcome]] % {"email": email})
+
+
+@functools.lru_cache(maxsize=8)
+def _reserved_keys(names: tuple[str, ...]) -> frozenset[str]:
+    """The skeleton keys of the reserved ``names``, computed once per list (an import checks
+    every user's name against them)."""
+    return frozenset(identifiers.username_skeleton_key(name) for name in names)
 
 
 def _own_namespaces(field: str, model: type[Any] | None = None) -> set[str]:

@@ -22,10 +22,10 @@ from django.core import signing
 from django.http import HttpRequest
 from django.urls import reverse
 
-from . import addresses, store
+from . import addresses, email_codes, store
 from .app_settings import app_settings
 from .tables import Account
-from .verification import NOTICE_LIMIT, password_stamp, send_mail
+from .verification import CONFIRM_EMAIL, NOTICE_LIMIT, RESET_PASSWORD, password_stamp, send_mail
 
 ADDRESS_SALT = "accounts.addresses.verify"
 # The changes a notice tells of.
@@ -44,7 +44,7 @@ class AddressClaim:
 def stamp_of(account: Account) -> str:
     """The stamp of ``account``'s password a link carries (an HMAC of its hash, see
     :func:`accounts.verification.password_stamp`): a new password changes it."""
-    stamp: str = password_stamp(account)  # type: ignore[no-untyped-call]
+    stamp: str = password_stamp(account)
     return stamp
 
 
@@ -63,18 +63,30 @@ def read_address_token(token: str) -> AddressClaim | None:
         return None
 
 
-def send_address_link(request: HttpRequest, account: Account, email: str) -> str:
-    """Mail the link verifying ``email`` to it: ``sent``, ``too_soon`` or ``failed``.
+def send_address_proof(request: HttpRequest, account: Account, email: str) -> str:
+    """Mail the proof of ``email``, an address added to ``account``, to it: its link (into
+    the single-page app's ``account_confirm_email`` page when the site has one, as every
+    verification link), or with ``ACCOUNTS_EMAIL_VERIFICATION_BY_CODE_ENABLED`` a code kept
+    in this session (:data:`accounts.email_codes.ADD_EMAIL`: only this session can use it; a
+    new one replaces it), as django-allauth proves an added address. Returns ``sent``,
+    ``too_soon`` or ``failed``.
 
     With ``ACCOUNTS_PREVENT_ENUMERATION`` an address another account holds was added all the
-    same (so the person adding it cannot tell); it gets no link, but its owner's notice that
+    same (so the person adding it cannot tell); it gets no proof, but its owner's notice that
     someone tried to add it to another account.
     """
     if app_settings.PREVENT_ENUMERATION and store.address_held_by_another(account, email):
         path = reverse("accounts:password_reset")
-        return send_mail(request, "email_address_attempt", email, {"email": email}, path=path)
-    path = reverse("accounts:email_address_verify", args=[address_token(account, email)])
-    return send_mail(request, "email_address_verify", email, {"account": account, "email": email}, path=path)
+        return send_mail(request, "email_address_attempt", email, {"email": email}, path=path, frontend=RESET_PASSWORD)
+    context = {"account": account, "email": email}
+    if app_settings.EMAIL_VERIFICATION_BY_CODE_ENABLED:
+        purpose = email_codes.ADD_EMAIL
+        code = email_codes.issue(request.session, purpose, account=account, email=email, stamp=stamp_of(account))
+        context = {**context, "code": code, "minutes": purpose.seconds // 60}
+        return send_mail(request, "email_address_code", email, context)
+    token = address_token(account, email)
+    path = reverse("accounts:email_address_verify", args=[token])
+    return send_mail(request, "email_address_verify", email, context, path=path, frontend=CONFIRM_EMAIL, key=token)
 
 
 def notify_addresses(
@@ -86,7 +98,12 @@ def notify_addresses(
     against the ``notice`` limit of its address. Returns what became of each mail."""
     context = {"account": account, "change": change, "email": email, "by_staff": by_staff}
     path = reverse("accounts:password_reset")
-    return [send_mail(request, "email_addresses_changed", to, context, path=path, limit=NOTICE_LIMIT) for to in told]
+    return [
+        send_mail(
+            request, "email_addresses_changed", to, context, path=path, frontend=RESET_PASSWORD, limit=NOTICE_LIMIT
+        )
+        for to in told
+    ]
 
 
 def told_of(account: Account) -> list[str]:

@@ -24,7 +24,7 @@ from .adapter import get_adapter
 from .address_forms import PRIMARY, REMOVE, RESEND, AddEmailForm, EmailAddressActionForm
 from .app_settings import app_settings
 from .email_views import LinkView
-from .internal.flows import email_addresses
+from .internal.flows import email_addresses, email_verification
 from .internal.flows.email_verification import KeyOutcome
 from .mfa.flows.reauthentication import ReauthenticationRequiredMixin
 from .ratelimit import RateLimitMixin
@@ -70,6 +70,8 @@ class EmailAddressesView(ReauthenticationRequiredMixin, RateLimitMixin, UserForm
                     form.add_error(field if field in form.fields else None, error)
             return self.form_invalid(form)
         adapter = get_adapter(self.request)
+        if adding.mail == verification.SENT and email_verification.by_code():
+            return redirect("accounts:email_change_code")
         if adding.mail in (verification.SENT, email_addresses.RESENT):
             adapter.add_success_message(self.request, "email_added", email=adding.email)
         elif adding.mail == verification.TOO_SOON:
@@ -100,6 +102,9 @@ class EmailAddressesView(ReauthenticationRequiredMixin, RateLimitMixin, UserForm
             errors = {email: [message for each in outcome.errors.values() for error in each for message in error]}
             return self.render_to_response(self.get_context_data(action_errors=errors))
         if chosen == RESEND:
+            # An added address's code is typed on the code page (the primary's proof is its link).
+            if outcome.mail == verification.SENT and email_verification.by_code() and outcome.email != account.email:
+                return redirect("accounts:email_change_code")
             if outcome.mail == verification.ALREADY_VERIFIED:
                 adapter.add_success_message(request, "already_verified", email=outcome.email)
             else:

@@ -233,15 +233,21 @@ def add_unverified(
     return account
 
 
-def verify(account: Account, email: str, *, origin: timeline.Origin = timeline.NO_ORIGIN) -> Account:
+def verify(
+    account: Account,
+    email: str,
+    *,
+    also: Sequence[transactions.Action] = (),
+    origin: timeline.Origin = timeline.NO_ORIGIN,
+) -> Account:
     """Verify ``email``, an address of ``account`` (as read) waiting for its link: ONE
     transaction moves it from ``unverified_emails`` to ``email_addresses`` (both as read)
     and Puts its lock ``[attribute_not_exists(PK) OR expires < :now - margin]``, recorded in
-    ``lock_keys``. Raises :class:`~accounts.exceptions.UniqueViolation` (``email_addresses``,
+    ``lock_keys``; ``also``: more actions of that transaction (a code's checks). Raises :class:`~accounts.exceptions.UniqueViolation` (``email_addresses``,
     naming the address) when another account holds it (it verified it first),
     :class:`~accounts.exceptions.StaleItem` when the account changed since it was read, and
     :class:`AddressRefused` (:data:`UNKNOWN`) before sending when it is not waiting."""
-    _send(account, verifying(account, email), origin=origin)
+    _send(account, verifying(account, email), also=also, origin=origin)
     signals.email_verified.send(sender=type(account), account=account)
     return account
 

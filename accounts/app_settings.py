@@ -37,6 +37,20 @@ DEFAULT_UNIQUE_FIELDS = {
     },
 }
 
+# The unique field ACCOUNTS_SIGNUP_FIELDS' "phone" (or ACCOUNTS_LOGIN_METHODS' "phone") adds: a
+# number in E.164 (accounts.phones), held by its account only once its code was typed back.
+PHONE_UNIQUE_FIELD = {
+    "namespace": "PHONE",
+    "normalizer": "accounts.phones.numbers.normalize_phone_key",
+    "partial_on": "phone_verified",
+    "allow_empty": True,
+}
+
+# ACCOUNTS_SIGNUP_FIELDS by default (django-allauth's notation, "*" = required): today's form.
+DEFAULT_SIGNUP_FIELDS = ("email*", "username*", "password1*", "password2*")
+# ACCOUNTS_LOGIN_METHODS by default: a username or an email address.
+DEFAULT_LOGIN_METHODS = frozenset({"email", "username"})
+
 # Names that speak for the site (RFC 2142 mailboxes, roles, system accounts).
 RESERVED_USERNAMES = (
     "abuse",
@@ -74,6 +88,13 @@ DEFAULT_RATE_LIMITS = {
     "mfa_attempt": "5/5m/key,20/d/key",
     # A password typed to reauthenticate, per account.
     "reauthenticate": "10/m/user",
+    # Phone numbers (django-allauth's actions): asking to change the account's number, per
+    # account; a verification code texted, per number and per client.
+    "change_phone": "1/m/user",
+    "verify_phone": "1/30s/key,3/m/ip",
+    # Every text message the app sends (a verification or a login code), counted per number,
+    # whatever sent it: the daily cap that keeps the site from paying for a flood of them.
+    "sms": "3/m/key,10/d/key",
 }
 
 
@@ -147,15 +168,93 @@ class AppSettings:
         ``HANDLE_SKEL``. Options given for ``email`` or ``username`` replace only those
         options; an option set to ``None`` is removed (``{"username": {"skeleton_namespace":
         None}}`` drops the look-alike lock, which ``accounts.W010`` then warns about).
+
+        :attr:`SIGNUP_FIELDS` decides whether ``username`` is a unique field at all: without
+        ``username`` there it is not (options given for it here are ignored, and
+        ``accounts.W031`` says so); with ``username`` (optional) its ``allow_empty`` is True, an
+        account without a username taking no lock; with ``username*`` (the default) it is as
+        declared here (False unless set).
+
+        With ``phone`` among :attr:`SIGNUP_FIELDS` or :attr:`LOGIN_METHODS`, ``phone`` is a
+        unique field too (:data:`PHONE_UNIQUE_FIELD`): in namespace ``PHONE``, normalized to
+        E.164 by :func:`accounts.phones.numbers.normalize_phone_key`, held only while
+        ``phone_verified`` (the number's code was typed back), none for an account without one.
         """
-        fields = {field: dict(options) for field, options in DEFAULT_UNIQUE_FIELDS.items()}
+        fields: dict[str, Any] = {field: dict(options) for field, options in DEFAULT_UNIQUE_FIELDS.items()}
+        username = self._signup_username()
+        if self._has_phone():
+            fields["phone"] = dict(PHONE_UNIQUE_FIELD)
         for field, options in self._setting("UNIQUE_FIELDS", {}).items():
             if not isinstance(options, dict):
                 fields[field] = options  # accounts.E005 says what is wrong
                 continue
             merged = {**fields.get(field, {}), **options}
             fields[field] = {name: value for name, value in merged.items() if value is not None}
+        if username is None:
+            del fields["username"]
+        elif not username["required"] and isinstance(fields["username"], dict):
+            fields["username"]["allow_empty"] = True
         return fields
+
+    def _has_phone(self) -> bool:
+        """Whether the site has phone numbers: ``phone`` among :attr:`SIGNUP_FIELDS` or
+        :attr:`LOGIN_METHODS` (``False`` while either is malformed: its check says so)."""
+        try:
+            return "phone" in self.SIGNUP_FIELDS or "phone" in self.LOGIN_METHODS
+        except ImproperlyConfigured:
+            return False
+
+    def _signup_username(self) -> dict[str, bool] | None:
+        """:attr:`SIGNUP_FIELDS`' ``username``; the default's while the setting is malformed
+        (``accounts.E030`` says so, and the checks reading :attr:`UNIQUE_FIELDS` go on)."""
+        try:
+            return self.SIGNUP_FIELDS.get("username")
+        except ImproperlyConfigured:
+            return {"required": True}
+
+    @property
+    def SIGNUP_FIELDS(self) -> dict[str, dict[str, bool]]:
+        """The fields a sign-up asks for, in django-allauth's notation: a list such as
+        ``["email*", "username*", "password1*", "password2*"]`` (the default: today's form),
+        where ``*`` marks a required field. Read as allauth reads it, ``{"email": {"required":
+        True}, ...}`` in the order given.
+
+        Without ``username`` the site has no usernames at all: no field asks for one (the
+        sign-up, the staff pages, the API), no account holds one and no ``HANDLE`` lock is
+        taken. ``username`` without ``*`` is optional: an account without one takes no lock
+        (its constraint's ``allow_empty``). ``email*`` and ``password1*`` are required here (an
+        account always has an address and a password or a passkey); ``password2`` asks for the
+        password twice. ``phone`` comes with phone numbers (not available yet). System checks
+        ``accounts.E030``-``E035`` and ``W030``-``W032`` refuse what cannot work together. A
+        value that is not a list of strings raises
+        :class:`~django.core.exceptions.ImproperlyConfigured`."""
+        value = self._setting("SIGNUP_FIELDS", DEFAULT_SIGNUP_FIELDS)
+        if isinstance(value, str) or not isinstance(value, list | tuple) or not all(isinstance(f, str) for f in value):
+            raise ImproperlyConfigured(
+                f"ACCOUNTS_SIGNUP_FIELDS is {value!r}, not a list of field names; use a list such as "
+                '["email*", "username*", "password1*", "password2*"].'
+            )
+        fields: dict[str, dict[str, bool]] = {}
+        for entry in value:
+            name, required, _ = entry.partition("*")
+            fields[name] = {"required": bool(required)}
+        return fields
+
+    @property
+    def LOGIN_METHODS(self) -> frozenset[str]:
+        """What a person logs in with, as django-allauth's ``ACCOUNT_LOGIN_METHODS``: a set of
+        ``"email"`` and ``"username"``. Default ``{"email", "username"}`` (either, as today);
+        ``{"email"}`` for a site without usernames. The login form, ``auth/login`` of the API,
+        login by code and Django's ``authenticate()`` look a login up only by these (a
+        username typed on an email-only site names nobody). A value that is not a collection
+        of strings raises :class:`~django.core.exceptions.ImproperlyConfigured`."""
+        value = self._setting("LOGIN_METHODS", DEFAULT_LOGIN_METHODS)
+        if isinstance(value, str) or not isinstance(value, Collection) or not all(isinstance(m, str) for m in value):
+            raise ImproperlyConfigured(
+                f"ACCOUNTS_LOGIN_METHODS is {value!r}, not a set of login methods; use a set such as "
+                '{"email", "username"}.'
+            )
+        return frozenset(value)
 
     @property
     def USERNAME_BLACKLIST(self) -> Collection[str]:
@@ -351,6 +450,32 @@ class AppSettings:
         return self._setting("MFA_REQUIRED_FOR_STAFF", False)
 
     @property
+    def MFA_RECOVERY_CODES_DISPLAY_TIMEOUT(self) -> float:
+        """Seconds new recovery codes stay readable, to the session that generated them
+        only, through ``GET account/authenticators/recovery-codes`` and the recovery codes
+        page (sealed in that session: see :mod:`accounts.mfa.shown_codes`); after that only
+        how many are left is shown. A ``timedelta`` or seconds. Default 600 (10 minutes)."""
+        value = self._setting("MFA_RECOVERY_CODES_DISPLAY_TIMEOUT", 600)
+        return value.total_seconds() if isinstance(value, timedelta) else value
+
+    @property
+    def MFA_TRUST_ENABLED(self) -> bool:
+        """When True, after the second step of a login a browser may be trusted (the
+        checkbox of the second step's page; the API's ``mfa_trust`` flow and
+        ``auth/2fa/trust``), and later logins of the account from it skip the second step
+        for :attr:`MFA_TRUST_COOKIE_AGE` (see :mod:`accounts.mfa.trust`). django-allauth's
+        ``MFA_TRUST_ENABLED``. Default False."""
+        return bool(self._setting("MFA_TRUST_ENABLED", False))
+
+    @property
+    def MFA_TRUST_COOKIE_AGE(self) -> timedelta:
+        """How long a trusted browser skips the second step (its trust cookie's age; a
+        password change or any change of the authenticators ends it sooner): a ``timedelta``
+        or seconds. django-allauth's ``MFA_TRUST_COOKIE_AGE``. Default 14 days."""
+        value = self._setting("MFA_TRUST_COOKIE_AGE", timedelta(days=14))
+        return value if isinstance(value, timedelta) else timedelta(seconds=value)
+
+    @property
     def PASSKEY_SIGNUP(self) -> bool:
         """When True, the signup page offers to sign up with a passkey instead of a
         password. Default False."""
@@ -428,13 +553,73 @@ class AppSettings:
         value = self._setting("DEVICE_COOKIE_AGE", timedelta(days=365))
         return value if isinstance(value, timedelta) else timedelta(seconds=value)
 
+    # The API's token strategy (issue 34): django-allauth's HEADLESS_TOKEN_STRATEGY and
+    # HEADLESS_JWT_* settings, with the ACCOUNTS_ prefix (accounts.headless.tokens).
+
+    @property
+    def HEADLESS_TOKEN_STRATEGY(self) -> Literal["session", "jwt"]:
+        """What the API's ``app`` client is handed at login: ``"session"`` (the session token
+        alone, ``X-Session-Token``) or ``"jwt"`` (also a short-lived access token, accepted as
+        ``Authorization: Bearer``, and a single-use refresh token for ``tokens/refresh``), as
+        django-allauth's ``SessionTokenStrategy`` and ``JWTTokenStrategy``. Default ``"session"``."""
+        value = self._setting("HEADLESS_TOKEN_STRATEGY", "session")
+        if value not in ("session", "jwt"):
+            raise ImproperlyConfigured('ACCOUNTS_HEADLESS_TOKEN_STRATEGY must be "session" or "jwt".')
+        return value
+
+    @property
+    def HEADLESS_JWT_ALGORITHM(self) -> str:
+        """The access and refresh tokens' signing algorithm: ``"RS256"`` (with
+        :attr:`HEADLESS_JWT_PRIVATE_KEY`) or ``"HS256"`` (with ``SECRET_KEY`` unless a key is
+        set). Default ``"RS256"``, as django-allauth's."""
+        return self._setting("HEADLESS_JWT_ALGORITHM", "RS256")
+
+    @property
+    def HEADLESS_JWT_PRIVATE_KEY(self) -> str:
+        """The PEM of the RSA private key an ``RS256`` token is signed with (its public key
+        verifies it), or an ``HS256`` secret. Default ``""``."""
+        return self._setting("HEADLESS_JWT_PRIVATE_KEY", "")
+
+    @property
+    def HEADLESS_JWT_ACCESS_TOKEN_EXPIRES_IN(self) -> int:
+        """Seconds an access token is valid. Default 300."""
+        return int(self._setting("HEADLESS_JWT_ACCESS_TOKEN_EXPIRES_IN", 300))
+
+    @property
+    def HEADLESS_JWT_REFRESH_TOKEN_EXPIRES_IN(self) -> int:
+        """Seconds a refresh token is valid (it dies sooner with its session, or once used).
+        Default 86400 (a day)."""
+        return int(self._setting("HEADLESS_JWT_REFRESH_TOKEN_EXPIRES_IN", 86400))
+
+    @property
+    def HEADLESS_JWT_AUTHORIZATION_HEADER_SCHEME(self) -> str:
+        """The scheme of the ``Authorization`` header an access token travels in. Default ``"Bearer"``."""
+        return self._setting("HEADLESS_JWT_AUTHORIZATION_HEADER_SCHEME", "Bearer")
+
+    @property
+    def HEADLESS_JWT_STATEFUL_VALIDATION_ENABLED(self) -> bool:
+        """When True, :func:`accounts.headless.tokens.validate_access_token` also requires the
+        token's session to live (a read per call), so an access token dies with its session at
+        once; else it is valid until it expires. The API itself always requires the session.
+        Default False."""
+        return bool(self._setting("HEADLESS_JWT_STATEFUL_VALIDATION_ENABLED", False))
+
+    @property
+    def HEADLESS_JWT_ROTATE_REFRESH_TOKEN(self) -> bool:
+        """When True, a refresh token is used once (a guarded write) and ``tokens/refresh``
+        hands out the next one with the access token; when False it stays valid until it
+        expires or its session ends. Default True."""
+        return bool(self._setting("HEADLESS_JWT_ROTATE_REFRESH_TOKEN", True))
+
     # Identity providers (issue 27).
 
     @property
     def OIDC_PROVIDERS(self) -> list[dict[str, Any]]:
         """The OpenID Connect providers people may sign in with, a list of dicts ``{"id",
         "name", "issuer", "client_id", "client_secret", "scopes"}`` (``scopes`` optional,
-        default ``["openid", "email", "profile"]``); see ``docs/identity-providers.md``.
+        default ``["openid", "email", "profile"]``), and optionally ``app_client_ids`` (the
+        audiences the API's app client accepts), ``fetch_userinfo`` (default True),
+        ``trust_mfa``, ``mfa_acr_values``; see ``docs/identity-providers.md``.
         Default ``[]``: none."""
         return list(self._setting("OIDC_PROVIDERS", []) or [])
 
@@ -445,6 +630,72 @@ class AppSettings:
         lists) skips this site's second step; a provider's own ``trust_mfa`` overrides it.
         Default False: an account with a second factor is always asked for it."""
         return bool(self._setting("OIDC_TRUST_PROVIDER_MFA", False))
+
+    # A single-page app over the headless API; codes instead of links (issue 34).
+
+    @property
+    def HEADLESS_FRONTEND_URLS(self) -> dict[str, str]:
+        """The pages of the site's single-page app that mail and redirects lead to instead of
+        the app's HTML pages, by django-allauth's names: ``account_confirm_email``,
+        ``account_reset_password``, ``account_reset_password_from_key``, ``account_signup``,
+        ``socialaccount_login_error``. A URL or a path (on :attr:`SITE_URL`) with ``{key}``
+        where the key goes, e.g. ``{"account_confirm_email": "/account/verify-email/{key}"}``.
+        Default ``{}``: every link leads to the HTML pages."""
+        return dict(self._setting("HEADLESS_FRONTEND_URLS", {}) or {})
+
+    # Phone numbers (issue 37): django-allauth's ACCOUNT_PHONE_VERIFICATION_* settings, with the
+    # ACCOUNTS_ prefix (accounts.phones).
+
+    @property
+    def PHONE_VERIFICATION_TIMEOUT(self) -> int:
+        """Seconds a code texted to a phone number works (allauth's
+        ``PHONE_VERIFICATION_TIMEOUT``): a ``timedelta`` or seconds. Default 900 (15 minutes)."""
+        value = self._setting("PHONE_VERIFICATION_TIMEOUT", 15 * 60)
+        return int(value.total_seconds() if isinstance(value, timedelta) else value)
+
+    @property
+    def PHONE_VERIFICATION_MAX_ATTEMPTS(self) -> int:
+        """Wrong codes one texted code may be answered with before it dies (allauth's
+        ``PHONE_VERIFICATION_MAX_ATTEMPTS``), counted in DynamoDB, so concurrent guesses cannot
+        outnumber it. Default 3."""
+        return int(self._setting("PHONE_VERIFICATION_MAX_ATTEMPTS", 3))
+
+    @property
+    def PHONE_VERIFICATION_MAX_RESEND_COUNT(self) -> int:
+        """How many new codes a verification may ask for (``auth/phone/verify/resend``, the
+        page's "Send a new code"): django-allauth's ``PHONE_VERIFICATION_SUPPORTS_RESEND``,
+        ``True`` meaning 2, ``False`` (the default) none, or a number."""
+        return _count(self._setting("PHONE_VERIFICATION_SUPPORTS_RESEND", False))
+
+    @property
+    def PHONE_VERIFICATION_MAX_CHANGE_COUNT(self) -> int:
+        """How many times the number may be changed while a sign-up's verification waits
+        (``POST account/phone`` before logging in): django-allauth's
+        ``PHONE_VERIFICATION_SUPPORTS_CHANGE``, ``True`` meaning 2, ``False`` (the default)
+        none, or a number."""
+        return _count(self._setting("PHONE_VERIFICATION_SUPPORTS_CHANGE", False))
+
+    @property
+    def HEADLESS_ONLY(self) -> bool:
+        """When True, the account pages (sign-up, login, profile, email, password, second
+        factors, providers, login by code, the links' pages) answer 404, as django-allauth's
+        ``HEADLESS_ONLY``: people use the site's single-page app, which mail leads to
+        (:attr:`HEADLESS_FRONTEND_URLS`, required then: ``accounts.E036``). A provider's
+        callback and the staff pages stay. Default False."""
+        return bool(self._setting("HEADLESS_ONLY", False))
+
+    @property
+    def EMAIL_VERIFICATION_BY_CODE_ENABLED(self) -> bool:
+        """When True, an address is proven by a code mailed to it (typed into the page or the
+        app that asked, in the same session) instead of a link: at sign-up, at a login of an
+        unverified account, and for an email change. Default False (a link)."""
+        return bool(self._setting("EMAIL_VERIFICATION_BY_CODE_ENABLED", False))
+
+    @property
+    def PASSWORD_RESET_BY_CODE_ENABLED(self) -> bool:
+        """When True, a password reset mails a code (typed into the page or the app that
+        asked, in the same session) instead of a link. Default False (a link)."""
+        return bool(self._setting("PASSWORD_RESET_BY_CODE_ENABLED", False))
 
     # Permissions (issue 19).
 
@@ -471,6 +722,13 @@ class AppSettings:
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ImproperlyConfigured(f"ACCOUNTS_MAX_EMAIL_ADDRESSES is {value!r}; use a whole number of at least 1.")
         return value
+
+
+def _count(value: bool | int) -> int:
+    """django-allauth's reading of a ``*_SUPPORTS_*`` setting: ``True`` is 2, ``False`` 0."""
+    if isinstance(value, bool):
+        return 2 if value else 0
+    return int(value)
 
 
 app_settings = AppSettings()

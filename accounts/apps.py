@@ -21,9 +21,12 @@ class AccountsConfig(AppConfig):
         from . import (
             checks,  # noqa: F401  (registers the system checks)
             sessions,
+            signup_fields,  # noqa: F401  (registers its system checks)
         )
+        from .headless import checks as headless_checks  # noqa: F401  (registers the system checks)
         from .mfa import checks as mfa_checks  # noqa: F401  (registers the system checks)
         from .mfa.flows import reauthentication
+        from .phones import checks as phone_checks  # noqa: F401  (registers the system check)
         from .tables import configure
 
         configure()

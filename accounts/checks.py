@@ -11,6 +11,9 @@
   ``key_prefix`` (the audit could not tell its items apart).
 - ``accounts.E014``: ``ACCOUNTS_SITE_URL`` is not set, or not a site's address (links in
   mail are built from it, never from a request's Host).
+- ``accounts.E036``: ``ACCOUNTS_HEADLESS_FRONTEND_URLS`` names a page allauth has no name for,
+  or a URL without the ``{key}`` it needs; or ``ACCOUNTS_HEADLESS_ONLY`` lacks a page mail
+  leads to.
 - ``accounts.W020`` (``check --deploy``): outside debug, ``ACCOUNTS_SITE_URL`` still names
   ``localhost`` (or a loopback address) or plain ``http``.
 - ``accounts.W001``: the table cannot be reached or does not exist.
@@ -25,7 +28,8 @@
   and folding rules (:data:`accounts.identifiers.KEY_VERSION`) than this server's, or with
   an unknown one: run ``accounts_backfill`` first.
 - ``accounts.E009``: ``AUTHENTICATION_BACKENDS`` also has Django's ``ModelBackend`` (SQL users).
-- ``accounts.W003``: ``django.contrib.admin`` is installed (use the staff pages).
+- ``accounts.W003`` (``check --deploy``): ``django.contrib.admin`` is installed (use the
+  staff pages); the admin's own index says so where it applies.
 - ``accounts.W004``: a SQL model has a relation to ``AUTH_USER_MODEL`` (keep an ``AccountIdField``).
 - ``accounts.W010``: ``ACCOUNTS_UNIQUE_FIELDS`` takes from ``email`` or ``username`` the
   normalizer or the look-alike lock the app gives them.
@@ -45,7 +49,7 @@ from django.utils.module_loading import import_string
 
 from . import regions
 from .app_settings import DEFAULT_UNIQUE_FIELDS, app_settings
-from .links import site_url_problem
+from .links import frontend_url_problems, site_url_problem
 
 USER_MODEL = "accounts.User"
 BACKEND = "accounts.backends.AccountBackend"
@@ -55,6 +59,8 @@ SQL_SESSION_ENGINES = {
 }
 EXPECTED_KEYS = {("PK", "HASH", "S"), ("SK", "RANGE", "S")}
 CREATE_TABLE_COMMAND = "python manage.py accounts_createtable"
+# The tag of the site's address check (E014), which the commands that send no mail skip.
+MAIL_TAG = "accounts_mail"
 # The tag of the key version check (E016), which the backfill and the audit skip.
 KEYS_TAG = "accounts_keys"
 BACKFILL_COMMAND = "python manage.py accounts_backfill"
@@ -92,9 +98,28 @@ def check_auth_settings(app_configs, **kwargs):
     return errors
 
 
+@checks.register(checks.Tags.compatibility, deploy=True)
+def check_admin(app_configs: object, **kwargs: object) -> list[checks.CheckMessage]:
+    """W003: ``django.contrib.admin`` cannot manage accounts kept in DynamoDB.
+
+    Only under ``check --deploy``, the review before a site goes out: a project made by
+    ``startproject`` keeps the admin, and a warning on every command (``migrate``,
+    ``runserver``, ``createsuperuser``...) would say the same thing again and again. Where
+    the admin is opened, its own index says where accounts are managed (the staff pages)."""
+    if not apps.is_installed("django.contrib.admin"):
+        return []
+    return [
+        checks.Warning(
+            "django.contrib.admin is installed; its pages need users with permissions in a SQL table.",
+            hint='Remove it and include the staff pages instead: path("staff/", include("accounts.staff.urls")).',
+            id="accounts.W003",
+        )
+    ]
+
+
 @checks.register(checks.Tags.compatibility)
 def check_sql_user_features(app_configs, **kwargs):
-    """E009, W003, W004: Django features that need users in a SQL table."""
+    """E009, W004: Django features that need users in a SQL table."""
     issues = [
         checks.Error(
             f"AUTHENTICATION_BACKENDS includes {path!r}, which reads users and their permissions from SQL tables.",
@@ -104,14 +129,6 @@ def check_sql_user_features(app_configs, **kwargs):
         for path in settings.AUTHENTICATION_BACKENDS
         if _is_backend_subclass(path, ModelBackend)
     ]
-    if apps.is_installed("django.contrib.admin"):
-        issues.append(
-            checks.Warning(
-                "django.contrib.admin is installed; its pages need users with permissions in a SQL table.",
-                hint='Remove it and include the staff pages instead: path("staff/", include("accounts.staff.urls")).',
-                id="accounts.W003",
-            )
-        )
     issues.extend(
         checks.Warning(
             f"{field.model._meta.label}.{field.name} is a {type(field).__name__} to {USER_MODEL}, "
@@ -304,9 +321,11 @@ def _normalizer_error(normalizer):
     return None
 
 
-@checks.register(checks.Tags.compatibility)
+@checks.register(MAIL_TAG)
 def check_site_url(app_configs, **kwargs):
-    """E014: ``ACCOUNTS_SITE_URL``, the address every link in mail starts with."""
+    """E014: ``ACCOUNTS_SITE_URL``, the address every link in mail starts with. Tagged apart,
+    so the commands that send no mail (``accounts_audit``, ``accounts_export``,
+    ``accounts_backfill``: they run the compatibility checks) run without it."""
     problem = site_url_problem(app_settings.SITE_URL)
     if problem is None:
         return []
@@ -318,6 +337,22 @@ def check_site_url(app_configs, **kwargs):
             "Links in mail never use the request's Host header.",
             id="accounts.E014",
         )
+    ]
+
+
+@checks.register(checks.Tags.compatibility)
+def check_frontend_urls(app_configs: object, **kwargs: object) -> list[checks.CheckMessage]:
+    """E036: the single-page app's pages mail leads to (``ACCOUNTS_HEADLESS_FRONTEND_URLS``)."""
+    return [
+        checks.Error(
+            problem,
+            hint="Name the app's pages as django-allauth's HEADLESS_FRONTEND_URLS does, e.g. "
+            "{'account_confirm_email': '/account/verify-email/{key}', "
+            "'account_reset_password': '/account/password/reset', "
+            "'account_reset_password_from_key': '/account/password/reset/key/{key}'}.",
+            id="accounts.E036",
+        )
+        for problem in frontend_url_problems()
     ]
 
 

@@ -1,7 +1,7 @@
 """What each flow costs on AWS DynamoDB, computed from AWS's published billing rules.
 
 DynamoDB Local reports 2 units for any ``TransactWriteItems``, so costs cannot be measured
-locally; they are computed instead. Each flow (:data:`FLOWS`) is the list of requests it
+locally; they are computed instead. Each flow (:func:`flows`) is the list of requests it
 sends (``tests/engine/test_costs.py`` checks them against the wire), each reading or writing
 named items whose sizes come from items the code itself builds (:func:`sample_items`).
 The rules (AWS, "DynamoDB read and write operations" and on-demand pricing):
@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
 
-from . import store, transactions
+from . import signup_fields, store, transactions
 from .ratelimit import Counter, parse_rules
-from .tables import ADDRESSES_FIELD, STAFF_REGISTRY, epoch_now
+from .tables import ADDRESSES_FIELD, STAFF_REGISTRY, account_constraints, epoch_now
 from .transactions.events import event_item
 
 # On-demand prices in US East (N. Virginia), dollars per million request units, since
@@ -111,6 +111,9 @@ def sample_items():
         "w5000001": {"N": "1"},
         "expires": {"N": str(now + 600)},
     }
+    # An unverified account's locks (its username's: its address takes none yet); a site
+    # without usernames has none.
+    expiring = {"expiring lock": expiring_locks[0].body["Item"]} if expiring_locks else {}
     with_addresses = store.build_signup_account(
         SAMPLE_EMAIL, SAMPLE_USERNAME, SAMPLE_PASSWORD_HASH, email_verified=True, email_addresses={SAMPLE_OTHER_EMAIL}
     )
@@ -126,13 +129,14 @@ def sample_items():
         "account with addresses": with_addresses.serialize(null_check=False),
         "unverified account": unverified.serialize(null_check=False),
         "lock": locks[0].body["Item"],
-        "expiring lock": expiring_locks[0].body["Item"],
+        **expiring,
         "session": session,
         "session slot": slot_put(account.id, 0, None, session["SK"]["S"])["Item"],
         "anonymous session": anonymous,
         "rate counter": counter,
         "staff registry entry (absent)": {},
         "lock (absent)": {},
+        "rate counter (absent)": {},
         "staff registry entry": STAFF_REGISTRY.key(account.PK),
         "security event": event_item(account.PK, "login", address=SAMPLE_ADDRESS, user_agent=SAMPLE_USER_AGENT),
     }
@@ -183,173 +187,238 @@ class Flow:
         )
 
 
-ACCOUNT_LOCKS = ("lock", "lock", "lock")  # email, username, username skeleton
 # The security timeline the profile shows and a deletion deletes (accounts.timeline).
 SAMPLE_EVENTS = ("security event",) * 10
-FLOWS = (
-    Flow("page", "any page of a logged-in person", (Request("BatchGetItem", ("session", "account")),)),
-    Flow(
-        "last seen",
-        "a page that also refreshes its session's last seen (at most once per ACCOUNTS_SESSION_TOUCH_INTERVAL)",
-        (Request("BatchGetItem", ("session", "account")), Request("PutItem", ("session",))),
-    ),
-    Flow(
-        "profile",
-        "the profile with its session list (2 sessions) and its security timeline (10 events)",
-        (Request("Query", ("account", "session", "session", *SAMPLE_EVENTS)),),
-    ),
-    Flow(
-        "signup",
-        "sign-up, the address to verify (ACCOUNTS_EMAIL_VERIFICATION mandatory, with its default "
-        "enumeration prevention: the address's lock is read, not checked, and the mail counted)",
+
+
+def username_lock_count() -> int:
+    """How many locks an account's username takes (its own and its skeleton's, by default):
+    none on a site without usernames (``ACCOUNTS_SIGNUP_FIELDS``)."""
+    return sum(1 for constraint in account_constraints() if constraint.fields == ("username",))
+
+
+def flows() -> tuple["Flow", ...]:
+    """What a person does on this site, and the requests it costs: with default settings, and
+    the sign-up fields of ``ACCOUNTS_SIGNUP_FIELDS`` (a site without usernames has no username
+    change, and its sign-up, verification and deletion move no username lock; a site with
+    phone numbers has their change and its code)."""
+    username_locks = ("lock",) * username_lock_count()
+    expiring_username_locks = ("expiring lock",) * len(username_locks)
+    username_change = (
         (
-            Request("UpdateItem", ("rate counter",)),
-            Request("TransactWriteItems", ("unverified account", "expiring lock", "expiring lock")),
-            Request("GetItem", ("lock (absent)",)),
-            Request("UpdateItem", ("rate counter",)),
-            Request("PutItem", ("anonymous session",)),
-        ),
-    ),
-    Flow(
-        "verification link",
-        "opening the verification link and confirming",
+            Flow(
+                "username change",
+                "a new username (its lock and its skeleton's move; the password check counted, the address told)",
+                (
+                    Request("BatchGetItem", ("session", "account")),
+                    Request("UpdateItem", ("rate counter",)),
+                    Request("TransactWriteItems", ("account", *username_locks, *username_locks, "security event")),
+                    Request("UpdateItem", ("rate counter",)),
+                ),
+            ),
+        )
+        if username_locks
+        else ()
+    )
+    phone_flows = (
         (
-            Request("GetItem", ("unverified account",)),
-            Request("TransactWriteItems", ("account", "lock", "expiring lock", "expiring lock", "security event")),
+            Flow(
+                "phone change",
+                "asking on the phone page for a code to a new number (its lock read, the change and the "
+                "texts counted: change_phone, verify_phone per number and client, sms per number)",
+                (
+                    Request("BatchGetItem", ("session", "account")),
+                    Request("UpdateItem", ("rate counter",)),
+                    Request("GetItem", ("lock (absent)",)),
+                    *(Request("UpdateItem", ("rate counter",)),) * 4,
+                    Request("PutItem", ("session",)),
+                ),
+            ),
+            Flow(
+                "phone code",
+                "typing the new number's code: its tries read and checked, the account read, the new "
+                "number locked and the old released in one transaction, the address told (its notice counted)",
+                (
+                    Request("BatchGetItem", ("session", "account")),
+                    Request("BatchGetItem", ("rate counter (absent)",)),
+                    Request("GetItem", ("account",)),
+                    Request(
+                        "TransactWriteItems", ("account", "lock", "lock", "rate counter (absent)", "security event")
+                    ),
+                    Request("UpdateItem", ("rate counter",)),
+                    Request("PutItem", ("session",)),
+                ),
+            ),
+        )
+        if signup_fields.has_phone()
+        else ()
+    )
+    return (
+        Flow("page", "any page of a logged-in person", (Request("BatchGetItem", ("session", "account")),)),
+        Flow(
+            "last seen",
+            "a page that also refreshes its session's last seen (at most once per ACCOUNTS_SESSION_TOUCH_INTERVAL)",
+            (Request("BatchGetItem", ("session", "account")), Request("PutItem", ("session",))),
         ),
-    ),
-    Flow(
-        "login",
-        "login from a new browser (1 session before): its two counters counted before the "
-        "password check, the address's taken back, the account's deleted with the session's write "
-        "(which takes its session slot and records the login's security event)",
-        (
-            Request("GetItem", ("lock",)),
-            Request("Query", ("account", "session")),
-            Request("UpdateItem", ("rate counter",)),
-            Request("UpdateItem", ("rate counter",)),
-            Request("UpdateItem", ("rate counter",)),
-            Request("TransactWriteItems", ("session", "session slot", "security event", "rate counter")),
+        Flow(
+            "profile",
+            "the profile with its session list (2 sessions) and its security timeline (10 events)",
+            (Request("Query", ("account", "session", "session", *SAMPLE_EVENTS)),),
         ),
-    ),
-    Flow(
-        "failed login",
-        "a wrong password (its two counters, counted before the password check)",
-        (
-            Request("GetItem", ("lock",)),
-            Request("Query", ("account", "session")),
-            Request("UpdateItem", ("rate counter",)),
-            Request("UpdateItem", ("rate counter",)),
+        Flow(
+            "signup",
+            "sign-up, the address to verify (ACCOUNTS_EMAIL_VERIFICATION mandatory, with its default "
+            "enumeration prevention: the address's lock is read, not checked, and the mail counted)",
+            (
+                Request("UpdateItem", ("rate counter",)),
+                Request("TransactWriteItems", ("unverified account", *expiring_username_locks)),
+                Request("GetItem", ("lock (absent)",)),
+                Request("UpdateItem", ("rate counter",)),
+                Request("PutItem", ("anonymous session",)),
+            ),
         ),
-    ),
-    Flow(
-        "logout",
-        "logout",
-        (Request("BatchGetItem", ("session", "account")), Request("DeleteItem", ("session",))),
-    ),
-    Flow(
-        "username change",
-        "a new username (its lock and its skeleton's move; the password check counted, the address told)",
-        (
-            Request("BatchGetItem", ("session", "account")),
-            Request("UpdateItem", ("rate counter",)),
-            Request("TransactWriteItems", ("account", "lock", "lock", "lock", "lock", "security event")),
-            Request("UpdateItem", ("rate counter",)),
+        Flow(
+            "verification link",
+            "opening the verification link and confirming",
+            (
+                Request("GetItem", ("unverified account",)),
+                Request("TransactWriteItems", ("account", "lock", *expiring_username_locks, "security event")),
+            ),
         ),
-    ),
-    Flow(
-        "email change",
-        "asking for a new address (the link is mailed; the password check counted)",
-        (
-            Request("BatchGetItem", ("session", "account")),
-            Request("UpdateItem", ("rate counter",)),
-            Request("UpdateItem", ("rate counter",)),
-            Request("TransactWriteItems", ("account", "lock")),
-            Request("UpdateItem", ("rate counter",)),
-            Request("UpdateItem", ("rate counter",)),
+        Flow(
+            "login",
+            "login from a new browser (1 session before): its two counters counted before the "
+            "password check, the address's taken back, the account's deleted with the session's write "
+            "(which takes its session slot, records the login's security event and checks the account "
+            "still active)",
+            (
+                Request("GetItem", ("lock",)),
+                Request("Query", ("account", "session")),
+                Request("UpdateItem", ("rate counter",)),
+                Request("UpdateItem", ("rate counter",)),
+                Request("UpdateItem", ("rate counter",)),
+                Request("TransactWriteItems", ("session", "session slot", "security event", "rate counter", "account")),
+            ),
         ),
-    ),
-    Flow(
-        "email change link",
-        "opening the new address's link",
-        (
-            Request("GetItem", ("account",)),
-            Request("TransactWriteItems", ("account", "lock", "lock", "security event")),
-            Request("UpdateItem", ("rate counter",)),
+        Flow(
+            "failed login",
+            "a wrong password (its two counters, counted before the password check)",
+            (
+                Request("GetItem", ("lock",)),
+                Request("Query", ("account", "session")),
+                Request("UpdateItem", ("rate counter",)),
+                Request("UpdateItem", ("rate counter",)),
+            ),
         ),
-    ),
-    Flow(
-        "password change",
-        "a new password (2 sessions: both end, this page gets a new one; the password check counted)",
-        (
-            Request("BatchGetItem", ("session", "account")),
-            Request("UpdateItem", ("rate counter",)),
-            Request("TransactWriteItems", ("account", "security event")),
-            Request("Query", ("session", "session")),
-            Request("BatchWriteItem", ("session", "session")),
-            Request("TransactWriteItems", ("session", "session slot", "session")),
-            Request("UpdateItem", ("rate counter",)),
+        Flow(
+            "logout",
+            "logout",
+            (Request("BatchGetItem", ("session", "account")), Request("DeleteItem", ("session",))),
         ),
-    ),
-    Flow(
-        "address add",
-        "adding an address (ACCOUNTS_MAX_EMAIL_ADDRESSES above 1: the link is mailed to it, the primary told; the "
-        "password check counted)",
-        (
-            Request("BatchGetItem", ("session", "account")),
-            Request("UpdateItem", ("rate counter",)),
-            Request("UpdateItem", ("rate counter",)),
-            Request("TransactWriteItems", ("account", "lock (absent)", "security event")),
-            Request("UpdateItem", ("rate counter",)),
-            Request("UpdateItem", ("rate counter",)),
+        Flow(
+            "log out other sessions",
+            "the profile's button (3 other sessions): read with the page's session, deleted in one "
+            "transaction, each checked still there",
+            (
+                Request("Query", ("account", *("session", "session slot") * 4)),
+                Request("TransactWriteItems", ("session", "session", "session")),
+            ),
         ),
-    ),
-    Flow(
-        "address link",
-        "opening an added address's link: its lock taken, the primary told",
-        (
-            Request("GetItem", ("account",)),
-            Request("TransactWriteItems", ("account with addresses", "lock", "security event")),
-            Request("UpdateItem", ("rate counter",)),
+        *username_change,
+        Flow(
+            "email change",
+            "asking for a new address (the link is mailed; the password check counted)",
+            (
+                Request("BatchGetItem", ("session", "account")),
+                Request("UpdateItem", ("rate counter",)),
+                Request("UpdateItem", ("rate counter",)),
+                Request("TransactWriteItems", ("account", "lock")),
+                Request("UpdateItem", ("rate counter",)),
+                Request("UpdateItem", ("rate counter",)),
+            ),
         ),
-    ),
-    Flow(
-        "address make primary",
-        "making another confirmed address primary: no lock moves, both addresses told",
-        (
-            Request("BatchGetItem", ("session", "account with addresses")),
-            Request("TransactWriteItems", ("account with addresses", "security event")),
-            Request("UpdateItem", ("rate counter",)),
-            Request("UpdateItem", ("rate counter",)),
+        Flow(
+            "email change link",
+            "opening the new address's link",
+            (
+                Request("GetItem", ("account",)),
+                Request("TransactWriteItems", ("account", "lock", "lock", "security event")),
+                Request("UpdateItem", ("rate counter",)),
+            ),
         ),
-    ),
-    Flow(
-        "address removal",
-        "removing a confirmed address: its lock deleted in the same transaction, both addresses told",
-        (
-            Request("BatchGetItem", ("session", "account with addresses")),
-            Request("TransactWriteItems", ("account with addresses", "lock", "security event")),
-            Request("UpdateItem", ("rate counter",)),
-            Request("UpdateItem", ("rate counter",)),
+        *phone_flows,
+        Flow(
+            "address add",
+            "adding an address (ACCOUNTS_MAX_EMAIL_ADDRESSES above 1: the link is mailed to it, the primary told; the "
+            "password check counted)",
+            (
+                Request("BatchGetItem", ("session", "account")),
+                Request("UpdateItem", ("rate counter",)),
+                Request("UpdateItem", ("rate counter",)),
+                Request("TransactWriteItems", ("account", "lock (absent)", "security event")),
+                Request("UpdateItem", ("rate counter",)),
+                Request("UpdateItem", ("rate counter",)),
+            ),
         ),
-    ),
-    Flow(
-        "deletion",
-        "deleting the account (1 session and 10 security events, deleted after it; the password check counted)",
-        (
-            Request("BatchGetItem", ("session", "account")),
-            Request("UpdateItem", ("rate counter",)),
-            Request("TransactWriteItems", ("account", *ACCOUNT_LOCKS, "staff registry entry (absent)")),
-            Request("Query", ("session", *SAMPLE_EVENTS)),
-            Request("BatchWriteItem", ("session", *SAMPLE_EVENTS)),
+        Flow(
+            "address link",
+            "opening an added address's link: its lock taken, the primary told",
+            (
+                Request("GetItem", ("account",)),
+                Request("TransactWriteItems", ("account with addresses", "lock", "security event")),
+                Request("UpdateItem", ("rate counter",)),
+            ),
         ),
-    ),
-)
+        Flow(
+            "address make primary",
+            "making another confirmed address primary: no lock moves, both addresses told",
+            (
+                Request("BatchGetItem", ("session", "account with addresses")),
+                Request("TransactWriteItems", ("account with addresses", "security event")),
+                Request("UpdateItem", ("rate counter",)),
+                Request("UpdateItem", ("rate counter",)),
+            ),
+        ),
+        Flow(
+            "address removal",
+            "removing a confirmed address: its lock deleted in the same transaction, both addresses told",
+            (
+                Request("BatchGetItem", ("session", "account with addresses")),
+                Request("TransactWriteItems", ("account with addresses", "lock", "security event")),
+                Request("UpdateItem", ("rate counter",)),
+                Request("UpdateItem", ("rate counter",)),
+            ),
+        ),
+        Flow(
+            "password change",
+            "a new password (2 sessions: both end, this page gets a new one; the password check counted)",
+            (
+                Request("BatchGetItem", ("session", "account")),
+                Request("UpdateItem", ("rate counter",)),
+                Request("TransactWriteItems", ("account", "security event")),
+                Request("Query", ("session", "session")),
+                Request("BatchWriteItem", ("session", "session")),
+                Request("TransactWriteItems", ("session", "session slot", "session")),
+                Request("UpdateItem", ("rate counter",)),
+            ),
+        ),
+        Flow(
+            "deletion",
+            "deleting the account (1 session and 10 security events, deleted after it; the password check counted)",
+            (
+                Request("BatchGetItem", ("session", "account")),
+                Request("UpdateItem", ("rate counter",)),
+                Request("TransactWriteItems", ("account", "lock", *username_locks, "staff registry entry (absent)")),
+                Request("Query", ("session", *SAMPLE_EVENTS)),
+                Request("BatchWriteItem", ("session", *SAMPLE_EVENTS)),
+            ),
+        ),
+    )
 
 
 def flow_named(name):
     """The flow called ``name``; raises ``KeyError``."""
-    for flow in FLOWS:
+    for flow in flows():
         if flow.name == name:
             return flow
     raise KeyError(name)
@@ -369,7 +438,7 @@ def price(sizes=None, read_price=READ_PRICE, write_price=WRITE_PRICE):
     """The :class:`FlowCost` of every flow, at these prices ($ per million units)."""
     sizes = sizes or {name: item_size(item) for name, item in sample_items().items()}
     costs = []
-    for flow in FLOWS:
+    for flow in flows():
         reads, writes = flow.units(sizes)
         costs.append(FlowCost(flow, reads, writes, reads * read_price + writes * write_price))
     return costs
@@ -462,7 +531,8 @@ def month(
         reads += flow_reads * count
         writes += flow_writes * count
     stored = {name: size + ITEM_OVERHEAD_BYTES for name, size in sizes.items()}
-    per_account = stored["account"] + 3 * stored["lock"] + sessions_per_account * stored["session"]
+    locks = 1 + username_lock_count()
+    per_account = stored["account"] + locks * stored["lock"] + sessions_per_account * stored["session"]
     storage_gb = accounts * per_account / 1e9
     return Month(
         runs=runs,

@@ -22,6 +22,7 @@ counters live in its partition; a completed password reset deletes them
 """
 
 import secrets
+from datetime import timedelta
 
 from django.conf import settings
 from django.core import signing
@@ -59,10 +60,18 @@ def remember(request: HttpRequest, response: HttpResponse, account_id: str) -> N
     known = trusted_accounts(request)
     nonce = known.pop(account_id, None) or secrets.token_urlsafe(12)
     entries = [[account_id, nonce], *([other, other_nonce] for other, other_nonce in known.items())]
+    value = signing.dumps(entries[:MAX_ACCOUNTS], salt=SALT, compress=True)
+    set_browser_cookie(request, response, COOKIE_NAME, value, app_settings.DEVICE_COOKIE_AGE)
+
+
+def set_browser_cookie(request: HttpRequest, response: HttpResponse, name: str, value: str, age: timedelta) -> None:
+    """Set cookie ``name`` of a browser's standing with the site (its device cookie, the trust
+    of its second step) on ``response``: HttpOnly, SameSite=Lax, Secure on an HTTPS site, on
+    the session cookie's path and domain, for ``age``."""
     response.set_cookie(
-        COOKIE_NAME,
-        signing.dumps(entries[:MAX_ACCOUNTS], salt=SALT, compress=True),
-        max_age=int(app_settings.DEVICE_COOKIE_AGE.total_seconds()),
+        name,
+        value,
+        max_age=int(age.total_seconds()),
         path=settings.SESSION_COOKIE_PATH,
         domain=settings.SESSION_COOKIE_DOMAIN,
         secure=settings.SESSION_COOKIE_SECURE or request.is_secure(),

@@ -101,6 +101,17 @@ class ItemDeleted(StaleItem):
     is never used again, so a form posted again long after is refused, not re-created."""
 
 
+class AccountRefused(StaleItem):
+    """The account a login's session was written for is no longer there, or no longer
+    active, as the login read it (its ``is_active`` check failed): nothing was written, and
+    nobody is logged in. Not a conflict to retry: a deactivation or deletion won."""
+
+
+class ActorRefused(TransactionCancelled):
+    """The staff member changing a superuser's account is no longer an active staff
+    superuser (demoted or deactivated since their page read them): nothing was written."""
+
+
 class Busy(TransactionCancelled):
     """Other transactions kept conflicting with this one; nothing was written. Try again."""
 

@@ -14,14 +14,15 @@ from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.debug import sensitive_variables
 
-from . import ratelimit, store, timeline
+from . import ratelimit, signup_fields, store, timeline
 from .adapter import get_adapter
+from .app_settings import app_settings
 from .exceptions import ItemAlreadyExists, TokenReused, UniqueViolation
 from .form_errors import STORE_REFUSALS, StoreErrorsMixin  # noqa: F401  (STORE_REFUSALS: for the views)
 from .internal.flows import login as login_flow
 from .mfa.flows.reauthentication import count_password_check
 from .models import User
-from .rules import AccountValuesForm, EmailField, NewUsernameMixin, UsernameField
+from .rules import AccountValuesForm, EmailField, NewUsernameMixin, UsernameField, fit_username_field
 from .tables import Account
 
 if TYPE_CHECKING:
@@ -42,7 +43,9 @@ def new_signup_token() -> str:
 
 
 class SignupForm(AccountValuesForm, StoreErrorsMixin, _SetPasswordMixin):
-    """Sign up with an email address, a username and a password.
+    """Sign up with an email address, a username and a password: the fields
+    ``ACCOUNTS_SIGNUP_FIELDS`` lists, in its order (no ``username`` on a site without
+    usernames, no ``password2`` when the password is asked once).
 
     The hidden ``token`` makes the post idempotent: sent twice, the form creates one
     account and both posts succeed (see :meth:`save`).
@@ -50,6 +53,31 @@ class SignupForm(AccountValuesForm, StoreErrorsMixin, _SetPasswordMixin):
 
     password1, password2 = auth_forms.SetPasswordMixin.create_password_fields()
     token = forms.CharField(widget=forms.HiddenInput, required=False, initial=new_signup_token)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if not signup_fields.asks_password_twice():
+            self.fields.pop("password2", None)
+        if signup_fields.asks_for_phone():
+            # Verified by the code texted to it before the sign-up completes (accounts.phones).
+            self.fields["phone"] = get_adapter().phone_form_field(required=signup_fields.phone_required())
+        self.order_fields(self.field_order_of(list(app_settings.SIGNUP_FIELDS)))
+
+    def field_order_of(self, listed: list[str]) -> list[str]:
+        """``ACCOUNTS_SIGNUP_FIELDS``' order, with the fields it does not list (a host's own
+        declared fields, such as a phone number) after the identifiers, before the passwords."""
+        before_passwords = [name for name in listed if not name.startswith("password")]
+        own = [name for name in self.fields if name not in listed and name != "token"]
+        return before_passwords + own + [name for name in listed if name.startswith("password")]
+
+    def validate_passwords(
+        self, password1_field_name: str = "password1", password2_field_name: str = "password2"
+    ) -> None:
+        if password2_field_name in self.fields:
+            super().validate_passwords(password1_field_name, password2_field_name)
+        elif not self.cleaned_data.get(password1_field_name) and password1_field_name not in self.errors:
+            required = self.fields[password1_field_name].error_messages["required"]
+            self.add_error(password1_field_name, ValidationError(required, code="required"))
 
     def clean_token(self) -> str:
         """The ClientRequestToken of this post: the form's own, or a fresh one when the
@@ -64,7 +92,10 @@ class SignupForm(AccountValuesForm, StoreErrorsMixin, _SetPasswordMixin):
     def clean(self) -> dict[str, Any] | None:
         self.validate_passwords()
         unsaved = User(email=self.cleaned_data.get("email", ""), username=self.cleaned_data.get("username", ""))
-        self.validate_password_for_user(unsaved)
+        # AUTH_PASSWORD_VALIDATORS judge the password on its last field (the one typed once, without password2).
+        self.validate_password_for_user(
+            unsaved, password_field_name="password2" if "password2" in self.fields else "password1"
+        )
         return super().clean()
 
     def full_clean(self) -> None:
@@ -95,12 +126,15 @@ class SignupForm(AccountValuesForm, StoreErrorsMixin, _SetPasswordMixin):
         password = self.cleaned_data["password1"]
         if not created and not check_password(password, account.password):
             # Same token, email and username but not the same password: not this person's post.
-            raise UniqueViolation({"email", "username"})
+            raise UniqueViolation({"email", "username"} & self.fields.keys())
         return account
 
 
 class LoginForm(auth_forms.AuthenticationForm):
-    """Log in with a username or an email address (the ``username`` field) and a password.
+    """Log in with a username or an email address (the ``username`` field, as Django's
+    ``AuthenticationForm`` names it) and a password. With ``ACCOUNTS_LOGIN_METHODS`` of one
+    method the field asks for that one: ``{"email"}`` makes it an email field labelled
+    "Email address".
 
     The form reads the two fields; the login flow judges them
     (:func:`accounts.internal.flows.login.log_in_with_password`, called by the view), and
@@ -115,6 +149,20 @@ class LoginForm(auth_forms.AuthenticationForm):
         "invalid_login": _(
             "Please enter a correct username or email address and password. Note that the password is case-sensitive."
         ),
+        # With one login method (ACCOUNTS_LOGIN_METHODS), the message names that one.
+        "invalid_email_login": _(
+            "Please enter a correct email address and password. Note that the password is case-sensitive."
+        ),
+        "invalid_username_login": _(
+            "Please enter a correct username and password. Note that the password is case-sensitive."
+        ),
+        "invalid_phone_login": _(
+            "Please enter a correct phone number and password. Note that the password is case-sensitive."
+        ),
+        # Several login methods, one of them a phone number.
+        "invalid_any_login": _(
+            "Please enter a correct login (%(methods)s) and password. Note that the password is case-sensitive."
+        ),
         "unverified": _("Your email address is not verified yet. Open the link we mailed you, or send it again below."),
     }
 
@@ -123,11 +171,35 @@ class LoginForm(auth_forms.AuthenticationForm):
 
     def __init__(self, request: HttpRequest | None = None, *args: Any, **kwargs: Any) -> None:
         super().__init__(request, *args, **kwargs)
+        if signup_fields.logs_in_by("phone"):
+            # A number alone is read as a number (E.164); with other methods, the text as typed.
+            only = signup_fields.login_methods() == ["phone"]
+            self.fields["username"] = (
+                get_adapter().phone_form_field(
+                    label=signup_fields.login_label(),
+                    widget=forms.TextInput(attrs={"autofocus": True, "autocomplete": "tel", "type": "tel"}),
+                )
+                if only
+                else forms.CharField(
+                    label=signup_fields.login_label(),
+                    max_length=254,
+                    widget=forms.TextInput(attrs={"autofocus": True, "autocomplete": "username"}),
+                )
+            )
+            return
+        if not signup_fields.logs_in_by("username"):
+            self.fields["username"] = forms.EmailField(
+                label=signup_fields.login_label(),
+                max_length=254,
+                widget=forms.EmailInput(attrs={"autofocus": True, "autocomplete": "email"}),
+            )
+            return
         username = cast(forms.CharField, self.fields["username"])
-        username.label = _("Username or email address")
-        # Room for an email address, longer than any username.
-        username.max_length = 254
-        username.widget.attrs["maxlength"] = 254
+        username.label = signup_fields.login_label()
+        if signup_fields.logs_in_by("email"):
+            # Room for an email address, longer than any username.
+            username.max_length = 254
+            username.widget.attrs["maxlength"] = 254
 
     def clean(self) -> dict[str, Any]:
         # Django's AuthenticationForm authenticates here; the login flow does, in the view.
@@ -143,6 +215,20 @@ class LoginForm(auth_forms.AuthenticationForm):
             self.add_error(None, ValidationError(self.error_messages["unverified"], code="unverified"))
         else:
             self.add_error(None, self.get_invalid_login_error())
+
+    def get_invalid_login_error(self) -> ValidationError:
+        """The wrong-credentials error, naming what this site logs in by."""
+        if signup_fields.logs_in_by("phone"):
+            methods = signup_fields.login_methods()
+            if methods == ["phone"]:
+                return ValidationError(self.error_messages["invalid_phone_login"], code="invalid_login")
+            label = str(signup_fields.login_label()).lower()
+            return ValidationError(
+                self.error_messages["invalid_any_login"], code="invalid_login", params={"methods": label}
+            )
+        by_email, by_username = signup_fields.logs_in_by("email"), signup_fields.logs_in_by("username")
+        code = "invalid_login" if by_email == by_username else f"invalid_{'email' if by_email else 'username'}_login"
+        return ValidationError(self.error_messages[code], code="invalid_login")
 
     @property
     def unverified_account(self) -> Any:
@@ -246,6 +332,11 @@ class UsernameChangeForm(NewUsernameMixin, UniqueValueChangeForm):
     field = "username"
     username = UsernameField(label=_("New username"), max_length=150, widget=forms.TextInput(attrs={"autofocus": True}))
     password = current_password_field()
+
+    def __init__(self, user: User, *args: Any, **kwargs: Any) -> None:
+        super().__init__(user, *args, **kwargs)
+        # An optional username (ACCOUNTS_SIGNUP_FIELDS) may be removed: left empty.
+        fit_username_field(self.fields, optional_label=_("New username (optional)"))
 
     def save(self, origin: timeline.Origin = timeline.NO_ORIGIN) -> Account:
         """Move the account to the new username, in one transaction, recorded as come from

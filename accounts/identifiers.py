@@ -1,8 +1,10 @@
 """Unicode rules for the identifiers people type: usernames and email domains.
 
-Every table comes from a maintained implementation of the Unicode data, none is written
-here: ICU (through PyICU) for UTS #39 (confusable skeletons, restriction levels, the
-identifier profile) and character properties, the ``idna`` package for UTS #46.
+Every table is Unicode's, none is written here, and every one is pinned so that each host
+computes the same keys whatever its Python, OS or ICU (:mod:`accounts.unicode_data`): UTS
+#39 (confusable skeletons, restriction levels, the identifier profile), scripts and
+character properties from tables generated from a named Unicode version, normalization and
+categories from ``unicodedata2``, and UTS #46 (domains) from the ``idna`` package.
 
 - :func:`skeleton` is the UTS #39 confusable skeleton: ``аdmin`` (Cyrillic а) and
   ``admin`` share the skeleton ``adrnin``; :func:`fold_skeleton` then folds what the
@@ -16,73 +18,125 @@ identifier profile) and character properties, the ``idna`` package for UTS #46.
   and the table records the version its locks are keyed with (``accounts_backfill``).
 """
 
-import unicodedata
+import importlib.util
+from types import ModuleType
 from typing import Any
 
-import icu
 import idna
+import idna.idnadata
 
+from . import unicode_data
+from .unicode_data import casefold, category, normalize
 from .uniqueness import Normalizer, normalize_text
 
-#: The Unicode version of ICU's data, which the skeletons and script rules follow.
-UNICODE_VERSION = icu.UNICODE_VERSION
-#: The ICU version PyICU is built against.
-ICU_VERSION = icu.ICU_VERSION
+#: The Unicode version of the character database (``unicodedata2``): NFKC, NFD, categories.
+UNICODE_VERSION = unicode_data.UNICODE_VERSION
+#: The Unicode version of the generated tables: UTS #39's data, scripts, case folding.
+TABLES_VERSION = unicode_data.TABLES_VERSION
 #: The version of our own folding rules (:func:`normalize_username_key`, the skeleton of a
 #: key, :func:`normalize_email_key`): bump it whenever they change what a key is.
-FOLDING_RULES_VERSION = 1
-#: What every Unicode-dependent lock key is computed from: our rules, ICU and its Unicode
-#: data (skeletons, soft-dotted letters), Python's Unicode data (NFKC, case folding) and the
-#: ``idna`` package's tables. Two servers computing keys differently differ here; each lock
-#: records the version that wrote it, and the system check ``accounts.E016`` refuses to
-#: start a server whose version is not the one the table's locks are keyed with.
-KEY_VERSION = (
-    f"rules-{FOLDING_RULES_VERSION}+icu-{ICU_VERSION}+unicode-{UNICODE_VERSION}"
-    f"+python-unicode-{unicodedata.unidata_version}+idna-{idna.__version__}"
+#: 2: computed in Python over pinned data (skeletons drop default-ignorable code points, as
+#: UTS #39 does since Unicode 15.1); 1 was ICU's through PyICU.
+FOLDING_RULES_VERSION = 2
+#: What every Unicode-dependent lock key is computed from: our rules and the pinned Unicode
+#: data, the same on every host. ``idna``'s UTS #46 tables are named apart only when they are
+#: of another Unicode version than ``unicodedata2``'s (never with the versions
+#: pyproject.toml pins). Each lock records the version that wrote it, and the system check
+#: ``accounts.E016`` refuses to start a server whose version is not the one the table's
+#: locks are keyed with.
+KEY_VERSION = f"rules-{FOLDING_RULES_VERSION}+unicode-{UNICODE_VERSION}+uts39-{TABLES_VERSION}" + (
+    "" if idna.idnadata.__version__ == UNICODE_VERSION else f"+idna-unicode-{idna.idnadata.__version__}"
 )
 
 COMBINING_DOT_ABOVE = "\u0307"
 
 
-def _frozen(unicode_set: icu.UnicodeSet) -> icu.UnicodeSet:
-    # A frozen set is immutable and, as ICU documents, safe to read from many threads.
-    unicode_set.freeze()
-    return unicode_set
+def _idna_over_pinned_data() -> ModuleType:
+    """A private copy of ``idna.core`` reading ``unicodedata2`` for what its tables leave to
+    Python's ``unicodedata`` (NFC, bidi and combining classes), so that UTS #46 follows one
+    Unicode version on every host, its tables' (on Python 3.11 a domain with a character of
+    Unicode 15 would otherwise be "unknown"). ``idna`` itself, as other code uses it, is
+    left alone; the copy raises ``idna``'s own exceptions."""
+    spec = importlib.util.find_spec("idna.core")
+    if spec is None or spec.loader is None:
+        raise ImportError("idna.core")
+    core = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(core)
+    core.unicodedata = unicode_data.unicodedata2  # type: ignore[attr-defined]
+    for error in ("IDNAError", "IDNABidiError", "InvalidCodepoint", "InvalidCodepointContext"):
+        setattr(core, error, getattr(idna, error))
+    return core
 
+
+_IDNA = _idna_over_pinned_data()
 
 # Characters nobody sees, or that steer the text without being seen: default-ignorable code
 # points (Hangul fillers, variation selectors, zero-width joiners, ...), controls, formats,
 # surrogates, private-use and unassigned code points, line and paragraph separators.
-INVISIBLE = _frozen(icu.UnicodeSet(r"[[:Default_Ignorable_Code_Point:][:Cc:][:Cf:][:Cs:][:Co:][:Cn:][:Zl:][:Zp:]]"))
-# Soft-dotted letters (i, j, Cyrillic і ...) lose their dot under an accent above: a dot above
-# written after one adds nothing visible.
-SOFT_DOTTED = _frozen(icu.UnicodeSet(r"[:Soft_Dotted:]"))
-LETTERS_AND_DIGITS = _frozen(icu.UnicodeSet(r"[[:L:][:Nd:]]"))
-LETTERS = _frozen(icu.UnicodeSet(r"[:L:]"))
+INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 # Scripts a character shares with every script (digits, punctuation, combining marks).
-NEUTRAL_SCRIPTS = frozenset({icu.UScriptCode.COMMON, icu.UScriptCode.INHERITED})
+NEUTRAL_SCRIPTS = frozenset({"Zyyy", "Zinh"})
 # Scripts whose letters carry accents that are easy to miss (paypaĺ, paypaḷ, Greek ά,
 # Cyrillic й): a look-alike key drops a mark on one of their letters. Elsewhere a mark can
 # make another letter (Japanese voicing: が is not か), so it is kept.
-MARK_FOLDED_SCRIPTS = frozenset({icu.UScriptCode.LATIN, icu.UScriptCode.GREEK, icu.UScriptCode.CYRILLIC})
+MARK_FOLDED_SCRIPTS = frozenset({"Latn", "Grek", "Cyrl"})
+# UTS #39 section 5.1's augmented script sets: Han is also written in Japanese (Jpan),
+# Korean (Kore) and Chinese with Bopomofo (Hanb); kana only in Japanese; Hangul in Korean.
+AUGMENTED_SCRIPTS = {"Hani": ("Hanb", "Jpan", "Kore"), "Hira": ("Jpan",), "Kana": ("Jpan",), "Hang": ("Kore",)}
+AUGMENTED_SCRIPTS["Bopo"] = ("Hanb",)
+# Section 5.2's "highly restrictive": Latin with one of these (Japanese, Korean, Chinese).
+CJK_SCRIPT_SETS = frozenset({"Hanb", "Jpan", "Kore"})
 
 
-# ICU documents a spoof checker as safe to share between threads once it is set up.
-_SKELETONS = icu.SpoofChecker()
-# UTS #39 "highly restrictive": one script, or Latin with Han + Hiragana + Katakana
-# (Japanese), Han + Bopomofo (Chinese) or Han + Hangul (Korean); mixed digit systems too.
-_RESTRICTION = icu.SpoofChecker()
-_RESTRICTION.setChecks(icu.USpoofChecks.RESTRICTION_LEVEL | icu.USpoofChecks.MIXED_NUMBERS)
-_RESTRICTION.setRestrictionLevel(icu.URestrictionLevel.HIGHLY_RESTRICTIVE)
-# UTS #39's identifier profile: characters recommended for identifiers in modern use.
-IDENTIFIER_CHARACTERS = _frozen(icu.UnicodeSet(_SKELETONS.getRecommendedUnicodeSet()))
+def _augmented_scripts(character: str) -> frozenset[str] | None:
+    """UTS #39's augmented script set of ``character``; ``None`` for every script (Common,
+    Inherited: a digit or a mark fits any script)."""
+    scripts = unicode_data.script_extensions(ord(character))
+    if NEUTRAL_SCRIPTS.intersection(scripts):
+        return None
+    return frozenset(scripts).union(*(AUGMENTED_SCRIPTS.get(script, ()) for script in scripts))
+
+
+def _resolved_scripts(text: str, without: str | None = None) -> frozenset[str] | None:
+    """The scripts every character of ``text`` may be written in (UTS #39 section 5.1), the
+    characters of script ``without`` left out; ``None`` for every script."""
+    resolved: frozenset[str] | None = None
+    for character in text:
+        scripts = _augmented_scripts(character)
+        if scripts is None or without in scripts:
+            continue
+        resolved = scripts if resolved is None else resolved & scripts
+    return resolved
+
+
+def _beyond_highly_restrictive(text: str) -> bool:
+    """Whether ``text`` is less restrictive than UTS #39's "highly restrictive" (5.2): not
+    ASCII, not one script, and not Latin with Japanese, Korean or Chinese (Han + Bopomofo)."""
+    if text.isascii():
+        return False
+    resolved = _resolved_scripts(text)
+    if resolved is None or resolved:
+        return False
+    without_latin = _resolved_scripts(text, without="Latn")
+    return without_latin is not None and not without_latin & CJK_SCRIPT_SETS
+
+
+def _mixes_digit_systems(text: str) -> bool:
+    """Whether ``text`` holds decimal digits of two systems (``1`` and Arabic-Indic ``١``)."""
+    zeros = {ord(character) - unicode_data.decimal(character) for character in text if category(character) == "Nd"}
+    return len(zeros) > 1
 
 
 def skeleton(text: str) -> str:
-    """The UTS #39 confusable skeleton of ``text``: two strings that look alike share it."""
-    # PyICU is unannotated: the name gives its result a type.
-    skeleton_text: str = _SKELETONS.getSkeleton(0, text)
-    return skeleton_text
+    """The UTS #39 confusable skeleton of ``text``: two strings that look alike share it.
+
+    NFD, each character replaced by its prototype (a default-ignorable one by nothing), NFD.
+    """
+    if text.isascii():
+        # NFD leaves ASCII alone (the common case, kept fast): only the prototypes may not.
+        mapped = text.translate(unicode_data.CONFUSABLES)
+        return mapped if mapped.isascii() else normalize("NFD", mapped)
+    return normalize("NFD", normalize("NFD", text).translate(unicode_data.CONFUSABLES))
 
 
 def fold_skeleton(text: str) -> str:
@@ -94,14 +148,16 @@ def fold_skeleton(text: str) -> str:
     A separate step after :func:`skeleton`, so that a change to it is a new version of the
     look-alike key (existing locks are re-keyed by ``accounts_backfill``).
     """
+    if text.isascii():
+        return text.lower()  # no mark to drop, and ASCII folds to lower case (kept fast)
     kept: list[str] = []
     base_script = None
-    for character in unicodedata.normalize("NFD", text.casefold()):
-        if unicodedata.category(character) == "Mn":
+    for character in normalize("NFD", casefold(text)):
+        if category(character) == "Mn":
             if base_script in MARK_FOLDED_SCRIPTS:
                 continue
         else:
-            base_script = icu.Script.getScript(ord(character)).getScriptCode()
+            base_script = unicode_data.script(ord(character))
         kept.append(character)
     return "".join(kept)
 
@@ -113,7 +169,7 @@ def lookalike_key(text: str) -> str:
 
 def describe_character(character: str) -> str:
     """``"U+3164 HANGUL FILLER"``: a character named so that a person can see which one."""
-    return f"U+{ord(character):04X} {unicodedata.name(character, '')}".rstrip()
+    return f"U+{ord(character):04X} {unicode_data.name(character, '')}".rstrip()
 
 
 def _drop_redundant_dots(text: str) -> str:
@@ -127,16 +183,16 @@ def _drop_redundant_dots(text: str) -> str:
         return text  # no combining mark: nothing to drop (the common case, kept fast)
     kept: list[str] = []
     after_soft_dotted = False
-    for character in unicodedata.normalize("NFD", text):
-        combining = unicodedata.combining(character)
+    for character in normalize("NFD", text):
+        combining = unicode_data.combining(character)
         if character == COMBINING_DOT_ABOVE and after_soft_dotted:
             continue
         if combining == 0:
-            after_soft_dotted = SOFT_DOTTED.contains(character)
+            after_soft_dotted = ord(character) in unicode_data.SOFT_DOTTED
         elif combining == 230:
             after_soft_dotted = False
         kept.append(character)
-    return unicodedata.normalize("NFC", "".join(kept))
+    return normalize("NFC", "".join(kept))
 
 
 def normalize_username_key(value: object) -> str:
@@ -176,7 +232,8 @@ def username_skeleton_key(value: object) -> str:
 def ascii_domain(domain: str) -> str:
     """The IDNA (UTS #46) A-label spelling of ``domain``: ``bücher.example`` ->
     ``xn--bcher-kva.example``. Raises ``idna.IDNAError`` for a domain IDNA refuses."""
-    return idna.encode(domain, uts46=True).decode("ascii")
+    encoded: bytes = _IDNA.encode(domain, uts46=True)
+    return encoded.decode("ascii")
 
 
 def normalize_email_key(value: object) -> str:
@@ -199,18 +256,27 @@ def normalize_email_key(value: object) -> str:
 
 def unicode_domain(domain: str) -> str:
     """The IDNA U-label spelling of ``domain``. Raises ``idna.IDNAError`` when invalid."""
-    return idna.decode(domain, uts46=True)
+    decoded: str = _IDNA.decode(domain, uts46=True)
+    return decoded
 
 
 def invisible_characters(text: str) -> list[str]:
     """The characters of ``text`` nobody can see (default-ignorable, controls, formats, ...)."""
-    return [character for character in text if INVISIBLE.contains(character)]
+    return [character for character in text if _is_invisible(character)]
+
+
+def _is_invisible(character: str) -> bool:
+    return ord(character) in unicode_data.DEFAULT_IGNORABLE or category(character) in INVISIBLE_CATEGORIES
 
 
 def unusual_characters(text: str) -> list[str]:
     """The non-ASCII characters of ``text`` outside UTS #39's identifier profile
     (U+2800 BRAILLE PATTERN BLANK, symbols, obsolete and technical characters)."""
-    return [character for character in text if ord(character) > 0x7F and not IDENTIFIER_CHARACTERS.contains(character)]
+    return [
+        character
+        for character in text
+        if ord(character) > 0x7F and ord(character) not in unicode_data.IDENTIFIER_ALLOWED
+    ]
 
 
 def scripts_of(text: str, language: str = "en") -> list[str]:
@@ -218,27 +284,26 @@ def scripts_of(text: str, language: str = "en") -> list[str]:
     appearance; digits and ``.`` alone are "Common"."""
     codes: list[str] = []
     for character in text:
-        script = icu.Script.getScript(ord(character))
-        if script.getScriptCode() not in NEUTRAL_SCRIPTS and script.getShortName() not in codes:
-            codes.append(script.getShortName())
-    names = icu.LocaleDisplayNames.createInstance(icu.Locale(language))
-    return [names.scriptDisplayName(code) for code in codes or ["Zyyy"]]
+        script = unicode_data.script(ord(character))
+        if script not in NEUTRAL_SCRIPTS and script not in codes:
+            codes.append(script)
+    return [unicode_data.script_name(code, language) for code in codes or ["Zyyy"]]
 
 
 def mixed_scripts(text: str, language: str = "en") -> list[str]:
     """The scripts of ``text``, named in ``language``, when it mixes them beyond UTS #39's
     "highly restrictive" level (or mixes digit systems), else ``[]``: ``аdmin`` ->
     ``["Cyrillic", "Latin"]``, in Japanese ``["キリル文字", "ラテン文字"]``."""
-    if _RESTRICTION.check(text) == 0:
+    if text.isascii() or not (_beyond_highly_restrictive(text) or _mixes_digit_systems(text)):
         return []
     return scripts_of(text, language)
 
 
 def has_letter_or_digit(text: str) -> bool:
     """Whether ``text`` holds at least one letter or decimal digit, in any script."""
-    return any(LETTERS_AND_DIGITS.contains(character) for character in text)
+    return any(category(character)[0] == "L" or category(character) == "Nd" for character in text)
 
 
 def has_letter(text: str) -> bool:
     """Whether ``text`` holds at least one letter, in any script."""
-    return any(LETTERS.contains(character) for character in text)
+    return any(category(character)[0] == "L" for character in text)

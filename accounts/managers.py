@@ -37,7 +37,7 @@ LOOKUPS: dict[str, Callable[[str], Account | None]] = {
 }
 
 
-def signup_account(email: str, username: str, password_hash: str, **extra: Any) -> tuple[Account, bool]:
+def signup_account(email: str, username: str | None, password_hash: str, **extra: Any) -> tuple[Account, bool]:
     """Sign up outside the web forms (``create_user``, ``createsuperuser``): ONE place.
 
     Accounts made here skip any email verification the site asks of people who sign up
@@ -58,23 +58,31 @@ class UserManager(BaseUserManager["User"]):
         """There is no database to choose: the same manager (``changepassword`` asks)."""
         return self
 
-    def create_user(self, username: str, email: str, password: str | None = None, **extra_fields: Any) -> User:
+    def create_user(
+        self, username: str | None = None, email: str | None = None, password: str | None = None, **extra_fields: Any
+    ) -> User:
         """Create an account in one transaction, as the signup form would, and return its user.
 
-        ``email`` and ``username`` are normalized and checked by the signup form's rules;
-        ``password=None`` stores an unusable password. Password validators are not run
-        (as in Django). ``extra_fields`` are account attributes (``is_staff``, a declared
-        unique field such as ``phone``...). Raises :class:`ValidationError` keyed by field,
-        with code ``email_taken``/``username_taken``/``<field>_taken`` for values in use.
+        ``email`` and ``username`` are normalized and checked by the signup form's rules
+        (``ACCOUNTS_SIGNUP_FIELDS``: on a site without usernames, ``username`` is ignored, and
+        ``create_user(email=..., password=...)`` is the call); ``password=None`` stores an
+        unusable password. Password validators are not run (as in Django). ``extra_fields``
+        are account attributes (``is_staff``, a declared unique field such as ``phone``...).
+        Raises :class:`ValidationError` keyed by field, with code
+        ``email_taken``/``username_taken``/``<field>_taken`` for values in use.
         """
-        email, username = clean_account_values(email, username, allow_reserved=extra_fields.get("is_staff") is True)
+        email, username = clean_account_values(
+            email or "", username, allow_reserved=extra_fields.get("is_staff") is True
+        )
         try:
             account, _ = signup_account(email, username, make_password(password), **extra_fields)
         except (UniqueViolation, InvalidUniqueValue) as error:
             raise ValidationError(field_errors(error)) from error
         return self.model.from_account(account)
 
-    def create_superuser(self, username: str, email: str, password: str | None = None, **extra_fields: Any) -> User:
+    def create_superuser(
+        self, username: str | None = None, email: str | None = None, password: str | None = None, **extra_fields: Any
+    ) -> User:
         """A staff account with every permission (``is_staff=True``, ``is_superuser=True``)."""
         extra_fields.setdefault("is_staff", True)
         extra_fields.setdefault("is_superuser", True)
@@ -85,8 +93,10 @@ class UserManager(BaseUserManager["User"]):
         return self.create_user(username, email, password, **extra_fields)
 
     def get_by_natural_key(self, username: str | None) -> User:
-        """The user holding ``username`` (any case or width); raises ``User.DoesNotExist``."""
-        return self.get(username=username)
+        """The user holding ``username``, the value of ``User.USERNAME_FIELD`` (a username,
+        or an email address on a site whose accounts may have none), in any case or width;
+        raises ``User.DoesNotExist``."""
+        return self.get(**{self.model.USERNAME_FIELD: username})
 
     def get(self, **lookup: Any) -> User:
         """The user for one lookup: ``pk``/``id``, ``username`` or ``email`` (consistent reads).

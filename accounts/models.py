@@ -8,8 +8,8 @@ the PynamoDB item (:meth:`User.from_account`) and writes through :mod:`accounts.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, Generic, TypeVar
 
 from django.contrib import auth
 from django.contrib.auth import hashers, password_validation
@@ -18,7 +18,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import NotSupportedError, models
 from django.utils.translation import gettext_lazy as _
 
-from . import store
+from . import signup_fields, store
 from .exceptions import Busy, StaleItem
 from .managers import UserManager
 from .tables import Account
@@ -29,6 +29,19 @@ logger = logging.getLogger(__name__)
 STORED_FIELDS = ("email", "username", "password", "is_active", "is_staff", "is_superuser")
 # Moving a unique value has its own store operation (it sends its own signal).
 MOVED_BY_STORE = {"email": "accounts.store.change_email()", "username": "accounts.store.change_username()"}
+
+_Value = TypeVar("_Value")
+
+
+class FromSettings(Generic[_Value]):
+    """A class attribute computed from the settings each time it is read, on the class or
+    on an instance: Django reads ``User.USERNAME_FIELD`` where and when it needs it."""
+
+    def __init__(self, compute: Callable[[], _Value]) -> None:
+        self.compute = compute
+
+    def __get__(self, instance: object, owner: type | None = None) -> _Value:
+        return self.compute()
 
 
 class User(AbstractBaseUser):
@@ -53,8 +66,10 @@ class User(AbstractBaseUser):
     objects = UserManager()
 
     EMAIL_FIELD = "email"
-    USERNAME_FIELD = "username"
-    REQUIRED_FIELDS = ["email"]
+    # "username" by default; "email" on a site whose accounts may have no username (see
+    # accounts.signup_fields.natural_key_field), and REQUIRED_FIELDS the other one.
+    USERNAME_FIELD = FromSettings(signup_fields.natural_key_field)
+    REQUIRED_FIELDS = FromSettings(signup_fields.required_fields)
 
     # The PynamoDB item this user was built from; None for a user that was never stored.
     account: Account | None = None
@@ -82,6 +97,12 @@ class User(AbstractBaseUser):
         if account is not None and not name.startswith("_") and name in account.get_attributes():
             return getattr(account, name)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    @property
+    def display_name(self) -> str:
+        """What the pages call this user: the username, or the email address when there is
+        none (see :attr:`accounts.tables.Account.display_name`)."""
+        return self.username or self.email
 
     def stored_account(self) -> Account:
         """The account item this user was read from (:class:`~django.db.NotSupportedError`

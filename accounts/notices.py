@@ -20,7 +20,7 @@ from django.urls import reverse
 
 from . import store
 from .tables import Account
-from .verification import NOTICE_LIMIT, send_mail
+from .verification import NOTICE_LIMIT, RESET_PASSWORD, send_mail
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class Addressee:
     verified addresses (``others``)."""
 
     email: str
-    username: str
+    username: str | None
     verified: bool
     others: tuple[str, ...] = ()
 
@@ -47,12 +47,12 @@ def notify(
     other verified ones), its link leading to the password reset (whoever did not make the
     change should act). Returns what became of the mail to its address (``sent``,
     ``too_soon``, ``failed``), or ``None`` for an unverified address."""
-    path = reverse("accounts:password_reset") if with_reset_link else None
+    path, frontend = (reverse("accounts:password_reset"), RESET_PASSWORD) if with_reset_link else (None, None)
     for other in before.others:
-        send_mail(request, template, other, context, path=path, limit=NOTICE_LIMIT)
+        send_mail(request, template, other, context, path=path, frontend=frontend, limit=NOTICE_LIMIT)
     if not before.verified:
         return None
-    return send_mail(request, template, before.email, context, path=path, limit=NOTICE_LIMIT)
+    return send_mail(request, template, before.email, context, path=path, frontend=frontend, limit=NOTICE_LIMIT)
 
 
 def password_changed(
@@ -79,3 +79,10 @@ def email_set_by_staff(request: HttpRequest, before: Addressee, account: Account
     """Staff gave the account a new address (unverified until its mailbox confirms it)."""
     context = {"account": account, "old_email": before.email, "new_email": account.email, "by_staff": True}
     return notify(request, before, "email_changed", context)
+
+
+def phone_changed(request: HttpRequest, before: Addressee, account: Account, old_phone: str | None) -> str | None:
+    """The account's phone number changed, was verified, or was removed (``account`` carries
+    the new one): a way to log in and to be sent codes."""
+    context = {"account": account, "old_phone": old_phone, "new_phone": account.phone}
+    return notify(request, before, "phone_changed", context)

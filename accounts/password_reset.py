@@ -17,7 +17,8 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext_lazy as _
 
-from . import addresses, devices, notices, ratelimit, store, verification
+from . import addresses, devices, email_codes, notices, ratelimit, store, verification
+from .exceptions import InvalidUniqueValue
 from .forms import EmailField, StoreErrorsMixin
 from .models import User
 from .tables import Account
@@ -59,10 +60,16 @@ class SetPasswordForm(StoreErrorsMixin, auth_forms.SetPasswordForm):
     is set by :func:`accounts.internal.flows.password_reset.reset_password`."""
 
 
-def reset_path(user):
-    """The ``/accounts/password/reset/<uidb64>/<token>/`` path of ``user``'s reset link."""
-    uidb64 = urlsafe_base64_encode(force_bytes(user.pk))
-    return reverse("accounts:password_reset_confirm", args=[uidb64, token_generator.make_token(user)])
+# The single-page app's page a reset link leads to when the site has one
+# (ACCOUNTS_HEADLESS_FRONTEND_URLS); its key is the link's two parts, "<uidb64>:<token>".
+FRONTEND_PAGE = "account_reset_password_from_key"
+KEY_SEPARATOR = ":"
+
+
+def reset_link_parts(user):
+    """``(uidb64, token)`` of ``user``'s reset link as of now: its path is
+    ``/accounts/password/reset/<uidb64>/<token>/``, its key ``<uidb64>:<token>``."""
+    return urlsafe_base64_encode(force_bytes(user.pk)), token_generator.make_token(user)
 
 
 @dataclass(frozen=True)
@@ -97,6 +104,25 @@ def count_reset_request(request: HttpRequest, email: str) -> ResetRequest:
     return ResetRequest(email, budget, owner_id)
 
 
+def reset_address(account: Account | None, email: str) -> str | None:
+    """Where a reset of ``account`` (as read) asked for with ``email`` is mailed: the address
+    ``email`` spells, when the account is active and still holds it verified (its primary or
+    another of its addresses: it may have changed them since the lock was read), as the
+    account holds it; else ``None``."""
+    if account is None or not account.is_active:
+        return None
+    try:
+        return addresses.held_address(account, email)
+    except InvalidUniqueValue:
+        return None
+
+
+def may_reset(account: Account | None, email: str) -> bool:
+    """Whether ``account`` (as read) may reset its password by a mail to ``email``
+    (:func:`reset_address`)."""
+    return reset_address(account, email) is not None
+
+
 def request_reset(request: HttpRequest, reset: ResetRequest) -> None:
     """Mail a reset link if a verified, active account holds the address of ``reset`` (a
     :class:`ResetRequest`); else do nothing.
@@ -107,15 +133,36 @@ def request_reset(request: HttpRequest, reset: ResetRequest) -> None:
     GetItem more, the account's, and only for an address somebody holds.
     """
     account = store.get_account(reset.owner_id) if reset.owner_id else None
-    # The account still holds the address, verified (it may have changed it since the lock
-    # was read): the link goes to that address, the one typed (the primary or another).
-    address = addresses.held_address(account, reset.email) if account is not None else None
-    if address is None or not account.is_active:
+    # To the address typed (the primary or another of the account's verified ones).
+    address = reset_address(account, reset.email)
+    if address is None:
         return
-    user = User.from_account(account)
-    context = {"account": account}
-    path = reset_path(user)
-    verification.send_mail(request, "password_reset", address, context, path=path, limit_key=reset.budget)
+    parts = reset_link_parts(User.from_account(account))
+    path = reverse("accounts:password_reset_confirm", args=parts)
+    verification.send_mail(
+        request,
+        "password_reset",
+        address,
+        {"account": account},
+        path=path,
+        frontend=FRONTEND_PAGE,
+        key=KEY_SEPARATOR.join(parts),
+        limit_key=reset.budget,
+    )
+
+
+def send_reset_code(
+    request: HttpRequest, account: Account, email: str, code: str, budget: str | None = None
+) -> str | None:
+    """Mail ``code`` (:mod:`accounts.email_codes`, kept in the session that asked) to reset
+    the password of ``account`` to ``email``, the address typed (see :func:`reset_address`),
+    on the ``mail`` budget ``budget`` (see :func:`count_reset_request`): ``sent``,
+    ``too_soon`` or ``failed``; ``None`` when the account no longer holds that address."""
+    address = reset_address(account, email)
+    if address is None:
+        return None
+    context = {"account": account, "code": code, "minutes": email_codes.RESET_PASSWORD.seconds // 60}
+    return verification.send_mail(request, "password_reset_code", address, context, limit_key=budget)
 
 
 def send_password_changed_notice(request: HttpRequest, account: Account, *, reset: bool) -> str | None:

@@ -146,10 +146,16 @@ def limits() -> dict[str, list[Rule]]:
 
 
 def client_ip(request: HttpRequest) -> str:
-    """The client's address as the rate limits count it (:func:`counted_address`):
-    ``REMOTE_ADDR``, or with ``ACCOUNTS_TRUSTED_PROXY_COUNT`` = n proxies in front, the n-th
-    address of ``X-Forwarded-For`` from the right (the one the outermost trusted proxy saw;
-    what the client wrote further left is not trusted).
+    """The client's address as the rate limits count it (:func:`counted_address` of
+    :func:`client_address`)."""
+    return counted_address(client_address(request))
+
+
+def client_address(request: HttpRequest) -> str:
+    """The client's address as it came: ``REMOTE_ADDR``, or with
+    ``ACCOUNTS_TRUSTED_PROXY_COUNT`` = n proxies in front, the n-th address of
+    ``X-Forwarded-For`` from the right (the one the outermost trusted proxy saw; what the
+    client wrote further left is not trusted).
 
     An ``X-Forwarded-For`` arriving while no proxy is trusted is logged once per process:
     behind a proxy, every visitor would share the proxy's address."""
@@ -158,10 +164,10 @@ def client_ip(request: HttpRequest) -> str:
     if trusted:
         hops = [part.strip() for part in (forwarded or "").split(",") if part.strip()]
         if len(hops) >= trusted:
-            return counted_address(hops[-trusted])
+            return hops[-trusted]
     elif forwarded is not None:
         _warn_of_forwarding()
-    return counted_address(request.META.get("REMOTE_ADDR", ""))
+    return str(request.META.get("REMOTE_ADDR", ""))
 
 
 # "[2001:db8::1]:443" as a proxy may write it, the brackets and the port apart.

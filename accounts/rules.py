@@ -11,6 +11,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
+from . import signup_fields
 from .adapter import get_adapter
 
 
@@ -52,14 +53,31 @@ class NewUsernameMixin:
 
     def clean_username(self) -> str:
         adapter = get_adapter()
+        if not self.cleaned_data["username"]:
+            return ""  # an optional username left out (the field is required otherwise)
         username = adapter.clean_username(self.cleaned_data["username"])
         if not self.allow_reserved_usernames and adapter.is_reserved_username(username):
             raise adapter.validation_error("username_reserved")
         return username
 
 
+def fit_username_field(fields: dict[str, forms.Field], optional_label: Any = None) -> None:
+    """Shape a form's ``username`` field to ``ACCOUNTS_SIGNUP_FIELDS``: removed on a site
+    without usernames, optional (and labelled so, or ``optional_label``) when ``username``
+    is not required there."""
+    if not signup_fields.has_username():
+        fields.pop("username", None)
+    elif not signup_fields.username_required() and "username" in fields:
+        fields["username"].required = False
+        fields["username"].label = optional_label or _("Username (optional)")
+
+
 class AccountValuesForm(NewUsernameMixin, forms.Form):
-    """The email address and username of a new account, as the sign-up form takes them."""
+    """The email address and username of a new account, as the sign-up form takes them.
+
+    The username follows ``ACCOUNTS_SIGNUP_FIELDS`` (:func:`fit_username_field`); its
+    ``cleaned_data["username"]`` is ``""`` when the account gets none (no such field on
+    the site, or an optional one left empty), so every caller reads it the same way."""
 
     email = EmailField(
         label=_("Email address"),
@@ -68,15 +86,26 @@ class AccountValuesForm(NewUsernameMixin, forms.Form):
     )
     username = UsernameField(label=_("Username"), max_length=150)
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        fit_username_field(self.fields)
+
     def clean_email(self) -> str:
         return get_adapter().clean_email(self.cleaned_data["email"])
 
+    def full_clean(self) -> None:
+        super().full_clean()
+        # After every clean(), a subclass's too (the passkey sign-up's skips this one's).
+        if self.is_bound and "username" not in self.fields:
+            self.cleaned_data.setdefault("username", "")
 
-def clean_account_values(email: str, username: str, *, allow_reserved: bool = False) -> tuple[str, str]:
+
+def clean_account_values(email: str, username: str | None, *, allow_reserved: bool = False) -> tuple[str, str]:
     """``(email, username)`` normalized and checked by the sign-up form's rules; raises
     :class:`ValidationError` keyed by field, as the form shows it. ``allow_reserved``: a
-    reserved username is allowed (staff accounts, as staff may give)."""
-    form = AccountValuesForm(data={"email": email, "username": username})
+    reserved username is allowed (staff accounts, as staff may give). The username is
+    ``""`` when the account gets none (see :class:`AccountValuesForm`)."""
+    form = AccountValuesForm(data={"email": email, "username": username or ""})
     form.allow_reserved_usernames = allow_reserved
     if not form.is_valid():
         raise ValidationError(form.errors.as_data())

@@ -11,7 +11,8 @@ A logged-in session lives in its account's partition, ``PK=ACCT#<id>``,
   partition plus one ``BatchWriteItem`` per 25 sessions, and nothing revives them: a session
   is saved again only if it still exists. A request deletes each session once: a session
   ended that way, with the request's session given, is not deleted again by that
-  session's logout or new key;
+  session's logout or new key (ending sessions without changing the account, "log out
+  other sessions", is :mod:`accounts.logouts`' one guarded transaction instead);
 - an account has at most ``ACCOUNTS_MAX_SESSIONS`` sessions, by a guard, not a count: the
   partition holds that many slot items, ``SK=SESS_SLOT#<n>`` for ``n`` below the limit,
   each naming the session that holds it (``holder``), and a new session of the account is
@@ -32,7 +33,8 @@ attribute) set from its expiry; DynamoDB deletes expired items lazily, so a sess
 A session ends at the first of two timeouts (NIST SP 800-63B-4 §2.2.3, docs/security.md):
 
 - absolute: ``SESSION_COOKIE_AGE`` (Django's, default 14 days) after its creation (a login
-  creates one), however active it is: ``expires`` is never set later than that;
+  creates one; the new key a reauthentication gives it keeps it), however active it is:
+  ``expires`` is never set later than that;
 - idle: ``ACCOUNTS_SESSION_IDLE_TIMEOUT`` (default 12 hours) after its ``last_seen``. No
   request writes for that: a page refreshes ``last_seen`` only once :func:`touch_interval`
   has passed since it was written (at most half the idle timeout), so a session ends between
@@ -59,8 +61,8 @@ from django.utils.crypto import get_random_string
 from . import dynamo, regions, timeline, transactions
 from .app_settings import app_settings
 from .browsers import describe_user_agent
-from .exceptions import Busy, StaleItem, Unavailable
-from .ratelimit import client_ip
+from .exceptions import AccountRefused, Busy, StaleItem, Unavailable
+from .ratelimit import client_address, client_ip
 from .tables import ACCOUNT_PREFIX, PROFILE_SORT_KEY, account_pk, get_account_model, has_expired, is_gone, raw_expires
 
 SESSION_SORT_PREFIX = "SESSION#"
@@ -72,10 +74,18 @@ SLOT_ATTEMPTS = 20
 # The most sessions one login ends (the oldest beyond ACCOUNTS_MAX_SESSIONS): its write stays
 # one small transaction even after the limit was lowered; the next logins end the rest.
 MAX_ENDED_BY_A_LOGIN = 25
+# The attribute of a session renewed under a new key that keeps its id (session_id_of).
+SESSION_ID = "session_id"
 ANONYMOUS_PREFIX = "SESSION#"
 ANONYMOUS_SORT_KEY = "SESSION"
 SECRET_LENGTH = 32  # 32 of 36 characters: 165 random bits, as Django's own session keys
+# The longest session key this store hands out is an account id (at most 64 characters) and
+# its secret; a longer one (a planted 3 kB cookie) names no session. Read as one, it would
+# make a key DynamoDB refuses (over 2,048 bytes), and every page would fail for whoever holds it.
+MAX_KEY_LENGTH = 256
 USER_AGENT_MAX_LENGTH = 512
+# An IPv6 address with its zone fits (45 characters and the zone's name).
+ADDRESS_MAX_LENGTH = 64
 
 _prefetched_account = contextvars.ContextVar("accounts_prefetched_account", default=None)
 """``(account id, account or None)`` as this request's session load read it, for
@@ -147,8 +157,10 @@ def _pair(raw_key):
     return raw_key["PK"]["S"], raw_key["SK"]["S"]
 
 
-def session_item(session_key, encoded, expires, created, last_seen, user_agent=None):
-    """The raw item of a session (its data encoded), as :meth:`SessionStore.save` writes it."""
+def session_item(session_key, encoded, expires, created, last_seen, user_agent=None, ip=None, session_id=None):
+    """The raw item of a session (its data encoded), as :meth:`SessionStore.save` writes it;
+    ``user_agent`` and ``ip``: the browser and the address it logged in from; ``session_id``:
+    the id of the session it renews under a new key (see :func:`session_id_of`)."""
     item = {
         **_item_key(session_key),
         "data": {"S": encoded},
@@ -158,7 +170,25 @@ def session_item(session_key, encoded, expires, created, last_seen, user_agent=N
     }
     if user_agent:
         item["user_agent"] = {"S": user_agent[:USER_AGENT_MAX_LENGTH]}
+    if ip:
+        item["ip"] = {"S": ip}
+    if session_id:
+        item[SESSION_ID] = {"S": session_id}
     return item
+
+
+def _key_digest(session_key):
+    return hashlib.sha256(session_key.encode()).hexdigest()[:12]
+
+
+def session_id_of(raw: dict[str, Any], account_id: str) -> str:
+    """The id of the session stored as ``raw`` (of account ``account_id``), which names it
+    without revealing its key (the key is the cookie: whoever reads it is logged in): a
+    digest of the key it was logged in with. A reauthentication gives the session a new key
+    but keeps its id (stored in the item, ``session_id``), as it keeps its creation: it is
+    the same session, and ending it by its id ends it under any key."""
+    stored = raw.get(SESSION_ID, {}).get("S")
+    return stored or _key_digest(f"{account_id}.{raw['SK']['S'][len(SESSION_SORT_PREFIX) :]}")
 
 
 def slot_key(account_id, number):
@@ -209,6 +239,8 @@ class SessionInfo:
     last_seen: datetime
     user_agent: str
     current: bool = False
+    # The client address it logged in from ("" for a session written before it was kept).
+    ip: str = ""
 
     @property
     def browser(self):
@@ -219,11 +251,12 @@ class SessionInfo:
 def _info(raw, account_id, current_key=None):
     key = f"{account_id}.{raw['SK']['S'][len(SESSION_SORT_PREFIX) :]}"
     return SessionInfo(
-        id=hashlib.sha256(key.encode()).hexdigest()[:12],
+        id=session_id_of(raw, account_id),
         created=datetime.fromtimestamp(int(raw["created"]["N"]), UTC),
         last_seen=datetime.fromtimestamp(int(raw["last_seen"]["N"]), UTC),
         user_agent=raw.get("user_agent", {}).get("S", ""),
         current=key == current_key,
+        ip=raw.get("ip", {}).get("S", ""),
     )
 
 
@@ -262,9 +295,15 @@ class SessionStore(SessionBase):
         # The (PK, SK) of the sessions this request ended (note_ended): never deleted again.
         self._ended: set[tuple[str, str]] = set()
         self.user_agent = None
-        # The loaded item's bookkeeping, kept when it is saved again.
+        # The client address of the login that made it (record_user_agent), kept with it.
+        self.ip = None
+        # The loaded item's bookkeeping, kept when it is saved again (and when the session is
+        # renewed under a new key: see _next_item).
         self._created = None
         self._last_seen = None
+        self._session_id = None
+        # The key cycle_key replaced, until the next save writes the new one.
+        self._renewed_key = None
         # Read the account's other sessions too on load (see want_all_sessions), and how many
         # of its newest security events with them (and what was read).
         self._load_all = False
@@ -293,8 +332,17 @@ class SessionStore(SessionBase):
         # write records the login; then that write's event item (login_event_put).
         self._login_address = None
         self._login_event = None
+        # The account a login of this request read (note_login), and the check of it that the
+        # new session's write sends: still there and active as read.
+        self._login_account = None
+        self._account_check = None
 
     # Reading
+
+    def _validate_session_key(self, key):
+        """A key longer than :data:`MAX_KEY_LENGTH` is no key: the request is anonymous, as
+        with a key of a session that ended (Django then starts a new session)."""
+        return super()._validate_session_key(key) and len(key) <= MAX_KEY_LENGTH
 
     def limited_elsewhere(self) -> None:
         """Say that this new session of nobody follows a request a rate limit of its own
@@ -364,8 +412,10 @@ class SessionStore(SessionBase):
                 self._account_events = [raw for raw in events if not is_gone(raw, now)]
         self._created = int(session["created"]["N"])
         self._last_seen = int(session["last_seen"]["N"])
+        self._session_id = session.get(SESSION_ID, {}).get("S")
         self._slot = int(session["slot"]["N"]) if "slot" in session else None
         self.user_agent = session.get("user_agent", {}).get("S")
+        self.ip = session.get("ip", {}).get("S")
         touch = touch_interval()
         if touch is not None and now - self._last_seen >= touch and not regions.reads_only():
             # Refresh "last seen" by saving (guarded: never revives a deleted session).
@@ -413,12 +463,15 @@ class SessionStore(SessionBase):
 
     def cycle_key(self):
         """A new key for the same data, chosen when the session is saved (after login, in
-        the account's partition), in the same request that deletes the old item."""
+        the account's partition), in the same request that deletes the old item. Without a
+        login (a reauthentication, a password change), it is the same session renewed: it
+        keeps its id and its creation (see :meth:`_next_item`)."""
         data = self._session
         old_key = self.session_key
         self._session_key = None
         self._session_cache = data
         self.modified = True
+        self._renewed_key = old_key
         if old_key:
             self._deletes.append(_item_key(old_key))
 
@@ -500,10 +553,13 @@ class SessionStore(SessionBase):
             self._deletes.append(dynamo.key(pk, sort_key))
         self._slot_choice = list(slot) if slot else None
 
-    def note_login(self, address: str) -> None:
+    def note_login(self, address: str, account: Any = None) -> None:
         """Record the login this request makes, from ``address``, in the account's security
-        timeline: the new session's write puts its event in the same request."""
+        timeline: the new session's write puts its event in the same request. ``account``:
+        the account as the login read it (active), which that write checks is still there
+        and active (see :meth:`save`)."""
         self._login_address = address
+        self._login_account = account
 
     def login_event_put(self) -> dict | None:
         """The Put of the login event the new session of this request's last
@@ -538,8 +594,8 @@ class SessionStore(SessionBase):
         item, new, now = self._next_item(data, must_create)
         deletes, self._deletes = self._pending_deletes(), []
         events = [self._login_event] if self._login_event else []
-        if self._slot_put is not None:
-            self._write_with_slot(item, now, deletes)
+        if self._slot_put is not None or self._account_check is not None:
+            self._write_login(item, now, deletes)
         elif new and (deletes or events):
             # A fresh random key needs no guard (nor an event's), so the put, the login's
             # event and the deletes go as one request.
@@ -551,19 +607,28 @@ class SessionStore(SessionBase):
         self._login_committed()
         self._saved_as(item, now, data)
 
-    def _write_with_slot(self, item, now, deletes):
-        """Send a new session with the slot it takes in one transaction; when the slot
-        changed hands since it was read, read the partition again and choose again."""
+    def _write_login(self, item, now, deletes):
+        """Send a login's new session in one transaction with the slot it takes and the
+        check that its account is still there and active as the login read it. When the slot
+        changed hands since it was read, read the partition again and choose again; when the
+        account check failed (a deactivation or deletion won the race), write nothing more:
+        this session is emptied (its cookie dropped) and :class:`UpdateError` raised, as for a
+        session ended elsewhere. Nobody is logged in."""
         account_id, _ = _split_key(self.session_key)
         for _ in range(SLOT_ATTEMPTS):
+            plan = transactions.plan_login_session(
+                self._put_params(item, True, now), self._slot_put, deletes, self.login_event_put(), self._account_check
+            )
             try:
-                transactions.run_once(
-                    transactions.plan_login_session(
-                        self._put_params(item, True, now), self._slot_put, deletes, self.login_event_put()
-                    )
-                )
+                transactions.run_once(plan)
                 return
-            except (StaleItem, Busy):
+            except AccountRefused as error:
+                self.discard()
+                raise UpdateError("The account was deactivated or deleted while it logged in.") from error
+            except (StaleItem, Busy) as error:
+                if self._slot_put is None:
+                    # No slot to choose again: only contention (Busy) gets here.
+                    raise Unavailable(f"The login's session could not be written: {error}") from error
                 self._deletes = [key for key in deletes if key != self._evicted]
                 self.note_account_items(dynamo.query_partition(account_pk(account_id), "SESS"))
                 deletes = self._take_slot(account_id, item)
@@ -600,28 +665,51 @@ class SessionStore(SessionBase):
 
     def _next_item(self, data, must_create=False):
         """``(item, new, now)``: the item this session is saved as, and whether it is a new
-        one (a login gets a new key in its account's partition; the old key is deleted)."""
+        one (a login gets a new key in its account's partition; the old key is deleted).
+
+        A session of the account given a new key without a login (:meth:`cycle_key`: a
+        reauthentication, a password change) is the same session renewed: the new item
+        keeps the old one's creation, so the absolute lifetime (``SESSION_COOKIE_AGE``) still
+        counts from the login, and its id (:func:`session_id_of`), so ending it by its id
+        ends it under its new key too. A login starts a new session: a new creation, a new id."""
         account_id = data.get(SESSION_KEY)
         new = must_create or self.session_key is None or _split_key(self.session_key)[0] != account_id
+        renewed, self._renewed_key = self._renewed_key, None
+        renewal = (
+            new
+            and not must_create
+            and self._login_address is None
+            and account_id is not None
+            and renewed is not None
+            and _split_key(renewed)[0] == account_id
+        )
         self._slot_put = None
         self._login_event = None
+        self._account_check = None
         if new and not must_create and account_id and self._login_address is not None:
             origin = timeline.Origin(self._login_address, self.user_agent or "")
             self._login_event = timeline.new_event(account_id, timeline.LOGIN, origin=origin)
             self._login_address = None
+            if self._login_account is not None and self._login_account.id == account_id:
+                self._account_check = transactions.account_as_signed_in(self._login_account)
         if new and not must_create:
             if self.session_key:
                 self._deletes.append(_item_key(self.session_key))
             if account_id:
                 self._deletes.extend(self._beyond_limit(account_id))
+            if renewal:
+                self._session_id = self._session_id or _key_digest(renewed)
+            else:
+                self._created, self._session_id = None, None
             self._session_key = self._key_for(account_id)
-            self._created = None
         now = _epoch()
         created = self._created or now
         # Never past the absolute lifetime, counted from its creation (Django's expiry date
         # slides: it counts from this save).
         expires = min(_epoch(self.get_expiry_date()), created + settings.SESSION_COOKIE_AGE)
-        item = session_item(self.session_key, self.encode(data), expires, created, now, self.user_agent)
+        item = session_item(
+            self.session_key, self.encode(data), expires, created, now, self.user_agent, self.ip, self._session_id
+        )
         if new and not must_create and account_id and app_settings.MAX_SESSIONS is not None:
             self._deletes = self._take_slot(account_id, item, self._slot_choice)
         return item, new, now
@@ -711,7 +799,6 @@ def end_sessions(
     except_key: str | None = None,
     sessions: list[dict[str, Any]] | None = None,
     also: Iterable[dict[str, Any]] = (),
-    event: dict[str, Any] | None = None,
     session: SessionBase | None = None,
 ) -> int:
     """End every session of account ``account_id`` on the server, except the session
@@ -722,15 +809,18 @@ def end_sessions(
     :meth:`SessionStore.account_sessions` returns them, are given) and one
     ``BatchWriteItem`` per 25 sessions. Call it after a password change or reset, a
     deactivation or a deletion: a cookie of an ended session is anonymous from then on,
-    and reactivating the account revives none of them. (A sign-in that read the account
-    before the deactivation and commits after this Query is not among them: a second step's
-    and a passkey login's are cancelled by the account's ``is_active`` as read; a
-    password-only login's session write checks nothing of the account yet, see
-    docs/sessions.md.) ``also``: raw keys of other items
-    to delete in the same ``BatchWriteItem`` (a deleted account's security events);
-    ``event``: a security event's raw item, put in it when a session ended; ``session``:
-    this request's session, told which sessions ended (:meth:`SessionStore.note_ended`) so
-    that its logout or new key does not delete one again.
+    and reactivating the account revives none of them. A session written after this Query
+    is not among them, and the change refuses it: a login or a reauthentication that read
+    the account before a deactivation or deletion is cancelled by the account's
+    ``is_active`` as read, checked in the transaction that writes its session; one racing a
+    new password carries the old password's session hash, and its next request is logged
+    out (Django's :func:`~django.contrib.auth.get_user`); see docs/sessions.md. To end
+    sessions without changing the account ("log out other sessions"), use
+    :func:`accounts.logouts.log_out_sessions`: nothing else refuses a session renewed
+    meanwhile. ``also``: raw keys of other items to delete in the same ``BatchWriteItem`` (a
+    deleted account's security events); ``session``: this request's session, told which
+    sessions ended (:meth:`SessionStore.note_ended`) so that its logout or new key does not
+    delete one again.
     """
     if sessions is None:
         sessions = dynamo.query_partition(account_pk(account_id), SESSION_SORT_PREFIX, attributes=["PK", "SK"])
@@ -738,7 +828,7 @@ def end_sessions(
     ended = [dynamo.key(raw["PK"]["S"], raw["SK"]["S"]) for raw in sessions]
     ended = [item_key for item_key in ended if item_key != keep]
     if ended or also:
-        dynamo.batch_write(puts=[event] if event and ended else [], deletes=[*ended, *also])
+        dynamo.batch_write(deletes=[*ended, *also])
         if isinstance(session, SessionStore):
             session.note_ended(ended)
     return len(ended)
@@ -764,10 +854,12 @@ def list_sessions(
 
 
 def record_user_agent(sender, request, user, **kwargs):
-    """``user_logged_in`` receiver: the new session remembers the browser it was made in,
-    and its write records the login in the account's security timeline (its event rides in
-    that write: no request more). With another session engine no session item is written,
-    and no login is recorded: its event would cost a request of its own."""
+    """``user_logged_in`` receiver: the new session remembers the browser it was made in and
+    the address it came from, and its write records the login in the account's security
+    timeline (its event rides in that write: no request more). With another session engine
+    no session item is written, and no login is recorded: its event would cost a request of
+    its own."""
     if isinstance(getattr(request, "session", None), SessionStore):
         request.session.user_agent = request.META.get("HTTP_USER_AGENT", "")
-        request.session.note_login(client_ip(request))
+        request.session.ip = client_address(request)[:ADDRESS_MAX_LENGTH]
+        request.session.note_login(client_ip(request), getattr(user, "account", None))

@@ -11,7 +11,7 @@ from typing import Any
 from django.contrib.sessions.backends.base import SessionBase
 from django.utils.crypto import salted_hmac
 
-from . import dynamo, lookups, sessions, signals, timeline, transactions
+from . import dynamo, logouts, lookups, sessions, signals, signup_fields, timeline, transactions
 from .app_settings import MANDATORY, NONE, app_settings
 from .exceptions import (
     InvalidUniqueValue,
@@ -22,6 +22,7 @@ from .exceptions import (
     TokenReused,
     Unavailable,
 )
+from .phones.numbers import looks_like_phone
 from .tables import (
     ACCOUNT_PREFIX,
     EVENT_SORT_PREFIX,
@@ -55,15 +56,22 @@ def account_id_for_token(token):
 
 
 def build_account(email, username, password_hash, *, token=None, **extra):
-    """An unsaved account item."""
+    """An unsaved account item; an empty ``username`` (none given, or a site without
+    usernames) is left out of it."""
     account_id = account_id_for_token(token) if token else uuid.uuid4().hex
     return get_account_model()(
         PK=account_pk(account_id),
         email=email,
-        username=username,
+        username=stored_username(username),
         password=password_hash,
         **extra,
     )
+
+
+def stored_username(username: str | None) -> str | None:
+    """What an account stores for ``username``: nothing (``None``) for an empty one, and on
+    a site without usernames (``ACCOUNTS_SIGNUP_FIELDS``), whatever a caller passed."""
+    return (username or None) if signup_fields.has_username() else None
 
 
 def verification_required() -> bool:
@@ -170,7 +178,7 @@ def email_change_changes(account):
     return {"email": account.pending_email, "pending_email": None, "pending_nonce": None}
 
 
-def verify_email(account, *, origin=timeline.NO_ORIGIN):
+def verify_email(account, *, origin=timeline.NO_ORIGIN, also=()):
     """Mark the address verified and give the account its email lock, in one transaction.
 
     ``Update account SET email_verified REMOVE expires [as read: email, not verified, not
@@ -179,11 +187,12 @@ def verify_email(account, *, origin=timeline.NO_ORIGIN):
     security event, from ``origin`` (see :func:`update_account`). Raises
     :class:`~accounts.exceptions.UniqueViolation` (``email``) when another account verified
     the address first, :class:`~accounts.exceptions.StaleItem` when the account changed or
-    expired since it was read. An account already verified is returned as it is.
+    expired since it was read. An account already verified is returned as it is. ``also``:
+    as :func:`update_account` (a mailed code's tries, checked under their limit).
     """
     if is_verified(account):
         return account
-    update_account(account, origin=origin, **VERIFY_CHANGES)
+    update_account(account, origin=origin, also=also, **VERIFY_CHANGES)
     signals.email_verified.send(sender=type(account), account=account)
     return account
 
@@ -235,7 +244,7 @@ def is_same_address(account: Account, email: str) -> bool:
     return constraint.key_for(email) == constraint.key_for(account.email)
 
 
-def apply_email_change(account, old_email, new_email, nonce, *, origin=timeline.NO_ORIGIN):
+def apply_email_change(account, old_email, new_email, nonce, *, origin=timeline.NO_ORIGIN, also=()):
     """Apply the email change a link was issued for, in one transaction.
 
     ``account`` as read; the link named ``old_email``, ``new_email`` and ``nonce``. Sends
@@ -245,11 +254,11 @@ def apply_email_change(account, old_email, new_email, nonce, *, origin=timeline.
     Raises :class:`~accounts.exceptions.StaleItem` when the account no longer waits for this
     link (used, replaced, or the address changed), before sending anything when the read
     already says so; :class:`~accounts.exceptions.UniqueViolation` when the new address was
-    taken meanwhile. ``origin``: as :func:`update_account`.
+    taken meanwhile. ``origin`` and ``also``: as :func:`update_account`.
     """
     if account.email != old_email or account.pending_email != new_email or account.pending_nonce != nonce:
         raise StaleItem("The account no longer waits for this email change.")
-    update_account(account, origin=origin, **email_change_changes(account))
+    update_account(account, origin=origin, also=also, **email_change_changes(account))
     signals.email_changed.send(sender=type(account), account=account, old_email=old_email, new_email=new_email)
     return account
 
@@ -289,16 +298,46 @@ def email_owner_id(email: str) -> str | None:
     return owner.removeprefix(ACCOUNT_PREFIX) if owner and owner.startswith(ACCOUNT_PREFIX) else None
 
 
+def login_owner_id(login: str) -> str | None:
+    """The id of the account whose lock holds the login name ``login`` (a username or an
+    address, see :func:`login_constraint`), or ``None``: one consistent GetItem of the lock,
+    whether or not anybody holds it, none for a name that cannot be a key (the account
+    itself is not read)."""
+    key = login_lock_key(login)
+    if key is None:
+        return None
+    owner = lookups.lock_owner(get_account_model(), key)
+    return owner.removeprefix(ACCOUNT_PREFIX) if owner and owner.startswith(ACCOUNT_PREFIX) else None
+
+
 def get_by_username(username):
-    """The account holding this username (any case or width), or ``None``."""
+    """The account holding this username (any case or width), or ``None`` (always, on a
+    site without usernames)."""
+    if not signup_fields.has_username():
+        return None
     return lookups.get_by_unique(get_account_model(), constraint_for("username"), username)
 
 
+def get_by_identifier(value: str) -> Account | None:
+    """The account whose email address (a ``value`` with ``@``) or username is ``value``,
+    whatever ``ACCOUNTS_LOGIN_METHODS`` says (the staff pages' search), or ``None``."""
+    return get_by_email(value) if "@" in normalize_text(value) else get_by_username(value)
+
+
 def login_field(login: str) -> str:
-    """The field a login name is looked up by: ``"email"`` when it has ``@`` (usernames
-    never do), else ``"username"``. ``@`` is looked for after normalization, so a
-    full-width ``＠`` counts too."""
-    return "email" if "@" in normalize_text(login) else "username"
+    """The field a login name is looked up by, among ``ACCOUNTS_LOGIN_METHODS``: with one,
+    that one; with several, ``"email"`` when it has ``@`` (usernames and numbers never do),
+    ``"phone"`` when it reads as a phone number (a username never does: it has a letter),
+    else ``"username"`` (or, without usernames, the other method). ``@`` is looked for after
+    normalization, so a full-width ``＠`` counts too."""
+    methods = signup_fields.login_methods()
+    if len(methods) == 1:
+        return methods[0]
+    if "email" in methods and "@" in normalize_text(login):
+        return "email"
+    if "phone" in methods and ("username" not in methods or looks_like_phone(login)):
+        return "phone"
+    return "username" if "username" in methods else "email"
 
 
 def login_constraint(login):
@@ -365,15 +404,24 @@ def update_account(
     ``recorded`` is false (a password hash upgraded at login: the password stays the same),
     and :data:`~accounts.signals.security_event` is sent once it committed. ``origin``: where
     the event comes from (:func:`accounts.timeline.origin_of` the request; the default, for a
-    change made without one, names no address, browser or actor).
-    Raises :class:`~accounts.exceptions.UniqueViolation` or
-    :class:`~accounts.exceptions.StaleItem` (the account changed since it was read).
+    change made without one, names no address, browser or actor). A change with an actor
+    (a staff member's) carries the staff hierarchy's guards (:mod:`accounts.transactions.hierarchy`).
+    Raises :class:`~accounts.exceptions.UniqueViolation`,
+    :class:`~accounts.exceptions.StaleItem` (the account changed since it was read) or
+    :class:`~accounts.exceptions.ActorRefused` (the staff member changing a superuser's
+    account is no longer an active superuser).
     Deactivating the account ends its sessions (see :func:`end_sessions`).
     """
     event = change_event(account, changes, origin) if recorded else None
     events = [timeline.action(event)] if event else []
+    staff_as_read, staff_checks = transactions.staff_guards(account, origin.actor)
     transactions.change(
-        account, {**changes, "updated": utcnow()}, unheld=unheld, also=[*also, *events], token=token, as_read=as_read
+        account,
+        {**changes, "updated": utcnow()},
+        unheld=unheld,
+        also=[*also, *events, *staff_checks],
+        token=token,
+        as_read=[*as_read, *staff_as_read],
     )
     if event:
         timeline.committed(type(account), event)
@@ -382,18 +430,29 @@ def update_account(
     return account
 
 
-def end_sessions(account, *, except_key=None, recorded=False, origin=timeline.NO_ORIGIN, session=None):
+def end_sessions(account, *, except_key=None, session=None):
     """End every server-side session of ``account`` but ``except_key``'s (when the
-    project's ``SESSION_ENGINE`` is :mod:`accounts.sessions`). Returns how many ended.
-    ``recorded``: the sessions' end is a security event of its own (staff ended them), from
-    ``origin``, put in the batch that deletes them (none when no session ended).
-    ``session``: this request's session, told which sessions ended, so that its logout or
-    new key does not delete one again (see :func:`accounts.sessions.end_sessions`)."""
+    project's ``SESSION_ENGINE`` is :mod:`accounts.sessions`), after a change of the account
+    that refuses a session renewed meanwhile (a deactivation, a new password: see
+    :func:`accounts.sessions.end_sessions`). Returns how many ended. ``session``: this
+    request's session, told which sessions ended, so that its logout or new key does not
+    delete one again."""
     if not sessions.in_use():
         return 0
-    event = timeline.new_event(account.id, timeline.SESSIONS_ENDED, origin=origin) if recorded else None
-    ended = sessions.end_sessions(account.id, except_key=except_key, event=event, session=session)
-    if event and ended:
+    return sessions.end_sessions(account.id, except_key=except_key, session=session)
+
+
+def log_out_everywhere(account, *, origin=timeline.NO_ORIGIN) -> int:
+    """End every server-side session of ``account``, changing nothing of it (staff's "end
+    sessions"), and any renewed under a new key meanwhile (:func:`accounts.logouts.log_out_sessions`),
+    when the project's ``SESSION_ENGINE`` is :mod:`accounts.sessions`. Returns how many
+    ended. Their end is a security event of its own, from ``origin``, put in the
+    transaction that deletes them (none when no session ended)."""
+    if not sessions.in_use():
+        return 0
+    event = timeline.new_event(account.id, timeline.SESSIONS_ENDED, origin=origin)
+    ended = logouts.log_out_sessions(account.id, event=event)
+    if ended:
         timeline.committed(type(account), event)
     return ended
 
@@ -434,9 +493,11 @@ def set_unverified_email(account, email: str, *, origin: timeline.Origin = timel
 
 
 def change_username(account: Account, username: str, *, origin: timeline.Origin = timeline.NO_ORIGIN) -> Account:
-    """Give ``account`` a new username, moving its username lock in the same transaction.
-    ``origin``: as :func:`update_account`."""
+    """Give ``account`` a new username, moving its username lock in the same transaction;
+    an empty one (an optional username, see ``ACCOUNTS_SIGNUP_FIELDS``) removes it and
+    releases its lock. ``origin``: as :func:`update_account`."""
     old_username = account.username
+    username = stored_username(username)
     update_account(account, username=username, origin=origin)
     signals.username_changed.send(
         sender=type(account), account=account, old_username=old_username, new_username=username
@@ -444,10 +505,13 @@ def change_username(account: Account, username: str, *, origin: timeline.Origin 
     return account
 
 
-def set_password_hash(account, password_hash, *, origin: timeline.Origin = timeline.NO_ORIGIN):
+def set_password_hash(account, password_hash, *, origin: timeline.Origin = timeline.NO_ORIGIN, also=()):
     """Store a new password hash (no lock moves); a pending email change is cancelled in the
-    same transaction (see :meth:`accounts.models.User.save`). ``origin``: as :func:`update_account`."""
-    return update_account(account, password=password_hash, origin=origin, **email_change_cancellation(account))
+    same transaction (see :meth:`accounts.models.User.save`). ``origin`` and ``also``: as
+    :func:`update_account`."""
+    return update_account(
+        account, password=password_hash, origin=origin, also=also, **email_change_cancellation(account)
+    )
 
 
 def change_password(
@@ -456,21 +520,27 @@ def change_password(
     *,
     origin: timeline.Origin = timeline.NO_ORIGIN,
     session: SessionBase | None = None,
+    also: Sequence[transactions.Action] = (),
 ) -> int:
     """A new password (not a hash upgraded): ONE transaction stores ``password_hash`` and
     cancels a pending email change (:func:`set_password_hash`; whoever asked for it may be
     who the new password locks out), recording the change as come from ``origin``; then
     every session of the account ends (:func:`end_sessions`, ``session`` told which).
-    Returns how many ended."""
-    set_password_hash(account, password_hash, origin=origin)
+    ``also``: as :func:`update_account` (a reset code's tries). Returns how many ended."""
+    set_password_hash(account, password_hash, origin=origin, also=also)
     return end_sessions(account, session=session)
 
 
-def delete_account(account: Account, *, session: SessionBase | None = None) -> None:
+def delete_account(
+    account: Account, *, session: SessionBase | None = None, origin: timeline.Origin = timeline.NO_ORIGIN
+) -> None:
     """Delete ``account`` and release its locks in one transaction; its sessions end and its
     security events are deleted (:func:`clear_partition`; ``session``: this request's, told
-    which sessions ended, so that its logout does not delete its own again)."""
-    transactions.delete(account)
+    which sessions ended, so that its logout does not delete its own again). ``origin``:
+    who deletes it; a staff member's deletion carries the staff hierarchy's guards, as
+    :func:`update_account`'s change."""
+    staff_as_read, staff_checks = transactions.staff_guards(account, origin.actor)
+    transactions.delete(account, also=staff_checks, as_read=staff_as_read)
     clear_partition(account, session=session)
     signals.account_deleted.send(sender=type(account), account=account)
 

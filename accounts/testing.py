@@ -63,6 +63,11 @@ READ_OPERATIONS = frozenset(
 )
 # The marker asking for the whole table to be emptied after the test.
 EMPTIED_MARKER = "accounts_table_emptied"
+UNREACHABLE = (
+    "DynamoDB at {endpoint_url} (ACCOUNTS_ENDPOINT_URL) cannot be reached, so accounts_table has no table: "
+    "start it (python manage.py accounts_dynamodb_local), or leave ACCOUNTS_ENDPOINT_URL empty in the test "
+    "settings to run the tests on moto."
+)
 
 
 @dataclass(frozen=True)
@@ -336,6 +341,8 @@ class SessionTables:
     def __init__(self):
         self._tables = {}
         self._moto = None
+        # Endpoints that could not be reached: each later test fails at once, saying so.
+        self._unreachable = set()
 
     @contextmanager
     def table(self, endpoint_url, emptied=False):
@@ -347,7 +354,7 @@ class SessionTables:
         table = self._tables.get(endpoint_url)
         if table is None:
             table = AccountsTable(f"test-{uuid.uuid4().hex[:12]}", endpoint_url)
-            _create(table)
+            self._create(table)
             self._tables[endpoint_url] = table
         try:
             with recorder.recording(table.name) as writes:
@@ -357,6 +364,20 @@ class SessionTables:
             if not kept:
                 # The test deleted the table: the next one gets a new table.
                 del self._tables[endpoint_url]
+
+    def _create(self, table):
+        """Create ``table``; a DynamoDB that cannot be reached fails the test in one line
+        naming the setting (and every later test at once), not in a botocore traceback."""
+        import botocore.exceptions
+
+        if table.endpoint_url not in self._unreachable:
+            try:
+                _create(table)
+                return
+            except botocore.exceptions.ConnectionError:
+                self._unreachable.add(table.endpoint_url)
+        # Outside the except block: pytest would print the botocore errors it chains.
+        pytest.fail(UNREACHABLE.format(endpoint_url=table.endpoint_url), pytrace=False)
 
     def _start_moto(self):
         if self._moto is not None:

@@ -6,11 +6,12 @@ committed and costs no request more:
 
 - a login: with the session it writes (:mod:`accounts.sessions`; a second factor's sign-in
   in the sign-in's transaction, and a recovery code's use with it);
-- a change of the password, the address or the username, an address verified, a second
-  factor or an identity provider added or removed, new recovery codes, a staff flag: with
+- a change of the password, the address or the username, an address verified, a phone
+  number verified, changed or removed, a second factor or an identity provider added or
+  removed, new recovery codes, a staff flag: with
   the account's change (:func:`accounts.store.update_account`), naming the staff member who
   made it (``actor``) when it was made on a staff page;
-- every session ended by staff: in the batch that deletes them (:func:`accounts.store.end_sessions`).
+- every session ended by staff: in the transaction that deletes them (:func:`accounts.store.log_out_everywhere`).
 
 Events expire after ``ACCOUNTS_SECURITY_EVENT_RETENTION`` (the table's TTL) and are deleted
 with the account. The owner sees the last :data:`SHOWN` on the profile, staff on the
@@ -51,6 +52,9 @@ RECOVERY_CODES_GENERATED = "recovery_codes_generated"
 RECOVERY_CODE_USED = "recovery_code_used"
 IDENTITY_LINKED = "identity_linked"
 IDENTITY_UNLINKED = "identity_unlinked"
+PHONE_VERIFIED = "phone_verified"
+PHONE_CHANGED = "phone_changed"
+PHONE_REMOVED = "phone_removed"
 FLAG_CHANGED = "flag_changed"
 SESSIONS_ENDED = "sessions_ended"
 # An account's other addresses (accounts.addresses); an address verified is EMAIL_VERIFIED.
@@ -72,6 +76,9 @@ LABELS = {
     RECOVERY_CODE_USED: _("Recovery code used"),
     IDENTITY_LINKED: _("Sign-in provider linked"),
     IDENTITY_UNLINKED: _("Sign-in provider unlinked"),
+    PHONE_VERIFIED: _("Phone number verified"),
+    PHONE_CHANGED: _("Phone number changed"),
+    PHONE_REMOVED: _("Phone number removed"),
     FLAG_CHANGED: _("Account flag changed by staff"),
     SESSIONS_ENDED: _("Sessions ended by staff"),
     EMAIL_ADDED: _("Email address added"),
@@ -120,6 +127,14 @@ def change_event(account, changes: dict) -> tuple[str, str] | None:
         return USERNAME_CHANGED, ""
     if changes.get("email_verified") is True:
         return EMAIL_VERIFIED, ""
+    if "phone" in changes and changes["phone"] != getattr(account, "phone", None):
+        # A number is recorded once it is the account's: verified, or removed.
+        if changes["phone"] is None:
+            return PHONE_REMOVED, ""
+        if changes.get("phone_verified") is True:
+            return PHONE_CHANGED, ""
+    if changes.get("phone_verified") is True:
+        return PHONE_VERIFIED, ""
     if "totp_secret" in changes:
         return (TOTP_REMOVED if changes["totp_secret"] is None else TOTP_ADDED), ""
     for name, added, removed in (

@@ -6,11 +6,11 @@ the only place that knows how a value is normalized and encoded into that key.
 """
 
 import numbers
-import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from . import unicode_data
 from .exceptions import InvalidUniqueValue
 
 LOCK_PREFIX = "UNIQ#"
@@ -42,8 +42,15 @@ def as_text(value: object) -> str:
 
 
 def normalize_text(value: object) -> str:
-    """NFKC-normalize, strip and casefold: ``" ＡＤＡ@X.io "`` and ``"ada@x.io"`` are one value."""
-    return unicodedata.normalize("NFKC", as_text(value).strip()).casefold()
+    """NFKC-normalize, strip and casefold: ``" ＡＤＡ@X.io "`` and ``"ada@x.io"`` are one value.
+
+    Both over pinned Unicode data (:mod:`accounts.unicode_data`), not the running Python's:
+    every host keys a value alike.
+    """
+    text = as_text(value).strip()
+    if text.isascii():
+        return text.lower()  # NFKC leaves ASCII alone, whose case folding is lower case (kept fast)
+    return unicode_data.casefold(unicode_data.normalize("NFKC", text))
 
 
 def normalize_exact(value: object) -> str:

@@ -20,7 +20,7 @@ nothing (the account stays) and the caller says so and offers to send it again.
 
 import logging
 import smtplib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +31,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.crypto import constant_time_compare, salted_hmac
 
-from . import links, ratelimit, store, timeline
+from . import email_codes, links, ratelimit, store, timeline
 from .app_settings import app_settings
 from .exceptions import Busy, InvalidUniqueValue, StaleItem, UniqueViolation
 from .plain_mail import PlainTextMessage
@@ -64,6 +64,10 @@ PASSWORD_CHANGED = "password_changed"
 SENT, TOO_SOON, FAILED = "sent", "too_soon", "failed"
 
 MAIL_ERRORS = (smtplib.SMTPException, OSError)
+# The single-page app's pages a mail's link leads to when the site has them
+# (ACCOUNTS_HEADLESS_FRONTEND_URLS, django-allauth's names): a verification or email-change
+# key, and the password reset's request form.
+CONFIRM_EMAIL, RESET_PASSWORD = "account_confirm_email", "account_reset_password"
 # The rate limits a mail counts against (ACCOUNTS_RATE_LIMITS): any mail, or a security notice.
 MAIL_LIMIT, NOTICE_LIMIT = "mail", "notice"
 
@@ -84,11 +88,15 @@ def send_mail(
     context: Mapping[str, Any],
     *,
     path: str | None = None,
+    frontend: str | None = None,
+    key: str | None = None,
     limit: str = MAIL_LIMIT,
     limit_key: str | None = None,
 ) -> str:
     """Render ``accounts/email/<template>_subject.txt`` and ``..._message.txt`` and send them
-    to ``to``; ``path`` (a ``reverse()``d URL) is the mail's ``link``, on ``ACCOUNTS_SITE_URL``.
+    to ``to``; ``path`` (a ``reverse()``d URL) is the mail's ``link``, on ``ACCOUNTS_SITE_URL``,
+    unless the site's single-page app has the page ``frontend`` (``ACCOUNTS_HEADLESS_FRONTEND_URLS``,
+    its ``{key}`` filled with ``key``): the link leads there (:func:`accounts.links.mail_link`).
 
     The one place the app sends mail. Each mail counts against the rate limit ``limit`` of
     its address: ``mail`` (default 5 a minute, whatever asks), or ``notice`` for a security
@@ -100,8 +108,9 @@ def send_mail(
     """
     try:
         context = {"site": links.site_name(), **context}
-        if path is not None:
-            context["link"] = links.absolute_url(path)
+        link = links.mail_link(path, frontend, **({"key": key} if key is not None else {}))
+        if link is not None:
+            context["link"] = link
     except ImproperlyConfigured:
         logger.exception("The %s mail to %s was not sent.", template, to)
         return FAILED
@@ -131,7 +140,7 @@ def verification_token(account):
     return signing.dumps(data, salt=VERIFY_SALT, compress=True)
 
 
-def read_verification_token(token):
+def read_verification_token(token: str) -> tuple[str, str, str] | None:
     """``(account id, email, password stamp)`` of a valid, unexpired verification token, or ``None``."""
     try:
         data = signing.loads(token, salt=VERIFY_SALT, max_age=_max_age())
@@ -150,12 +159,28 @@ def send_verification(request: HttpRequest, account: Account) -> str:
     """
     if app_settings.PREVENT_ENUMERATION and store.address_held_by_another(account, account.email):
         return send_signup_attempt_notice(request, account.email)
-    path = reverse("accounts:verify_email", args=[verification_token(account)])
-    return send_mail(request, "verification", account.email, {"account": account}, path=path)
+    token = verification_token(account)
+    path = reverse("accounts:verify_email", args=[token])
+    return send_mail(
+        request, "verification", account.email, {"account": account}, path=path, frontend=CONFIRM_EMAIL, key=token
+    )
 
 
-def resend_verification(request: HttpRequest, account: Account) -> str:
-    """Send the verification mail again: ``sent``, ``too_soon`` or ``failed``.
+def send_verification_code(request: HttpRequest, account: Account, code: str) -> str:
+    """Mail ``code`` (:mod:`accounts.email_codes`, kept in the session that asked) to prove
+    the account's address: ``sent``, ``too_soon`` or ``failed``. With
+    ``ACCOUNTS_PREVENT_ENUMERATION``, an address a verified account holds gets its owner's
+    notice instead, as a link would (:func:`send_verification`)."""
+    if app_settings.PREVENT_ENUMERATION and store.address_held_by_another(account, account.email):
+        return send_signup_attempt_notice(request, account.email)
+    context = {"account": account, "code": code, "minutes": email_codes.VERIFY_EMAIL.seconds // 60}
+    return send_mail(request, "verification_code", account.email, context)
+
+
+def resend_verification(request: HttpRequest, account: Account, *, send: Callable[[], str] | None = None) -> str:
+    """Send the verification mail again: ``sent``, ``too_soon`` or ``failed``; ``send``: what
+    sends it (default: the link, :func:`send_verification`; a new code to the person's
+    session, :func:`accounts.internal.flows.email_verification.send_proof`).
 
     The ``resend_verification`` rate limit (``ACCOUNTS_RATE_LIMITS``, default once a minute
     per account) is counted for the account, whoever asks: the person or staff. Resending
@@ -166,7 +191,7 @@ def resend_verification(request: HttpRequest, account: Account) -> str:
         ratelimit.consume(request, "resend_verification", user=account.id)
     except ratelimit.RateLimited:
         return TOO_SOON
-    return send_verification(request, account)
+    return send() if send is not None else send_verification(request, account)
 
 
 def claimed_account(token: str) -> tuple[str, Account | None] | None:
@@ -205,9 +230,17 @@ def confirm_email(token: str, *, origin: timeline.Origin = timeline.NO_ORIGIN) -
     outcome, account = _claimed_account_as_read(token)
     if outcome is not None:
         return outcome, account
+    return confirm_account(account, origin=origin), account
+
+
+def confirm_account(account: Account, *, origin: timeline.Origin, also: Sequence[Action] = ()) -> str:
+    """Verify the address of ``account`` as read (a link or a code named it): one
+    transaction, with ``also`` (a code's tries, checked under their limit: raises
+    :class:`~accounts.exceptions.OverLimit` past it). Returns ``verified``,
+    ``already_verified``, ``taken``, ``stale`` or ``busy``."""
     if store.is_verified(account):
-        return ALREADY_VERIFIED, account
-    return _refusal(lambda: store.verify_email(account, origin=origin)) or VERIFIED, account
+        return ALREADY_VERIFIED
+    return _refusal(lambda: store.verify_email(account, origin=origin, also=also)) or VERIFIED
 
 
 def discard_signup(token: str) -> tuple[str, Account | None]:
@@ -246,7 +279,7 @@ def _refusal(apply):
     return None
 
 
-def password_stamp(account):
+def password_stamp(account: Account) -> str:
     """A stamp of the account's password hash (an HMAC: it reveals nothing of the hash); a
     new password, or a reset, changes it."""
     return salted_hmac(PASSWORD_STAMP_SALT, account.password, algorithm="sha256").hexdigest()[:20]
@@ -287,27 +320,61 @@ def start_email_change(
     token: str | None = None,
     also: Sequence[Action] = (),
 ) -> str:
-    """Record the pending change, mail the link to ``new_email`` and a notice to the old
-    address. Returns what became of the link's mail: ``sent``, ``too_soon`` or ``failed``
-    (the request is recorded either way). ``token`` and ``also``: the record's transaction's
-    (see :func:`accounts.store.update_account`).
+    """Record the pending change, mail its proof to ``new_email`` (:func:`mail_email_change`)
+    and a notice to the old address. Returns what became of the proof's mail: ``sent``,
+    ``too_soon`` or ``failed`` (the request is recorded either way). ``token`` and ``also``:
+    the record's transaction's (see :func:`accounts.store.update_account`)."""
+    store.request_email_change(account, new_email, token=token, also=also)
+    outcome = mail_email_change(request, account)
+    # A notice to the address as it is (before the change): never silenced by the mail others
+    # can make the app send it.
+    context = {"account": account, "new_email": new_email, "old_email": account.email}
+    send_mail(request, "email_change_requested", account.email, context, limit=NOTICE_LIMIT)
+    return outcome
+
+
+def mail_email_change(request: HttpRequest, account: Account) -> str:
+    """Mail the proof of ``account``'s pending email change to its new address: the link, or
+    with ``ACCOUNTS_EMAIL_VERIFICATION_BY_CODE_ENABLED`` a code kept in this session (bound to
+    the change's nonce and the account's password). Returns ``sent``, ``too_soon`` or
+    ``failed``.
 
     With ``ACCOUNTS_PREVENT_ENUMERATION`` an address another account holds is recorded and
-    answered the same (so the requester cannot tell), but it gets no link: its owner is told
+    answered the same (so the requester cannot tell), but it gets no proof: its owner is told
     someone tried to move another account to it.
     """
-    nonce = store.request_email_change(account, new_email, token=token, also=also)
+    new_email, nonce = account.pending_email, account.pending_nonce
     context = {"account": account, "new_email": new_email, "old_email": account.email}
     if app_settings.PREVENT_ENUMERATION and store.address_held_by_another(account, new_email):
         path = reverse("accounts:password_reset")
-        outcome = send_mail(request, "email_change_attempt", new_email, {"email": new_email}, path=path)
-    else:
-        path = reverse("accounts:email_change_confirm", args=[email_change_token(account, new_email, nonce)])
-        outcome = send_mail(request, "email_change", new_email, context, path=path)
-    # A notice to the address as it is (before the change): never silenced by the mail others
-    # can make the app send it.
-    send_mail(request, "email_change_requested", account.email, context, limit=NOTICE_LIMIT)
-    return outcome
+        return send_mail(
+            request, "email_change_attempt", new_email, {"email": new_email}, path=path, frontend=RESET_PASSWORD
+        )
+    if app_settings.EMAIL_VERIFICATION_BY_CODE_ENABLED:
+        code = email_codes.issue(
+            request.session,
+            email_codes.CHANGE_EMAIL,
+            account=account,
+            email=new_email,
+            stamp=password_stamp(account),
+            nonce=nonce,
+        )
+        context = {**context, "code": code, "minutes": email_codes.CHANGE_EMAIL.seconds // 60}
+        return send_mail(request, "email_change_code", new_email, context)
+    token = email_change_token(account, new_email, nonce)
+    path = reverse("accounts:email_change_confirm", args=[token])
+    return send_mail(request, "email_change", new_email, context, path=path, frontend=CONFIRM_EMAIL, key=token)
+
+
+def resend_email_change(request: HttpRequest, account: Account) -> str:
+    """Mail the proof of ``account``'s pending email change again (the same change: its link
+    works as the first; a code replaces the first), within the ``resend_verification`` limit
+    of the account: ``sent``, ``too_soon`` or ``failed``."""
+    try:
+        ratelimit.consume(request, "resend_verification", user=account.id)
+    except ratelimit.RateLimited:
+        return TOO_SOON
+    return mail_email_change(request, account)
 
 
 def apply_email_change(request: HttpRequest, token: str) -> tuple[str, Account | None]:
@@ -330,18 +397,28 @@ def apply_email_change(request: HttpRequest, token: str) -> tuple[str, Account |
         return STALE, None
     if not constant_time_compare(password_stamp(account), claim.password_stamp):
         return PASSWORD_CHANGED, account
+    return apply_pending_change(request, account, claim.old_email, claim.new_email, claim.nonce), account
+
+
+def apply_pending_change(
+    request: HttpRequest, account: Account, old_email: str, new_email: str, nonce: str, also: Sequence[Action] = ()
+) -> str:
+    """Apply the email change of ``account`` (as read) from ``old_email`` to ``new_email``
+    whose request had ``nonce`` (a link or a code named them): one transaction, guarded by
+    that nonce as read, with ``also`` (a code's tries, checked under their limit: raises
+    :class:`~accounts.exceptions.OverLimit` past it); after it commits, a notice to the old
+    address. Returns ``changed``, ``taken``, ``stale`` or ``busy``."""
     origin = timeline.origin_of(request)
-    refusal = _refusal(
-        lambda: store.apply_email_change(account, claim.old_email, claim.new_email, claim.nonce, origin=origin)
-    )
+    refusal = _refusal(lambda: store.apply_email_change(account, old_email, new_email, nonce, origin=origin, also=also))
     if refusal:
-        return refusal, account
-    context = {"account": account, "old_email": claim.old_email, "new_email": claim.new_email}
-    send_mail(request, "email_changed", claim.old_email, context, limit=NOTICE_LIMIT)
-    return CHANGED, account
+        return refusal
+    context = {"account": account, "old_email": old_email, "new_email": new_email}
+    send_mail(request, "email_changed", old_email, context, limit=NOTICE_LIMIT)
+    return CHANGED
 
 
 def send_signup_attempt_notice(request, email):
     """``ACCOUNTS_PREVENT_ENUMERATION``: tell the owner of ``email`` (a verified account) that
     someone tried to sign up with it, and, if it was them, to reset the password."""
-    return send_mail(request, "signup_attempt", email, {"email": email}, path=reverse("accounts:password_reset"))
+    path = reverse("accounts:password_reset")
+    return send_mail(request, "signup_attempt", email, {"email": email}, path=path, frontend=RESET_PASSWORD)

@@ -7,7 +7,7 @@ refuses comes back as form errors (a 200 that keeps what was typed).
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.mixins import LoginRequiredMixin
-from django.http import HttpResponseRedirect
+from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.decorators import method_decorator
@@ -19,17 +19,18 @@ from django.views.generic import FormView, TemplateView, View
 from . import (
     breached_passwords,
     devices,
-    pending,
     ratelimit,
     sessions,
+    signup_fields,
     store,
     timeline,
+    unsettled_signups,
     verification,
 )
 from .adapter import get_adapter
 from .exceptions import Busy
 from .forms import STORE_REFUSALS
-from .internal.flows import delete, email_change, password_change, username_change
+from .internal.flows import delete, email_change, email_verification, password_change, username_change
 from .internal.flows import login as login_flow
 from .internal.flows import sessions as sessions_flow
 from .internal.flows import signup as signup_flow
@@ -117,7 +118,12 @@ class SignupView(RateLimitMixin, StoreFormView):
     sign-up and the same page; the one difference is the mail, which only its owner reads
     (a notice instead of a link, see :func:`accounts.verification.send_verification`).
 
-    Each valid post counts against the ``signup`` rate limit (429 past it)."""
+    Each valid post counts against the ``signup`` rate limit (429 past it).
+
+    A sign-up whose outcome is unknown (503) is remembered by the browser
+    (:mod:`accounts.unsettled_signups`): the next post, from the 503 form or a new page, is
+    sent with its token, so a sign-up that was saved goes on (the verification mail again)
+    instead of finding its own username taken."""
 
     template_name = "accounts/signup.html"
     form_name = "signup"
@@ -127,6 +133,22 @@ class SignupView(RateLimitMixin, StoreFormView):
         if request.user.is_authenticated:
             return redirect(get_adapter(request).get_signup_redirect_url(request))
         return super().dispatch(request, *args, **kwargs)
+
+    def get_form_kwargs(self):
+        kwargs = super().get_form_kwargs()
+        token = unsettled_signups.form_token(self.request)
+        if token is not None and "data" in kwargs:
+            kwargs["data"] = kwargs["data"].copy()
+            kwargs["data"]["token"] = token
+        return kwargs
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        if response.status_code == 503:  # the outcome is unknown (StoreFormView.outcome_unknown)
+            unsettled_signups.remember(self.request, response, form.cleaned_data["token"])
+        elif response.status_code != 429:  # 429: over the limit, it never reached the store
+            unsettled_signups.forget(self.request, response)
+        return response
 
     def get_save_kwargs(self):
         return {"request": self.request}
@@ -139,6 +161,9 @@ def signed_up(request, account):
     """Where a new account goes: logged in (verified, or verification not required), else to
     "check your inbox"; the verification mail is sent when the address is not verified."""
     completion = signup_flow.complete_signup(request, account=account)
+    if completion.pending is not None:
+        # A stage first: the code texted to its phone number.
+        return redirect(completion.pending.url_name)
     if not completion.logged_in:
         return redirect("accounts:verification_sent")
     response = _welcomed(request, User.from_account(account))
@@ -150,7 +175,7 @@ def signed_up(request, account):
 def _welcomed(request, user):
     """Welcome the new account, logged in, and trust this browser for it (its device cookie)."""
     adapter = get_adapter(request)
-    adapter.add_success_message(request, "signed_up", username=user.username)
+    adapter.add_success_message(request, "signed_up", username=user.display_name)
     response = redirect(adapter.get_signup_redirect_url(request))
     devices.remember(request, response, user.pk)
     return response
@@ -189,7 +214,7 @@ class LoginView(RateLimitMixin, auth_views.LoginView):
             return redirect(outcome.pending.url_name)
         user = outcome.user
         response = HttpResponseRedirect(self.get_success_url())
-        get_adapter(self.request).add_success_message(self.request, "logged_in", username=user.username)
+        get_adapter(self.request).add_success_message(self.request, "logged_in", username=user.display_name)
         # This browser is now trusted for the account: guesses from elsewhere never lock it out.
         devices.remember(self.request, response, user.pk)
         return response
@@ -197,14 +222,15 @@ class LoginView(RateLimitMixin, auth_views.LoginView):
     def form_invalid(self, form):
         account = form.unverified_account
         if account is not None:
-            # The password was right: this person may ask for the link again.
-            pending.remember_pending(self.request, account.id, account.email, verification.SENT)
+            # The password was right: this person may ask for the link (or a code) again.
+            email_verification.unverified_login(self.request, account)
         return super().form_invalid(form)
 
     def get_context_data(self, **kwargs):
         form = kwargs.get("form")
         unverified = form is not None and form.unverified_account is not None
-        return super().get_context_data(unverified=unverified, **kwargs)
+        by_code = email_verification.by_code()
+        return super().get_context_data(unverified=unverified, unverified_by_code=unverified and by_code, **kwargs)
 
 
 class LogoutView(auth_views.LogoutView):
@@ -243,7 +269,10 @@ class ProfileView(AccountSessionsMixin, AccountLoginRequiredMixin, TemplateView)
     def get_context_data(self, **kwargs):
         account = self.request.user.account
         context = super().get_context_data(
-            email_verified=store.is_verified(account), pending_email=account.pending_email, **kwargs
+            email_verified=store.is_verified(account),
+            pending_email=account.pending_email,
+            email_by_code=email_verification.by_code(),
+            **kwargs,
         )
         listed = sessions_flow.list_sessions(self.request)
         if listed is not None:
@@ -256,7 +285,7 @@ class ProfileView(AccountSessionsMixin, AccountLoginRequiredMixin, TemplateView)
 @method_decorator(never_cache, name="dispatch")
 class EndOtherSessionsView(AccountSessionsMixin, ReauthenticationRequiredMixin, AccountLoginRequiredMixin, View):
     """Log out every other session of the account (POST only): one ``Query`` (with the
-    session load) and one ``BatchWriteItem``."""
+    session load) and one ``TransactWriteItems`` (:func:`accounts.logouts.log_out_sessions`)."""
 
     http_method_names = ["post"]
 
@@ -297,7 +326,12 @@ class EmailChangeView(ReauthenticationRequiredMixin, RateLimitMixin, UserFormMix
             else:
                 adapter.add_success_message(self.request, "email_change_cancelled", email=changing.cancelled)
         elif changing.kind == email_change.VERIFICATION:
+            if email_verification.by_code():
+                # "Check your inbox" takes the code, and says what became of its mail.
+                return redirect("accounts:verification_sent")
             adapter.add_verification_message(self.request, changing.mail, email)
+        elif changing.mail == verification.SENT and email_verification.by_code():
+            return redirect("accounts:email_change_code")
         elif changing.mail == verification.SENT:
             adapter.add_success_message(self.request, "email_change_sent", email=email)
         else:
@@ -315,7 +349,7 @@ class EmailChangeCancelView(AccountLoginRequiredMixin, View):
 
     def post(self, request):
         adapter = get_adapter(request)
-        cancelling = email_change.cancel_email_change(account=request.user.account)
+        cancelling = email_change.cancel_email_change(account=request.user.account, session=request.session)
         if cancelling.refusal is not None:
             messages.error(request, adapter.error_messages["busy" if isinstance(cancelling.refusal, Busy) else "stale"])
         elif cancelling.cancelled is not None:
@@ -330,14 +364,23 @@ class UsernameChangeView(ReauthenticationRequiredMixin, RateLimitMixin, UserForm
     template_name = "accounts/username_change.html"
     form_name = "username_change"
 
+    def dispatch(self, request, *args, **kwargs):
+        if not signup_fields.has_username():
+            raise Http404("This site has no usernames (ACCOUNTS_SIGNUP_FIELDS).")
+        return super().dispatch(request, *args, **kwargs)
+
     def apply(self, form):
         changing = username_change.change_username(
             self.request, account=form.user.account, username=form.cleaned_data["username"]
         )
         if changing.refusal is not None:
             return self.refused(form, changing.refusal)
+        adapter = get_adapter(self.request)
         username = changing.account.username
-        get_adapter(self.request).add_success_message(self.request, "username_changed", username=username)
+        if username:
+            adapter.add_success_message(self.request, "username_changed", username=username)
+        else:
+            adapter.add_success_message(self.request, "username_removed")
         return redirect("accounts:profile")
 
 

@@ -47,6 +47,8 @@ MIDDLEWARE = [
     # Static files from STATIC_ROOT (after collectstatic), with far-future caching.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "csp.middleware.CSPMiddleware",
+    # django-allauth's React app (project/react_app.py), when DEMO_REACT_APP_DIR names its build.
+    "project.react_app.ReactAppMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The language comes from the switcher's cookie, else from Accept-Language.
     "django.middleware.locale.LocaleMiddleware",
@@ -59,6 +61,9 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "project.urls"
+# The build of django-allauth's own React app (`make react-app`: var/react-app/frontend/build),
+# served from this site's origin in place of its home page; empty: the demo's own pages.
+DEMO_REACT_APP_DIR = env("DEMO_REACT_APP_DIR", default="")
 WSGI_APPLICATION = "project.wsgi.application"
 
 TEMPLATES = [
@@ -119,6 +124,16 @@ if "ACCOUNTS_RATE_LIMITS" in env:
     ACCOUNTS_RATE_LIMITS = False if env("ACCOUNTS_RATE_LIMITS") == "off" else env.json("ACCOUNTS_RATE_LIMITS")
 # The reverse proxies in front that append to X-Forwarded-For (0: the client is REMOTE_ADDR).
 ACCOUNTS_TRUSTED_PROXY_COUNT = env("ACCOUNTS_TRUSTED_PROXY_COUNT")
+# What a sign-up asks for and what a login is by (django-allauth's settings), each a JSON
+# list: ACCOUNTS_SIGNUP_FIELDS='["email*", "password1*"]' with ACCOUNTS_LOGIN_METHODS='["email"]'
+# is a site without usernames. Unset: the app's defaults (email, username, the password twice).
+if "ACCOUNTS_SIGNUP_FIELDS" in env:
+    ACCOUNTS_SIGNUP_FIELDS = env.json("ACCOUNTS_SIGNUP_FIELDS")
+if "ACCOUNTS_LOGIN_METHODS" in env:
+    ACCOUNTS_LOGIN_METHODS = env.json("ACCOUNTS_LOGIN_METHODS")
+# Texts (a phone number's code, with "phone" in the two settings above) are printed in the
+# terminal, as mail is.
+ACCOUNTS_ADAPTER = "project.adapter.DemoAdapter"
 
 # Several addresses per account (issue 37): the demo lets each have 5 (the app's default
 # is 1); ACCOUNTS_MAX_EMAIL_ADDRESSES=1 in the environment makes it one address again.
@@ -141,6 +156,13 @@ if "ACCOUNTS_SESSION_IDLE_TIMEOUT" in env:
 # Identity providers: a JSON list of {id, name, issuer, client_id, client_secret, scopes}
 # (docs/identity-providers.md); the login and sign-up pages show "Sign in with <name>".
 ACCOUNTS_OIDC_PROVIDERS = env.json("ACCOUNTS_OIDC_PROVIDERS", default=[])
+# A single-page app over the headless API (docs/headless-api.md), each as JSON: the app's
+# pages mail leads to ({"account_confirm_email": "/account/verify-email/{key}", ...}), the
+# account pages off (true), addresses proven and passwords reset by a mailed code (true).
+ACCOUNTS_HEADLESS_FRONTEND_URLS = env.json("ACCOUNTS_HEADLESS_FRONTEND_URLS", default={})
+ACCOUNTS_HEADLESS_ONLY = env.json("ACCOUNTS_HEADLESS_ONLY", default=False)
+ACCOUNTS_EMAIL_VERIFICATION_BY_CODE_ENABLED = env.json("ACCOUNTS_EMAIL_VERIFICATION_BY_CODE_ENABLED", default=False)
+ACCOUNTS_PASSWORD_RESET_BY_CODE_ENABLED = env.json("ACCOUNTS_PASSWORD_RESET_BY_CODE_ENABLED", default=False)
 
 # Mail: EMAIL_URL is smtp://host:port, consolemail:// (the default: `make run` prints each
 # mail, with its link, in the terminal) or filemail://path.
@@ -191,6 +213,9 @@ USE_TZ = True
 STATIC_URL = "static/"
 # The demo's own static files: the single-page client of the headless API (/spa/).
 STATICFILES_DIRS = [BASE_DIR / "project" / "static"]
+if DEMO_REACT_APP_DIR:
+    # The React app's scripts (its index.html asks for /static/js/main.<hash>.js).
+    STATICFILES_DIRS.append(Path(DEMO_REACT_APP_DIR) / "static")
 
 # Every error with its traceback on stderr (Django's default prints nothing when DEBUG is off).
 LOGGING = {

@@ -75,6 +75,25 @@
  * LOAD_CHECKS_ACCOUNT 0 (a session item trusted alone) with SIGN_IN_CHECKS_ACCOUNT 0 (the
  * sign-in checking nothing of the account, as before) fails A1: end_sessions' Query misses
  * a sign-in landing after it (tests/protocol/test_protocol_model.py).
+ *   A second scenario, LOGINS (issue 35), chosen at the start instead of those sign-ins: a
+ * login's session write with no second factor (a password login, a provider's, the login
+ * after a sign-up: sessions.SessionStore's transaction, the session's Put with the check
+ * that the account it read is still there and active, G_LOGIN_ACCOUNT_ACTIVE) and a
+ * logged-in session reauthenticating (with a passkey or a mailed code: ONE transaction
+ * deletes the session [expires >= :now], puts its successor under a new key and checks the
+ * account as a sign-in does, G_SIGN_IN_ACCOUNT_ACTIVE) race the same deletion or deactivation, end_sessions and
+ * reactivation. Without either check, its session lands between end_sessions' Query and its
+ * BatchWriteItem, escapes it, and the reactivation lets it in (A1).
+ *   A third, ENDS (issue 35, the known gaps): the owner ends sessions without changing the
+ * account ("log out other sessions" keeping its own session 0; DELETE auth/sessions; staff's
+ * "end sessions", which keeps none: the same transaction) while session 1 reauthenticates
+ * into a new key, 2. The end reads the sessions (its session's load, or a Query), then ONE
+ * transaction deletes each one read, guarded by its still being there
+ * (G_ENDED_SESSION_AS_READ, accounts.transactions.plan_end_sessions); cancelled, it reads
+ * them again and sends again. A session renewed from one it ended counts as ended (it
+ * keeps the session's id, by which the API ends it). A1 also holds that once the end
+ * returned, no session it ended gets in: without the guard, the reauthentication lands
+ * between the read and the deletion, which deletes the old key and leaves the new one in.
  *
  * IDENTITIES (identities.pml): the OpenID Connect identity lock, UNIQ#OIDC#<issuer>#<subject>,
  * owned by the account (its set-valued constraint `oidc_identities`). The set and its locks
@@ -86,6 +105,16 @@
  *   I1  an identity is held by at most one live account; I2 every identity a live account
  *   holds has a lock naming it (after every step); I3 once every client is done, every
  *   identity lock names a live account holding it (no orphan).
+ * Or, chosen at the start (so the state space is the sum): one ID token an app posts to
+ * auth/provider/token twice (issue 35, item 5), on servers SKEW apart, while time passes and
+ * TTL deletes the token's record. Each post verifies the token (accepted while its server's
+ * clock reads at most TOKEN_LAST: the token's exp plus the leeway), then either signs in with
+ * ONE transaction holding the record's Put [attribute_not_exists(PK) OR expires < :now -
+ * margin] (G_ID_TOKEN_UNUSED), or sends that Put alone and then remembers a half-login or a
+ * pending sign-up in its session. The record expires TOKEN_RECORD_MARGIN after TOKEN_LAST
+ * (providers.store.id_token_spend: the clock-skew margin).
+ *   T1  an ID token gets in once at most: one session, half-login or pending sign-up, on
+ *       servers whose clocks (and TTL's) are apart within the margin, whenever TTL runs.
  */
 
 #ifndef FACTORS
@@ -104,7 +133,7 @@
 #define SIGN_IN_CHECKS_ACCOUNT 1
 #endif
 
-bit inv_F1 = 1, inv_F2 = 1, inv_F3 = 1, inv_F4 = 1, inv_A1 = 1;
+bit inv_F1 = 1, inv_F2 = 1, inv_F3 = 1, inv_F4 = 1, inv_A1 = 1, inv_T1 = 1;
 
 /* ---- the account's second factors ---- */
 
@@ -351,7 +380,17 @@ byte rc_done;
 /* A sign-in's account as read: is_active = :read (read active), so there and no tombstone
  * (the staged password's ConditionCheck, the recovery code's Update, or a check of its own) */
 #define G_SIGN_IN_ACCOUNT_ACTIVE  (a_live(0) && ac_active)
-#define A1_of(k)    (inv_A1 && (!gets_in(k) || (a_live(0) && ac_active && ss_sound[k])))
+/* A login's session write (no second factor): is_active = :read too, a ConditionCheck of
+ * its own (account_active) in its transaction */
+#define G_LOGIN_ACCOUNT_ACTIVE    (a_live(0) && ac_active)
+/* ENDS: session k is one the owner's end of sessions ended (read by it, or renewed from one:
+ * a ghost), and that end returned. */
+bit  ss_ended[NSS];
+bit  ends_done;
+/* An end of sessions' Delete of session k as read: attribute_exists(PK), still there */
+#define G_ENDED_SESSION_AS_READ(k)  (ss[k])
+#define A1_of(k)    (inv_A1 && (!gets_in(k) || (a_live(0) && ac_active && ss_sound[k])) && \
+                     !(ends_done && ss_ended[k] && gets_in(k)))
 
 inline check_races() {
 	assert(A1_of(0) && A1_of(1) && A1_of(2))
@@ -449,13 +488,83 @@ proctype RemovePasskey() {
 	}
 }
 
+/* LOGINS: a login with no second factor reads the account (active: its password checked),
+ * then ONE transaction writes its session k [attribute_not_exists(PK)] with the account
+ * checked [G_LOGIN_ACCOUNT_ACTIVE] (sessions.SessionStore._write_login). */
+proctype LoginSession(byte k) {
+	bit ok;
+	atomic { ok = a_live(0) && ac_active }
+	atomic {
+		if
+		:: ok && G_LOGIN_ACCOUNT_ACTIVE -> ss[k] = 1; ss_sound[k] = a_live(0) && ac_active
+		:: else -> skip   /* AccountRefused: nothing written, nobody logged in */
+		fi;
+		check_races();
+		rc_done++
+	}
+}
+
+/* LOGINS: a request with session k's cookie (let in: the session read with its account)
+ * reauthenticates: ONE transaction deletes session k [expires >= :now: still there], puts
+ * its successor, session `next` (a new key: end_sessions' Query made before it does not
+ * name it), and checks the account [G_SIGN_IN_ACCOUNT_ACTIVE: it is a sign-in's
+ * transaction] (reauthentication._record_spending). */
+proctype Reauthentication(byte k; byte next) {
+	bit ok;
+	atomic { ok = gets_in(k) }
+	atomic {
+		if
+		:: ok && ss[k] && G_SIGN_IN_ACCOUNT_ACTIVE ->
+			ss[k] = 0; ss[next] = 1; ss_sound[next] = ss_sound[k] && a_live(0) && ac_active;
+			ss_ended[next] = ss_ended[k]   /* the same session (its id), under a new key */
+		:: else -> skip   /* StaleItem: the session ended, or the account is no longer active */
+		fi;
+		check_races();
+		rc_done++
+	}
+}
+
+/* ENDS: the owner ends every session of the account but its own, session 0 (or staff end
+ * them all: the same transaction), changing nothing of the account. Its click names the
+ * sessions it ends; then it reads them (found), and ONE transaction deletes each one read
+ * [G_ENDED_SESSION_AS_READ]; cancelled (one is gone: renewed, or ended elsewhere), it
+ * reads them again (accounts.logouts.log_out_sessions). */
+proctype OwnerEndsSessions() {
+	byte found;
+	atomic { ss_ended[1] = ss[1]; ss_ended[2] = ss[2] }
+	do
+	:: atomic { found = (ss[1] & ss_ended[1]) << 1 | (ss[2] & ss_ended[2]) << 2 }
+	   atomic {
+		if
+		:: ((found & 2) == 0 || G_ENDED_SESSION_AS_READ(1)) && ((found & 4) == 0 || G_ENDED_SESSION_AS_READ(2)) ->
+			if :: found & 2 -> ss[1] = 0 :: else fi;
+			if :: found & 4 -> ss[2] = 0 :: else fi;
+			ends_done = 1
+		:: else -> skip   /* StaleItem: nothing deleted; read again */
+		fi;
+		check_races()
+	   }
+	   if :: ends_done -> break :: else fi
+	od;
+	atomic { rc_done++ }
+}
+
 inline start_races() {
 	a_ex[0] = 1; a_ver[0] = 1;
-	a_pk[0] = PK_BIT(0); p_ex[0] = 1; p_own[0] = 0; item_of(0, 0) = 1;
-	tf_secret = 1; code_left = 1;
-	st_live[0] = 1; st_live[1] = 1; st_live[2] = 1;
-	run RacingSignIn(0, BY_TOTP); run RacingSignIn(1, BY_RECOVERY); run RacingSignIn(2, BY_PASSKEY);
-	run Ender(); run RemovePasskey()
+	if
+	:: /* SIGN_INS: three sign-ins with a second factor, the passkey's removal */
+		a_pk[0] = PK_BIT(0); p_ex[0] = 1; p_own[0] = 0; item_of(0, 0) = 1;
+		tf_secret = 1; code_left = 1;
+		st_live[0] = 1; st_live[1] = 1; st_live[2] = 1;
+		run RacingSignIn(0, BY_TOTP); run RacingSignIn(1, BY_RECOVERY); run RacingSignIn(2, BY_PASSKEY);
+		run Ender(); run RemovePasskey()
+	:: /* LOGINS: a password login, and session 1 (logged in before) reauthenticating into 2 */
+		ss[1] = 1; ss_sound[1] = 1;
+		run LoginSession(0); run Reauthentication(1, 2); run Ender()
+	:: /* ENDS: the owner's session 0 ends the others while session 1 reauthenticates into 2 */
+		ss[0] = 1; ss_sound[0] = 1; ss[1] = 1; ss_sound[1] = 1;
+		run Reauthentication(1, 2); run OwnerEndsSessions()
+	fi
 }
 
 #endif
@@ -545,18 +654,75 @@ proctype IdentitiesDone() {
 	atomic { assert(O3_of(0) && O3_of(1)) }
 }
 
+/* ---- an ID token an app posts: accepted once ---- */
+
+/* The token's time in ticks: accepted on a server whose clock reads at most TOKEN_LAST;
+ * its record expires TOKEN_RECORD_MARGIN after. Server 0's clock is the slowest, server 1's
+ * and TTL's run SKEW ahead (within MARGIN). */
+#ifndef TOKEN_LAST
+#define TOKEN_LAST 1
+#endif
+#ifndef TOKEN_RECORD_MARGIN
+#define TOKEN_RECORD_MARGIN MARGIN
+#endif
+#define TOKEN_EXPIRES  (TOKEN_LAST + TOKEN_RECORD_MARGIN)
+#define TOKEN_TMAX     (TOKEN_EXPIRES + MARGIN + 1)
+bit  tok_rec;       /* the record that the token was accepted exists */
+byte tok_in;        /* ghost: sessions, half-logins and pending sign-ups the token got */
+byte tok_tt;        /* the true clock */
+byte tok_done;      /* posts done */
+
+/* attribute_not_exists(PK) OR expires < :now - margin, at the posting server's :now */
+#define G_ID_TOKEN_UNUSED  (!tok_rec || r_now - MARGIN > TOKEN_EXPIRES)
+#define T1  (inv_T1 && tok_in <= 1)
+
+/* A post of the token on a server `off` ahead: verified and sent at one :now (one request:
+ * milliseconds, against the token's minutes), as ONE sign-in transaction with the record's
+ * Put, or the Put alone and then a half-login or a pending sign-up saved in the session. */
+proctype PostToken(byte off) {
+	byte r_now;
+	bit alone, spent;
+	atomic {
+		if :: alone = 0 :: alone = 1 fi;
+		r_now = tok_tt + off;
+		if
+		:: r_now <= TOKEN_LAST && G_ID_TOKEN_UNUSED ->
+			tok_rec = 1; spent = 1;
+			if :: !alone -> tok_in++ :: else fi
+		:: else -> skip   /* expired, or StaleItem: used already (400 invalid_token) */
+		fi;
+		assert(T1)
+	}
+	atomic {
+		if :: alone && spent -> tok_in++ :: else fi;   /* the session remembers it, after the Put */
+		assert(T1);
+		tok_done++
+	}
+}
+
+proctype TokenClock() {
+	do
+	:: atomic { tok_tt < TOKEN_TMAX -> tok_tt++ }
+	:: atomic { tok_rec && tok_tt + SKEW > TOKEN_EXPIRES -> tok_rec = 0 }   /* TTL: expires < its now */
+	:: atomic { tok_done == 2 -> break }
+	od
+}
+
 /* Account 0 exists (verified), holding identity 1 or none; account 1's id is free. A first
  * sign-in with identity 0 (account 1), and two tabs of account 0 linking, unlinking or
- * deleting it. */
+ * deleting it. Or one ID token posted twice, on the slowest and the fastest server. */
 inline start_identities() {
-	a_ex[0] = 1; a_ver[0] = 1;
 	if
-	:: skip
-	:: a_ids[0] = PK_BIT(1); id_ex[1] = 1; id_own[1] = 0
-	fi;
-	check_identities();
-	run IdentitiesDone();
-	run IdentityClient(1, 1); run IdentityClient(0, 0); run IdentityClient(0, 0)
+	:: a_ex[0] = 1; a_ver[0] = 1;
+		if
+		:: skip
+		:: a_ids[0] = PK_BIT(1); id_ex[1] = 1; id_own[1] = 0
+		fi;
+		check_identities();
+		run IdentitiesDone();
+		run IdentityClient(1, 1); run IdentityClient(0, 0); run IdentityClient(0, 0)
+	:: run TokenClock(); run PostToken(0); run PostToken(SKEW)
+	fi
 }
 
 #endif

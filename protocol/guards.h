@@ -253,3 +253,87 @@ inline start_limits() {
 }
 
 #endif
+
+/* ---- the staff hierarchy (issue 35, hierarchy.pml) ----
+ *
+ * HIERARCHY: account 0, whose owner is a superuser or not (chosen at the start), and two
+ * staff members: 1 a superuser, 2 not. Each staff member changes account 0 once (a new
+ * password, address, flag, factor removed, a deletion: ONE transaction each), while a
+ * superuser makes account 0 a superuser's (a promotion) and another demotes staff member 1.
+ * A staff member's page reads account 0 and their own account (their session's read); one
+ * who is no superuser is refused before anything is sent when account 0 reads as a
+ * superuser's (accounts.staff.hierarchy.may_act_on). The change's transaction
+ * (accounts.transactions.hierarchy.staff_guards) carries:
+ *   account 0's is_superuser as read            G_STAFF_TARGET_AS_READ
+ *   when read a superuser's: ConditionCheck of the staff member's own account
+ *   [is_superuser AND is_staff AND is_active]   G_STAFF_ACTOR_SUPERUSER
+ * No `updated` stamp is trusted (a deletion guards none), so each guard does its work alone.
+ *   H1  a change of a superuser's account commits only by a staff member who is an active
+ *       staff superuser when it commits (after every step).
+ */
+
+#ifndef HIERARCHY
+#define HIERARCHY 0
+#endif
+
+bit inv_H1 = 1;
+
+#if HIERARCHY
+
+bit  hy_super[3];   /* is_superuser of accounts 0, 1, 2 */
+bit  hy_staff[3];   /* is_staff and is_active (one bit: the staff pages need both) */
+bit  hy_breach;     /* ghost: a change of a superuser's account by anyone else committed */
+
+#define G_STAFF_TARGET_AS_READ     (hy_super[0] == r_super)
+#define G_STAFF_ACTOR_SUPERUSER    (hy_super[a] && hy_staff[a])
+#define H1                         (inv_H1 && !hy_breach)
+
+inline check_hierarchy() {
+	assert(H1)
+}
+
+/* Staff member a changes account 0: reads it and themselves, then ONE transaction. */
+proctype StaffChange(byte a) {
+	bit r_super, r_acting, ok;
+	atomic {
+		r_super = hy_super[0];
+		r_acting = hy_super[a] && hy_staff[a];
+		ok = hy_staff[a] && (r_acting || !r_super)   /* the staff pages, then the hierarchy's refusal */
+	}
+	atomic {
+		if
+		:: ok && G_STAFF_TARGET_AS_READ && (!r_super || G_STAFF_ACTOR_SUPERUSER) ->
+			hy_breach = hy_breach || (hy_super[0] && !(hy_super[a] && hy_staff[a]))
+		:: else -> skip   /* SuperuserOnly (nothing sent), StaleItem or ActorRefused */
+		fi;
+		check_hierarchy()
+	}
+}
+
+/* A superuser makes account 0 a superuser's (accounts_createstaff's manager, or a superuser's
+ * own write: not a staff page's action). */
+proctype Promote() {
+	atomic { hy_super[0] = 1; check_hierarchy() }
+}
+
+/* Staff member 1 demoted, or their staff access taken away, or deactivated. */
+proctype Demote() {
+	atomic {
+		if
+		:: hy_super[1] = 0
+		:: hy_staff[1] = 0
+		fi;
+		check_hierarchy()
+	}
+}
+
+inline start_hierarchy() {
+	hy_super[1] = 1; hy_staff[1] = 1; hy_staff[2] = 1;
+	if
+	:: hy_super[0] = 1
+	:: hy_super[0] = 0
+	fi;
+	run StaffChange(1); run StaffChange(2); run Promote(); run Demote()
+}
+
+#endif

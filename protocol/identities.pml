@@ -4,11 +4,14 @@
  * (holding identity 1, or none) link, unlink or delete it. The identities' rows share the
  * passkeys' guards (the same shape: a set as read, one lock per element); this model runs
  * processes of their own. Checks I1 and I2 on the identity locks after every step, I3 at
- * the end. No stamp is trusted. Every interleaving.
+ * the end. Or one ID token an app posts twice, on servers SKEW apart, while its record
+ * expires and TTL deletes it: T1, accepted once. No stamp is trusted. Every interleaving.
  *
  *     spin -run protocol/identities.pml
  */
 #define IDENTITIES 1
+#define MARGIN  1   /* ACCOUNTS_CLOCK_SKEW_MARGIN (default 300 s) */
+#define SKEW    1   /* server 1 and TTL run this far ahead of server 0: within the margin */
 #define NC      0
 #define REPAIRS 0
 #define TTL     0

@@ -13,7 +13,8 @@
  * turn (redefines it as 1) and asserts that Spin finds a counter-example.
  *
  * Passkeys and the single-use writes of a sign-in are credentials.h's (included below); the
- * second factors' own transactions, a sign-in racing deletion, and the identity lock factors.h's.
+ * second factors' own transactions, a sign-in racing deletion, and the identity lock factors.h's;
+ * a mailed login code's sign-in codes.h's; an idempotency key's claim keys.h's.
  *
  * Invariants (named as in the README and protocol/README.md); "live" = exists and not
  * expired (on the true clock), and only a verified account holds its email under the
@@ -893,6 +894,9 @@ inline legacy_data() {
 #include "credentials.h"
 #include "guards.h"
 #include "factors.h"
+#include "tokens.h"
+#include "codes.h"
+#include "keys.h"
 #include "addresses.h"
 
 init {
@@ -939,6 +943,18 @@ init {
 #endif
 #if IDENTITIES
 		start_identities();
+#endif
+#if TOKENS
+		start_tokens();
+#endif
+#if LOGIN_CODES
+		start_login_codes();
+#endif
+#if IDEMPOTENCY
+		start_keys();
+#endif
+#if HIERARCHY
+		start_hierarchy();
 #endif
 #if ADDRESSES
 		start_addresses();

@@ -15,7 +15,7 @@ import pytest
 
 # The app's pytest plugin, also when the installed package does not register it (an
 # editable install made before the plugin existed).
-pytest_plugins = ["accounts.testing"]
+pytest_plugins = ["accounts.testing", "tests.markers"]
 
 
 @pytest.fixture(scope="session", autouse=True)

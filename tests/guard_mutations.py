@@ -200,13 +200,14 @@ def mutated_request(transaction, request, guard, dropped_log=None):
 
 
 def _session_put_guard(params):
-    """The guard of a session's PutItem (``session_create`` or ``session_save``)."""
+    """The guard of a session's PutItem (``session_create`` or ``session_save``), or of an
+    idempotency key's claim (``idempotency_claim``)."""
     from tests.protocol.test_protocol_drift import normalized
 
-    now = next((int(value["N"]) for value in params.get("ExpressionAttributeValues", {}).values()), 0)
+    now = next((int(value["N"]) for value in params.get("ExpressionAttributeValues", {}).values() if "N" in value), 0)
     conjunct = normalized(params, False, None, now)
-    for name in ("session_create", "session_save"):
-        found = _table()[name].get(("session", "Put", conjunct))
+    for name, action in (("session_create", "session"), ("session_save", "session"), ("idempotency_claim", "claim")):
+        found = _table()[name].get((action, "Put", conjunct))
         if found is not None:
             return found
     return None

@@ -19,6 +19,15 @@ def link_in(message):
     return link
 
 
+def code_in(message):
+    """The code a mail of :mod:`accounts.email_codes` carries (``XXXX-XXXX``, on a line of its own)."""
+    from accounts.email_codes import ALPHABET, LENGTH
+
+    half = LENGTH // 2
+    (code,) = re.findall(rf"^[{ALPHABET}]{{{half}}}-[{ALPHABET}]{{{half}}}$", message.body, re.M)
+    return code
+
+
 def path_of(link):
     return urlsplit(link).path
 

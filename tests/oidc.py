@@ -2,14 +2,19 @@
 tests/oidc_provider/package.json and its lock file), installed into var/oidc-provider by
 ``make test`` (or here, when missing) and started on 127.0.0.1 by tests/oidc_provider/provider.mjs.
 
-Its development login pages accept any password; the login name is the subject, and
-:data:`USERS` gives some of them an address (an unknown name gets an unverified one).
+It runs at the library's defaults (the scopes' claims come from the UserInfo endpoint, not
+the ID token); :func:`oidc_site_each` runs a test once more with them in the ID token too
+(``conformIdTokenClaims: false``), as Google and Keycloak do. Its development login pages
+accept any password; the login name is the subject, and :data:`USERS` gives some of them an
+address (an unknown name gets an unverified one). It logs every request it answers
+(:meth:`OidcProvider.calls`), so a test can count what the site asked it.
 """
 
 import json
 import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from urllib.parse import parse_qs, urljoin, urlsplit
 
@@ -30,7 +35,7 @@ CALLBACK_PATH = f"/accounts/providers/{PROVIDER_ID}/callback/"
 # The people of the provider: alice has a verified address; mallory claims ada's address,
 # which the provider never verified (the pre-account hijack).
 USERS = {
-    "alice": {"email": "alice@example.com", "email_verified": True},
+    "alice": {"email": "alice@example.com", "email_verified": True, "preferred_username": "ally"},
     "bob": {"email": "bob@example.com", "email_verified": True},
     "mallory": {"email": "ada@example.com", "email_verified": False},
 }
@@ -57,13 +62,20 @@ def install(prefix: Path = PREFIX) -> Path:
 
 class OidcProvider:
     """oidc-provider on a free loopback port, with one client whose redirect URIs are
-    ``redirect_uris``; a context manager."""
+    ``redirect_uris``; a context manager. ``id_token_claims``: the scopes' claims in the ID
+    token too (``conformIdTokenClaims: false``); by default, the library's: only in UserInfo."""
 
-    def __init__(self, redirect_uris: list[str]):
+    def __init__(self, redirect_uris: list[str], *, id_token_claims: bool = False):
         self.port = free_port()
         self.issuer = f"http://127.0.0.1:{self.port}"
         self.redirect_uris = redirect_uris
+        self.id_token_claims = id_token_claims
         self._process = None
+        self._log = Path(tempfile.mkstemp(prefix="oidc-provider-", suffix=".log")[1])
+
+    def calls(self, path: str) -> int:
+        """How many requests to ``path`` (``/token``, ``/me``...) the provider answered so far."""
+        return sum(1 for line in self._log.read_text().splitlines() if line.split()[1] == path)
 
     def __enter__(self):
         node = shutil.which("node")
@@ -71,7 +83,13 @@ class OidcProvider:
             raise RuntimeError("node is needed to run the test OpenID provider (apt-get install nodejs)")
         modules = install()
         client = {"client_id": CLIENT_ID, "client_secret": CLIENT_SECRET, "redirect_uris": self.redirect_uris}
-        env = {"PATH": "/usr/bin:/bin", "OIDC_CLIENT": json.dumps(client), "OIDC_USERS": json.dumps(USERS)}
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "OIDC_CLIENT": json.dumps(client),
+            "OIDC_USERS": json.dumps(USERS),
+            "OIDC_LOG": str(self._log),
+            "OIDC_ID_TOKEN_CLAIMS": "1" if self.id_token_claims else "0",
+        }
         self._process = subprocess.Popen(
             [node, str(SOURCES / "provider.mjs"), str(modules), str(self.port)],
             stdout=subprocess.PIPE,
@@ -90,6 +108,7 @@ class OidcProvider:
             self._process.terminate()
             self._process.wait(timeout=10)
             self._process = None
+        self._log.unlink(missing_ok=True)
 
     def setting(self, **overrides) -> dict:
         """This provider's entry of ``ACCOUNTS_OIDC_PROVIDERS``."""
@@ -99,7 +118,6 @@ class OidcProvider:
             "issuer": self.issuer,
             "client_id": CLIENT_ID,
             "client_secret": CLIENT_SECRET,
-            "scopes": ["openid", "email"],
             **overrides,
         }
 
@@ -122,6 +140,23 @@ def sign_in_at_provider(authorize_url: str, login: str, callback_prefix: str) ->
         assert prompt and action, answer.text
         data = {"prompt": prompt.group(1), "login": login, "password": "any"}
         answer = browser.post(urljoin(answer.url, action.group(1)), data=data, allow_redirects=False)
+    raise AssertionError("the provider never sent the browser back")
+
+
+def cancel_at_provider(authorize_url: str, callback_prefix: str) -> str:
+    """Go to the provider's login page as a browser would, press its "[ Cancel ]" link, and
+    return the URL it sends the browser back to (``error=access_denied``)."""
+    browser = requests.Session()
+    browser.trust_env = False
+    answer = browser.get(authorize_url)
+    cancel = re.search(r'<a href="([^"]+)">\[ Cancel \]</a>', answer.text)
+    assert cancel, answer.text
+    answer = browser.get(urljoin(answer.url, cancel.group(1).replace("&amp;", "&")), allow_redirects=False)
+    for _ in range(20):
+        location = urljoin(answer.url, answer.headers["Location"])
+        if location.startswith(callback_prefix):
+            return location
+        answer = browser.get(location, allow_redirects=False)
     raise AssertionError("the provider never sent the browser back")
 
 
@@ -152,11 +187,33 @@ def oidc_provider():
         yield provider
 
 
+@pytest.fixture(scope="session")
+def oidc_provider_id_token_claims():
+    """The test OpenID provider putting the scopes' claims in the ID token too, as Google
+    and Keycloak do (``conformIdTokenClaims: false``)."""
+    with OidcProvider(["http://testserver" + CALLBACK_PATH], id_token_claims=True) as provider:
+        yield provider
+
+
+def configured(settings, provider: OidcProvider):
+    """The site configured with ``provider`` (``ACCOUNTS_OIDC_PROVIDERS``), its discovery
+    document and JWKS to be fetched afresh."""
+    settings.ACCOUNTS_OIDC_PROVIDERS = [provider.setting()]
+    oidc.forget_cached_documents()
+    return provider
+
+
 @pytest.fixture
 def oidc_site(settings, ddb, oidc_provider):
-    """The site configured with the test provider (``ACCOUNTS_OIDC_PROVIDERS``), its
-    discovery document and JWKS fetched afresh."""
-    settings.ACCOUNTS_OIDC_PROVIDERS = [oidc_provider.setting()]
+    """The site configured with the test provider at its defaults."""
+    yield configured(settings, oidc_provider)
     oidc.forget_cached_documents()
-    yield oidc_provider
+
+
+@pytest.fixture(params=["defaults", "id_token_claims"])
+def oidc_site_each(request, settings, ddb):
+    """The site configured with the test provider at its defaults, then (a second run of
+    the test) with the scopes' claims in the ID token too."""
+    name = "oidc_provider" if request.param == "defaults" else "oidc_provider_id_token_claims"
+    yield configured(settings, request.getfixturevalue(name))
     oidc.forget_cached_documents()

@@ -90,6 +90,15 @@ class Scope:
             names.update(declared[name].attr_name for name in guarded)
         if WEBAUTHN in self._by_namespace:
             names.update(SCANNED_ATTRIBUTES)
+        # The registries the audited models keep (the staff registry), by partition.
+        self.registries = {
+            registry.partition: (model, registry)
+            for model in self.models
+            for registry in getattr(model, "registries", ())
+        }
+        for model, registry in self.registries.values():
+            declared = model.get_attributes()
+            names.update(declared[name].attr_name for name in registry.attributes)
         self.attributes = sorted(names)
 
     def model_of(self, pk):
@@ -119,6 +128,15 @@ class Scope:
     def item(self, model, raw):
         """An audited item as read (see :class:`ItemRead`)."""
         return ItemRead(model, raw, self._values[model])
+
+    def memberships(self, item):
+        """The partitions of the registries audited item ``item`` (an :class:`ItemRead`)
+        belongs in, as read."""
+        return [
+            partition
+            for partition, (model, registry) in self.registries.items()
+            if model is item.model and is_member(registry, item)
+        ]
 
     def item_key(self, model, pk):
         """The raw key of the item ``pk`` of ``model``."""
@@ -165,6 +183,15 @@ class ItemRead:
         if self._instance is None:
             self._instance = self.model.from_raw_data(self.raw)
         return self._instance
+
+
+def is_member(registry, item):
+    """Whether ``item`` (an :class:`ItemRead`) belongs in ``registry``. The model instance is
+    built only for an item whose raw attributes may make it one (few do: staff accounts)."""
+    flags = [name for name in registry.attributes if name != TTL_ATTRIBUTE]
+    if not all(item.raw.get(name, {}).get("BOOL", True) for name in flags):
+        return False
+    return bool(registry.includes(item.instance()))
 
 
 def _values_of(raw, attributes):

@@ -8,7 +8,9 @@ lock's owner are read again, consistently (BatchGetItem, 100 keys a request, pac
 run's read budget), and the rules of :mod:`.checking` say what they show: only that is
 reported, and only that is repaired. A partition holding second factors is read again
 whole (one consistent ``Query``) and its credential locks with it, for
-:func:`.factors.partition_findings`.
+:func:`.factors.partition_findings`. A registry's candidate (an entry whose item is no
+member, a member with no entry) is its entry and its item read again
+(:func:`registry_finding`).
 """
 
 from collections.abc import Callable, Iterable, Iterator
@@ -17,10 +19,18 @@ from itertools import groupby
 
 from ..tables import epoch_now
 from ..uniqueness import LOCK_SORT_KEY
-from .checking import Scope, add_record, check_key, is_live, item_findings
+from .checking import Scope, add_record, check_key, is_live, is_member, item_findings
 from .factors import WEBAUTHN, partition_findings
-from .findings import UNDECLARED, Finding, UndeclaredNamespace, unrecorded_finding
-from .joining import FACTORS, HELD, ITEM, LOCK, Candidate
+from .findings import (
+    MISSING_ENTRY,
+    STRAY_ENTRY,
+    UNDECLARED,
+    Finding,
+    RegistryName,
+    UndeclaredNamespace,
+    unrecorded_finding,
+)
+from .joining import FACTORS, HELD, ITEM, LOCK, REGISTRY, Candidate
 from .reading import Reader
 
 # Lock keys (or damaged items) confirmed together: one BatchGetItem round of their locks,
@@ -33,13 +43,14 @@ def confirmed_findings(
 ) -> Iterator[Finding]:
     """The findings the ``candidates`` (ordered by lock key) still show, read again."""
     unrecorded: dict[str, tuple[object, dict]] = {}
-    keys, items = [], []
+    keys, items, entries = [], [], []
     for lock_key, group in groupby(candidates, key=lambda candidate: candidate.lock_key):
         group = list(group)
         if group[0].subject == UNDECLARED:
             yield from _undeclared(group)
         elif lock_key is None:
             items.extend(candidate.pk for candidate in group if candidate.subject == ITEM)
+            entries.extend((candidate.namespace, candidate.pk) for candidate in group if candidate.subject == REGISTRY)
             for candidate in group:
                 if candidate.subject == FACTORS:
                     yield from _confirm_factors(candidate.pk, scope, reader, now())
@@ -51,8 +62,12 @@ def confirmed_findings(
         if len(items) >= KEYS_PER_ROUND:
             yield from _confirm_items(items, scope, reader)
             items = []
+        while len(entries) >= KEYS_PER_ROUND:
+            yield from _confirm_entries(entries[:KEYS_PER_ROUND], scope, reader, now())
+            entries = entries[KEYS_PER_ROUND:]
     yield from _confirm_keys(keys, scope, reader, now(), unrecorded)
     yield from _confirm_items(items, scope, reader)
+    yield from _confirm_entries(entries, scope, reader, now())
     for pk, (item, recorded) in unrecorded.items():
         finding = unrecorded_finding(pk, recorded, scope.constraints[item.model], item.model)
         yield replace(finding, items={pk: item.instance()})
@@ -119,6 +134,35 @@ def _confirm_items(pks: list[str], scope: Scope, reader: Reader) -> Iterator[Fin
         return
     for pk, item in _read_items(pks, scope, reader, epoch_now()).items():
         yield from item_findings(pk, item, scope.constraints[item.model])[1]
+
+
+def _confirm_entries(entries: list[tuple[str, str]], scope: Scope, reader: Reader, now: int) -> Iterator[Finding]:
+    """The registry findings ``entries`` (``(registry partition, member PK)``) still show:
+    each entry and its item read again, consistently."""
+    entries = [(partition, pk) for partition, pk in entries if partition in scope.registries and pk]
+    if not entries:
+        return
+    keys = [scope.registries[partition][1].key(pk) for partition, pk in entries]
+    listed = {(raw["PK"]["S"], raw["SK"]["S"]) for raw in reader.batch_get(keys, attributes=["PK", "SK"])}
+    items = _read_items({pk for _, pk in entries}, scope, reader, now)
+    for partition, pk in entries:
+        finding = registry_finding(partition, pk, (partition, pk) in listed, items.get(pk), scope)
+        if finding is not None:
+            yield finding
+
+
+def registry_finding(partition: str, pk: str, listed: bool, item, scope: Scope) -> Finding | None:
+    """The finding of ``pk``'s entry in registry ``partition`` (``listed``: the entry is there)
+    given its item as read (an :class:`~.checking.ItemRead`, ``None``: gone), or ``None`` when
+    they agree."""
+    model, registry = scope.registries[partition]
+    member = item is not None and item.model is model and is_member(registry, item)
+    if member == listed:
+        return None
+    items = {pk: item.instance()} if item is not None else {}
+    kind = MISSING_ENTRY if member else STRAY_ENTRY
+    holders = (pk,) if member else ()
+    return Finding(kind, RegistryName(partition), pk, listed, holders=holders, model=model, items=items)
 
 
 def _confirm_factors(pk: str, scope: Scope, reader: Reader, now: int) -> Iterator[Finding]:

@@ -11,10 +11,12 @@ and consumes none of the table's read capacity.
 :func:`read_export` reads one from a directory or ``s3://bucket/prefix`` (through
 botocore: credentials and ``AWS_ENDPOINT_URL_S3`` as botocore finds them);
 :func:`write_export` writes the same layout from a parallel Scan (``accounts_export``),
-for DynamoDB Local and the tests.
+for DynamoDB Local and the tests; :class:`ExportWriter` writes it item by item
+(``accounts_import --to-export``).
 """
 
 import base64
+import contextlib
 import gzip
 import hashlib
 import io
@@ -138,65 +140,107 @@ def write_export(directory: str, *, segments: int = 4, page_size: int = 1000) ->
     """Write the table as AWS exports it (DYNAMODB_JSON) under
     ``<directory>/AWSDynamoDB/<export id>/``, from a parallel Scan of ``segments``
     consistent segments; returns the export's folder."""
-    export_id = f"{datetime.now(UTC):%Y%m%d%H%M%S%f}-{uuid.uuid4().hex[:8]}"
-    base = f"AWSDynamoDB/{export_id}"
-    folder = Path(directory) / base
-    (folder / "data").mkdir(parents=True)
-    (folder / "_started").touch()
-    started = datetime.now(UTC)
+    export = ExportWriter(directory)
     reader = Reader(plain_client(), dynamo.table_name())
-    manifest, lock = [], threading.Lock()
 
     def export_segment(segment: int) -> None:
         last_key, done = None, False
         while not done:
-            name = f"{uuid.uuid4().hex}.json.gz"
-            count, body = 0, io.BytesIO()
-            with gzip.GzipFile(fileobj=body, mode="wb", mtime=0) as data:
-                while count < ITEMS_PER_FILE:
+            with export.data_file() as data:
+                while data.count < ITEMS_PER_FILE:
                     items, last_key, _ = reader.scan_page(segment, segments, last_key, limit=page_size)
                     for item in items:
-                        data.write(json.dumps({"Item": item}, default=_base64).encode() + b"\n")
-                    count += len(items)
+                        data.write(item)
                     if last_key is None:
                         done = True
                         break
-            content = body.getvalue()
-            (folder / "data" / name).write_bytes(content)
-            digest = hashlib.md5(content, usedforsecurity=False)
-            entry = {
-                "itemCount": count,
-                "md5Checksum": base64.b64encode(digest.digest()).decode(),
-                "etag": digest.hexdigest(),
-                "dataFileS3Key": f"{base}/data/{name}",
-            }
-            with lock:
-                manifest.append(entry)
 
     with ThreadPoolExecutor(max_workers=segments) as pool:
         list(pool.map(export_segment, range(segments)))
-    files_text = "".join(json.dumps(entry) + "\n" for entry in manifest)
-    _write_with_checksum(folder / FILES, files_text)
-    table = f"arn:aws:dynamodb:{app_settings.REGION}:000000000000:table/{dynamo.table_name()}"
-    summary = {
-        "version": MANIFEST_VERSION,
-        "exportArn": f"{table}/export/{export_id}",
-        "startTime": _iso(started),
-        "endTime": _iso(datetime.now(UTC)),
-        "tableArn": table,
-        "tableId": dynamo.table_name(),
-        "exportTime": _iso(started),
-        "s3Bucket": None,
-        "s3Prefix": None,
-        "s3SseAlgorithm": None,
-        "s3SseKmsKeyId": None,
-        "manifestFilesS3Key": f"{base}/{FILES}",
-        "billedSizeBytes": sum(path.stat().st_size for path in (folder / "data").iterdir()),
-        "itemCount": sum(entry["itemCount"] for entry in manifest),
-        "outputFormat": EXPORT_FORMAT,
-    }
-    _write_with_checksum(folder / SUMMARY, json.dumps(summary))
-    return folder
+    return export.finish()
+
+
+class DataFile:
+    """One ``data/<name>.json.gz`` of an export being written, straight to disk (a file of
+    100,000 items is never held in memory): :meth:`write` an item (raw, botocore's shape) at
+    a time; ``count`` items so far."""
+
+    def __init__(self, folder: Path) -> None:
+        self.name = f"{uuid.uuid4().hex}.json.gz"
+        self.path = folder / self.name
+        self.count = 0
+        self.data = gzip.GzipFile(self.path, mode="wb", mtime=0)
+
+    def write(self, item: dict) -> None:
+        self.data.write(json.dumps({"Item": item}, default=_base64).encode() + b"\n")
+        self.count += 1
+
+    def close(self) -> "hashlib._Hash":
+        """Close the file; returns its MD5 (the manifest lists it)."""
+        self.data.close()
+        digest = hashlib.md5(usedforsecurity=False)
+        with self.path.open("rb") as written:
+            for chunk in iter(lambda: written.read(1 << 20), b""):
+                digest.update(chunk)
+        return digest
+
+
+class ExportWriter:
+    """An export in DynamoDB's layout (DYNAMODB_JSON) written item by item, as
+    ``aws dynamodb import-table`` reads it and :func:`read_export` too: data files of at
+    most :data:`ITEMS_PER_FILE` items (:meth:`data_file`, from several threads at once),
+    then the manifests (:meth:`finish`)."""
+
+    def __init__(self, directory: str | Path) -> None:
+        self.export_id = f"{datetime.now(UTC):%Y%m%d%H%M%S%f}-{uuid.uuid4().hex[:8]}"
+        self.base = f"AWSDynamoDB/{self.export_id}"
+        self.folder = Path(directory) / self.base
+        (self.folder / "data").mkdir(parents=True)
+        (self.folder / "_started").touch()
+        self.started = datetime.now(UTC)
+        self.manifest: list[dict] = []
+        self.lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def data_file(self) -> Iterator[DataFile]:
+        """A new data file to write items to; it is closed and listed in the manifest when
+        the block ends (an empty one too: an export's segments each write one)."""
+        data = DataFile(self.folder / "data")
+        yield data
+        digest = data.close()
+        entry = {
+            "itemCount": data.count,
+            "md5Checksum": base64.b64encode(digest.digest()).decode(),
+            "etag": digest.hexdigest(),
+            "dataFileS3Key": f"{self.base}/data/{data.name}",
+        }
+        with self.lock:
+            self.manifest.append(entry)
+
+    def finish(self) -> Path:
+        """Write the manifests; returns the export's folder."""
+        files_text = "".join(json.dumps(entry) + "\n" for entry in self.manifest)
+        _write_with_checksum(self.folder / FILES, files_text)
+        table = f"arn:aws:dynamodb:{app_settings.REGION}:000000000000:table/{dynamo.table_name()}"
+        summary = {
+            "version": MANIFEST_VERSION,
+            "exportArn": f"{table}/export/{self.export_id}",
+            "startTime": _iso(self.started),
+            "endTime": _iso(datetime.now(UTC)),
+            "tableArn": table,
+            "tableId": dynamo.table_name(),
+            "exportTime": _iso(self.started),
+            "s3Bucket": None,
+            "s3Prefix": None,
+            "s3SseAlgorithm": None,
+            "s3SseKmsKeyId": None,
+            "manifestFilesS3Key": f"{self.base}/{FILES}",
+            "billedSizeBytes": sum(path.stat().st_size for path in (self.folder / "data").iterdir()),
+            "itemCount": sum(entry["itemCount"] for entry in self.manifest),
+            "outputFormat": EXPORT_FORMAT,
+        }
+        _write_with_checksum(self.folder / SUMMARY, json.dumps(summary))
+        return self.folder
 
 
 def _write_with_checksum(path: Path, text: str) -> None:

@@ -29,7 +29,12 @@ A finding is one of, by the invariant it breaks:
 - ``undeclared``: locks in a namespace no audited model declares, so nothing can check
   them (one finding per namespace, with how many locks it holds);
 - ``damaged``, ``no_credential``, ``stray_credential``: second factors out of step with
-  their items and locks, for a person to look at (see :mod:`.factors`).
+  their items and locks, for a person to look at (see :mod:`.factors`);
+- ``stray_entry``, ``missing_entry`` (R1, a registry lists exactly its members): an entry of
+  the staff registry (``PK=STAFF``) whose account is gone or no active staff (items written
+  outside the app), which the last-staff guard would count as another member; an active
+  staff account with no entry. The repair deletes or puts the entry, guarded by the account
+  as read (or still gone), as ``accounts_backfill --staff`` does.
 
 The audit reads the table page by page, so one value's holders may show up on different
 pages: :class:`Findings` merges what each page saw of a lock key into one finding.
@@ -49,6 +54,7 @@ ORPHANED, MISSING, WRONG_OWNER, DUPLICATE, INVALID = "orphaned", "missing", "wro
 TRANSIENT, MALFORMED, UNRECORDED = "transient", "malformed", "unrecorded"
 UNDECLARED = "undeclared"
 DAMAGED, NO_CREDENTIAL, STRAY_CREDENTIAL = "damaged", "no_credential", "stray_credential"
+STRAY_ENTRY, MISSING_ENTRY = "stray_entry", "missing_entry"
 KINDS = (
     ORPHANED,
     MISSING,
@@ -62,13 +68,24 @@ KINDS = (
     DAMAGED,
     NO_CREDENTIAL,
     STRAY_CREDENTIAL,
+    STRAY_ENTRY,
+    MISSING_ENTRY,
 )
 # Second factors' findings: one item each, merged with nothing else (see merge_key).
 FACTOR_KINDS = (DAMAGED, NO_CREDENTIAL, STRAY_CREDENTIAL)
-REPAIRABLE = frozenset({ORPHANED, MISSING, WRONG_OWNER, MALFORMED, UNRECORDED})
+# A registry's findings: one entry each, its key the member's PK, merged with nothing else.
+REGISTRY_KINDS = (STRAY_ENTRY, MISSING_ENTRY)
+REPAIRABLE = frozenset({ORPHANED, MISSING, WRONG_OWNER, MALFORMED, UNRECORDED, STRAY_ENTRY, MISSING_ENTRY})
 # The invariant each kind of finding breaks (see the module docstring); ``invalid`` breaks
 # none: such a value holds no lock, and the engine refuses to write one.
-INVARIANT_OF = {DUPLICATE: "I1", MISSING: "I2", WRONG_OWNER: "I2", ORPHANED: "I3"}
+INVARIANT_OF = {
+    DUPLICATE: "I1",
+    MISSING: "I2",
+    WRONG_OWNER: "I2",
+    ORPHANED: "I3",
+    STRAY_ENTRY: "R1",
+    MISSING_ENTRY: "R1",
+}
 
 # Why a lock's owner does not hold the lock's value.
 NO_OWNER, OWNER_GONE, OWNER_CHANGED = "no_owner", "owner_gone", "owner_changed"
@@ -77,6 +94,15 @@ NO_OWNER, OWNER_GONE, OWNER_CHANGED = "no_owner", "owner_gone", "owner_changed"
 @dataclass(frozen=True)
 class UndeclaredNamespace:
     """Stands for the constraint of a lock namespace that no audited model declares."""
+
+    namespace: str
+    fields: tuple = ()
+    lookalike: bool = False
+
+
+@dataclass(frozen=True)
+class RegistryName:
+    """Stands for the constraint of a registry's finding: the registry's partition (``STAFF``)."""
 
     namespace: str
     fields: tuple = ()
@@ -263,6 +289,14 @@ def _describe_templates(finding):
             "The credential item %(key)s is not listed by account %(holder)s and no lock names that account "
             "for it: it was left behind."
         ),
+        STRAY_ENTRY: _(
+            "The %(namespace)s registry lists %(key)s, which is gone or no active member: the last-staff "
+            "guard would count it. The repair deletes the entry."
+        ),
+        MISSING_ENTRY: _(
+            "Account %(key)s is an active member of the %(namespace)s registry but has no entry in it: "
+            "the repair puts it."
+        ),
     }
 
 
@@ -380,7 +414,7 @@ def merge_key(finding):
     """What two findings must share to be about one thing: the lock key; for an invalid
     value, its item and namespace; for a finding on an item, its kind and item; for an
     undeclared namespace, the namespace."""
-    if finding.on_item or finding.kind in FACTOR_KINDS:
+    if finding.on_item or finding.kind in FACTOR_KINDS or finding.kind in REGISTRY_KINDS:
         return (finding.kind, finding.namespace, finding.key)
     if finding.kind == INVALID:
         return (INVALID, finding.namespace, finding.holders)
@@ -392,7 +426,7 @@ def merge_key(finding):
 def merged(first, second):
     """One finding from two of one :func:`merge_key`, or ``None`` when together they say
     the lock is as it should be: the holders of both, the lock as either saw it."""
-    if first.kind == INVALID or first.on_item or first.kind in FACTOR_KINDS:
+    if first.kind == INVALID or first.on_item or first.kind in FACTOR_KINDS or first.kind in REGISTRY_KINDS:
         return first
     if first.kind == UNDECLARED:
         return replace(first, count=first.count + second.count)

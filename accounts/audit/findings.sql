@@ -15,6 +15,10 @@
 --   item        an item with damage of its own (invalid, malformed, damaged)
 --   factors     a partition holding second factors, confirmed against its credential
 --               items and locks (damaged, no_credential, stray_credential)
+--   registry    a registry entry whose item is no member, or a member with no entry
+--               (over two more relations: registry(registry_name, member), an entry of a
+--               registry an audited model keeps, PK=<registry_name>, SK=<member's PK>;
+--               members(registry_name, pk), a live audited item belonging in it)
 --   undeclared  a namespace no audited model declares: its smallest lock key, and how many
 -- Candidates only: each is confirmed with consistent reads of its keys before it is
 -- reported (accounts/audit/confirming.py), and what a finding is stays there. Plain SQL
@@ -42,6 +46,16 @@ UNION ALL
 SELECT DISTINCT 'factors' AS subject, NULL AS namespace, NULL AS lock_key, i.pk, '' AS detail
 FROM items i
 WHERE i.factors
+UNION ALL
+SELECT 'registry' AS subject, r.registry_name AS namespace, NULL AS lock_key, r.member AS pk, '' AS detail
+FROM registry r
+LEFT JOIN members m ON m.registry_name = r.registry_name AND m.pk = r.member
+WHERE m.pk IS NULL
+UNION ALL
+SELECT 'registry' AS subject, m.registry_name AS namespace, NULL AS lock_key, m.pk, '' AS detail
+FROM members m
+LEFT JOIN registry r ON r.registry_name = m.registry_name AND r.member = m.pk
+WHERE r.member IS NULL
 UNION ALL
 SELECT 'undeclared' AS subject, l.namespace, min(l.lock_key) AS lock_key, NULL AS pk,
        CAST(count(*) AS VARCHAR) AS detail

@@ -21,7 +21,14 @@ from .rows import COLUMNS, TABLES
 # Candidates fetched from DuckDB at a time.
 FETCH_ROWS = 10_000
 
-SUBJECTS = HELD, LOCK, ITEM, FACTORS, UNDECLARED = ("held", "lock", "item", "factors", "undeclared")
+SUBJECTS = HELD, LOCK, ITEM, FACTORS, REGISTRY, UNDECLARED = (
+    "held",
+    "lock",
+    "item",
+    "factors",
+    "registry",
+    "undeclared",
+)
 
 _DUCKDB_TYPES = {"string": "VARCHAR", "bool": "BOOLEAN"}
 
@@ -30,8 +37,10 @@ _DUCKDB_TYPES = {"string": "VARCHAR", "bool": "BOOLEAN"}
 class Candidate:
     """One row of ``findings.sql``: what may be out of step, to confirm (see the SQL file).
 
-    ``subject`` is ``held``, ``lock``, ``item``, ``factors`` or ``undeclared``; ``pk`` the
-    holder, the lock's owner, the damaged item, or the partition holding second factors; ``detail`` an undeclared namespace's lock count."""
+    ``subject`` is ``held``, ``lock``, ``item``, ``factors``, ``registry`` or ``undeclared``;
+    ``pk`` the holder, the lock's owner, the damaged item, the partition holding second
+    factors, or the item a registry entry names (``namespace``: the registry); ``detail``
+    an undeclared namespace's lock count."""
 
     subject: str
     namespace: str | None

@@ -9,7 +9,7 @@ Scan segments it covered out of how many, when, and each finding's model and ite
 from datetime import datetime
 
 from .checking import model_path
-from .findings import UNDECLARED, Finding, Findings, Report, UndeclaredNamespace
+from .findings import REGISTRY_KINDS, UNDECLARED, Finding, Findings, RegistryName, Report, UndeclaredNamespace
 
 DOCUMENT_VERSION = 1
 
@@ -33,8 +33,11 @@ def finding_from_record(record, scope):
     looked up in ``scope``; a namespace no longer audited stands as undeclared (its finding
     is shown, and a repair of it is refused)."""
     namespace = record["namespace"]
-    declared = None if record["kind"] == UNDECLARED else scope.constraint_of(namespace)
-    model, constraint = declared or (None, UndeclaredNamespace(namespace))
+    if record["kind"] in REGISTRY_KINDS and namespace in scope.registries:
+        model, constraint = scope.registries[namespace][0], RegistryName(namespace)
+    else:
+        declared = None if record["kind"] == UNDECLARED else scope.constraint_of(namespace)
+        model, constraint = declared or (None, UndeclaredNamespace(namespace))
     items = {}
     for pk, raw in (record.get("items") or {}).items():
         item_model = scope.model_of(pk)

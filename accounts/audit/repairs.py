@@ -7,7 +7,9 @@ clobbers a concurrent legitimate change. When anything moved, DynamoDB cancels t
 and it is reported as ``changed``. A damaged lock is written again for its one holder (or
 released when nobody holds its value), compared with its damaged values as stored; a
 damaged item's values are written again as they are read, but a damaged ``passkeys``,
-rebuilt from the partition's credential items and their locks (:mod:`.factors`).
+rebuilt from the partition's credential items and their locks (:mod:`.factors`). A registry's
+entry (``stray_entry``, ``missing_entry``) is deleted or put, guarded by its item's
+registry attributes as read, or by the item still gone.
 """
 
 import threading
@@ -16,18 +18,29 @@ from dataclasses import dataclass
 
 from .. import dynamo, lookups, transactions
 from ..exceptions import InvalidUniqueValue, StaleItem, UniquenessError
-from ..tables import PASSKEY_SORT_PREFIX, account_pk, get_account_model, is_gone, malformed_attributes, raw_text
+from ..tables import (
+    PASSKEY_SORT_PREFIX,
+    STAFF_REGISTRY,
+    account_pk,
+    get_account_model,
+    is_gone,
+    malformed_attributes,
+    raw_text,
+)
 from ..uniqueness import LOCK_SORT_KEY, constraints_of, keys_in_namespace
 from .checking import add_record
 from .factors import WEBAUTHN, rebuilt_passkeys
 from .findings import (
     MALFORMED,
     MISSING,
+    MISSING_ENTRY,
     ORPHANED,
     REPAIRABLE,
+    STRAY_ENTRY,
     UNRECORDED,
     WRONG_OWNER,
     Finding,
+    RegistryName,
     _examine,
     _is_unrecorded,
     unrecorded_finding,
@@ -44,7 +57,17 @@ REPAIRED, CHANGED, FAILED, NOT_REPAIRABLE, NOTHING_TO_DO = (
     "nothing_to_do",
 )
 RELEASED, CLAIMED, TRANSFERRED, REWRITTEN, RECORDED = "released", "claimed", "transferred", "rewritten", "recorded"
-ACTION_OF = {ORPHANED: RELEASED, MISSING: CLAIMED, WRONG_OWNER: TRANSFERRED, UNRECORDED: RECORDED}
+LISTED, UNLISTED = "listed", "unlisted"
+ACTION_OF = {
+    ORPHANED: RELEASED,
+    MISSING: CLAIMED,
+    WRONG_OWNER: TRANSFERRED,
+    UNRECORDED: RECORDED,
+    MISSING_ENTRY: LISTED,
+    STRAY_ENTRY: UNLISTED,
+}
+# The registries the audit checks, by partition (a registry entry's finding names it).
+REGISTRIES = {STAFF_REGISTRY.partition: STAFF_REGISTRY}
 
 # Transactions on different locks never conflict, so repairs run side by side.
 REPAIR_WORKERS = 8
@@ -83,6 +106,9 @@ def plan_repair(finding, accounts, model_class=None):
     model = finding.model or model_class or get_account_model()
     constraint = finding.constraint
     owner_item = accounts.get(finding.owner) if finding.owner else None
+    if finding.kind in (MISSING_ENTRY, STRAY_ENTRY):
+        registry = REGISTRIES[finding.namespace]
+        return transactions.plan_registry_entry(model, registry, finding.key, accounts.get(finding.key))
     if finding.kind == MISSING:
         return transactions.plan_claim_lock(accounts[finding.holder], constraint, key=finding.key)
     if finding.kind == WRONG_OWNER:
@@ -234,13 +260,41 @@ def examine_item(kind, namespace, pk, model_class=None):
     return finding, {pk: item}
 
 
+def examine_entry(partition, pk, model_class=None):
+    """Re-read item ``pk``'s entry in registry ``partition`` and the item (consistent
+    GetItems): ``(its finding or None, items read)``."""
+    model = model_class or get_account_model()
+    registry = REGISTRIES[partition]
+    if not pk.startswith(model.key_prefix):
+        raise KeyError(f"{pk!r} is not the PK of a {model.__name__}.")
+    listed = bool(dynamo.batch_get([registry.key(pk)]))
+    item = lookups.get_item(model, pk)
+    member = item is not None and registry.includes(item)
+    if member == listed:
+        return None, {}
+    accounts = {pk: item} if item is not None else {}
+    kind = MISSING_ENTRY if member else STRAY_ENTRY
+    finding = Finding(kind, RegistryName(partition), pk, listed, holders=(pk,) if member else (), model=model)
+    return finding, accounts
+
+
 def repair_key(kind, namespace, key, holder_ids=(), model_class=None):
     """Repair lock ``key`` as staff saw it (a finding of ``kind``), after reading it again;
     for a ``malformed`` or ``unrecorded`` item, ``key`` is the item's PK.
 
     Nothing is written when the lock is now fine (``nothing_to_do``) or is now out of step
-    in another way than ``kind`` (``changed``): staff should look again before acting.
+    in another way than ``kind`` (``changed``): staff should look again before acting. A
+    registry's finding (``namespace`` a registry's partition, ``STAFF``): ``key`` is the
+    member's PK, its entry and item read again.
     """
+    if namespace in REGISTRIES:
+        finding, accounts = examine_entry(namespace, key, model_class)
+        if finding is None:
+            seen = Finding(kind, RegistryName(namespace), key=key)
+            return Repair(seen, NOTHING_TO_DO, detail="The registry entry is already as it should be.")
+        if finding.kind != kind:
+            return Repair(finding, CHANGED, detail=f"The entry changed since the audit: {finding.describe()}")
+        return repair(finding, accounts, model_class)
     model, _ = model_and_constraint(namespace, model_class)
     if kind in (MALFORMED, UNRECORDED) and key.startswith(model.key_prefix):
         finding, accounts = examine_item(kind, namespace, key, model_class)

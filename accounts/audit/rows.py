@@ -8,6 +8,10 @@ item alone, and keeps nothing else of it:
   becomes a key), with whether the item records that key as it should (``lock_keys``);
 - ``locks``: one row per live lock item: its key, namespace, owner, whether its owner or
   ``expires`` is damaged, and whether an audited model declares its namespace;
+- ``registry`` and ``members``: one row per entry of a registry an audited model keeps (the
+  staff registry, ``PK=STAFF``), and one per live audited item that belongs in one (an
+  active staff account), so the join finds an entry whose item is no member, and a member
+  with no entry;
 - ``items``: one row per live audited item, saying whether it has damage of its own (a
   value that cannot be keyed, an attribute of the wrong type: :func:`.checking.item_findings`),
   and whether its partition holds second factors (``passkeys``); and one per live credential
@@ -43,6 +47,8 @@ COLUMNS = {
         ("declared", "bool"),
     ),
     "items": (("pk", "string"), ("damaged", "bool"), ("factors", "bool")),
+    "registry": (("registry_name", "string"), ("member", "string")),
+    "members": (("registry_name", "string"), ("pk", "string")),
 }
 TABLES = tuple(COLUMNS)
 
@@ -60,6 +66,7 @@ class SegmentRows:
         """Add the rows of one page of raw items read at ``now``."""
         counts = PageCounts(scanned=len(raw_items))
         held, locks, items = self.columns["held"], self.columns["locks"], self.columns["items"]
+        registry, members = self.columns["registry"], self.columns["members"]
         passkeys = scope.constraint_of(WEBAUTHN)
         factors = passkeys is not None
         for raw in raw_items:
@@ -79,6 +86,12 @@ class SegmentRows:
                     held["namespace"].append(constraint.namespace)
                     held["holder"].append(pk)
                     held["recorded"].append(records(item, constraint, key))
+                for partition in scope.memberships(item):
+                    members["registry_name"].append(partition)
+                    members["pk"].append(pk)
+            elif pk in scope.registries and sort_key:
+                registry["registry_name"].append(pk)
+                registry["member"].append(sort_key)
             elif sort_key == LOCK_SORT_KEY and pk.startswith(LOCK_PREFIX):
                 namespace = namespace_of(pk)
                 declared = scope.constraint_of(namespace) is not None

@@ -1,5 +1,6 @@
 """The two clients of the API: ``browser`` (Django's session cookie, CSRF with
-``X-CSRFToken``) and ``app`` (the ``X-Session-Token`` header: no cookie, no CSRF).
+``X-CSRFToken``) and ``app`` (the ``X-Session-Token`` header, or under the JWT token strategy
+an access token as ``Authorization: Bearer``, see :mod:`.tokens`: no cookie, no CSRF).
 
 An app's session is a session of the project's ``SESSION_ENGINE`` like a browser's; its
 key is the session token. The token is read before the view runs and the session saved
@@ -20,6 +21,7 @@ from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
 from .. import sessions
+from . import tokens
 
 BROWSER, APP = "browser", "app"
 SESSION_TOKEN_HEADER = "X-Session-Token"
@@ -30,8 +32,12 @@ class SessionGone(Exception):
 
 
 def session_token(request: HttpRequest) -> str | None:
-    """The session token the app sent, or ``None``."""
-    return request.headers.get(SESSION_TOKEN_HEADER) or None
+    """The session token the app sent (``X-Session-Token``), else the session its access
+    token speaks for (JWT strategy, ``Authorization: Bearer``), or ``None``. A token longer
+    than any session key (:data:`accounts.sessions.MAX_KEY_LENGTH`) names no session: such a
+    request is anonymous, as without a token, never a 500."""
+    token = request.headers.get(SESSION_TOKEN_HEADER) or tokens.session_key_of_request(request)
+    return token if token is not None and len(token) <= sessions.MAX_KEY_LENGTH else None
 
 
 def _session_store(session_key: str | None) -> SessionBase:

@@ -9,22 +9,24 @@ is trusted to have asked (``ACCOUNTS_OIDC_TRUST_PROVIDER_MFA``).
 
 from __future__ import annotations
 
-import hashlib
 from http import HTTPStatus
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext_lazy as _
 
-from .. import ratelimit, timeline
+from .. import idempotency, links, ratelimit, timeline
+from ..app_settings import app_settings
 from ..exceptions import Busy, StaleItem
 from ..form_errors import STORE_REFUSALS
 from ..mfa.flows import reauthentication
 from ..providers import flows, notices, oidc, store
 from ..providers.forms import ProviderSignupForm
+from ..signup_fields import has_username
 from . import responses
-from .account_views import IDEMPOTENCY_KEY_HEADER, ReauthenticatedView, conflict, signed_up
+from .account_views import ReauthenticatedView, conflict, signed_up
 from .base import APIView
 from .responses import Answer
 
@@ -33,6 +35,7 @@ LOGIN, CONNECT = "login", "connect"
 MESSAGES = {
     "unknown_provider": _("Unknown provider."),
     "invalid_token": _("The token was invalid."),
+    "token_used": _("This token was used already. Get a new one from the provider."),
     "unreachable": _("The provider cannot be reached at the moment. Please try again later."),
     "invalid_callback_url": _("This callback URL is not allowed."),
     "invalid_process": _("The process must be login or connect."),
@@ -63,11 +66,57 @@ def login_answer(request: HttpRequest, outcome: flows.Outcome) -> Answer:
     return responses.error(MESSAGES[code], code)
 
 
+Origin = tuple[str, str, int]
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def origin_of(url: str) -> Origin | None:
+    """``(scheme, host, port)`` of an absolute ``http``/``https`` URL (the port made
+    explicit, the host lower-cased), or ``None`` (another scheme, no host, credentials in it,
+    a port that is not one)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in DEFAULT_PORTS or not parts.hostname or parts.username is not None:
+        return None
+    return scheme, parts.hostname, port or DEFAULT_PORTS[scheme]
+
+
+def site_origin(request: HttpRequest) -> Origin | None:
+    """The site's own origin: ``ACCOUNTS_SITE_URL``'s when set, else this request's."""
+    return origin_of(links.site_url() if app_settings.SITE_URL else request.build_absolute_uri("/"))
+
+
+def trusted_origin(origin: Origin) -> bool:
+    """Whether ``origin`` is one of ``CSRF_TRUSTED_ORIGINS`` (the origins the site trusts to
+    post to it, which django-allauth's ``is_safe_url`` also accepts as redirects): the same
+    scheme, host and port, a ``*.`` pattern matching the host's subdomains."""
+    scheme, host, port = origin
+    for entry in settings.CSRF_TRUSTED_ORIGINS:
+        subdomains = "://*." in entry
+        trusted = origin_of(entry.replace("://*.", "://", 1))
+        if trusted is None or (trusted[0], trusted[2]) != (scheme, port):
+            continue
+        if host == trusted[1] or (subdomains and host.endswith("." + trusted[1])):
+            return True
+    return False
+
+
 def safe_callback_url(request: HttpRequest, url: str) -> bool:
     """Whether the app's ``callback_url`` may be redirected to: a path of this site, or a
-    URL of one of its ``ALLOWED_HOSTS`` (no wildcard: a wildcard would allow any page)."""
-    hosts = {request.get_host(), *(host for host in settings.ALLOWED_HOSTS if host and "*" not in host)}
-    return url_has_allowed_host_and_scheme(url, allowed_hosts=hosts)
+    URL of the site's own origin (scheme, host AND port: ``ACCOUNTS_SITE_URL``'s, else the
+    request's), or of one of ``CSRF_TRUSTED_ORIGINS``. Never an ``http://`` downgrade of an
+    ``https`` site, nor another port of its host."""
+    if not url or any(character.isspace() or ord(character) < 32 for character in url):
+        return False
+    if not urlsplit(url).scheme and not urlsplit(url).netloc:
+        # A path: refused when a browser would read it as another host ("//evil", "/\\evil").
+        return url_has_allowed_host_and_scheme(url, allowed_hosts=set())
+    origin = origin_of(url)
+    return origin is not None and (origin == site_origin(request) or trusted_origin(origin))
 
 
 class ProviderRedirectView(APIView):
@@ -78,6 +127,9 @@ class ProviderRedirectView(APIView):
     recently (else back with ``?error=reauthentication_required``)."""
 
     http_method_names = ["post"]
+    # This browser's binding of its sign-in states (accounts.providers.flows.BINDING_COOKIE),
+    # set on the answer.
+    binding: str | None = None
 
     def read_input(self, request: HttpRequest) -> dict:
         # A form post, not JSON: the browser navigates here (allauth's handle_json_input=False).
@@ -96,17 +148,20 @@ class ProviderRedirectView(APIView):
             return redirect_answer(flows.app_error_url(callback_url, "unknown_provider", process))
         if process == CONNECT and not (request.user.is_authenticated and reauthentication.is_fresh(request)):
             return redirect_answer(flows.app_error_url(callback_url, "reauthentication_required", process))
+        binding = flows.browser_binding(request.COOKIES.get(flows.BINDING_COOKIE))
         try:
             url = flows.begin(
                 request.session,
                 provider,
                 redirect_uri=flows.callback_uri(request, provider),
                 next_url=callback_url,
+                binding=binding,
                 purpose=flows.LINK if process == CONNECT else flows.LOGIN,
                 headless=True,
             )
         except oidc.ProviderError:
             return redirect_answer(flows.app_error_url(callback_url, "unreachable", process))
+        self.binding = binding
         return redirect_answer(url)
 
     def render(self, request: HttpRequest, answer: Answer) -> HttpResponse:
@@ -115,6 +170,8 @@ class ProviderRedirectView(APIView):
             return super().render(request, answer)
         response = HttpResponseRedirect(location)
         response["Cache-Control"] = "no-store"
+        if self.binding is not None:
+            response.set_cookie(**flows.binding_cookie(self.binding))
         return response
 
 
@@ -125,12 +182,14 @@ def redirect_answer(location: str) -> Answer:
 
 class ProviderTokenView(APIView):
     """``POST auth/provider/token`` (``provider``, ``process``, ``token``: ``client_id``,
-    ``id_token``, and ``nonce`` when the app asked the provider with one): a mobile app's sign-in
-    with the ID token it got from the provider itself, verified exactly as the callback's
-    (signature by the issuer's JWKS, ``iss``, ``aud`` the given client id, one of the
-    provider's, ``exp``, ``iat``, ``nonce``). ``login``: as the callback (200, or 401 with
-    ``mfa_authenticate`` or ``provider_signup`` pending); ``connect``: link it to the logged-in,
-    recently reauthenticated account. A refused token: 400 ``invalid_token``, ``param: token``."""
+    ``id_token``, and ``nonce`` when the app asked the provider with one, ``access_token``
+    when it has one): an app's sign-in with the ID token it got from the provider itself,
+    verified exactly as the callback's (signature by the issuer's JWKS, ``iss``, ``aud`` the
+    given client id, one of those this API client accepts, ``exp``, ``iat``, ``nonce``; with
+    an access token, ``at_hash`` and the UserInfo claims), and accepted ONCE. ``login``: as
+    the callback (200, or 401 with ``mfa_authenticate`` or ``provider_signup`` pending);
+    ``connect``: link it to the logged-in, recently reauthenticated account. A refused token,
+    or one used already: 400 ``invalid_token``, ``param: token``."""
 
     http_method_names = ["post"]
 
@@ -144,30 +203,55 @@ class ProviderTokenView(APIView):
         token = self.input.get("token")
         token = token if isinstance(token, dict) else {}
         client_id, id_token, nonce = token.get("client_id"), token.get("id_token"), token.get("nonce")
-        if not isinstance(client_id, str) or not isinstance(id_token, str) or not isinstance(nonce, str | None):
+        access_token = token.get("access_token")
+        if (
+            not isinstance(client_id, str)
+            or not isinstance(id_token, str)
+            or not isinstance(nonce, str | None)
+            or not isinstance(access_token, str | None)
+        ):
             return responses.error(MESSAGES["invalid_token"], "invalid_token", "token")
         try:
-            identity = flows.verify_app_token(provider, client_id=client_id, id_token=id_token, nonce=nonce)
+            identity = flows.verify_app_token(
+                provider,
+                api_client=self.client,
+                client_id=client_id,
+                id_token=id_token,
+                access_token=access_token or None,
+                nonce=nonce,
+            )
         except oidc.TokenRefused:
             return responses.error(MESSAGES["invalid_token"], "invalid_token", "token")
         except oidc.ProviderError:
             return responses.error(MESSAGES["unreachable"], "unreachable", status=HTTPStatus.SERVICE_UNAVAILABLE)
+        once = [store.id_token_spend(identity)]
         # A browser's session is not read yet: its read brings the identity's lock along.
         flows.read_identity_lock_with_session(request.session, identity)
         if process == CONNECT:
-            return self.connect(request, provider, identity)
+            return self.connect(request, provider, identity, once)
         if request.user.is_authenticated:
             return conflict()
-        return login_answer(request, flows.log_in(request, provider, identity, next_url=""))
+        outcome = flows.log_in(request, provider, identity, next_url="", once=once)
+        if outcome.result == flows.ALREADY_USED:
+            return responses.error(MESSAGES["token_used"], "invalid_token", "token")
+        return login_answer(request, outcome)
 
-    def connect(self, request: HttpRequest, provider: oidc.ProviderConfig, identity: oidc.VerifiedIdentity) -> Answer:
+    def connect(
+        self,
+        request: HttpRequest,
+        provider: oidc.ProviderConfig,
+        identity: oidc.VerifiedIdentity,
+        once: list,
+    ) -> Answer:
         if not request.user.is_authenticated:
             return responses.unauthenticated(request)
         if not reauthentication.is_fresh(request):
             return responses.reauthentication_required(request, request.user)
         account = request.user.account
         try:
-            flows.link(account, identity, origin=timeline.origin_of(request))
+            flows.link(account, identity, origin=timeline.origin_of(request), once=once)
+        except flows.TokenUsed:
+            return responses.error(MESSAGES["token_used"], "invalid_token", "token")
         except store.IdentityTaken:
             return responses.error(MESSAGES["taken"], "account_taken", "token")
         except store.TooManyIdentities:
@@ -184,12 +268,10 @@ def pending_account_data(found: dict, provider: oidc.ProviderConfig) -> dict:
     return {"uid": found["subject"], "display": display, "provider": responses.provider_data(provider)}
 
 
-def request_token(idempotency_key: str | None) -> str | None:
-    """The sign-up's ClientRequestToken from the ``Idempotency-Key`` (hashed: any text a
-    client sends becomes a valid token; the same key, the same transaction), else ``None``."""
-    if not idempotency_key:
-        return None
-    return hashlib.sha256(f"accounts.headless.provider_signup:{idempotency_key}".encode()).hexdigest()[:32]
+def request_token(idempotency_key: idempotency.ClientKey | None) -> str | None:
+    """The sign-up's ClientRequestToken from the ``Idempotency-Key`` in its scope (the same
+    key from the same caller, the same transaction), else ``None``."""
+    return idempotency_key.token if idempotency_key is not None else None
 
 
 class ProviderSignupView(APIView):
@@ -217,8 +299,9 @@ class ProviderSignupView(APIView):
         email = found.get("email")
         addresses = [{"email": email, "primary": True, "verified": bool(found.get("email_verified"))}] if email else []
         # The account to be: what the sign-up form would offer (it has no id yet).
-        username = found.get("preferred_username") or (email or "").partition("@")[0]
-        user = {"display": username or found["subject"], "has_usable_password": False}
+        # As the sign-up form would offer it: no username on a site without usernames.
+        username = (found.get("preferred_username") or (email or "").partition("@")[0]) if has_username() else ""
+        user = {"display": username or email or found["subject"], "has_usable_password": False}
         user |= {"email": email} if email else {}
         user |= {"username": username} if username else {}
         data = {"email": addresses, "account": pending_account_data(found, provider), "user": user}
@@ -239,7 +322,7 @@ class ProviderSignupView(APIView):
                 found,
                 email=form.cleaned_data["email"],
                 username=form.cleaned_data["username"],
-                token=request_token(request.headers.get(IDEMPOTENCY_KEY_HEADER)),
+                token=request_token(self.claimed_key(request)),
             )
         except store.IdentityTaken:
             return responses.error(form.error_messages["identity_taken"], "identity_taken")

@@ -3,14 +3,29 @@ uses ``_allauth/``, django-allauth's own prefix, so allauth's clients work uncha
 
 The ``app`` client's views are exempt from CSRF (no cookie is involved: the session token
 travels in a header); the ``browser`` client's are protected as any form (``X-CSRFToken``)
-and always hand out the CSRF cookie. A path of a feature this site lacks (phone, resending a
-login code) is not routed: 404.
+and always hand out the CSRF cookie. Every operation of allauth's specification is routed:
+the phone operations answer as allauth's do while phone numbers are off on a site without
+them (:mod:`.phone_views`); those of a feature this site lacks (reauthentication by code)
+answer as allauth answers while it is off (:mod:`.unsupported_views`); any other path under
+the API answers a JSON 404, by any method.
 """
 
-from django.urls import URLPattern, include, path
+from django.urls import URLPattern, include, path, re_path
 from django.views.decorators.csrf import csrf_exempt, ensure_csrf_cookie
 
-from . import account_views, clients, code_views, mfa_views, openapi, provider_views, webauthn_views
+from . import (
+    account_views,
+    address_views,
+    clients,
+    code_views,
+    mfa_views,
+    openapi,
+    phone_views,
+    provider_views,
+    token_views,
+    unsupported_views,
+    webauthn_views,
+)
 
 app_name = "headless"
 
@@ -25,7 +40,7 @@ OPERATIONS = [
     ("auth/password/reset", account_views.ResetPasswordView, "reset_password"),
     ("auth/reauthenticate", account_views.ReauthenticateView, "reauthenticate"),
     ("auth/sessions", account_views.SessionsView, "sessions"),
-    ("account/email", account_views.EmailView, "email"),
+    ("account/email", address_views.EmailAddressesView, "email"),
     ("account/password/change", account_views.ChangePasswordView, "change_password"),
     ("auth/2fa/authenticate", mfa_views.AuthenticateView, "mfa_authenticate"),
     ("auth/2fa/reauthenticate", mfa_views.MFAReauthenticateView, "mfa_reauthenticate"),
@@ -42,17 +57,31 @@ OPERATIONS = [
     ("account/providers", provider_views.ProvidersView, "providers"),
     ("auth/code/request", code_views.RequestCodeView, "request_login_code"),
     ("auth/code/confirm", code_views.ConfirmCodeView, "confirm_login_code"),
+    ("auth/code/resend", code_views.ResendCodeView, "resend_login_code"),
+    # Phone numbers (answered as allauth answers while they are off, on a site without them).
+    ("account/phone", phone_views.PhoneView, "phone"),
+    ("auth/phone/verify", phone_views.VerifyPhoneView, "verify_phone"),
+    ("auth/phone/verify/resend", phone_views.ResendPhoneVerificationView, "resend_phone_verification"),
+    # Features this site does not have, answered as allauth answers while they are off.
+    ("auth/reauthenticate/code/request", unsupported_views.ReauthenticationCodeView, "request_reauthentication_code"),
+    ("auth/reauthenticate/code/confirm", unsupported_views.ReauthenticationCodeView, "confirm_reauthentication_code"),
+    ("auth/reauthenticate/code/resend", unsupported_views.ReauthenticationCodeView, "resend_reauthentication_code"),
 ]
 # Operations of the browser client only (a page the browser navigates to, not a call).
 BROWSER_OPERATIONS = [
     ("auth/provider/redirect", provider_views.ProviderRedirectView, "provider_redirect"),
+    ("auth/2fa/trust", mfa_views.TrustView, "mfa_trust"),
+]
+# Operations of the app client only (its tokens).
+APP_OPERATIONS = [
+    ("tokens/refresh", token_views.RefreshTokenView, "refresh_token"),
 ]
 
 
 def client_patterns(client: str) -> list[URLPattern]:
     """The operations of ``client``, each its view with the client's CSRF rule."""
     protect = csrf_exempt if client == clients.APP else ensure_csrf_cookie
-    operations = OPERATIONS + (BROWSER_OPERATIONS if client == clients.BROWSER else [])
+    operations = OPERATIONS + (BROWSER_OPERATIONS if client == clients.BROWSER else APP_OPERATIONS)
     return [path(route, protect(view.as_view(client=client)), name=name) for route, view, name in operations]
 
 
@@ -60,4 +89,6 @@ urlpatterns = [
     path("browser/v1/", include((client_patterns(clients.BROWSER), "browser"))),
     path("app/v1/", include((client_patterns(clients.APP), "app"))),
     path("openapi.json", openapi.OpenAPIView.as_view(), name="openapi"),
+    # Last: any other path under the API (it does nothing, so no CSRF token is needed).
+    re_path(r"", csrf_exempt(unsupported_views.NotFoundView.as_view()), name="not_found"),
 ]

@@ -25,7 +25,6 @@ from ..mfa.flows import signup as passkey_signup
 from ..mfa.forms import PasskeyAddForm, PasskeySignupForm
 from . import responses
 from .account_views import (
-    IDEMPOTENCY_KEY_HEADER,
     AuthenticatedView,
     ReauthenticatedView,
     conflict,
@@ -85,7 +84,7 @@ class WebAuthnSignupView(PasskeyInputMixin, WebAuthnView):
         data = {
             "email": self.text("email") or "",
             "username": self.text("username") or "",
-            "token": signup_token(request.headers.get(IDEMPOTENCY_KEY_HEADER)),
+            "token": signup_token(self.claimed_key(request)),
         }
         form = PasskeySignupForm(data=data)
         if not form.is_valid():
@@ -189,7 +188,7 @@ class ManageWebAuthnView(PasskeyInputMixin, WebAuthnView, ReauthenticatedView):
                 account,
                 form.cleaned_data["name"],
                 form.cleaned_data["credential"],
-                idempotency_key=request.headers.get(IDEMPOTENCY_KEY_HEADER),
+                idempotency_key=self.claimed_key(request),
             )
         except passkeys.PasskeyRefused as refusal:
             return self.refused(refusal)

@@ -3,6 +3,8 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from .. import signup_fields
+
 
 class CodeRequestForm(forms.Form):
     """Ask for a code: the username or address of the account."""
@@ -10,6 +12,11 @@ class CodeRequestForm(forms.Form):
     login = forms.CharField(
         label=_("Username or email address"), max_length=254, widget=forms.TextInput(attrs={"autofocus": True})
     )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # What the site logs in by (ACCOUNTS_LOGIN_METHODS): no "username" where there is none.
+        self.fields["login"].label = signup_fields.login_label()
 
 
 class CodeConfirmForm(forms.Form):

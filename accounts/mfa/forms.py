@@ -4,6 +4,7 @@ hidden answer of the browser's passkey ceremony."""
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from ..app_settings import app_settings
 from ..forms import SignupForm, current_password_field
 from .passkeys import MAX_ANSWER_LENGTH
 
@@ -33,6 +34,18 @@ class SecondStepForm(CodeForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["code"].label = _("Authenticator code or recovery code")
+        add_trust_field(self)
+
+
+def add_trust_field(form: forms.Form) -> None:
+    """With ``ACCOUNTS_MFA_TRUST_ENABLED``, the second step's checkbox ``trust``: trust this
+    browser, so that its next logins skip the second step (:mod:`accounts.mfa.trust`)."""
+    if app_settings.MFA_TRUST_ENABLED:
+        days = app_settings.MFA_TRUST_COOKIE_AGE.days
+        form.fields["trust"] = forms.BooleanField(
+            label=_("Trust this browser: do not ask for a second factor here for %(days)s days") % {"days": days},
+            required=False,
+        )
 
 
 class TotpActivateForm(CodeForm):
@@ -59,6 +72,14 @@ class PasskeyForm(forms.Form):
     """The browser's answer to a passkey ceremony (JSON), filled in by ``webauthn.js``."""
 
     credential = forms.CharField(widget=forms.HiddenInput, max_length=MAX_ANSWER_LENGTH)
+
+
+class SecondStepPasskeyForm(PasskeyForm):
+    """The second step of a login with a passkey (and the trust checkbox, when on)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        add_trust_field(self)
 
 
 class PasskeyAddForm(PasskeyForm):

@@ -25,7 +25,7 @@ from ..forms import STORE_REFUSALS, CurrentPasswordMixin
 from ..internal.flows import login as login_flow
 from ..ratelimit import RateLimitMixin
 from ..views import AccountLoginRequiredMixin, signed_up
-from . import passkeys, store
+from . import passkeys, store, trust
 from .flows import authenticators, login, reauthentication, signup
 from .forms import (
     PasskeyAddForm,
@@ -34,6 +34,7 @@ from .forms import (
     ReauthenticateForm,
     ReauthenticateTotpForm,
     SecondStepForm,
+    SecondStepPasskeyForm,
 )
 
 MESSAGES = {
@@ -52,14 +53,17 @@ def _safe_next(request, url, default):
     return resolve_url(default)
 
 
-def _logged_in(request, user, next_url):
+def _logged_in(request, user, next_url, trusted=False):
     """Welcome ``user``, logged in by a second step or a passkey, and trust this browser for
     the account (its device cookie), as a login with the password alone does: guesses from
-    elsewhere never lock it out."""
+    elsewhere never lock it out. ``trusted``: the person ticked "trust this browser" at the
+    second step, whose next logins skip it (:mod:`accounts.mfa.trust`)."""
     adapter = get_adapter(request)
-    adapter.add_success_message(request, "logged_in", username=user.username)
+    adapter.add_success_message(request, "logged_in", username=user.display_name)
     response = redirect(login_flow.redirect_url(request, next_url))
     devices.remember(request, response, user.pk)
+    if trusted:
+        trust.trust(request, response, user.account)
     return response
 
 
@@ -81,7 +85,11 @@ class SecondStepView(RateLimitMixin, FormView):
 
     def get_context_data(self, **kwargs):
         staged = login.staged(self.request)
-        return super().get_context_data(has_passkeys=bool(staged and staged["passkeys"]), **kwargs)
+        return super().get_context_data(
+            has_passkeys=bool(staged and staged["passkeys"]),
+            passkey_form=SecondStepPasskeyForm(auto_id="passkey_%s"),
+            **kwargs,
+        )
 
     def form_valid(self, form):
         # Where the password step said to go, read before the sign-in replaces the session.
@@ -96,12 +104,12 @@ class SecondStepView(RateLimitMixin, FormView):
             error = "wrong_code" if outcome == login.WRONG_CODE else "already_used"
             form.add_error("code", ValidationError(form.error_messages[error], code=error))
             return self.form_invalid(form)
-        return _second_step_done(self.request, outcome, user, next_url)
+        return _second_step_done(self.request, outcome, user, next_url, trusted=form.cleaned_data.get("trust", False))
 
 
-def _second_step_done(request, outcome, user, next_url=None):
+def _second_step_done(request, outcome, user, next_url=None, trusted=False):
     if outcome == login.SIGNED_IN:
-        return _logged_in(request, user, next_url)
+        return _logged_in(request, user, next_url, trusted)
     messages.error(
         request, MESSAGES[{login.ALREADY_USED: "already_used", login.DAMAGED: "damaged"}.get(outcome, "expired")]
     )
@@ -160,7 +168,9 @@ class SecondStepPasskeyView(PasskeyAnswerView):
         staged = login.staged(request)
         next_url = staged and staged["next"]
         outcome, user = login.authenticate_with_passkey(request, credential)
-        return _second_step_done(request, outcome, user, next_url)
+        form = SecondStepPasskeyForm(request.POST)
+        trusted = form.is_valid() and form.cleaned_data.get("trust", False)
+        return _second_step_done(request, outcome, user, next_url, trusted)
 
     def refused_url(self, request):
         return "accounts:mfa:authenticate"

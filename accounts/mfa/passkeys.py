@@ -22,9 +22,11 @@ options of each ceremony, their challenge, and checking what the browser answers
 """
 
 import ipaddress
+import json
 import secrets
 import time
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 from django.core import signing
@@ -223,7 +225,11 @@ def registration_options(request, purpose, *, user_id, name, existing=(), in_ses
             user_verification=UserVerificationRequirement.PREFERRED,
         ),
     )
-    return CeremonyOptions(options_to_json(options), cookie)
+    # credProps: the browser says whether the credential is discoverable (a passkey that logs
+    # in without a name) or not (a security key), which the API reports as allauth's
+    # ``is_passwordless``.
+    with_extensions = {**json.loads(options_to_json(options)), "extensions": {"credProps": True}}
+    return CeremonyOptions(json.dumps(with_extensions), cookie)
 
 
 def authentication_options(request, purpose, *, allowed=(), in_session=False):
@@ -255,6 +261,8 @@ class NewCredential:
     backup_state: bool
     transports: list
     aaguid: str
+    # Whether the authenticator keeps it discoverable (credProps' ``rk``); ``None``: not said.
+    discoverable: bool | None = None
 
 
 def _loaded(credential_json):
@@ -289,7 +297,16 @@ def verify_new_credential(request, credential_json, challenge):
         backup_state=verified.credential_backed_up,
         transports=[transport for transport in transports if transport in known],
         aaguid=str(verified.aaguid),
+        discoverable=discoverable_of(data),
     )
+
+
+def discoverable_of(answer: dict[str, Any]) -> bool | None:
+    """credProps' ``rk`` of a registration ``answer`` (a boolean), else ``None``."""
+    extensions = answer.get("clientExtensionResults")
+    props = extensions.get("credProps") if isinstance(extensions, dict) else None
+    found = props.get("rk") if isinstance(props, dict) else None
+    return found if isinstance(found, bool) else None
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ def _refused(form, outcome: str):
 @method_decorator(never_cache, name="dispatch")
 class ReauthenticateTotpView(ReauthenticateView):
     """Confirm who you are with a code of the account's authenticator app (POST ``code``);
-    wrong, used or over the ``reauthenticate`` limit (429), the page again with the error."""
+    wrong, used or over the ``mfa_attempt`` limit (429), the page again with the error."""
 
     http_method_names = ["post"]
     form_class = ReauthenticateTotpForm

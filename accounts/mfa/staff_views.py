@@ -55,11 +55,12 @@ class AuthenticatorRemoveView(AccountView):
                 "Not removed: %(what)s is the only way into the account of %(username)s, which has no "
                 "password; they must set a password first."
             )
-            messages.error(request, message % {"what": what, "username": account.username})
+            messages.error(request, message % {"what": what, "username": account.display_name})
             return redirect(self.detail_url(account))
         except (Busy, StaleItem):
             messages.error(request, _("The account changed or the site was busy; nothing was saved. Try again."))
             return redirect(self.detail_url(account))
         records.record(request, account, "authenticator_removed", f"removed {what}")
-        messages.success(request, _("Removed %(what)s of %(username)s.") % {"what": what, "username": account.username})
+        removed = {"what": what, "username": account.display_name}
+        messages.success(request, _("Removed %(what)s of %(username)s.") % removed)
         return redirect(self.detail_url(account))

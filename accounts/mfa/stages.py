@@ -8,19 +8,9 @@ from django.http import HttpRequest
 from ..internal.flows.login import PendingLogin
 from ..models import User
 from .flows import login
+from .store import authenticator_types
 
-
-def authenticator_types(account) -> tuple[str, ...]:
-    """The authenticator types ``account`` can pass a second step with, in the names of
-    django-allauth's API (``totp``, ``recovery_codes``, ``webauthn``)."""
-    types = []
-    if account.totp_secret:
-        types.append("totp")
-    if account.recovery_codes:
-        types.append("recovery_codes")
-    if account.passkeys:
-        types.append("webauthn")
-    return tuple(types)
+__all__ = ["SecondFactorStage", "authenticator_types"]
 
 
 class SecondFactorStage:
@@ -30,14 +20,11 @@ class SecondFactorStage:
     key = "mfa_authenticate"
     url_name = "accounts:mfa:authenticate"
 
-    def is_needed(self, user: User) -> bool:
-        return login.needs_second_step(user)
+    def is_needed(self, user: User, request: HttpRequest | None = None) -> bool:
+        return login.needs_second_step(user, request)
 
     def stage(self, request: HttpRequest, user: User, redirect_to: str) -> None:
         login.stage(request, user, redirect_to)
-        # The API's pending flow names the types that can answer it (allauth's ``types``).
-        staged = request.session[login.STAGE_SESSION_KEY]
-        request.session[login.STAGE_SESSION_KEY] = {**staged, "types": list(authenticator_types(user.account))}
 
     def pending(self, request: HttpRequest) -> PendingLogin | None:
         staged = login.staged(request)

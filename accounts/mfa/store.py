@@ -48,6 +48,24 @@ def has_second_factor(account) -> bool:
     return bool(account.totp_secret or account.passkeys or damaged_second_factor(account))
 
 
+# The authenticator types of django-allauth's API, in the order allauth lists them (its
+# ``Authenticator.Type``): a client such as allauth's React app opens the first one.
+AUTHENTICATOR_TYPES = ("recovery_codes", "totp", "webauthn")
+
+
+def authenticator_types(account) -> tuple[str, ...]:
+    """The authenticator types ``account`` holds, as django-allauth reports them in a pending
+    ``mfa_authenticate`` flow (``types``): each of :data:`AUTHENTICATOR_TYPES` the account has,
+    in that order. Recovery codes count while the account has a set of them, used or not, as
+    allauth counts its recovery-codes authenticator."""
+    held = {
+        "recovery_codes": bool(account.recovery_codes or account.used_recovery_codes),
+        "totp": bool(account.totp_secret),
+        "webauthn": bool(account.passkeys),
+    }
+    return tuple(kind for kind in AUTHENTICATOR_TYPES if held[kind])
+
+
 def damaged_second_factor(account) -> list[str]:
     """The attributes of ``account`` that hold a second factor and are stored with the wrong
     type (an operator's raw write), sorted; empty for a sound account. The second step
@@ -139,6 +157,7 @@ def new_passkey(account, credential, name):
         backup_state=credential.backup_state,
         transports=credential.transports or None,
         aaguid=credential.aaguid,
+        discoverable=credential.discoverable,
         expires=account.expires,
     )
 
@@ -268,6 +287,18 @@ def sign_in(session_put, deletes, spent_session, spends, slot_put=None, event_pu
             timeline.committed(get_account_model(), spend.item)
 
 
+def spend_recovery_code(account, code, *checks, origin: timeline.Origin = timeline.NO_ORIGIN):
+    """Spend recovery code ``code`` of ``account`` outside a login (a reauthentication): ONE
+    transaction, the code's guarded Update (:func:`recovery_code_spend`), its security event,
+    from ``origin``, and ``checks`` (the second step's limit: :func:`limit_checks`). Raises
+    :class:`~accounts.exceptions.StaleItem` when it was spent meanwhile, or the account
+    changed its password or was deactivated since it was read, and
+    :class:`~accounts.exceptions.OverLimit` when a counter of ``checks`` reached its limit."""
+    event = recovery_code_event(account, origin)
+    spend(recovery_code_spend(account, code), event, *checks)
+    timeline.committed(get_account_model(), event.item)
+
+
 def recovery_code_event(account, origin: timeline.Origin) -> EventSpend:
     """The security event of a recovery code's use, from ``origin``, written by the sign-in
     that spends it."""
@@ -311,11 +342,20 @@ def disable_totp(account, *, origin=timeline.NO_ORIGIN):
 
 
 # The changes that remove the recovery codes, with the last second factor.
-NO_RECOVERY_CODES = {"recovery_codes": None, "used_recovery_codes": None}
+NO_RECOVERY_CODES = {
+    "recovery_codes": None,
+    "used_recovery_codes": None,
+    "recovery_codes_created": None,
+    "recovery_codes_last_used": None,
+}
 
 
 def _new_recovery_codes(account_id, codes):
-    return {"recovery_codes": recovery_codes.digests(account_id, codes), "used_recovery_codes": None}
+    return {
+        **NO_RECOVERY_CODES,
+        "recovery_codes": recovery_codes.digests(account_id, codes),
+        "recovery_codes_created": utcnow(),
+    }
 
 
 def set_recovery_codes(account, codes, *, origin=timeline.NO_ORIGIN):

@@ -46,10 +46,16 @@ class Passkey(TableModel):
     backup_state = BooleanAttribute(default=False)
     transports = ListAttribute(of=UnicodeAttribute, null=True)
     aaguid = UnicodeAttribute(null=True)
+    # Discoverable (a passkey) or not (a security key), as the browser said at registration.
+    discoverable = BooleanAttribute(null=True)
     created = UTCDateTimeAttribute(default_for_new=utcnow)
     last_used = UTCDateTimeAttribute(null=True)
     # The first passkey of an account signed up with one expires with it until verified.
     expires = NumberAttribute(null=True)
+    # The user handle it was registered with on the site it was imported from
+    # (accounts_import: django-allauth's is the user's primary key there), which its
+    # discoverable login answers with; None for a passkey registered here (the account id).
+    user_handle = UnicodeAttribute(null=True)
 
     @classmethod
     def key_for(cls, account_id, credential_id):

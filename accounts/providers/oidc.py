@@ -1,19 +1,34 @@
 """The OpenID Connect protocol, through Authlib: discovery, the authorization request (code
-flow with PKCE), the code's exchange, and the ID token's verification with the issuer's JWKS.
+flow with PKCE), the code's exchange, the ID token's verification with the issuer's JWKS,
+and the person's claims from the UserInfo endpoint.
 
 Nothing here touches DynamoDB or a request: :mod:`.flows` calls these with explicit values.
-Authlib's ``OAuth2Session`` builds the authorization URL and sends the token request; the ID
-token is verified by ``joserfc`` (Authlib's JOSE library, which Authlib itself depends on
-and which replaces its deprecated ``authlib.jose``): no JWT is parsed by hand.
+Authlib's ``OAuth2Session`` builds the authorization URL, sends the token request and asks
+the UserInfo endpoint with the access token (its Bearer auth; the answer read as Authlib's
+``UserInfo``); the ID token is verified by ``joserfc`` (Authlib's JOSE library, which
+Authlib itself depends on and which replaces its deprecated ``authlib.jose``): no JWT is
+parsed by hand.
+
+Which claim comes from where (OpenID Connect Core 1.0, 5.4 and 5.3.2): who signed in and how
+(``iss``, ``sub``, ``aud``, ``exp``, ``nonce``, ``amr``, ``acr``) only from the verified ID
+token; the claims of the ``email`` and ``profile`` scopes from the UserInfo endpoint when
+the provider gave an access token, else from the ID token. ``email_verified`` always comes
+with the ``email`` it is about: an address from UserInfo is verified only if UserInfo says
+so. A UserInfo answer whose ``sub`` is not the ID token's is refused, and the sign-in with it.
 """
 
+import dataclasses
+import hashlib
 import threading
 import time
 from dataclasses import dataclass
 
 import requests
+from authlib.common.errors import AuthlibBaseError
 from authlib.integrations.requests_client import OAuth2Session
-from authlib.oauth2.rfc6749.errors import OAuth2Error
+from authlib.oidc.core import UserInfo
+from authlib.oidc.core.util import create_half_hash
+from django.utils.crypto import constant_time_compare
 from joserfc import jwt
 from joserfc.errors import InvalidKeyIdError, JoseError
 from joserfc.jwk import KeySet
@@ -37,11 +52,30 @@ class ProviderError(Exception):
 
 
 class TokenRefused(Exception):
-    """The ID token is not one this site accepts; ``reason`` says which check failed."""
+    """The ID token (or the answer about it) is not one this site accepts; ``reason`` says
+    which check failed."""
 
     def __init__(self, reason: str):
         self.reason = reason
         super().__init__(reason)
+
+
+class CodeRefused(Exception):
+    """The provider's token endpoint refused the code (an OAuth 2.0 error such as
+    ``invalid_grant``: used already, expired, or not this client's); ``error`` is its code."""
+
+    def __init__(self, error: str):
+        self.error = error
+        super().__init__(error)
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """What the token endpoint gave for a code: the ID token, and the access token (for the
+    UserInfo endpoint) when it issued one."""
+
+    id_token: str
+    access_token: str | None
 
 
 @dataclass(frozen=True)
@@ -54,18 +88,23 @@ class ProviderConfig:
     client_id: str
     client_secret: str
     scopes: tuple[str, ...] = DEFAULT_SCOPES
-    # Further client ids whose ID tokens a mobile app may post to ``auth/provider/token``
-    # (e.g. Google's Android and iOS clients of the same project).
+    # The client ids whose ID tokens the API's app client accepts at auth/provider/token
+    # (e.g. Google's iOS client; its Android SDK's tokens name the web client, which is then
+    # listed here too). The browser client accepts the web client's (client_id) alone.
     app_client_ids: tuple[str, ...] = ()
     # Trust the provider's amr/acr saying it asked for a second factor (None: the global
     # ACCOUNTS_OIDC_TRUST_PROVIDER_MFA decides), and the acr values that mean so.
     trust_mfa: bool | None = None
     mfa_acr_values: tuple[str, ...] = ()
+    # Ask the UserInfo endpoint for the scopes' claims when an access token is at hand
+    # (django-allauth's "fetch_userinfo"); False: the ID token's claims alone.
+    fetch_userinfo: bool = True
 
-    @property
-    def client_ids(self) -> tuple[str, ...]:
-        """Every client id an ID token of this provider may be issued to (``aud``)."""
-        return (self.client_id, *self.app_client_ids)
+    def audiences(self, api_client: str) -> tuple[str, ...]:
+        """The client ids (``aud``) whose ID tokens the API's ``api_client`` (``"app"`` or
+        ``"browser"``) accepts: the app, :attr:`app_client_ids`; the browser, the web
+        client's :attr:`client_id` (as Google's sign-in for websites gives it)."""
+        return self.app_client_ids if api_client == "app" else (self.client_id,)
 
     @classmethod
     def from_setting(cls, entry: dict) -> "ProviderConfig":
@@ -79,6 +118,7 @@ class ProviderConfig:
             app_client_ids=tuple(entry.get("app_client_ids") or ()),
             trust_mfa=entry.get("trust_mfa"),
             mfa_acr_values=tuple(entry.get("mfa_acr_values") or ()),
+            fetch_userinfo=entry.get("fetch_userinfo", True) is not False,
         )
 
 
@@ -94,6 +134,10 @@ class VerifiedIdentity:
     # How the person proved who they are at the provider (RFC 8176 ``amr``, and ``acr``).
     amr: tuple[str, ...] = ()
     acr: str | None = None
+    # The token itself, for using it once (:func:`token_digest`), and the last second it is
+    # accepted (its ``exp`` plus the leeway).
+    token_digest: str = ""
+    accepted_until: int = 0
 
     def reports_mfa(self, provider: "ProviderConfig") -> bool:
         """Whether the token says the provider asked for a second factor: an ``amr`` value
@@ -139,9 +183,14 @@ def forget_cached_documents() -> None:
     _key_sets.clear()
 
 
-def _get_json(url: str) -> dict:
+def _get_json(url: str, session: requests.Session | None = None) -> dict:
+    """The JSON object at ``url``, asked with ``session`` (an ``OAuth2Session`` holding an
+    access token) when given. Raises :class:`TokenRefused` when the endpoint refuses that
+    token (401, 403), :class:`ProviderError` when it cannot be asked or read."""
     try:
-        answer = requests.get(url, timeout=HTTP_TIMEOUT_SECONDS)
+        answer = (session or requests).get(url, timeout=HTTP_TIMEOUT_SECONDS)
+        if session is not None and answer.status_code in (401, 403):
+            raise TokenRefused(f"{url} refused the access token ({answer.status_code})")
         answer.raise_for_status()
         document = answer.json()
     except (requests.RequestException, ValueError) as error:
@@ -198,18 +247,68 @@ def authorization_url(
     return url
 
 
-def exchange_code(provider: ProviderConfig, *, redirect_uri: str, code: str, code_verifier: str) -> str:
-    """The ID token the provider gives for ``code`` (the token request, with the PKCE
-    verifier and the client's secret). Raises :class:`ProviderError`."""
+def exchange_code(provider: ProviderConfig, *, redirect_uri: str, code: str, code_verifier: str) -> Tokens:
+    """The tokens the provider gives for ``code`` (the token request, with the PKCE
+    verifier and the client's secret). Raises :class:`CodeRefused` when the provider
+    answers an OAuth 2.0 error (the code used, expired, or not this client's), else
+    :class:`ProviderError`."""
     endpoint = discovery(provider)["token_endpoint"]
     try:
         token = _session(provider, redirect_uri).fetch_token(endpoint, code=code, code_verifier=code_verifier)
-    except (OAuth2Error, requests.RequestException, ValueError) as error:
+    except AuthlibBaseError as error:
+        # The token endpoint's OAuth 2.0 error (Authlib's OAuthError, e.g. invalid_grant).
+        raise CodeRefused(error.error or "invalid_grant") from error
+    except (requests.RequestException, ValueError) as error:
         raise ProviderError(f"the token request failed: {error}") from error
-    id_token = token.get("id_token")
+    id_token, access_token = token.get("id_token"), token.get("access_token")
     if not isinstance(id_token, str):
         raise ProviderError("the token answer holds no ID token")
-    return id_token
+    return Tokens(id_token, access_token if isinstance(access_token, str) and access_token else None)
+
+
+def userinfo(provider: ProviderConfig, access_token: str) -> UserInfo:
+    """The claims the provider's UserInfo endpoint answers for ``access_token`` (OpenID
+    Connect Core 1.0, 5.3), as Authlib's ``UserInfo``; nothing is checked yet (see
+    :func:`with_userinfo`). Raises :class:`TokenRefused` when the endpoint refuses the
+    token (401, 403), :class:`ProviderError` when it cannot be asked or read (a signed,
+    ``application/jwt`` answer is not read)."""
+    endpoint = discovery(provider).get("userinfo_endpoint")
+    if not isinstance(endpoint, str):
+        raise ProviderError("the discovery document has no userinfo_endpoint")
+    session = OAuth2Session(provider.client_id, token={"access_token": access_token, "token_type": "Bearer"})
+    return UserInfo(_get_json(endpoint, session))
+
+
+def with_userinfo(identity: VerifiedIdentity, claims: dict) -> VerifiedIdentity:
+    """``identity`` (from the verified ID token) with the scopes' claims of a UserInfo
+    answer (OpenID Connect Core 1.0, 5.3.2 and 5.4):
+
+    1. its ``sub`` must be the ID token's exactly, else it is about someone else (a token
+       swapped in), and :class:`TokenRefused` ends the sign-in;
+    2. ``email`` with ``email_verified``, from UserInfo when it names an address (verified
+       only if UserInfo says ``true``: never by the ID token's word about another address),
+       else both from the ID token;
+    3. ``preferred_username`` from UserInfo when it has one;
+    4. who signed in and how (``iss``, ``sub``, ``amr``, ``acr``) stay the ID token's.
+    """
+    if not isinstance(claims.get("sub"), str) or not constant_time_compare(claims["sub"], identity.subject):
+        raise TokenRefused("the UserInfo answer is about another subject than the ID token")
+    changes: dict = {}
+    email = claims.get("email")
+    if isinstance(email, str) and email:
+        changes |= {"email": email, "email_verified": claims.get("email_verified") is True}
+    username = claims.get("preferred_username")
+    if isinstance(username, str) and username:
+        changes["preferred_username"] = username
+    return dataclasses.replace(identity, **changes)
+
+
+def token_digest(issuer: str, claims: dict, id_token: str) -> str:
+    """What names an ID token for using it once: the SHA-256 of its issuer and ``jti``
+    (unique per issuer, RFC 7519 4.1.7), or of the whole token when it has none."""
+    jti = claims.get("jti")
+    named = f"jti\0{issuer}\0{jti}" if isinstance(jti, str) and jti else f"token\0{id_token}"
+    return hashlib.sha256(named.encode()).hexdigest()
 
 
 def _key_set(document: dict, *, refresh: bool = False) -> KeySet:
@@ -222,6 +321,7 @@ def verify_id_token(
     *,
     nonce: str | None,
     client_id: str | None = None,
+    access_token: str | None = None,
     now: int | None = None,
 ) -> VerifiedIdentity:
     """The identity ``id_token`` proves, after checking (OpenID Connect Core 1.0, 3.1.3.7):
@@ -234,7 +334,9 @@ def verify_id_token(
        there are several audiences, so a token issued to another site is not replayed here;
     4. ``exp`` has not passed and ``iat`` is not in the future (:data:`LEEWAY_SECONDS`);
     5. ``nonce`` is this login's, so a token from another login cannot be injected (``None``
-       only for a mobile app's token that was requested without one).
+       only for a mobile app's token that was requested without one);
+    6. ``at_hash``, when the token has one and an ``access_token`` comes with it, is that
+       access token's (3.2.2.9), so an app cannot pair the token with another's access token.
 
     Raises :class:`TokenRefused`, or :class:`ProviderError` when the JWKS cannot be read.
     """
@@ -267,6 +369,11 @@ def verify_id_token(
     audiences = claims["aud"] if isinstance(claims["aud"], list) else [claims["aud"]]
     if len(audiences) > 1 and claims.get("azp") != audience:
         raise TokenRefused("several audiences, and azp is not this client")
+    if access_token is not None and "at_hash" in claims:
+        expected = create_half_hash(access_token, token.header.get("alg", ""))
+        at_hash = claims["at_hash"]
+        if expected is None or not isinstance(at_hash, str) or not constant_time_compare(at_hash, expected.decode()):
+            raise TokenRefused("at_hash is not the access token's")
     email = claims.get("email")
     amr = claims.get("amr")
     acr = claims.get("acr")
@@ -280,6 +387,8 @@ def verify_id_token(
         else None,
         amr=tuple(value for value in amr if isinstance(value, str)) if isinstance(amr, list) else (),
         acr=acr if isinstance(acr, str) else None,
+        token_digest=token_digest(claims["iss"], claims, id_token),
+        accepted_until=int(claims["exp"]) + LEEWAY_SECONDS,
     )
 
 

@@ -6,7 +6,8 @@ identity is (never an address, never a GSI).
 
 from django.contrib.auth.hashers import make_password
 
-from .. import dynamo, lookups, store, timeline
+from .. import dynamo, lookups, store, timeline, transactions
+from ..app_settings import app_settings
 from ..exceptions import UniqueViolation
 from ..tables import (
     MAX_PASSKEYS,
@@ -17,6 +18,8 @@ from ..tables import (
     sign_in_methods_held,
 )
 from ..uniqueness import LOCK_SORT_KEY, split_components
+from .oidc import VerifiedIdentity
+from .tables import UsedIdToken
 
 FIELD = "oidc_identities"
 
@@ -47,6 +50,22 @@ def identity_owner(issuer: str, subject: str, read_along: dict | None = None) ->
         return lookups.lock_owner(get_account_model(), key)
     lock = read_along.get((key, LOCK_SORT_KEY))
     return raw_text(lock.get("owner")) if lock is not None and not is_gone(lock) else None
+
+
+def id_token_spend(identity: VerifiedIdentity) -> transactions.Spend:
+    """The single-use write of the ID token ``identity`` was verified from (see
+    :func:`accounts.transactions.id_token_spend`): the guarded Put of its record, which
+    expires the clock-skew margin after the last second the token is accepted. TTL may
+    delete it then, by DynamoDB's clock, while a server whose clock is behind by up to
+    ``ACCOUNTS_CLOCK_SKEW_MARGIN`` still accepts the token (protocol/identities.pml, T1)."""
+    expires = identity.accepted_until + int(app_settings.CLOCK_SKEW_MARGIN.total_seconds())
+    return transactions.id_token_spend(UsedIdToken.build(identity.token_digest, expires))
+
+
+def spend(*spends: transactions.Spend) -> None:
+    """Send single-use writes alone (one transaction); raises
+    :class:`~accounts.exceptions.StaleItem` when one was spent already."""
+    transactions.run_once(transactions.plan_spend(spends))
 
 
 def identities_of(account) -> list[tuple[str, str]]:

@@ -4,10 +4,12 @@ sign-up form of a first sign-in, and the profile's list (link another, unlink).
 Each view parses its input, calls one flow (:mod:`.flows`) and renders what it returns.
 """
 
+from http import HTTPStatus
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404
-from django.shortcuts import redirect
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.decorators import method_decorator
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -29,6 +31,16 @@ MESSAGES = {
     "refused": _("The sign-in with %(provider)s did not succeed. Please try again."),
     "unreachable": _("%(provider)s cannot be reached at the moment. Please try again later."),
     "expired": _("This sign-in has expired or was already used. Please start again."),
+    "unknown_state": _(
+        "This answer from %(provider)s is not for a sign-in started in this browser (or its link was altered). "
+        "Please start again."
+    ),
+    "cancelled": _("The sign-in was cancelled at %(provider)s: it did not sign you in."),
+    "provider_error": _("%(provider)s could not sign you in."),
+    "missing_code": _("%(provider)s sent no sign-in code back. Please start again."),
+    "invalid_code": _(
+        "%(provider)s did not accept this sign-in's code (used already, or expired). Please start again."
+    ),
     "not_allowed": _("This account cannot log in."),
     "linked": _("Signing in with %(provider)s now logs in to your account."),
     "unlinked": _("Signing in with %(provider)s no longer logs in to your account."),
@@ -57,18 +69,22 @@ def _safe_next(request, value: str | None) -> str:
 def _to_provider(request, provider, next_url, purpose, refused_url):
     """Send the browser to ``provider`` for a new sign-in of ``purpose`` (the provider's
     discovery document unreadable: back to ``refused_url``, saying so)."""
+    binding = flows.browser_binding(request.COOKIES.get(flows.BINDING_COOKIE))
     try:
         url = flows.begin(
             request.session,
             provider,
             redirect_uri=flows.callback_uri(request, provider),
             next_url=next_url,
+            binding=binding,
             purpose=purpose,
         )
     except oidc.ProviderError:
         messages.error(request, MESSAGES["unreachable"] % {"provider": provider.name})
         return redirect(refused_url)
-    return redirect(url)
+    response = redirect(url)
+    response.set_cookie(**flows.binding_cookie(binding))
+    return response
 
 
 @method_decorator(never_cache, name="dispatch")
@@ -85,33 +101,38 @@ class ProviderLoginView(View):
 
 @method_decorator(never_cache, name="dispatch")
 class CallbackView(View):
-    """The provider's answer: the code is exchanged and the ID token verified before the
-    session is read, so that the session's read brings the identity's lock along."""
+    """The provider's answer: the state is checked against this browser before the provider
+    is asked anything, then the code is exchanged and the ID token verified before the
+    session is read, so that the session's read brings the identity's lock along. A refused
+    answer ends on a page saying why (400; 503 when the provider cannot be reached), or, for
+    a sign-in begun by the API, at the app's page with ``?error=``."""
 
     def get(self, request, provider_id):
         provider = _provider_or_404(provider_id)
-        code, state = request.GET.get("code"), request.GET.get("state")
-        if not code or not state or request.GET.get("error"):
-            return self.refused(request, provider, "refused")
+        state = request.GET.get("state") or ""
         try:
-            identity = flows.verify_callback(
-                provider, redirect_uri=flows.callback_uri(request, provider), code=code, state=state
+            identity = flows.verify_answer(
+                provider,
+                redirect_uri=flows.callback_uri(request, provider),
+                state=state,
+                binding=request.COOKIES.get(flows.BINDING_COOKIE),
+                code=request.GET.get("code"),
+                error=request.GET.get("error"),
+                error_description=request.GET.get("error_description"),
             )
-        except oidc.TokenRefused:
-            return self.refused(request, provider, "refused")
-        except oidc.ProviderError:
-            return self.refused(request, provider, "unreachable")
+        except flows.CallbackRefused as refused:
+            return self.refused(request, provider, state, refused.reason, refused.description)
         flows.read_identity_lock_with_session(request.session, identity)
         login = flows.take_state(request.session, provider, state)
         if login is None:
-            return self.refused(request, provider, "expired")
+            return self.refused(request, provider, state, flows.EXPIRED)
         if login["purpose"] == flows.LINK:
             return self.link(request, provider, identity, login)
         outcome = flows.log_in(request, provider, identity, next_url=login["next"])
         if login.get("headless"):
             return self.ended_for_app(request, login, outcome)
         if outcome.result == flows.SIGNED_IN:
-            get_adapter(request).add_success_message(request, "logged_in", username=outcome.user.username)
+            get_adapter(request).add_success_message(request, "logged_in", username=outcome.user.display_name)
             response = redirect(login["next"])
             # This browser is now trusted for the account, as after a password.
             devices.remember(request, response, outcome.user.pk)
@@ -120,7 +141,9 @@ class CallbackView(View):
             return redirect("accounts:mfa:authenticate")
         if outcome.result == flows.NEEDS_SIGNUP:
             return redirect("accounts:providers:signup")
-        return self.refused(request, provider, "expired" if outcome.result == flows.ALREADY_USED else "not_allowed")
+        return self.error_page(
+            request, provider, flows.EXPIRED if outcome.result == flows.ALREADY_USED else "not_allowed"
+        )
 
     def ended_for_app(self, request, login, outcome):
         """A sign-in begun by the API ends at the app's page: signed in, or with a pending
@@ -137,7 +160,10 @@ class CallbackView(View):
 
     def link(self, request, provider, identity, login):
         if not request.user.is_authenticated:
-            return self.refused(request, provider, "expired")
+            # Logged out since the link began.
+            if login.get("headless"):
+                return redirect(flows.app_error_url(login["next"], flows.EXPIRED, "connect"))
+            return self.error_page(request, provider, flows.EXPIRED)
         account = request.user.account
         error = None
         try:
@@ -158,13 +184,25 @@ class CallbackView(View):
             messages.success(request, MESSAGES["linked"] % {"provider": provider.name})
         return redirect("accounts:providers:list")
 
-    def refused(self, request, provider, reason):
-        app_page = flows.headless_target(request.session, request.GET.get("state"))
+    def refused(self, request, provider, state, reason, description=None):
+        """The answer to a refused callback: the app's page with ``?error=<reason>`` for a
+        sign-in begun by the API (its state, now dropped), or the app's
+        ``socialaccount_login_error`` page for a state this site does not know when it has
+        one (:func:`.flows.login_error_url`); else the page saying why."""
+        app_page = flows.login_error_url(request, request.session, state, reason)
         if app_page is not None:
-            return redirect(flows.app_error_url(app_page, reason))
-        messages.error(request, MESSAGES[reason] % {"provider": provider.name})
-        target = "accounts:providers:list" if request.user.is_authenticated else "accounts:login"
-        return redirect(target)
+            return redirect(app_page)
+        return self.error_page(request, provider, reason, description)
+
+    def error_page(self, request, provider, reason, description=None):
+        status = HTTPStatus.SERVICE_UNAVAILABLE if reason == flows.UNREACHABLE else HTTPStatus.BAD_REQUEST
+        context = {
+            "provider": provider,
+            "reason": reason,
+            "message": MESSAGES[reason] % {"provider": provider.name},
+            "description": description,
+        }
+        return render(request, "accounts/providers/error.html", context, status=status)
 
 
 @method_decorator(never_cache, name="dispatch")

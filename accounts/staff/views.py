@@ -21,18 +21,18 @@ from django.utils.translation import gettext_lazy, ngettext
 from django.views import View
 from django.views.decorators.cache import never_cache
 
-from .. import addresses, audit, dynamo, notices, sessions, store, timeline, verification
+from .. import addresses, audit, dynamo, notices, sessions, signup_fields, store, timeline, verification
 from ..adapter import get_adapter
 from ..audit import background, reports
 from ..audit.checking import Scope
-from ..exceptions import Busy, InvalidUniqueValue, LastMember, StaleItem, UniqueViolation
+from ..exceptions import ActorRefused, Busy, InvalidUniqueValue, LastMember, StaleItem, UniqueViolation
 from ..forms import STORE_REFUSALS
 from ..mfa import store as mfa_store
 from ..mfa.flows import reauthentication
 from ..mfa.policy import SecondFactorRequiredForStaffMixin
 from ..models import User
 from ..tables import ACCOUNT_PREFIX, is_gone
-from . import records, scans
+from . import hierarchy, records, scans
 from .forms import FLAGS, FlagForm, RepairForm, StaffEmailForm, StaffSetPasswordForm, StaffUsernameForm
 
 # Findings of the stored report shown per page, and repaired per "repair all".
@@ -62,6 +62,8 @@ REPAIR_ACTIONS = {
     audit.TRANSFERRED: gettext_lazy("transferred"),
     audit.REWRITTEN: gettext_lazy("written again"),
     audit.RECORDED: gettext_lazy("recorded in its account"),
+    audit.LISTED: gettext_lazy("listed in its registry"),
+    audit.UNLISTED: gettext_lazy("taken out of its registry"),
 }
 
 
@@ -74,7 +76,7 @@ def find_account(query):
     """The account whose email (a query with ``@``) or username is ``query``, through its
     lock item (consistent reads, never a Scan), or ``None``."""
     try:
-        return store.get_by_login(query)
+        return store.get_by_identifier(query)
     except InvalidUniqueValue:
         return None
 
@@ -146,14 +148,27 @@ class AccountListView(StaffView):
 
 
 class AccountView(StaffView):
-    """Base of the pages about one account (``<account_id>`` in the URL)."""
+    """Base of the pages about one account (``<account_id>`` in the URL). A change (a POST,
+    or the page confirming one) of a superuser's account by a staff member who is no
+    superuser is refused before anything is sent (:mod:`.hierarchy`), and so is one whose
+    transaction finds the staff member demoted meanwhile: the account's page again, saying so."""
 
     template_name = "accounts/staff/account_detail.html"
+
+    def dispatch(self, request, *args, **kwargs):
+        try:
+            return super().dispatch(request, *args, **kwargs)
+        except (hierarchy.SuperuserOnly, ActorRefused):
+            messages.error(request, hierarchy.REFUSED_MESSAGE)
+            return redirect("staff:account", kwargs["account_id"])
 
     def get_account(self):
         account = store.get_account(self.kwargs["account_id"])
         if account is None:
             raise Http404("No such account.")
+        changes = self.request.method == "POST" or self.confirms_a_change
+        if changes and not hierarchy.may_act_on(self.request.user, account):
+            raise hierarchy.SuperuserOnly(f"Staff {self.request.user.pk} may not change superuser {account.id}.")
         return account
 
     def detail_url(self, account):
@@ -168,7 +183,7 @@ class AccountView(StaffView):
             "account": account,
             "locks": [_lock_row(state) for state in audit.lock_states(account)],
             "email_form": StaffEmailForm(user),
-            "username_form": StaffUsernameForm(user),
+            "username_form": StaffUsernameForm(user) if signup_fields.has_username() else None,
             "password_form": StaffSetPasswordForm(user),
             "flags": FLAGS,
             "sessions": sessions.list_sessions(account.id, sessions=sessions.live_sessions(others))
@@ -185,7 +200,7 @@ class AccountView(StaffView):
         """Say that ``account`` is the last active staff account: the transaction that
         would have taken its access away was refused (its check on another staff member's
         registry entry found none), and nothing was written."""
-        messages.error(self.request, LAST_STAFF_MESSAGE % {"username": account.username})
+        messages.error(self.request, LAST_STAFF_MESSAGE % {"username": account.display_name})
         return redirect(self.detail_url(account))
 
 
@@ -243,7 +258,7 @@ class EmailChangeView(AccountFormView):
 
     def success_message(self, account):
         return _("The email address of %(username)s is now %(email)s.") % {
-            "username": account.username,
+            "username": account.display_name,
             "email": account.email,
         }
 
@@ -253,14 +268,21 @@ class UsernameChangeView(AccountFormView):
     context_name = "username_form"
     action = "username"
 
+    def post(self, request, account_id):
+        if not signup_fields.has_username():
+            raise Http404("This site has no usernames (ACCOUNTS_SIGNUP_FIELDS).")
+        return super().post(request, account_id)
+
     def saved(self, account, before):
         if account.username != before.username:
             notices.username_changed(self.request, before, account, by_staff=True)
 
     def description(self, account):
-        return f"changed the username to {account.username}"
+        return f"changed the username to {account.username}" if account.username else "removed the username"
 
     def success_message(self, account):
+        if not account.username:
+            return _("%(email)s has no username now.") % {"email": account.email}
         return _("The username of %(email)s is now %(username)s.") % {
             "email": account.email,
             "username": account.username,
@@ -279,7 +301,7 @@ class SetPasswordView(AccountFormView):
         return "set a new password"
 
     def success_message(self, account):
-        return _("%(username)s has a new password; their sessions have ended.") % {"username": account.username}
+        return _("%(username)s has a new password; their sessions have ended.") % {"username": account.display_name}
 
 
 class FlagView(AccountView):
@@ -297,6 +319,7 @@ class FlagView(AccountView):
 
     def post(self, request, account_id):
         account = self.get_account()
+        before = notices.addressee(account)
         form = FlagForm(request.POST)
         if not form.is_valid():
             return HttpResponseBadRequest(_("Unknown flag or value."))
@@ -316,8 +339,9 @@ class FlagView(AccountView):
             )
         else:
             records.record(request, account, flag, f"turned {flag} {'on' if value else 'off'}")
+            hierarchy.tell_owner(request, before, account, f"{flag}_{'on' if value else 'off'}")
             message = _("%(username)s: %(flag)s is on.") if value else _("%(username)s: %(flag)s is off.")
-            messages.success(request, message % {"username": account.username, "flag": FLAGS[flag]})
+            messages.success(request, message % {"username": account.display_name, "flag": FLAGS[flag]})
         return redirect(self.detail_url(account))
 
 
@@ -326,12 +350,13 @@ class EndSessionsView(AccountView):
 
     def post(self, request, account_id):
         account = self.get_account()
-        ended = store.end_sessions(account, recorded=True, origin=self.origin())
+        ended = store.log_out_everywhere(account, origin=self.origin())
         records.record(request, account, "sessions_ended", f"ended {ended} session(s)")
+        hierarchy.tell_owner(request, notices.addressee(account), account, "sessions_ended")
         message = ngettext(
             "Ended %(count)d session of %(username)s.", "Ended %(count)d sessions of %(username)s.", ended
         )
-        messages.success(request, message % {"count": ended, "username": account.username})
+        messages.success(request, message % {"count": ended, "username": account.display_name})
         return redirect(self.detail_url(account))
 
 
@@ -361,6 +386,7 @@ class VerificationView(AccountView):
             messages.error(request, _("The account changed or the site was busy; nothing was saved. Try again."))
         else:
             records.record(request, account, "email_verified", f"marked {account.email} verified")
+            hierarchy.tell_owner(request, notices.addressee(account), account, "email_verified")
             messages.success(
                 request, _("%(email)s is now verified and locked to this account.") % {"email": account.email}
             )
@@ -377,16 +403,22 @@ class AccountDeleteView(AccountView):
 
     def post(self, request, account_id):
         account = self.get_account()
+        before = notices.addressee(account)
         try:
-            store.delete_account(account)
+            store.delete_account(account, origin=self.origin())
         except LastMember:
             return self.refuse_last_staff(account)
         except (Busy, StaleItem):
             messages.error(request, _("The account changed or the site was busy; nothing was deleted. Try again."))
             return redirect(self.detail_url(account))
-        records.record(request, account, "deleted", f"deleted the account ({account.username}, {account.email})")
-        deleted = {"username": account.username, "email": account.email}
-        messages.success(request, _("Deleted the account %(username)s (%(email)s).") % deleted)
+        named = f"{account.username}, {account.email}" if account.username else account.email
+        records.record(request, account, "deleted", f"deleted the account ({named})")
+        hierarchy.tell_owner(request, before, account, "deleted")
+        if account.username:
+            deleted = {"username": account.username, "email": account.email}
+            messages.success(request, _("Deleted the account %(username)s (%(email)s).") % deleted)
+        else:
+            messages.success(request, _("Deleted the account %(email)s.") % {"email": account.email})
         return redirect("staff:accounts")
 
 

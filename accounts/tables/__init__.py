@@ -202,7 +202,9 @@ class Account(TableModel):
     PK = UnicodeAttribute(hash_key=True)
     SK = UnicodeAttribute(range_key=True, default=PROFILE_SORT_KEY)
     email = UnicodeAttribute()
-    username = UnicodeAttribute()
+    # Absent on a site without usernames (ACCOUNTS_SIGNUP_FIELDS), or when an optional one
+    # was not given.
+    username = UnicodeAttribute(null=True)
     password = UnicodeAttribute()
     is_active = BooleanAttribute(default=True)
     is_staff = BooleanAttribute(default=False)
@@ -215,6 +217,11 @@ class Account(TableModel):
     email_verified = BooleanAttribute(null=True)
     # Epoch seconds after which an unverified account (and its locks) is gone.
     expires = NumberAttribute(null=True)
+    # Its phone number in E.164 (accounts.phones), on a site with phone numbers
+    # (ACCOUNTS_SIGNUP_FIELDS or ACCOUNTS_LOGIN_METHODS name "phone"), and whether the code
+    # texted to it was typed back: only a verified number holds its lock (UNIQ#PHONE#<E.164>).
+    phone = UnicodeAttribute(null=True)
+    phone_verified = BooleanAttribute(null=True)
     # A requested email change waiting for its link: the new address and the link's nonce.
     pending_email = UnicodeAttribute(null=True)
     pending_nonce = UnicodeAttribute(null=True)
@@ -229,6 +236,10 @@ class Account(TableModel):
     totp_step = NumberAttribute(null=True)
     recovery_codes = UnicodeSetAttribute(null=True)
     used_recovery_codes = UnicodeSetAttribute(null=True)
+    # When the recovery codes were generated, and when one was last used (django-allauth's
+    # created_at and last_used_at of the recovery-codes authenticator).
+    recovery_codes_created = UTCDateTimeAttribute(null=True)
+    recovery_codes_last_used = UTCDateTimeAttribute(null=True)
     # The OpenID Connect identities it signs in with (accounts.providers), each the pair
     # (issuer, subject) joined as identity_element() spells it, locked under
     # UNIQ#OIDC#<issuer>#<subject>.
@@ -243,6 +254,10 @@ class Account(TableModel):
     # (after a Unicode upgrade it may differ). Absent on accounts written before it existed
     # (accounts_backfill records it); a namespace missing from it is computed.
     lock_keys = MapAttribute(null=True)
+    # Where an imported account came from (accounts_import): ``source_id``, the user's
+    # primary key at the source (as JSON), and ``last_login``, its last login there (ISO
+    # 8601). This site's own logins write nothing to the account item.
+    imported = MapAttribute(null=True)
 
     @classmethod
     def get_unique_constraints(cls):
@@ -253,6 +268,12 @@ class Account(TableModel):
     def id(self):
         """The generated id: the PK without its ``ACCT#`` prefix."""
         return self.PK[len(ACCOUNT_PREFIX) :]
+
+    @property
+    def display_name(self):
+        """What the pages and mails call the account: its username, or its email address
+        when it has none (a site without usernames), as django-allauth's ``user_display``."""
+        return self.username or self.email
 
     def owned_sort_keys(self):
         """The sort keys of the items this account owns in its partition (its passkeys'

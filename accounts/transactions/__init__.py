@@ -36,7 +36,10 @@ Invariants the transactions keep (the audit's findings are their violations):
 The package: :mod:`.actions` (the request's actions, their roles and guards),
 :mod:`.plans` (the transaction of each operation, built, not sent), :mod:`.running`
 (sending it, retrying, settling an unknown outcome, reading the answer),
-:mod:`.authenticators` (second factors: passkeys' credential items, single-use sign-ins).
+:mod:`.authenticators` (second factors: passkeys' credential items, single-use sign-ins),
+:mod:`.tokens` (the single use of the API's refresh tokens),
+:mod:`.session_ends` (ending sessions on request, none left under a new key),
+:mod:`.hierarchy` (the staff hierarchy: only a superuser changes a superuser's account).
 """
 
 # Callers use ``transactions.X``: every name they need is imported here.
@@ -70,14 +73,20 @@ from .actions import (
 from .authenticators import (
     ACCOUNT_ACTIVE,
     CLEARED,
+    CODE_ISSUED,
+    ID_TOKEN,
     SESSION,
     SIGN_IN,
     SLOT,
     SPEND,
     SPENT,
     STAGED_PASSWORD,
+    Spend,
     account_as_signed_in,
+    code_as_issued,
+    id_token_spend,
     idempotency_key_spend,
+    limit_action,
     limit_check,
     owned_put,
     owned_update,
@@ -91,6 +100,7 @@ from .authenticators import (
     totp_step_spend,
     used_challenge_spend,
 )
+from .hierarchy import TARGET_AS_READ, acting_superuser, is_superuser_as_read, staff_guards
 from .plans import (
     changed_copy,
     keys_after_change,
@@ -125,19 +135,26 @@ from .running import (
     run,
     settle,
 )
+from .session_ends import END_SESSIONS, ENDED, plan_end_sessions
+from .tokens import LIVE_SESSION, REFRESH, plan_refresh, refresh_token_spend, session_live_check
 
 # What callers may use as ``transactions.X`` (mypy --strict, here and in a host project, reads
 # only these as exported).
 __all__ = [
     "AMBIGUOUS_CODES",
     "Action",
+    "acting_superuser",
     "BACKOFF_BASE_SECONDS",
     "CHANGE",
     "CLEARED",
+    "ID_TOKEN",
+    "CODE_ISSUED",
     "CONFLICT_ATTEMPTS",
     "CONTENDED_REASONS",
     "CREATE",
     "DELETE",
+    "END_SESSIONS",
+    "ENDED",
     "HELD_LOCK",
     "HOLDER_CHECK",
     "ITEM",
@@ -165,19 +182,25 @@ __all__ = [
     "SPEND",
     "SPENT",
     "STAGED_PASSWORD",
+    "Spend",
+    "TARGET_AS_READ",
     "TRANSPORT_ATTEMPTS",
     "TRANSPORT_ERRORS",
     "Transaction",
     "another_member",
     "cancellation_error",
+    "code_as_issued",
     "change",
     "changed_copy",
     "create",
     "delete",
     "explain",
+    "id_token_spend",
     "idempotency_key_spend",
+    "is_superuser_as_read",
     "keys_after_change",
     "leaving",
+    "limit_action",
     "limit_check",
     "other_members",
     "owned_delete",
@@ -189,6 +212,7 @@ __all__ = [
     "plan_claim_lock",
     "plan_create",
     "plan_delete",
+    "plan_end_sessions",
     "plan_login_session",
     "plan_record_locks",
     "plan_registry_entry",
@@ -202,6 +226,12 @@ __all__ = [
     "run",
     "run_once",
     "settle",
+    "staff_guards",
     "totp_step_spend",
     "used_challenge_spend",
+    "LIVE_SESSION",
+    "REFRESH",
+    "plan_refresh",
+    "refresh_token_spend",
+    "session_live_check",
 ]

@@ -81,6 +81,20 @@ class Role(StrEnum):
     # A ConditionCheck that the account a sign-in makes a session for still exists, is
     # active and is no tombstone, as read (see .authenticators.account_as_signed_in).
     ACCOUNT_ACTIVE = "account_active"
+    # The Put of the record that an app's ID token was accepted (see
+    # .authenticators.id_token_spend): it fails when the token was used already.
+    ID_TOKEN = "id_token"
+    # A ConditionCheck that a session still lives (a refresh token's, see .tokens).
+    LIVE_SESSION = "live_session"
+    # A ConditionCheck that the account's password and address are those a mailed login
+    # code was judged against (a code's sign-in, see .authenticators.code_as_issued).
+    CODE_ISSUED = "code_issued"
+    # A ConditionCheck that the staff member changing a superuser's account is still an
+    # active staff superuser (see .hierarchy).
+    ACTOR = "actor"
+    # The Delete of a session an end of sessions read, guarded by its still being there:
+    # its failure means a reauthentication gave it a new key meanwhile (see .session_ends).
+    ENDED = "ended"
 
 
 # The roles by name, as the planners, the runner and the tests import them.
@@ -475,7 +489,7 @@ def new_transaction(operation: str, build: Callable[[int], list[Action]], token:
         raise InvalidTransaction(f"A ClientRequestToken has 1 to {MAX_TOKEN_LENGTH} characters.")
 
     def checked(now: int) -> list[Action]:
-        return _checked(build(now))
+        return checked_actions(build(now))
 
     now = epoch_now()
     transaction = Transaction(operation, checked(now), now=now, build=checked)
@@ -577,7 +591,9 @@ def registry_actions(
     return actions
 
 
-def _checked(actions: list[Action]) -> list[Action]:
+def checked_actions(actions: list[Action]) -> list[Action]:
+    """``actions``, refused (:class:`~accounts.exceptions.InvalidTransaction`) when they are
+    more than DynamoDB's 100 or two of them are on one item."""
     if len(actions) > MAX_ACTIONS:
         raise InvalidTransaction(f"{len(actions)} actions; DynamoDB allows at most {MAX_ACTIONS}.")
     targets = [action.target for action in actions]

@@ -33,6 +33,7 @@ from pynamodb.models import Model
 
 from ..exceptions import OutcomeUnknown
 from ..tables import TableModel
+from ..tables.clocks import utcnow
 from .actions import (
     LIMIT,
     OWNED_ITEM,
@@ -53,7 +54,8 @@ from .running import run, settle
 SIGN_IN, SPEND = "sign_in", "spend"
 # A sign-in's roles (see Role).
 SESSION, SPENT, CLEARED, SLOT = Role.SESSION, Role.SPENT, Role.CLEARED, Role.SLOT
-STAGED_PASSWORD, ACCOUNT_ACTIVE = Role.STAGED_PASSWORD, Role.ACCOUNT_ACTIVE
+STAGED_PASSWORD, ACCOUNT_ACTIVE, ID_TOKEN = Role.STAGED_PASSWORD, Role.ACCOUNT_ACTIVE, Role.ID_TOKEN
+CODE_ISSUED = Role.CODE_ISSUED
 # What a sign-in checks of its account as read: still there, no tombstone, and active.
 SIGNED_IN_AS_READ = ("is_active",)
 # The condition the session store saves a session with (accounts.sessions.SAVE_CONDITION):
@@ -91,6 +93,22 @@ def used_challenge_spend(record: TableModel) -> Spend:
     return _single_use_record(record)
 
 
+def id_token_spend(record: TableModel) -> Spend:
+    """The builder of the ``Put`` of the record that an ID token an app posted was accepted
+    (:class:`~accounts.providers.tables.UsedIdToken`), guarded as :func:`totp_step_spend`:
+    sent in the sign-in's own transaction when the token signs in, alone before a half-login
+    or a pending sign-up is remembered, or an identity linked. A replayed token dies because:
+
+    1. its record exists, so this Put fails, and the sign-in with it: of any number of
+       concurrent posts of one token, one commits;
+    2. the record lives until the token's ``exp`` plus the leeway it is accepted with, and
+       is free again only a clock-skew margin later: by then every server's clock refuses
+       the token itself;
+    3. its key is the digest of the issuer and ``jti`` (or of the whole token without one),
+       so no other token is refused by it."""
+    return _single_use_record(record, ID_TOKEN)
+
+
 def idempotency_key_spend(record: TableModel) -> Spend:
     """The builder of the ``Put`` of the record that a change was made with a client's
     ``Idempotency-Key`` (:class:`accounts.idempotency.KeyRecord`), guarded as
@@ -119,10 +137,10 @@ def owned_update(item: TableModel, changes: Mapping[str, Any]) -> Action:
     return Action("Update", body, OWNED_ITEM, key_target(item))
 
 
-def _single_use_record(record: TableModel) -> Spend:
+def _single_use_record(record: TableModel, role: Role = SPENT) -> Spend:
     def spend(now: int) -> Action:
         condition = free_condition(type(record), now)
-        return Action("Put", record.get_save_kwargs_from_instance(condition=condition), SPENT, key_target(record))
+        return Action("Put", record.get_save_kwargs_from_instance(condition=condition), role, key_target(record))
 
     return spend
 
@@ -137,7 +155,12 @@ def recovery_code_spend(account: Any, digest: str) -> Spend:
     a ConditionCheck of its own)."""
     model = type(account)
     codes, used = model.recovery_codes, model.used_recovery_codes
-    actions: list[UpdateAction] = [codes.delete({digest}), used.add({digest})]
+    # ... and when a code was last used (the API's last_used_at), set by the spend itself.
+    actions: list[UpdateAction] = [
+        codes.delete({digest}),
+        used.add({digest}),
+        model.recovery_codes_last_used.set(utcnow()),
+    ]
 
     def spend(now: int) -> Action:
         condition = still_as_read(account, {"password", *SIGNED_IN_AS_READ}, now) & codes.contains(digest)
@@ -181,6 +204,25 @@ def account_as_signed_in(account: Any) -> Spend:
     return _account_check(account, set(SIGNED_IN_AS_READ), ACCOUNT_ACTIVE)
 
 
+def code_as_issued(account: Any) -> Spend:
+    """The builder of ``ConditionCheck account [password = :read AND email = :read AND
+    is_active = :read]``, sent with the sign-in of a mailed login code, ``account`` as the
+    code was judged against it (:mod:`accounts.login_codes.flows`). A code dies with the
+    password and the address it was mailed under, whatever the timing, because:
+
+    1. the code is an HMAC of the request's secret, the stamp of the account's password and
+       its address, as the account is when it is mailed and again when it is typed: a
+       change committed before the confirmation's read makes the typed code wrong;
+    2. this check makes the sign-in commit only against that read: a password change, a
+       reset or an email change committed between the read and the sign-in cancels it
+       whole (no session written, the code's session not spent);
+    3. a new password hash is salted, so even the same password set again changes it.
+
+    It is also :func:`account_as_signed_in`'s check (one action per item): no session
+    outlives a deactivation racing the sign-in."""
+    return _account_check(account, {"password", "email", *SIGNED_IN_AS_READ}, CODE_ISSUED)
+
+
 def _account_check(account: Any, names: set[str], role: Role) -> Spend:
     model = type(account)
 
@@ -217,8 +259,14 @@ def limit_check(params: Body) -> Spend:
     sent with a sign-in (``params`` from :meth:`accounts.ratelimit.Counter.under_limit`).
     When it fails the transaction raises :class:`~accounts.exceptions.OverLimit`, before any
     other refusal."""
-    action = Action("ConditionCheck", params, LIMIT, _raw_target(params["TableName"], params["Key"]))
+    action = limit_action(params)
     return lambda now: action
+
+
+def limit_action(params: Body) -> Action:
+    """:func:`limit_check`'s ``ConditionCheck`` itself, for a change of an item that sends it
+    among its ``also`` actions (a mailed code's tries, checked as a right code is used)."""
+    return Action("ConditionCheck", params, LIMIT, _raw_target(params["TableName"], params["Key"]))
 
 
 def _session_actions(
@@ -246,19 +294,30 @@ def _session_actions(
 
 
 def plan_login_session(
-    session_put: Body, slot_put: Body | None, deletes: Sequence[Mapping[str, Any]], event_put: Body | None = None
+    session_put: Body,
+    slot_put: Body | None,
+    deletes: Sequence[Mapping[str, Any]],
+    event_put: Body | None = None,
+    account_check: Spend | None = None,
 ) -> Transaction:
-    """The transaction of a login's new session under ``ACCOUNTS_MAX_SESSIONS``: the
-    session's Put (``attribute_not_exists(PK)``), the Put of the slot it takes
-    (``slot_put``, guarded by the slot's holder as read: absent, or the session it names),
-    the Put of the login's security event (``event_put``, unguarded: see :mod:`.events`),
-    and ``deletes`` (the raw keys of the session it replaces, the slot's previous holder,
-    cleared rate counters), unconditionally. A cancelled one raises
+    """The transaction of a login's new session: the session's Put
+    (``attribute_not_exists(PK)``), the Put of the slot it takes under
+    ``ACCOUNTS_MAX_SESSIONS`` (``slot_put``, guarded by the slot's holder as read: absent,
+    or the session it names), the Put of the login's security event (``event_put``,
+    unguarded: see :mod:`.events`), ``deletes`` (the raw keys of the session it replaces,
+    the slot's previous holder, cleared rate counters), unconditionally, and
+    ``account_check``, the check that the account is still there and active as the login
+    read it (:func:`account_as_signed_in`: a password, provider or code login's session
+    outlives no deactivation racing it, for the reasons given there). A cancelled one raises
+    :class:`~accounts.exceptions.AccountRefused` when the account check failed, else
     :class:`~accounts.exceptions.StaleItem`: the slot changed hands since it was read."""
     table = session_put["TableName"]
-    return new_transaction(
-        SIGN_IN, lambda now: _session_actions(table, session_put, slot_put, deletes, now, event_put=event_put), None
-    )
+
+    def actions(now: int) -> list[Action]:
+        planned = _session_actions(table, session_put, slot_put, deletes, now, event_put=event_put)
+        return [*planned, account_check(now)] if account_check is not None else planned
+
+    return new_transaction(SIGN_IN, actions, None)
 
 
 def plan_sign_in(

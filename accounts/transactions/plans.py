@@ -444,6 +444,8 @@ def plan_delete(
     token: str | None = None,
     keep_locks: Mapping[str, Any] | None = None,
     others: Mapping[str, str | None] | None = None,
+    also: Sequence[Action] = (),
+    as_read: Iterable[str] = (),
 ) -> Transaction:
     """The transaction deleting ``item`` and releasing every lock it holds.
 
@@ -454,14 +456,24 @@ def plan_delete(
     a lock held by another item is not deleted but checked to still be held by it.
     The item's entry in each registry of its model is deleted (unconditionally), and the
     attributes that decide its membership are guarded as read; an item read as a member checks that
-    ``others[registry.partition]`` still is one, as in :func:`plan_change`.
+    ``others[registry.partition]`` still is one, as in :func:`plan_change`. ``also``:
+    actions sent in the same transaction; ``as_read``: more attributes guarded as read (a
+    staff member's deletion: the account's ``is_superuser``, see :mod:`.hierarchy`).
     """
     held_elsewhere = keep_locks or {}
-    return new_transaction(DELETE, lambda now: _delete_actions(item, held_elsewhere, others, now), token)
+    extra = list(also)
+    names = set(as_read)
+    return new_transaction(
+        DELETE, lambda now: [*_delete_actions(item, held_elsewhere, others, now, names), *extra], token
+    )
 
 
 def _delete_actions(
-    item: Model, keep_locks: Mapping[str, Any], others: Mapping[str, str | None] | None, now: int
+    item: Model,
+    keep_locks: Mapping[str, Any],
+    others: Mapping[str, str | None] | None,
+    now: int,
+    as_read: Collection[str] = (),
 ) -> list[Action]:
     model = type(item)
     lock_model = lock_model_for(model)
@@ -474,6 +486,7 @@ def _delete_actions(
     guarded.update(
         name for registry in getattr(model, "registries", ()) for name in registry.attributes if name != TTL_ATTRIBUTE
     )
+    guarded.update(as_read)
     actions = [item_removal(item, still_as_read(item, guarded, now), now)]
     released: set[str] = set()
     for constraint in constraints:

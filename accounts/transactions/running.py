@@ -29,6 +29,8 @@ from pynamodb.models import Model
 
 from .. import deadline
 from ..exceptions import (
+    AccountRefused,
+    ActorRefused,
     Busy,
     InvalidTransaction,
     ItemAlreadyExists,
@@ -43,7 +45,18 @@ from ..exceptions import (
 )
 from ..tables import Registry
 from ..tables.clients import dynamodb_client
-from .actions import CREATE, KEPT_LOCK, LIMIT, NEW_LOCK, OLD_LOCK, OTHER_MEMBER, Action, Transaction, leaving
+from .actions import (
+    CREATE,
+    KEPT_LOCK,
+    LIMIT,
+    NEW_LOCK,
+    OLD_LOCK,
+    OTHER_MEMBER,
+    Action,
+    Role,
+    Transaction,
+    leaving,
+)
 from .plans import changed_copy, keys_after_change, plan_change, plan_create, plan_delete, remember_keys
 
 # The item a create or change is given back as (a project's own model, typed as its class).
@@ -120,6 +133,7 @@ def cancellation_error(
     contended, other = False, []
     over_limit: list[Any] = []
     members_gone: list[str] = []
+    account_refused = actor_refused = False
     me = _owner_of_transaction(transaction)
     # DynamoDB answers one reason per action; a short answer leaves the rest unread.
     for action, reason in zip(transaction.actions, reasons, strict=False):
@@ -144,6 +158,12 @@ def cancellation_error(
             elif action.role == OTHER_MEMBER:
                 # The other member checked left its registry since the registry was read.
                 members_gone.append(action.target[1])
+            elif action.role == Role.ACCOUNT_ACTIVE:
+                # The account a session is written for was deactivated or deleted meanwhile.
+                account_refused = True
+            elif action.role == Role.ACTOR:
+                # The staff member changing a superuser's account lost their own flags meanwhile.
+                actor_refused = True
             else:
                 # The item, or a lock it keeps, is not as read (HELD_LOCK: not ours any more).
                 item_failed = True
@@ -154,6 +174,10 @@ def cancellation_error(
     if over_limit:
         # Over the limit, the answer must not say whether anything else would have passed.
         return OverLimit("A rate limit checked by the transaction is reached.", reasons, filter(None, over_limit))
+    if actor_refused:
+        return ActorRefused("The staff member acting is no longer an active staff superuser.", reasons)
+    if account_refused:
+        return AccountRefused("The account is no longer there or active as read.", reasons)
     if item_failed:
         if transaction.operation == CREATE:
             return ItemAlreadyExists("The item's key already exists.", reasons)
@@ -413,11 +437,14 @@ def change(
     return item
 
 
-def delete(item: Model, *, token: str | None = None) -> None:
+def delete(item: Model, *, token: str | None = None, also: Sequence[Action] = (), as_read: Iterable[str] = ()) -> None:
     """Delete ``item`` and release its locks in one transaction; never another item's lock
-    (checked to still be that item's, as in :func:`change`)."""
+    (checked to still be that item's, as in :func:`change`). ``also`` and ``as_read``: as
+    :func:`change`'s."""
     _run_releasing_old_locks(
-        lambda keep, others, token: plan_delete(item, token=token, keep_locks=keep, others=others),
+        lambda keep, others, token: plan_delete(
+            item, token=token, keep_locks=keep, others=others, also=also, as_read=as_read
+        ),
         token,
         *((item,) if _is_member(item) else ()),
     )

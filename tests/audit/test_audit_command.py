@@ -135,3 +135,14 @@ def test_json_counts_the_undeclared_locks_by_namespace(ddb, settings):
         finding["namespace"]: finding["count"] for finding in data["findings"] if finding["kind"] == "undeclared"
     }
     assert undeclared == {"EMAIL": 2, "HANDLE_SKEL": 2}
+
+
+def test_the_audit_runs_without_the_sites_address_as_it_sends_no_mail(ddb, settings):
+    seed_accounts(1)
+    settings.ACCOUNTS_SITE_URL = None
+
+    # With the system checks a shell runs first (accounts.E014 says the address is missing).
+    status, out, _ = run_command("accounts_audit", skip_checks=False)
+
+    assert status == 0
+    assert "Consistent" in out

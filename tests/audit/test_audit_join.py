@@ -10,7 +10,7 @@ from accounts import audit, store
 from accounts.audit import joining
 from accounts.audit.records import report_document
 from accounts.mfa import store as mfa_store
-from accounts.tables import dynamodb_client, get_account_model, passkey_sort_key
+from accounts.tables import STAFF_REGISTRY, dynamodb_client, get_account_model, passkey_sort_key
 from tests.mfa.test_mfa_deletion_audit import new_credential
 from tests.seeding import (
     delete_lock,
@@ -79,6 +79,9 @@ def every_kind(ddb):
         TableName=get_account_model().Meta.table_name,
         Key={"PK": {"S": accounts[10].PK}, "SK": {"S": passkey_sort_key("cred10")}},
     )
+    # The staff registry: an entry of an account that is no staff, a staff account with none.
+    dynamodb_client().put_item(TableName=get_account_model().Meta.table_name, Item=STAFF_REGISTRY.key(accounts[11].PK))
+    operator_sets(accounts[12].PK, "PROFILE", is_staff={"BOOL": True})
     return {
         **{f"user{n}": account for n, account in enumerate(accounts)},
         "twin": twin,
@@ -135,6 +138,8 @@ def planted(named):
         ("damaged", "user8", ("user8",), None, None, ("totp_secret",), 1),
         ("stray_credential", f"{named['user9'].PK}|{passkey_sort_key('cred9')}", ("user9",), None, None, (), 1),
         ("no_credential", "UNIQ#WEBAUTHN#cred10", ("user10",), "user10", None, (), 1),
+        ("stray_entry", "user11", (), None, None, (), 1),
+        ("missing_entry", "user12", ("user12",), None, None, (), 1),
     }
 
 
@@ -205,4 +210,5 @@ def test_the_query_is_trino_sql_with_no_engine_s_own_function():
 
     functions = {type(function).__name__ for function in tree.find_all(sqlglot.exp.Func)}
     assert functions <= {"And", "Or", "Not", "Cast", "Count", "Min"}, functions
-    assert {"held", "locks", "items"} == {table.name for table in tree.find_all(sqlglot.exp.Table)} - {"declared_locks"}
+    tables = {table.name for table in tree.find_all(sqlglot.exp.Table)} - {"declared_locks"}
+    assert tables == {"held", "locks", "items", "registry", "members"}

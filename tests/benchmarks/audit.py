@@ -1,9 +1,10 @@
 """Benchmark: the lock audit's rate and peak memory at two table sizes, beside a raw
 parallel Scan of the same table in the same run; then its join alone, on generated rows.
 
-Run ``python -m tests.benchmarks.audit --join-rows 10000000`` (10^5 and 10^6 items, then
-the join alone on 10^7 rows) or add ``--items 100000,1000000 --segments 4 --rounds 3``
-(``--items ""``: the join alone). For each size it starts
+Run ``python -m tests.benchmarks.audit`` (``make bench``: 10^4 and 10^5 items, then the join
+alone on 10^6 rows, a few minutes) or ``--large`` (``make bench LARGE=1``: 10^5 and 10^6
+items, the join on 10^7 rows, about an hour); ``--items 100000,1000000 --segments 4
+--rounds 3`` chooses (``--items ""``: the join alone). For each size it starts
 from a new table on one in-memory DynamoDB Local, loads it fast (parallel BatchWriteItem of
 the items the engine writes: each account and its three locks, four items), then alternates
 round after round:
@@ -17,11 +18,12 @@ round after round:
   again: none on the benchmark's consistent table);
 
 and reports items per second (median) and the ratios audit / raw (goal >= 1.0) and audit /
-direct (goal >= 0.8), then the audit's peak client memory (Python's tracemalloc, in one
-more run: tracing slows the client; DuckDB's own memory, outside Python's allocator, is held
-to ``ACCOUNTS_AUDIT_MEMORY_LIMIT``) at each size (goal: flat, within 1.1 x).
+direct (goal >= 0.8), then the audit's memory at each size (goal: flat, within 1.1 x): one
+more audit in a process of its own, whose peak resident set size (:func:`peak_rss`:
+Python, botocore, pyarrow and DuckDB's own allocations alike) is reported, beside its peak
+before the audit began (Django, the app and the libraries loaded).
 
-``--join-rows N`` (``make bench``: 10^7) then times the join alone: N rows of held keys,
+``--join-rows N`` (``make bench``: 10^6; ``--large``: 10^7) then times the join alone: N rows of held keys,
 locks and items generated straight into Parquet files (an account's three keys, its three
 locks, the account; one lock in 100,000 missing), ``findings.sql`` run over them in a
 process of its own, its seconds and the process's peak resident memory (DuckDB capped by
@@ -35,12 +37,14 @@ quadratic and fewer, larger pages matter; AWS's Scan pages do not slow down so.
 
 import argparse
 import os
+import resource
 import statistics
+import subprocess
 import sys
 import time
-import tracemalloc
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from tests.benchmarks import Running, configure_django
 
@@ -48,6 +52,8 @@ GOAL = 1.0
 DIRECT_GOAL = 0.8
 FLAT = 1.1
 EXTRAPOLATED_ROWS = 4 * 10**8
+SMALL = {"items": "10000,100000", "join_rows": 10**6}
+LARGE = {"items": "100000,1000000", "join_rows": 10**7}
 BATCH_WRITE_SIZE = 25
 LOADER_THREADS = 8
 PASSWORD_HASH = "!benchmark"
@@ -125,14 +131,47 @@ def audit_once(segments, page_size, expected):
     return report.scanned, seconds
 
 
-def peak_memory(segments, page_size, expected):
-    """Peak bytes the audit allocated (tracemalloc), in one run."""
-    tracemalloc.start()
-    try:
-        audit_once(segments, page_size, expected)
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+def peak_rss():
+    """The peak resident set size of this process so far, in bytes: Linux's ``VmHWM``, the
+    high-water mark of this process's own memory. Not ``ru_maxrss`` there: Linux carries it
+    over from the parent that forked the process, so a child of the benchmark, which holds
+    a whole table's items, would report the parent's peak. Elsewhere (macOS: bytes),
+    ``ru_maxrss``."""
+    status = Path("/proc/self/status")
+    if status.exists():
+        [line] = [line for line in status.read_text().splitlines() if line.startswith("VmHWM:")]
+        return int(line.split()[1]) * 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def memory_alone(endpoint_url, table, segments, page_size, expected):
+    """In a process of its own: one audit of ``table``, and the process's peak resident set
+    size before it (Django, the app, botocore, pyarrow and DuckDB loaded) and after it,
+    printed as one line for :func:`peak_memory`."""
+    configure_django(endpoint_url, table)
+    import duckdb  # noqa: F401  (what the audit loads, loaded before the baseline)
+    import pyarrow.parquet  # noqa: F401
+
+    before = peak_rss()
+    audit_once(segments, page_size, expected)
+    print(f"MEMORY {before} {peak_rss()}")
+
+
+def peak_memory(endpoint_url, table, args, expected):
+    """``(before, peak)``: the peak resident set size, in bytes, of a process about to audit
+    ``table`` (its libraries loaded), and after the audit."""
+    result = subprocess.run(
+        [
+            *(sys.executable, "-m", "tests.benchmarks.audit", "--memory-alone", table, "--endpoint", endpoint_url),
+            *("--segments", str(args.segments), "--page-size", str(args.page_size), "--expected", str(expected)),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    line = next(line for line in result.stdout.splitlines() if line.startswith("MEMORY "))
+    before, peak = map(int, line.split()[1:])
+    return before, peak
 
 
 def measure(size, args, endpoint_url, warm_up):
@@ -169,32 +208,34 @@ def measure(size, args, endpoint_url, warm_up):
                 scanned, seconds = audit_once(args.segments, args.page_size, expected)
             rates[side].append(scanned / seconds)
             print(f"  round {round_number + 1} {side:<6} {scanned / seconds:>10,.0f} items/s", flush=True)
-    peak = peak_memory(args.segments, args.page_size, expected)
+    memory = peak_memory(endpoint_url, table, args, expected)
     tables.TableModel.delete_table()
-    return tuple(statistics.median(rates[side]) for side in ("raw", "direct", "audit")) + (peak,)
+    return tuple(statistics.median(rates[side]) for side in ("raw", "direct", "audit")) + (memory,)
 
 
 def report(results, args, out=sys.stdout):
     """Print the table of sizes; True when both goals are met."""
     print(
         f"\n{'items':>10}  {'raw /s':>9}  {'direct /s':>9}  {'audit /s':>9}  {'ratio':>6}  {'/direct':>7}  "
-        f"{'peak MB':>8}  goal >= {GOAL}, /direct >= {DIRECT_GOAL}",
+        f"{'RSS MB':>7}  {'peak MB':>8}  goal >= {GOAL}, /direct >= {DIRECT_GOAL}",
         file=out,
     )
     met = True
-    for size, (raw, direct, audited, peak) in results.items():
+    for size, (raw, direct, audited, (before, peak)) in results.items():
         ratio = audited / raw
         ok = ratio >= GOAL and audited / direct >= DIRECT_GOAL
         met &= ok
         print(
             f"{size:>10,}  {raw:>9,.0f}  {direct:>9,.0f}  {audited:>9,.0f}  {ratio:>6.2f}  {audited / direct:>7.2f}  "
-            f"{peak / 1e6:>8.1f}  {'ok' if ok else 'SHORT'}",
+            f"{before / 1e6:>7.1f}  {peak / 1e6:>8.1f}  {'ok' if ok else 'SHORT'}",
             file=out,
         )
-    peaks = [peak for *_, peak in results.values()]
+    peaks = [peak for *_, (_, peak) in results.values()]
     flat = max(peaks) <= FLAT * min(peaks)
     print(
         f"ratio: audit / raw (botocore parses each page); /direct: audit / the same Scan reading items directly.\n"
+        f"RSS MB: the peak resident set size of a process about to audit (Django, botocore, pyarrow, DuckDB "
+        f"loaded); peak MB: its peak after the audit (DuckDB's own memory included).\n"
         f"Peak memory {'flat' if flat else 'NOT flat'} across sizes (largest/smallest {max(peaks) / min(peaks):.2f}); "
         f"{args.segments} segment(s), pages of {args.page_size} items, {args.rounds} round(s), median; "
         f"{os.cpu_count()} CPU(s) shared by DynamoDB Local and the client.",
@@ -233,9 +274,6 @@ def generate_rows(directory, rows):
 def join_only(directory, memory_limit):
     """In a process of its own: the join over the rows in ``directory``, its seconds and
     the process's peak resident memory, printed as one line for :func:`join_alone`."""
-    import resource
-    from pathlib import Path
-
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
     import django
     from django.conf import settings
@@ -247,15 +285,12 @@ def join_only(directory, memory_limit):
     began = time.perf_counter()
     found = sum(1 for _ in candidates(Path(directory)))
     seconds = time.perf_counter() - began
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print(f"JOIN {found} {seconds:.3f} {peak}")
+    print(f"JOIN {found} {seconds:.3f} {peak_rss()}")
 
 
 def join_alone(rows, memory_limit, out=sys.stdout):
     """Time the join alone on ``rows`` generated rows and extrapolate to 4 x 10^8."""
-    import subprocess
     import tempfile
-    from pathlib import Path
 
     with tempfile.TemporaryDirectory(prefix="bench-join-") as directory:
         began = time.perf_counter()
@@ -285,18 +320,32 @@ def join_alone(rows, memory_limit, out=sys.stdout):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--items", default="100000,1000000", help="table sizes, comma-separated")
+    parser.add_argument("--items", help=f"table sizes, comma-separated (default {SMALL['items']})")
+    parser.add_argument(
+        "--large",
+        action="store_true",
+        help=f"the large sizes: --items {LARGE['items']} --join-rows {LARGE['join_rows']} (about an hour)",
+    )
     parser.add_argument("--segments", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--page-size", type=int, default=5000)
     parser.add_argument("--endpoint", help="a running DynamoDB Local to use instead of starting one")
-    parser.add_argument("--join-rows", type=int, default=0, help="rows the join alone is timed on (0: none)")
+    parser.add_argument(
+        "--join-rows", type=int, help=f"rows the join alone is timed on (default {SMALL['join_rows']}; 0: none)"
+    )
     parser.add_argument("--memory-limit", default="6GB", help="DuckDB's memory limit for the join alone")
     parser.add_argument("--join-only", metavar="DIRECTORY", help=argparse.SUPPRESS)
+    parser.add_argument("--memory-alone", metavar="TABLE", help=argparse.SUPPRESS)
+    parser.add_argument("--expected", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.join_only:
         return join_only(args.join_only, args.memory_limit)
-    sizes = [int(size) for size in args.items.split(",")] if args.items else []
+    if args.memory_alone:
+        return memory_alone(args.endpoint, args.memory_alone, args.segments, args.page_size, args.expected)
+    defaults = LARGE if args.large else SMALL
+    items = defaults["items"] if args.items is None else args.items
+    args.join_rows = defaults["join_rows"] if args.join_rows is None else args.join_rows
+    sizes = [int(size) for size in items.split(",")] if items else []
 
     from accounts.dynamodb_local import DynamoDBLocal
 

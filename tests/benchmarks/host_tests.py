@@ -5,10 +5,11 @@ directory, three projects that ``startproject`` made, each with the same four
 ``@login_required`` views and the same four tests (create a user, ``force_login``, GET a
 view), and runs each project's pytest in turn, rounds interleaved:
 
-- ``dynamo-local``: the README's settings and URLs, on a DynamoDB Local that is already
-  running (as ``manage.py accounts_dynamodb_local`` in development), tests with
-  ``accounts_table``;
-- ``dynamo-moto``: the same with ``ACCOUNTS_ENDPOINT_URL`` empty (moto, in process);
+- ``dynamo-local``: the README's settings and URLs, its test settings pointed at a
+  DynamoDB Local that is already running (as ``manage.py accounts_dynamodb_local`` in
+  development), tests with ``accounts_table``;
+- ``dynamo-moto``: the same with the test settings as the docs give them
+  (``ACCOUNTS_ENDPOINT_URL`` empty: moto, in process);
 - ``allauth-sqlite``: django-allauth (``ALLAUTH_VERSION``, from PyPI into the temporary
   directory) on startproject's SQLite, tests with pytest-django's ``db``.
 
@@ -84,12 +85,13 @@ def add(path, text):
 
 
 def dynamo_project(directory, endpoint_url, repeat=1):
-    """The README's project, its tests replaced by the four view tests (``repeat`` times)."""
+    """The README's project, its tests replaced by the four view tests (``repeat`` times),
+    its test settings (myproject/settings_test.py, moto) pointed at ``endpoint_url`` when
+    there is one."""
     start_readme_project(directory, {"PYTHONPATH": str(ROOT), "PATH": ""})
-    for readme_test in [directory / "conftest.py", *(directory / "myproject" / "tests").glob("test_*.py")]:
+    for readme_test in (directory / "myproject" / "tests").glob("test_*.py"):
         readme_test.unlink()
-    settings = directory / "myproject" / "settings.py"
-    settings.write_text(settings.read_text().replace('"http://127.0.0.1:8001"', repr(endpoint_url)))
+    add(directory / "myproject" / "settings_test.py", f"\nACCOUNTS_ENDPOINT_URL = {endpoint_url or None!r}\n")
     (directory / "myproject" / "views.py").write_text(VIEWS)
     add(directory / "myproject" / "urls.py", URLS)
     (directory / "myproject" / "tests" / "test_views.py").write_text(

@@ -78,20 +78,30 @@ class SlowSMTPServer(socketserver.ThreadingTCPServer):
 
 def post_reset(port, email):
     """Seconds from sending the reset form for ``email`` to having read the whole answer."""
-    body = urllib.parse.urlencode({"email": email, "csrfmiddlewaretoken": CSRF_SECRET})
-    headers = {"Content-Type": "application/x-www-form-urlencoded", "Cookie": f"csrftoken={CSRF_SECRET}"}
+    return timed_form_post(port, RESET, {"email": email})
+
+
+def timed_form_post(port, path, fields, headers=None):
+    """Seconds from posting the form at ``path`` (``fields``, with the CSRF token; more
+    ``headers``) on a new connection to having read the whole answer, a redirect."""
+    body = urllib.parse.urlencode({**fields, "csrfmiddlewaretoken": CSRF_SECRET})
+    headers = {
+        "Content-Type": "application/x-www-form-urlencoded",
+        "Cookie": f"csrftoken={CSRF_SECRET}",
+        **(headers or {}),
+    }
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     try:
         connection.connect()
         started = time.perf_counter()
-        connection.request("POST", RESET, body, headers)
+        connection.request("POST", path, body, headers)
         response = connection.getresponse()
         response.read()
         elapsed = time.perf_counter() - started
     finally:
         connection.close()
     if response.status != 302:
-        raise SystemExit(f"The reset form answered {response.status} for {email}.")
+        raise SystemExit(f"The form at {path} answered {response.status} for {fields}.")
     return elapsed
 
 
@@ -104,17 +114,18 @@ def seed(count):
     return emails
 
 
-def measure(port, registered, unknown, pause):
-    """``(registered times, unknown times)``, the requests interleaved one for one."""
+def measure(port, registered, unknown, pause, post=post_reset):
+    """``(registered times, unknown times)``, the requests interleaved one for one, each
+    sent by ``post(port, address)`` (a reset request, by default)."""
     times = {"registered": [], "unknown": []}
     for known, stranger in zip(registered, unknown, strict=True):
         for kind, email in (("registered", known), ("unknown", stranger)):
-            times[kind].append(post_reset(port, email))
+            times[kind].append(post(port, email))
             time.sleep(pause)
     return times["registered"], times["unknown"]
 
 
-def report(registered, unknown, mails, args, out=sys.stdout):
+def report(registered, unknown, mails, args, out=sys.stdout, what="reset"):
     """Print the medians and the verdict; returns whether the goal is met."""
     known_ms, stranger_ms = statistics.median(registered) * 1000, statistics.median(unknown) * 1000
     gap = known_ms - stranger_ms
@@ -125,7 +136,7 @@ def report(registered, unknown, mails, args, out=sys.stdout):
         print(f"{label:<12}{len(values):>9}{statistics.median(values) * 1000:>11.2f}{p90:>9.2f}", file=out)
     print(f"\nGap of the medians: {gap:+.2f} ms (goal within {GOAL_MS:g} ms): {verdict}", file=out)
     print(
-        f"{mails} reset mail(s) accepted by the loopback SMTP server ({args.mail_delay * 1000:g} ms each); "
+        f"{mails} {what} mail(s) accepted by the loopback SMTP server ({args.mail_delay * 1000:g} ms each); "
         f"{args.pause * 1000:g} ms between requests; 2 gunicorn sync workers.",
         file=out,
     )
@@ -137,12 +148,17 @@ def main(argv=None):
     parser.add_argument("--requests", type=int, default=50, help="requests of each kind (default 50)")
     parser.add_argument("--mail-delay", type=float, default=0.02, help="seconds the SMTP server takes per mail")
     parser.add_argument("--pause", type=float, default=0.05, help="seconds between two requests")
-    args = parser.parse_args(argv)
+    compare(parser.parse_args(argv))
 
+
+def compare(args, post=post_reset, what="reset", **extra_env):
+    """Start the servers, time ``args.requests`` requests of each kind sent by ``post``
+    (after an untimed warm-up), and print the report; ``extra_env``: more of the site's
+    environment."""
     smtp = SlowSMTPServer(args.mail_delay)
     threading.Thread(target=smtp.serve_forever, daemon=True).start()
     with DynamoDBLocal() as local, tempfile.TemporaryDirectory() as static_root:
-        table = f"bench-reset-{uuid.uuid4().hex[:8]}"
+        table = f"bench-{what}-{uuid.uuid4().hex[:8]}"
         configure_django(local.endpoint_url, table)
         from django.contrib.auth.hashers import make_password
 
@@ -160,18 +176,19 @@ def main(argv=None):
             port,
             EMAIL_URL=smtp_url,
             ACCOUNTS_SITE_URL="http://bench.example",
+            **extra_env,
         )
         try:
             print(f"gunicorn project.wsgi on port {port}, DynamoDB Local {local.endpoint_url}, SMTP {smtp_url}")
             # Untimed warm-up: both workers import, connect and fill their caches.
-            measure(port, registered[-5:], unknown[-5:], args.pause)
-            times = measure(port, registered[: args.requests], unknown[: args.requests], args.pause)
+            measure(port, registered[-5:], unknown[-5:], args.pause, post)
+            times = measure(port, registered[: args.requests], unknown[: args.requests], args.pause, post)
             time.sleep(max(1.0, args.mail_delay * 4))
         finally:
             gunicorn.terminate()
             gunicorn.wait()
             smtp.shutdown()
-    report(*times, smtp.accepted, args)
+    report(*times, smtp.accepted, args, what=what)
 
 
 if __name__ == "__main__":

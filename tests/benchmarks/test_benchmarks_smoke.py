@@ -42,13 +42,19 @@ def test_the_audit_benchmark_sets_the_audit_beside_a_raw_scan_at_two_sizes(dynam
         "50",
         "--endpoint",
         dynamodb_local.endpoint_url,
+        "--join-rows",
+        "0",
     )
 
     assert "400 items (100 accounts and their 3 locks) loaded" in out
     assert "800 items (200 accounts and their 3 locks) loaded" in out
-    rows = re.findall(r"^\s*(\d+)\s+[\d,]+\s+[\d,]+\s+[\d,]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+(?:ok|SHORT)$", out, re.M)
-    assert rows == ["400", "800"]
-    assert "Peak memory" in out
+    rows = re.findall(
+        r"^\s*(\d+)\s+[\d,]+\s+[\d,]+\s+[\d,]+\s+[\d.]+\s+[\d.]+\s+([\d.]+)\s+([\d.]+)\s+(?:ok|SHORT)$", out, re.M
+    )
+    assert [size for size, _, _ in rows] == ["400", "800"]
+    # The peak resident set size of the auditing process: at least what it held before.
+    assert all(100 < float(before) <= float(peak) for _, before, peak in rows), out
+    assert "Peak memory" in out and "The join alone" not in out
 
 
 def test_the_audit_benchmark_times_the_join_alone_on_generated_rows():
@@ -89,3 +95,10 @@ def test_the_reset_timing_benchmark_compares_registered_and_unknown_addresses_an
     assert "Gap of the medians:" in out
     # Five warm-up requests and three timed ones for registered addresses: each link was mailed.
     assert "8 reset mail(s) accepted by the loopback SMTP server" in out
+
+
+def test_the_host_tests_benchmark_runs_the_docs_project_on_dynamodb_local_and_moto_beside_allauth():
+    out = run_benchmark("host_tests", "--rounds", "1", "--warmup-rounds", "0", timeout=600)
+
+    for suite in ("dynamo-local", "dynamo-moto", "allauth-sqlite"):
+        assert re.search(rf"^{suite}\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+-?[\d.]+$", out, re.M), out

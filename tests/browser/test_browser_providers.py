@@ -51,11 +51,13 @@ def test_chromium_signs_in_at_the_provider_and_comes_back_signed_in(provider_pag
     provider, page = provider_page
     sign_in_at_the_provider(page, "alice")
     expect(page).to_have_url(f"{page.url.split('/accounts/')[0]}/accounts/providers/signup/")
+    # The provider at its defaults: the address and the username from its UserInfo endpoint.
     expect(page.locator("#id_email")).to_have_value("alice@example.com")
+    expect(page.locator("#id_username")).to_have_value("ally")
     page.get_by_role("button", name="Sign up").click()
     page.wait_for_load_state()
     expect(page).to_have_url(re.compile(r"/accounts/profile/$"))
-    account = store.get_by_username("alice")
+    account = store.get_by_username("ally")
     assert provider_store.identities_of(account) == [(provider.issuer, "alice")]
 
     # A new browser session: the identity's lock leads straight to alice's profile.
@@ -63,3 +65,23 @@ def test_chromium_signs_in_at_the_provider_and_comes_back_signed_in(provider_pag
     sign_in_at_the_provider(page, "alice")
     expect(page).to_have_url(re.compile(r"/accounts/profile/$"))
     expect(page.get_by_text("alice@example.com").first).to_be_visible()
+
+
+def test_chromium_cancelling_at_the_provider_ends_on_the_sites_page_saying_so(provider_page):
+    from playwright.sync_api import expect
+
+    provider, page = provider_page
+    page.goto("/accounts/login/")
+    page.get_by_role("button", name=f"Sign in with {PROVIDER_NAME}").click()
+    page.wait_for_url("**/interaction/**")
+    asked = provider.calls("/token")
+
+    with page.expect_response(lambda response: CALLBACK_PATH in response.url) as answer:
+        page.get_by_role("link", name="[ Cancel ]").click()
+    page.wait_for_load_state()
+
+    assert answer.value.status == 400
+    expect(page.locator(".provider-error")).to_have_attribute("data-reason", "cancelled")
+    expect(page.locator(".provider-error-description")).to_have_text("End-User aborted interaction")
+    expect(page.get_by_role("link", name="Back to the login page")).to_be_visible()
+    assert provider.calls("/token") == asked

@@ -205,12 +205,13 @@ def test_e007_account_model_that_is_not_an_account(settings, model):
 
 
 def test_e008_unique_field_the_account_model_has_no_attribute_for(settings):
-    settings.ACCOUNTS_UNIQUE_FIELDS = {**DEFAULT_FIELDS, "phone": {"namespace": "PHONE"}}
+    # (The account model has a phone number now: accounts.phones.)
+    settings.ACCOUNTS_UNIQUE_FIELDS = {**DEFAULT_FIELDS, "nickname": {"namespace": "NICK"}}
 
     [issue] = check_account_model(None)
 
     assert issue.id == "accounts.E008"
-    assert "'phone'" in issue.msg
+    assert "'nickname'" in issue.msg
     assert "ACCOUNTS_ACCOUNT_MODEL" in issue.hint
 
 

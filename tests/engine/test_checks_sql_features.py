@@ -1,11 +1,12 @@
 """accounts.E009, W003, W004: Django features that need users in SQL, and AccountIdField."""
 
 import pytest
+from django.core import checks
 from django.db import models
 from django.test import modify_settings
 from django.test.utils import isolate_apps
 
-from accounts.checks import check_sql_user_features
+from accounts.checks import check_admin, check_sql_user_features
 from accounts.fields import AccountIdField
 from accounts.models import User
 from tests.web import PASSWORD
@@ -35,10 +36,26 @@ def test_e009_model_backend_next_to_the_account_backend(settings, backend):
 
 def test_w003_admin_installed_points_at_the_staff_pages():
     with modify_settings(INSTALLED_APPS={"append": "django.contrib.admin"}):
-        issues = check_sql_user_features(None)
+        issues = check_admin(None)
 
     assert ids(issues) == ["accounts.W003"]
     assert 'include("accounts.staff.urls")' in issues[0].hint
+
+
+def w003s(**options):
+    """The W003s among what the checks find (as a command runs them; ``check --deploy``
+    with ``include_deployment_checks``), with the admin installed."""
+    with modify_settings(INSTALLED_APPS={"append": "django.contrib.admin"}):
+        found = checks.run_checks(tags=[checks.Tags.compatibility], **options)
+    return [issue for issue in found if issue.id == "accounts.W003"]
+
+
+def test_w003_is_not_among_what_every_command_checks_first():
+    assert w003s() == []
+
+
+def test_w003_is_said_once_by_check_deploy():
+    assert len(w003s(include_deployment_checks=True)) == 1
 
 
 def test_w004_foreign_key_or_one_to_one_to_the_user_model_in_another_app():

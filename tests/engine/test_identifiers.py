@@ -1,7 +1,12 @@
-"""The Unicode rules of identifiers (ICU's UTS #39 data, idna's UTS #46), without a table."""
+"""The Unicode rules of identifiers (UTS #39 data pinned in accounts.unicode_data, idna's UTS
+#46), without a table."""
 
-import icu
+import subprocess
+import sys
+
+import idna.idnadata
 import pytest
+import unicodedata2
 
 from accounts import identifiers
 from accounts.adapter import DefaultAccountAdapter
@@ -27,9 +32,38 @@ def email_errors(email):
     return [error.code for error in signup_form(email=email).errors.as_data().get("email", ())]
 
 
-def test_unicode_and_icu_versions_are_those_of_the_installed_icu():
-    assert identifiers.UNICODE_VERSION == icu.UNICODE_VERSION
-    assert identifiers.ICU_VERSION == icu.ICU_VERSION
+def test_key_version_names_only_the_rules_and_the_pinned_unicode_versions():
+    assert identifiers.KEY_VERSION == "rules-2+unicode-18.0.0+uts39-17.0.0"
+    assert identifiers.UNICODE_VERSION == unicodedata2.unidata_version == idna.idnadata.__version__
+
+
+def test_keys_never_read_the_running_pythons_unicode_data():
+    # The running Python's unicodedata (14.0 on 3.11, 15.1 on 3.13) plays no part: in a
+    # process where reading it fails, the keys of U+1E030 (Unicode 15.0) and of an
+    # internationalized domain come out as on every host.
+    code = """
+import sys, types
+stub = types.ModuleType("unicodedata")
+def refuse(name):
+    raise AssertionError(f"the running Python's unicodedata.{name} was read")
+stub.__getattr__ = refuse
+sys.modules["unicodedata"] = stub
+from accounts import identifiers as i
+print(i.KEY_VERSION, i.username_skeleton_key("p\\U0001E030ypal"), i.normalize_email_key("A@B\\u00fccher.example"))
+print(i.mixed_scripts("p\\U0001E030ypal"), i.unicode_domain("xn--bcher-kva.example"))
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.splitlines() == [
+        f"{identifiers.KEY_VERSION} paypal a@xn--bcher-kva.example",
+        "['Latin', 'Cyrillic'] bücher.example",
+    ]
+
+
+def test_a_modifier_letter_cyrillic_a_is_the_cyrillic_a_it_stands_for_on_every_host():
+    # Issue 36's example: U+1E030 is a Cyrillic а after NFKC (Unicode 15.0 and later).
+    assert identifiers.normalize_username_key("p\U0001e030ypal") == f"p{CYRILLIC_A}ypal"
+    assert identifiers.username_skeleton_key("p\U0001e030ypal") == identifiers.username_skeleton_key("paypal")
+    assert username_errors("p\U0001e030ypal") == ["username_mixed_scripts"]
 
 
 def test_cyrillic_a_admin_has_the_skeleton_of_latin_admin():
@@ -67,7 +101,7 @@ def test_an_email_key_of_a_domain_idna_refuses_keeps_its_folded_spelling():
 @pytest.mark.parametrize(
     "character", [*HANGUL_FILLERS, "\ufe0f", "\U000e0100", "\u200b", "\u180e", "\u034f"], ids=ascii
 )
-def test_invisible_code_points_come_from_icu_properties(character):
+def test_invisible_code_points_come_from_the_unicode_properties(character):
     assert identifiers.invisible_characters(f"ada{character}") == [character]
 
 

@@ -1,4 +1,4 @@
-"""Versioned keys on DynamoDB Local: a Unicode (ICU) upgrade or a change of our folding rules
+"""Versioned keys on DynamoDB Local: an upgrade of the Unicode data or a change of our folding rules
 changes what some skeleton keys are. Each lock records the key version that wrote it, the
 table records the version its locks are keyed with and the system check refuses another
 until ``accounts_backfill`` has re-keyed them, and a rename or deletion releases the key the
@@ -25,7 +25,7 @@ LILY_BEFORE = f"UNIQ#HANDLE_SKEL#{identifiers.lookalike_key('lily')}"
 @pytest.fixture
 def upgrade(monkeypatch):
     """``upgrade()`` switches this server to new key data: skeletons that also fold the
-    letter i into l (ICU's skeleton of ``l1ly`` is ``llly``, of ``lily`` ``lily``; now both
+    letter i into l (the skeleton of ``l1ly`` is ``llly``, of ``lily`` ``lily``; now both
     are ``llly``), and a new KEY_VERSION."""
 
     def switch():

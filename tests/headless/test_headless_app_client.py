@@ -9,6 +9,7 @@ import pyotp
 import pytest
 import requests
 
+from accounts import store
 from tests.mail import link_in, mails_to
 from tests.web import PASSWORD, stored_accounts
 
@@ -58,9 +59,8 @@ def test_sign_up_verify_log_in_with_totp_list_and_end_sessions_and_log_out(site)
     key = re.search(r"/accounts/verify/([^/]+)/", link_in(mails_to("ada@example.com")[-1])).group(1)
     info = app.call("GET", "auth/email/verify", headers={"X-Email-Verification-Key": key})
     assert info.status_code == 200 and info.json()["data"]["email"] == "ada@example.com"
-    assert app.call("POST", "auth/email/verify", {"key": key}).status_code == 401
-
-    logged_in = app.call("POST", "auth/login", {"username": "ada", "password": PASSWORD})
+    # The sign-up this app keeps pending, verified: its login goes on (allauth's verify_email stage).
+    logged_in = app.call("POST", "auth/email/verify", {"key": key})
     assert logged_in.status_code == 200, logged_in.text
     assert logged_in.json()["data"]["user"]["username"] == "ada"
     assert (
@@ -106,8 +106,7 @@ def test_the_code_that_turned_the_app_on_does_not_reauthenticate(site):
     app = App(site)
     app.call("POST", "auth/signup", {"email": "ada@example.com", "username": "ada", "password": PASSWORD})
     key = re.search(r"/accounts/verify/([^/]+)/", link_in(mails_to("ada@example.com")[-1])).group(1)
-    app.call("POST", "auth/email/verify", {"key": key})
-    assert app.call("POST", "auth/login", {"username": "ada", "password": PASSWORD}).status_code == 200
+    assert app.call("POST", "auth/email/verify", {"key": key}).status_code == 200  # logged in
     totp = pyotp.TOTP(app.call("GET", "account/authenticators/totp").json()["meta"]["secret"])
     code = totp.now()
     assert app.call("POST", "account/authenticators/totp", {"code": code}).status_code == 200
@@ -140,3 +139,15 @@ def test_sixteen_concurrent_sign_ups_of_one_address_make_one_account_and_every_l
     for answer in answers:
         if answer.status_code == 400:
             assert [(error["param"], error["code"]) for error in answer.json()["errors"]] == [("email", "email_taken")]
+
+
+def test_a_verification_link_opened_in_another_session_verifies_and_logs_nobody_in(site):
+    app, elsewhere = App(site), App(site)
+    app.call("POST", "auth/signup", {"email": "ada@example.com", "username": "ada", "password": PASSWORD})
+    key = re.search(r"/accounts/verify/([^/]+)/", link_in(mails_to("ada@example.com")[-1])).group(1)
+
+    verified = elsewhere.call("POST", "auth/email/verify", {"key": key})
+
+    assert verified.status_code == 401
+    assert elsewhere.call("GET", "auth/session").status_code == 401
+    assert store.is_verified(store.get_by_username("ada"))

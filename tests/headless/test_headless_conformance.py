@@ -2,14 +2,19 @@
 own OpenAPI specification, read from the installed django-allauth wheel (a test-only
 dependency): schemathesis generates requests from the specification (valid and invalid
 bodies, headers and parameters) and checks each answer: no 5xx, a status code the
-operation documents, a JSON content type, a body of the documented schema.
+operation documents, a JSON content type, a body of the documented schema (the
+specification as allauth answers it: ``tests.headless_spec.as_allauth_answers``, its flows
+that the specification does not list).
 
 Each operation is run for both clients, anonymously and logged in (a session of its own
-for each case, so that a logout or an ended session in one case leaves the next alone).
-The run's figures (operations, cases, failures) are printed with ``-s``.
+for each case, so that a logout or an ended session in one case leaves the next alone),
+on the site's defaults; the operations whose answers change with codes instead of links
+(``ACCOUNTS_EMAIL_VERIFICATION_BY_CODE_ENABLED``, ``ACCOUNTS_PASSWORD_RESET_BY_CODE_ENABLED``)
+run once more with both on, and the address operations with several addresses per account
+(``ACCOUNTS_MAX_EMAIL_ADDRESSES = 3``), by links and by codes. The runs' figures
+(operations, cases, failures) are printed with ``-s``.
 """
 
-import copy
 import json
 import re
 
@@ -29,7 +34,15 @@ from schemathesis.specs.openapi.checks import (
 
 from accounts import store
 from accounts.providers import oidc
-from tests.headless_spec import BROWSER_PREFIX, PREFIX, allauth_spec, implemented_operations
+from tests.headless_spec import (
+    ALLAUTH_ANSWERS_OUTSIDE_ITS_SPEC,
+    BROWSER_PREFIX,
+    PREFIX,
+    UNAUTHENTICATED,
+    allauth_spec,
+    as_allauth_answers,
+    implemented_operations,
+)
 from tests.oidc_forger import ForgedProvider
 from tests.web import PASSWORD
 
@@ -37,58 +50,31 @@ pytestmark = pytest.mark.dynamodb_local
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 EXAMPLES = 4
-# Answers allauth itself gives that its specification does not document: each is checked
-# against the schema of the answer allauth gives there instead. An operation for logged-in
-# people answers an anonymous request 401 with the login flows (allauth's
-# AuthenticatedAPIView), and so does a stage of a login that is not pending (its
-# AuthenticationStageAPIView), where the specification documents only the 401 of a required
-# reauthentication, or no 401; an input that is not the operation's answers allauth's 400
-# ErrorResponse; a password change and new recovery codes answer 200 with the session and
-# the codes. A passkey signup started answers 401 with its pending flow, whose id
-# (``mfa_signup_webauthn``) allauth's ``Flow`` does not list; a change of passkeys refused
-# for its input (a forged credential, an id of no passkey) answers allauth's 400.
-UNAUTHENTICATED, ERROR = "AuthenticationResponse", "ErrorResponse"
-PASSKEY_SIGNUP_PENDING = "AuthenticationResponse, with the flow mfa_signup_webauthn"
-ALLAUTH_ANSWERS_OUTSIDE_ITS_SPEC = {
-    ("POST", "auth/reauthenticate"): {401: UNAUTHENTICATED},
-    ("GET", "auth/webauthn/authenticate"): {401: UNAUTHENTICATED},
-    ("POST", "auth/webauthn/authenticate"): {401: UNAUTHENTICATED},
-    ("POST", "auth/2fa/reauthenticate"): {401: UNAUTHENTICATED},
-    ("DELETE", "auth/sessions"): {400: ERROR},
-    ("GET", "auth/sessions"): {401: UNAUTHENTICATED},
-    ("PUT", "account/email"): {401: UNAUTHENTICATED},
-    ("PATCH", "account/email"): {401: UNAUTHENTICATED},
-    ("DELETE", "account/email"): {401: UNAUTHENTICATED},
-    ("POST", "account/password/change"): {200: "AuthenticatedResponse"},
-    ("GET", "account/authenticators/totp"): {401: UNAUTHENTICATED},
-    ("POST", "account/authenticators/totp"): {401: UNAUTHENTICATED},
-    ("DELETE", "account/authenticators/totp"): {401: UNAUTHENTICATED},
-    ("GET", "account/authenticators/recovery-codes"): {401: UNAUTHENTICATED},
-    ("POST", "account/authenticators/recovery-codes"): {401: UNAUTHENTICATED, 200: None},
-    ("POST", "auth/webauthn/signup"): {401: PASSKEY_SIGNUP_PENDING},
-    ("GET", "auth/webauthn/reauthenticate"): {401: UNAUTHENTICATED},
-    ("POST", "auth/webauthn/reauthenticate"): {401: UNAUTHENTICATED},
-    ("GET", "account/authenticators/webauthn"): {401: UNAUTHENTICATED},
-    ("POST", "account/authenticators/webauthn"): {401: UNAUTHENTICATED, 400: ERROR},
-    ("PUT", "account/authenticators/webauthn"): {401: UNAUTHENTICATED, 400: ERROR},
-    ("DELETE", "account/authenticators/webauthn"): {401: UNAUTHENTICATED, 400: ERROR},
-    ("GET", "account/providers"): {401: UNAUTHENTICATED},
-    ("DELETE", "account/providers"): {401: UNAUTHENTICATED},
-    ("POST", "auth/provider/token"): {409: "ConflictResponse"},
-    ("POST", "auth/code/request"): {409: "ConflictResponse", 429: ERROR},
-    ("POST", "auth/code/confirm"): {429: ERROR},
-    # A callback URL the browser may not be sent to: allauth renders an error page there.
-    ("POST", "auth/provider/redirect"): {400: ERROR},
+APP_PREFIX = "/_allauth/app/v1/"
+# What tests/headless/test_headless_passkeys.py names the answer of a passkey sign-up started.
+PASSKEY_SIGNUP_PENDING = UNAUTHENTICATED
+# The operations whose answers change when addresses are proven and passwords reset by a
+# mailed code (their second run).
+CODE_OPERATIONS = {
+    "auth/session",
+    "auth/login",
+    "auth/signup",
+    "auth/email/verify",
+    "auth/email/verify/resend",
+    "auth/password/request",
+    "auth/password/reset",
+    "account/email",
 }
+# The operations whose answers change when an account may have several addresses
+# (ACCOUNTS_MAX_EMAIL_ADDRESSES above 1: account/email adds, makes primary, removes; the
+# added address's key is verified): their own run, with links and with codes.
+ADDRESS_OPERATIONS = {"account/email", "auth/email/verify"}
 
 
 def conforms_to(spec, schema_name, body):
-    """Whether ``body`` is valid against the specification's schema ``schema_name``."""
-    components = spec["components"]
-    if schema_name == PASSKEY_SIGNUP_PENDING:
-        components = copy.deepcopy(components)
-        components["schemas"]["Flow"]["properties"]["id"]["enum"].append("mfa_signup_webauthn")
-        schema_name = UNAUTHENTICATED
+    """Whether ``body`` is valid against the specification's schema ``schema_name``, as
+    allauth answers it (its own flows included)."""
+    components = as_allauth_answers(spec)["components"]
     schema = {"$ref": f"#/components/schemas/{schema_name}", "components": components}
     return jsonschema_rs.Draft7Validator(schema).is_valid(body)
 
@@ -109,21 +95,37 @@ def site(live_server, ddb, settings):
     # Routed always, answering 404 while off (allauth does not route it then): on, so that
     # its answers are checked.
     settings.ACCOUNTS_PASSKEY_SIGNUP = True
+    settings.ACCOUNTS_MFA_TRUST_ENABLED = True
     with ForgedProvider() as provider:
         settings.ACCOUNTS_OIDC_PROVIDERS = [provider.setting()]
         oidc.forget_cached_documents()
+        store.signup("ada@example.com", "ada", _password_hash(), email_verified=True)
         yield live_server.url
     oidc.forget_cached_documents()
 
 
-def implemented_schema():
-    """schemathesis's schema of allauth's specification, with its operations this app implements."""
-    spec = allauth_spec()
+def route_of(path):
+    """An operation's path without the API's prefix (``auth/login``)."""
+    return path.removeprefix(PREFIX).removeprefix(BROWSER_PREFIX).removeprefix(APP_PREFIX)
+
+
+def clients_of(path):
+    """The clients an operation of the specification is for."""
+    if path.startswith(BROWSER_PREFIX):
+        return ("browser",)
+    if path.startswith(APP_PREFIX):
+        return ("app",)
+    return ("app", "browser")
+
+
+def implemented_schema(spec, routes=None):
+    """schemathesis's schema of ``spec``, with the operations this app implements (of
+    ``routes`` only, when given)."""
     implemented = implemented_operations()
     spec["paths"] = {
         path: {name: op for name, op in operations.items() if name == "parameters" or name in implemented.get(path, ())}
         for path, operations in spec["paths"].items()
-        if path in implemented
+        if path in implemented and (routes is None or route_of(path) in routes)
     }
     return schemathesis.openapi.from_dict(spec)
 
@@ -169,7 +171,7 @@ def run(spec, operation, base_url, client, logged_in, figures):
         headers = dict(session.headers)
         response = case.call(base_url=base_url, session=session, headers=headers)
         figures["cases"] += 1
-        route = operation.path.removeprefix(PREFIX).removeprefix(BROWSER_PREFIX)
+        route = route_of(operation.path)
         allowed = ALLAUTH_ANSWERS_OUTSIDE_ITS_SPEC.get((operation.method.upper(), route), {})
         checks = CHECKS
         if response.status_code in allowed:
@@ -189,18 +191,46 @@ def run(spec, operation, base_url, client, logged_in, figures):
     check()
 
 
-def test_every_response_of_every_implemented_operation_conforms_to_allauths_spec(site):
-    store.signup("ada@example.com", "ada", _password_hash(), email_verified=True)
+def conformance_run(base_url, routes=None):
+    """Run every implemented operation (of ``routes``, when given) for each of its clients,
+    anonymously and logged in; returns ``(operations, figures)``."""
     spec = allauth_spec()
-    schema = implemented_schema()
+    schema = implemented_schema(as_allauth_answers(allauth_spec()), routes)
     operations = [result.ok() for result in schema.get_all_operations()]
     figures = {"cases": 0, "failures": set()}
     for operation in operations:
-        for api_client in ("browser",) if operation.path.startswith(BROWSER_PREFIX) else ("app", "browser"):
+        for api_client in clients_of(operation.path):
             for logged_in in (False, True):
-                run(spec, operation, site, api_client, logged_in, figures)
+                run(spec, operation, base_url, api_client, logged_in, figures)
     print(f"\nconformance: {len(operations)} operations, {figures['cases']} cases, {len(figures['failures'])} failures")
+    return operations, figures
+
+
+def test_every_response_of_every_implemented_operation_conforms_to_allauths_spec(site):
+    operations, figures = conformance_run(site)
+
     assert len(operations) == sum(len(methods) for methods in implemented_operations().values())
+    assert not figures["failures"], "\n".join(sorted(figures["failures"]))
+
+
+def test_with_codes_instead_of_links_every_response_still_conforms(site, settings):
+    settings.ACCOUNTS_EMAIL_VERIFICATION_BY_CODE_ENABLED = True
+    settings.ACCOUNTS_PASSWORD_RESET_BY_CODE_ENABLED = True
+
+    operations, figures = conformance_run(site, CODE_OPERATIONS)
+
+    assert {route_of(operation.path) for operation in operations} == CODE_OPERATIONS
+    assert not figures["failures"], "\n".join(sorted(figures["failures"]))
+
+
+@pytest.mark.parametrize("by_code", [False, True], ids=["links", "codes"])
+def test_with_several_addresses_every_response_still_conforms(site, settings, by_code):
+    settings.ACCOUNTS_MAX_EMAIL_ADDRESSES = 3
+    settings.ACCOUNTS_EMAIL_VERIFICATION_BY_CODE_ENABLED = by_code
+
+    operations, figures = conformance_run(site, ADDRESS_OPERATIONS)
+
+    assert {route_of(operation.path) for operation in operations} == ADDRESS_OPERATIONS
     assert not figures["failures"], "\n".join(sorted(figures["failures"]))
 
 

@@ -233,9 +233,8 @@ def test_a_method_the_operation_lacks_is_a_405(ddb):
     assert APIClient("app").request("PUT", "auth/login", {}).status_code == 405
 
 
-def test_a_feature_this_app_lacks_is_not_found(ddb):
-    for operation in ("auth/code/resend", "auth/phone/verify", "account/phone", "tokens/refresh"):
-        assert APIClient("app").post(operation).status_code == 404
+# A feature this site lacks answers as allauth answers while it is off:
+# tests/headless/test_headless_spec_operations.py.
 
 
 # The app's session token.

@@ -557,7 +557,8 @@ def test_a_change_sent_with_an_idempotency_key_carries_it_as_its_client_request_
     app.post("account/email", {"email": "lovelace@example.com"}, headers={"Idempotency-Key": "token-please"})
 
     ada = store.get_by_username("ada")
-    assert sent == [idempotency.change_for("email", ada.id, "token-please").token]
+    key = idempotency.ClientKey(key="token-please", operation="email:POST", caller=f"account:{ada.id}", fingerprint="")
+    assert sent == [idempotency.change_for("email", ada.id, key).token]
 
 
 def test_a_rename_never_recreates_a_passkey_removed_meanwhile(app_with_passkey):

@@ -68,7 +68,7 @@ def test_a_provider_that_refuses_lands_back_with_an_error(oidc_site):
     landed = api.http.get(CALLBACK_PATH, {"error": "access_denied", "state": state})
 
     assert landed.status_code == 302
-    assert landed["Location"] == APP_PAGE + "?error=refused&error_process=login"
+    assert landed["Location"] == APP_PAGE + "?error=cancelled&error_process=login"
     assert api.get("auth/session").status_code == 401
 
 

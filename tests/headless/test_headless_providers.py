@@ -35,7 +35,7 @@ def forged(settings, ddb):
         oidc.forget_cached_documents()
 
 
-def post_token(api, forged, id_token, client_id=CLIENT_ID, process="login", **token):
+def post_token(api, forged, id_token, client_id=APP_CLIENT_ID, process="login", **token):
     body = {
         "provider": PROVIDER_ID,
         "process": process,
@@ -45,8 +45,9 @@ def post_token(api, forged, id_token, client_id=CLIENT_ID, process="login", **to
 
 
 def token_of(forged, **claims):
-    """A rightly made ID token of the forged provider (no nonce unless given)."""
-    return forged.sign(forged.claims(claims.pop("nonce", None), **claims))
+    """A rightly made ID token of the forged provider for the app's client (no nonce unless
+    given), a ``jti`` of its own."""
+    return forged.sign(forged.claims(claims.pop("nonce", None), **{"aud": APP_CLIENT_ID, **claims}))
 
 
 def pending(response):
@@ -91,10 +92,10 @@ def test_a_token_of_a_known_identity_signs_in(forged):
     assert api.get("auth/session").status_code == 200
 
 
-def test_a_token_for_an_app_client_id_of_the_provider_signs_in(forged):
+def test_a_token_for_the_web_client_signs_in_on_the_browser_client(forged):
     account_holding_the_identity(forged)
 
-    response = post_token(APIClient("app"), forged, token_of(forged, aud=APP_CLIENT_ID), client_id=APP_CLIENT_ID)
+    response = post_token(APIClient("browser"), forged, token_of(forged, aud=CLIENT_ID), client_id=CLIENT_ID)
 
     assert response.status_code == 200, response.content
 
@@ -308,7 +309,9 @@ def test_a_trusted_provider_not_reporting_a_second_factor_still_gets_the_second_
 
 
 def test_a_provider_trusted_by_its_own_setting_with_a_listed_acr_skips_the_second_step(forged, settings):
-    settings.ACCOUNTS_OIDC_PROVIDERS = [forged.setting(trust_mfa=True, mfa_acr_values=["gold"])]
+    settings.ACCOUNTS_OIDC_PROVIDERS = [
+        forged.setting(trust_mfa=True, mfa_acr_values=["gold"], app_client_ids=[APP_CLIENT_ID])
+    ]
     owner = account_holding_the_identity(forged)
     enable_totp(owner)
 
@@ -321,7 +324,7 @@ def test_a_provider_trusted_by_its_own_setting_with_a_listed_acr_skips_the_secon
 
 def test_a_provider_untrusted_by_its_own_setting_gets_the_second_step_whatever_the_global_one(forged, settings):
     settings.ACCOUNTS_OIDC_TRUST_PROVIDER_MFA = True
-    settings.ACCOUNTS_OIDC_PROVIDERS = [forged.setting(trust_mfa=False)]
+    settings.ACCOUNTS_OIDC_PROVIDERS = [forged.setting(trust_mfa=False, app_client_ids=[APP_CLIENT_ID])]
     owner = account_holding_the_identity(forged)
     enable_totp(owner)
 
@@ -446,10 +449,14 @@ def test_config_lists_the_providers_in_the_specs_shape(forged):
 
 
 def test_the_login_flows_offer_the_providers(forged):
-    flows = APIClient("app").get("auth/session").json()["data"]["flows"]
+    app_flows = APIClient("app").get("auth/session").json()["data"]["flows"]
+    browser_flows = APIClient("browser").get("auth/session").json()["data"]["flows"]
 
-    assert {"id": "provider_token", "providers": [PROVIDER_ID]} in flows
-    assert {"id": "provider_redirect", "providers": [PROVIDER_ID]} in flows
+    assert {"id": "provider_token", "providers": [PROVIDER_ID]} in app_flows
+    # As allauth: the redirect is the browser's (an app signs in with its ID token).
+    assert "provider_redirect" not in [flow["id"] for flow in app_flows]
+    assert {"id": "provider_redirect", "providers": [PROVIDER_ID]} in browser_flows
+    assert {"id": "provider_token", "providers": [PROVIDER_ID]} in browser_flows
 
 
 # The shapes of allauth's specification (its conformance test reaches no provider's success).
@@ -485,10 +492,12 @@ def test_a_token_sign_in_of_a_known_identity_is_three_requests_and_no_new_jwks(f
     post_token(APIClient("app"), forged, token_of(forged))
     fetched = forged.jwks_requests
     api = APIClient(client)
+    audience = APP_CLIENT_ID if client == "app" else CLIENT_ID
 
-    response, requests = counted(proxy, lambda: post_token(api, forged, token_of(forged)))
+    response, requests = counted(proxy, lambda: post_token(api, forged, token_of(forged, aud=audience), audience))
 
     assert response.status_code == 200
     assert forged.jwks_requests == fetched
-    # The identity's lock (no session to read it with), the account's partition, the sign-in.
+    # The identity's lock (no session to read it with), the account's partition, the sign-in
+    # (with the token's record: one transaction).
     assert requests == {"GetItem": 1, "Query": 1, "TransactWriteItems": 1}

@@ -27,7 +27,9 @@ def test_every_page_of_the_docs_is_in_the_nav():
 def test_every_recipe_names_its_file_by_its_path_from_manage_py():
     paths = [path for page in doc_pages() for path, _, _ in page_blocks(page.read_text())]
 
-    assert {"myproject/settings.py", "myproject/urls.py", "templates/base.html", "conftest.py"} <= set(paths)
+    assert {"myproject/settings.py", "myproject/settings_test.py", "myproject/urls.py", "templates/base.html"} <= set(
+        paths
+    )
     assert [path for path in paths if not FROM_MANAGE_PY.fullmatch(path)] == []
 
 

@@ -5,12 +5,16 @@ fresh clone builds it (setuptools would otherwise reuse a stale ``build/`` direc
 """
 
 import email
+import os
 import re
+import subprocess
+import venv
 import zipfile
 
 import pytest
 
 import accounts
+from accounts import identifiers
 from tests.projects import ROOT, build_wheel
 
 DIST_INFO = f"django_dynamo_accounts-{accounts.__version__}.dist-info"
@@ -87,20 +91,22 @@ def test_metadata_names_the_version_and_the_supported_pythons_and_djangos(metada
 
 
 def test_installing_the_app_pulls_in_only_django_pynamodb_and_the_unicode_and_second_factor_libraries(metadata):
-    # And the OpenID Connect ones (accounts.providers): Authlib, joserfc, requests.
+    # And the OpenID Connect ones (accounts.providers): Authlib, joserfc, requests; and
+    # phonenumbers (accounts.phones).
     required = [requirement for requirement in metadata.get_all("Requires-Dist") if "extra ==" not in requirement]
 
     names = sorted(re.match(r"[\w.-]+", requirement).group(0) for requirement in required)
     assert names == [
         "Django",
-        "PyICU",
         "authlib",
         "idna",
         "joserfc",
+        "phonenumbers",
         "pynamodb",
         "pyotp",
         "requests",
         "segno",
+        "unicodedata2",
         "webauthn",
     ]
 
@@ -120,3 +126,44 @@ def test_testing_extra_brings_what_the_accounts_table_fixture_needs(metadata):
         "pytest",
         "pytest-django",
     ]
+
+
+def test_wheel_ships_the_pinned_unicode_tables(wheel):
+    _, archive = wheel
+
+    assert {
+        f"accounts/unicode_data/{name}"
+        for name in (
+            "VERSION",
+            "confusables.txt",
+            "scripts.txt",
+            "script_extensions.txt",
+            "properties.txt",
+            "case_folding.txt",
+            "script_names.txt",
+        )
+    } <= set(archive.namelist())
+
+
+# In the fresh environment: the app and both extras import, and a look-alike key is computed
+# over the pinned data (issue 36's U+1E030, MODIFIER LETTER CYRILLIC SMALL A, is paypal's).
+KEY_CHECK = """
+import duckdb, environ, pyarrow
+from accounts import identifiers
+print(identifiers.KEY_VERSION, identifiers.username_skeleton_key("p\\U0001E030ypal"))
+"""
+
+
+def test_the_wheel_and_its_demo_and_audit_extras_install_from_wheels_alone(wheel, tmp_path):
+    # No compiler and no ICU: pip may use no source distribution for the app's dependencies
+    # (the index and pip's cache are the machine's, as for any `pip install`).
+    _, archive = wheel
+    environment = tmp_path / "venv"
+    venv.create(environment, with_pip=True)
+    python = str(environment / "bin" / "python")
+    install = [python, "-m", "pip", "install", "--quiet", "--only-binary", ":all:", f"{archive.filename}[demo,audit]"]
+    subprocess.run(install, check=True, capture_output=True, env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
+
+    result = subprocess.run([python, "-c", KEY_CHECK], check=True, capture_output=True, text=True, cwd=tmp_path)
+
+    assert result.stdout.split() == [identifiers.KEY_VERSION, "paypal"]

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.projects import build_wheel, start_readme_project
+from tests.projects import DOCS, build_wheel, start_readme_project
 from tests.web import PASSWORD
 
 pytestmark = pytest.mark.dynamodb_local
@@ -103,11 +103,13 @@ def project(tmp_path_factory, dynamodb_local):
     return built
 
 
-def test_check_finds_nothing_but_the_admin_that_startproject_installed(project):
+def test_check_finds_nothing_and_check_deploy_names_the_admin_that_startproject_installed_once(project):
     status, output = project.manage("check")
 
     assert status == 0, output
-    assert re.findall(r"\((\w+\.\w+)\)", output) == ["accounts.W003"]
+    assert re.findall(r"\((\w+\.\w+)\)", output) == []
+    status, output = project.manage("check", "--deploy")
+    assert re.findall(r"\((accounts\.\w+)\)", output) == ["accounts.W003"], output
 
 
 def test_migrate_says_in_one_line_that_there_is_no_sql_database(project):
@@ -116,6 +118,7 @@ def test_migrate_says_in_one_line_that_there_is_no_sql_database(project):
     assert status == 0, output
     assert [line for line in output.splitlines() if line.startswith("No SQL database to migrate")]
     assert "Traceback" not in output
+    assert "accounts.W003" not in output
 
 
 def test_createsuperuser_makes_a_superuser(project):
@@ -170,6 +173,31 @@ def test_its_tests_pass_and_a_test_forgetting_the_fixture_fails_clearly_and_writ
         "accounts_table fixture; nothing was sent." in output
     )
     assert project.shell("from accounts import store; print(store.get_by_username('forgetful'))") == "None"
+
+
+def dynamodb_local_conftest():
+    """The testing page's ``conftest.py`` for DynamoDB Local: not one of the project's
+    recipes (the page's tests run on moto by default), its alternative."""
+    page = (DOCS / "testing.md").read_text()
+    return re.search(r"^```python\n# conftest.py, to run the tests on DynamoDB Local\n(.*?)^```", page, re.S | re.M)[1]
+
+
+def test_its_tests_run_on_moto_by_default_and_on_dynamodb_local_with_the_testing_pages_conftest(project):
+    run_its_tests = ("-m", "pytest", "-q", "-p", "no:cacheprovider", "--setup-show", "myproject/tests")
+    ignored = ("--ignore", "myproject/tests/test_forgotten_fixture.py")  # another test's
+    status, output = project.run(*run_its_tests, *ignored)
+    assert status == 0, output
+    assert f"{README_TESTS} passed" in output and "accounts_dynamodb_local" not in output, output
+
+    conftest = project.directory / "conftest.py"
+    conftest.write_text(dynamodb_local_conftest())
+    try:
+        status, output = project.run(*run_its_tests, *ignored)
+    finally:
+        conftest.unlink()
+
+    assert status == 0, output
+    assert f"{README_TESTS} passed" in output and "SETUP    S accounts_dynamodb_local" in output, output
 
 
 def test_its_pages_render_in_the_layout_of_the_recipe_from_its_templates_directory(project):

@@ -363,3 +363,17 @@ def test_a_write_dynamodb_refuses_is_answered_by_dynamodb_and_empties_the_table(
         dynamodb_client().put_item(TableName=table.name, Item={"PK": {"S": "ITEM#no-sort-key"}})
 
     assert stored_keys(table.name) == [KEY_VERSION_ITEM]
+
+
+def test_an_endpoint_that_cannot_be_reached_fails_each_test_in_a_line_naming_the_setting(tmp_path):
+    from accounts.dynamodb_local import free_port
+
+    endpoint = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+
+    code, output = run_host_tests(tmp_path, endpoint)
+
+    assert code == 1
+    message = f"DynamoDB at {endpoint} (ACCOUNTS_ENDPOINT_URL) cannot be reached, so accounts_table has no table"
+    assert "3 errors" in output and "1 passed" in output, output
+    assert output.count(message) == 3, output
+    assert "Connection refused" not in output and "Could not connect" not in output, output

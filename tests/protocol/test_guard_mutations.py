@@ -108,3 +108,8 @@ def test_each_conjunct_planned_is_matched_to_its_own_transactions_guard(accounts
                 wrong.append((name, shape, guard, table.get((name, *shape))))
     assert checked > 200
     assert wrong == []
+
+
+def test_the_table_of_docs_internals_invariants_is_the_mapping():
+    page = (ROOT / "docs" / "internals" / "invariants.md").read_text(encoding="utf-8")
+    assert markdown_table() in page, "paste tests.guard_mutations.markdown_table() into docs/internals/invariants.md"

@@ -23,10 +23,15 @@ from django.core.management import call_command
 from django.core.management.base import CommandParser
 from django.test import RequestFactory, override_settings
 
-from accounts import addresses, dynamo, ratelimit, sessions, store, transactions
+from accounts import addresses, dynamo, idempotency, ratelimit, sessions, store, timeline, transactions
+from accounts.headless.tables import UsedRefreshToken
+from accounts.login_codes import flows as code_flows
+from accounts.login_codes import store as codes_store
 from accounts.management.commands.accounts_explain import Command as ExplainCommand
 from accounts.mfa import store as mfa_store
 from accounts.mfa.tables import Passkey
+from accounts.providers import oidc
+from accounts.providers import store as provider_store
 from accounts.tables import (
     ACCOUNT_PREFIX,
     EVENT_SORT_PREFIX,
@@ -102,6 +107,11 @@ OTHER_ROLES = {
     EVENT: "event",
     transactions.STAGED_PASSWORD: "staged_password",
     transactions.ACCOUNT_ACTIVE: "account_active",
+    transactions.ID_TOKEN: "id_token",
+    transactions.LIVE_SESSION: "live_session",
+    transactions.CODE_ISSUED: "code_issued",
+    transactions.Role.ACTOR: "actor",
+    transactions.ENDED: "ended",
 }
 # A registry entry's actions when the request is one accounts_explain printed (no roles):
 # its own Put or Delete, and the ConditionCheck of another member's entry.
@@ -216,9 +226,29 @@ def staff_transactions(ada, bob, now):
     }
 
 
+def staff_hierarchy_transactions(ada, bob, now):
+    """A staff member's (bob's) change of an ordinary account, and change and deletion of a
+    superuser's: the account's ``is_superuser`` as read, and for a superuser's, bob's own
+    flags checked (accounts.transactions.hierarchy)."""
+    root = transactions.changed_copy(ada, {"is_superuser": True})
+    as_read, checks = transactions.staff_guards(root, bob.id)
+    ordinary_as_read, _ = transactions.staff_guards(ada, bob.id)
+    return {
+        "staff_change": transactions.plan_change(
+            ada, {"username": "countess", "updated": now}, as_read=ordinary_as_read
+        ),
+        "staff_change_superuser": transactions.plan_change(
+            root, {"username": "countess", "updated": now}, as_read=as_read, also=checks
+        ),
+        "staff_delete_superuser": transactions.plan_delete(root, as_read=as_read, also=checks),
+    }
+
+
 def login_session_transactions(ada):
-    """A login's new session with the session slot it takes: a slot absent as read, and a
-    slot read naming another session (which the login ends)."""
+    """A login's new session with the session slot it takes (a slot absent as read, and a
+    slot read naming another session, which the login ends) or without one
+    (``ACCOUNTS_MAX_SESSIONS = None``), each with the check that the account the login read
+    is still there and active."""
     session = sessions.SessionStore()
     session[SESSION_KEY] = ada.id
     item, _, now = session._next_item(session._get_session())
@@ -226,9 +256,23 @@ def login_session_transactions(ada):
     free = sessions.slot_put(ada.id, 0, None, item["SK"]["S"])
     taken = sessions.slot_put(ada.id, 1, "SESSION#old", item["SK"]["S"])
     old = dynamo.key(ada.PK, "SESSION#old")
+    check = transactions.account_as_signed_in(ada)
     return {
-        "login_session": transactions.plan_login_session(put, free, []),
-        "login_session_taking_over": transactions.plan_login_session(put, taken, [old]),
+        "login_session": transactions.plan_login_session(put, free, [], account_check=check),
+        "login_session_taking_over": transactions.plan_login_session(put, taken, [old], account_check=check),
+        "login_session_without_slot": transactions.plan_login_session(put, None, [], account_check=check),
+    }
+
+
+def session_end_transactions(ada):
+    """The deletion of sessions ending on request (accounts.logouts): two sessions of ada's
+    read, each deleted still there; staff's records its security event with them."""
+    table = dynamo.table_name()
+    keys = [dynamo.key(ada.PK, "SESSION#one"), dynamo.key(ada.PK, "SESSION#two")]
+    event = timeline.put(timeline.new_event(ada.id, timeline.SESSIONS_ENDED, origin=timeline.NO_ORIGIN))
+    return {
+        "end_sessions": transactions.plan_end_sessions(table, keys),
+        "end_sessions_recorded": transactions.plan_end_sessions(table, keys, event),
     }
 
 
@@ -344,9 +388,14 @@ def code_transactions(ada, bob, carol):
     planned.update(second_factor_transactions(ada, carol))
     planned.update(staff_transactions(ada, bob, now))
     planned.update(login_session_transactions(ada))
+    planned.update(staff_hierarchy_transactions(ada, bob, now))
     planned.update(identity_transactions(ada))
     planned.update(address_transactions(ada))
     planned.update(totp_and_recovery_code_transactions(ada))
+    planned.update(token_transactions(ada))
+    planned.update(phone_transactions(ada, carol))
+    planned.update(login_code_transactions(ada))
+    planned.update(session_end_transactions(ada))
     # The repairs of a passkey's lock, held by ada (as read with one passkey).
     with_passkey = transactions.changed_copy(ada, {"passkeys": {"cred1"}})
     passkeys = store.constraint_for("passkeys")
@@ -369,6 +418,80 @@ def code_transactions(ada, bob, carol):
         me = holder if transaction.operation == "repair" else transaction.actions[0].target[1]
         roles = [action.role for action in transaction.actions]
         yield name, json.loads(transactions.explain(transaction)), transaction.operation, me, holder, roles
+
+
+# A site with phone numbers (accounts.phones): the number is the account's partial constraint
+# `phone` (UNIQ#PHONE#<E.164>, held while phone_verified), on top of the default fields.
+PHONE_SITE = {"ACCOUNTS_SIGNUP_FIELDS": ["email*", "username*", "phone", "password1*", "password2*"]}
+NUMBER, OTHER_NUMBER = "+819012345678", "+447911123456"
+
+
+def _store_change(send):
+    """The change ``send()`` makes through :func:`accounts.transactions.change` (the store's
+    transaction, security event included), planned instead of sent."""
+    change = mock.Mock()
+    with mock.patch.object(transactions, "change", change):
+        send()
+    account, changes = change.call_args.args
+    return transactions.plan_change(account, changes, **change.call_args.kwargs)
+
+
+def phone_transactions(ada, carol):
+    """The transactions of phone numbers, planned on a site that has them, by the table's
+    names: a sign-up with a number (checked free, not locked), its verification (the
+    number's lock taken, the code's tries checked), a change of a verified number (the new
+    lock taken and the old released, in one transaction), a sign-up's number changed before
+    its code, a removal, a deletion, an address verified by an account holding its number's
+    lock, and the audit's repairs of a number's lock."""
+    from django.test import override_settings
+
+    from accounts.phones import store as phone_store
+
+    with override_settings(**PHONE_SITE):
+        counter = ratelimit.Counter("phone_code", ratelimit.Rule(3, 86400, "key"), "code-id")
+        guess = ratelimit.Guess(None, "phone_code", counters=[counter])
+        guess.take([])
+        checks = [transactions.limit_check(params)(0) for params in guess.conditions()]
+        unverified = transactions.changed_copy(ada, {"phone": NUMBER, "phone_verified": False})
+        verified = transactions.changed_copy(ada, {"phone": NUMBER, "phone_verified": True})
+        carol_verified = transactions.changed_copy(carol, {"phone": NUMBER, "phone_verified": True})
+        phones = store.constraint_for("phone")
+        planned = {
+            "signup_with_phone": transactions.plan_create(
+                store.build_signup_account("dan@x.io", "dan", "hash", phone=NUMBER, phone_verified=False)
+            ),
+            "verify_phone": _store_change(lambda: phone_store.verify(unverified, NUMBER, also=checks)),
+            "change_phone": _store_change(lambda: phone_store.verify(verified, OTHER_NUMBER, also=checks)),
+            "add_phone": _store_change(lambda: phone_store.verify(ada, OTHER_NUMBER, also=checks)),
+            "change_unverified_phone": _store_change(lambda: phone_store.set_unverified(unverified, OTHER_NUMBER)),
+            "remove_phone": _store_change(lambda: phone_store.remove(verified)),
+            "delete_with_phone": transactions.plan_delete(verified),
+            "verify_with_phone": transactions.plan_change(
+                carol_verified, {**store.VERIFY_CHANGES, "updated": utcnow()}
+            ),
+            "claim PHONE": (transactions.plan_claim_lock(verified, phones), verified),
+        }
+        changed_owner = transactions.changed_copy(ada, {"phone": OTHER_NUMBER, "phone_verified": True})
+        for suffix, owner, owner_item in [("changed", ada.PK, changed_owner), ("gone", GONE, None), ("no", None, None)]:
+            holder = transactions.changed_copy(carol_verified, {})
+            planned[f"transfer_from_{suffix}_owner PHONE"] = (
+                transactions.plan_transfer_lock(holder, phones, owner, owner_item),
+                holder,
+            )
+            planned[f"release_from_{suffix}_owner PHONE"] = (
+                transactions.plan_release_lock(Account, phones, phones.key_for(NUMBER), owner, owner_item),
+                None,
+            )
+    return planned
+
+
+def token_transactions(ada):
+    """A refresh token's use (the API's JWT strategy): its record's Put and the check that
+    its session (of ``ada``) still lives."""
+    record = UsedRefreshToken.build("a-jti", int(time.time()) + 3600)
+    session = sessions.raw_key(f"{ada.id}.secret")
+    check = transactions.session_live_check(dynamo.table_name(), session)
+    return {"refresh_token": transactions.plan_refresh(transactions.refresh_token_spend(record), check)}
 
 
 def _passkey(account, credential_id, **values):
@@ -406,6 +529,15 @@ def _limit_checks(account):
     """The ConditionChecks of the second step's limit (``mfa_attempt``) for ``account``, as
     a sign-in with a code sends them, with no attempt read in either window."""
     guess = ratelimit.Guess(RequestFactory().post("/"), "mfa_attempt", key=account.id)
+    guess.take([])
+    return mfa_store.limit_checks(guess.conditions())
+
+
+def _code_tries_checks():
+    """The ConditionCheck of a mailed code's tries (code_flows.TRIES_RULE), as a
+    reauthentication with that code sends it, with no try read."""
+    tries = ratelimit.Counter(code_flows.TRIES_ACTION, code_flows.TRIES_RULE, "code-id")
+    guess = ratelimit.Guess(RequestFactory().post("/"), code_flows.TRIES_ACTION, counters=[tries])
     guess.take([])
     return mfa_store.limit_checks(guess.conditions())
 
@@ -460,13 +592,43 @@ def second_factor_transactions(ada, carol):
             ],
         ),
         "reauthenticate_passkey": _reauthentication(
-            ada, [mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=0), {"sign_count": 0})]
+            ada,
+            [
+                mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=0), {"sign_count": 0}),
+                mfa_store.account_as_signed_in(ada),
+            ],
         ),
-        "spend_totp_step": transactions.plan_spend([mfa_store.totp_spend(ada.id, 100)]),
+        "reauthenticate_code": _reauthentication(ada, [*_code_tries_checks(), mfa_store.account_as_signed_in(ada)]),
+        "sign_in_code": _sign_in(ada, [*_limit_checks(ada), mfa_store.account_as_signed_in(ada)]),
+        "spend_totp_step_under_limit": transactions.plan_spend(
+            [mfa_store.totp_spend(ada.id, 100), *_limit_checks(ada)]
+        ),
+        # A reauthentication with a recovery code: the code's Update and its security event, with
+        # the second step's limit checked (every code typed anywhere draws on it).
+        "spend_recovery_code": transactions.plan_spend(
+            [
+                mfa_store.recovery_code_spend(ada, "code"),
+                mfa_store.recovery_code_event(ada, timeline.NO_ORIGIN),
+                *_limit_checks(ada),
+            ]
+        ),
         "spend_passkey": transactions.plan_spend(
             [mfa_store.passkey_spend(_passkey(ada, "cred1", sign_count=3), {"sign_count": 4})]
         ),
     }
+
+
+def login_code_transactions(ada):
+    """The sign-in of a mailed login code (:func:`accounts.login_codes.flows.confirm_code`):
+    the account's password and address as the code was judged against them, and the code's
+    tries and the login's limits under their limits, as the confirmation sends them."""
+    guess = ratelimit.Guess(
+        RequestFactory().post("/"),
+        code_flows.TRIES_ACTION,
+        counters=[ratelimit.Counter(code_flows.TRIES_ACTION, code_flows.TRIES_RULE, "code-id")],
+    )
+    guess.take([])
+    return {"sign_in_code": _sign_in(ada, [codes_store.as_issued(ada), *mfa_store.limit_checks(guess.conditions())])}
 
 
 def totp_and_recovery_code_transactions(ada):
@@ -475,7 +637,9 @@ def totp_and_recovery_code_transactions(ada):
     account's), its removal as the last second factor (the recovery codes go with it) and
     the regeneration of recovery codes, and the removal of a passkey, the last factor (the
     recovery codes go with it), as the store plans them, by the table's names."""
-    with_codes = transactions.changed_copy(ada, {"recovery_codes": {"old"}, "used_recovery_codes": {"spent"}})
+    codes = {"recovery_codes": {"old"}, "used_recovery_codes": {"spent"}}
+    dates = {"recovery_codes_created": utcnow(), "recovery_codes_last_used": utcnow()}
+    with_codes = transactions.changed_copy(ada, {**codes, **dates})
     with_totp = transactions.changed_copy(
         with_codes, {"totp_secret": "S" * 32, "totp_created": utcnow(), "totp_step": 99}
     )
@@ -497,9 +661,35 @@ def totp_and_recovery_code_transactions(ada):
     return planned
 
 
+def _id_token_spend(now):
+    """The single-use write of an ID token an app posted, accepted until ``now`` + 360 s."""
+    verified = oidc.VerifiedIdentity(
+        issuer="https://id.example",
+        subject="248289761001",
+        email=None,
+        email_verified=False,
+        preferred_username=None,
+        token_digest="d" * 64,
+        accepted_until=now + 360,
+    )
+    return provider_store.id_token_spend(verified)
+
+
+def _app_sign_in(account, spends):
+    """A sign-in's transaction from the app client, whose request held no session."""
+    session = sessions.SessionStore()
+    session[SESSION_KEY] = account.id
+    write = session.prepare_write()
+    return transactions.plan_sign_in(write.put, write.deletes, None, spends)
+
+
 def identity_transactions(ada):
-    """The transactions of OpenID Connect identities (accounts.providers), by the table's names."""
+    """The transactions of OpenID Connect identities (accounts.providers), by the table's names:
+    with an ID token an app posted, its sign-in from the browser client (the session it came
+    with deleted) and the app client (none), and its spend alone (before a half-login, a
+    pending sign-up, a link)."""
     now = utcnow()
+    spend = _id_token_spend(int(time.time()))
     identity = identity_element("https://id.example", "248289761001")
     other = identity_element("https://login.example", "7")
     linked = transactions.changed_copy(ada, {"oidc_identities": {identity}})
@@ -512,6 +702,9 @@ def identity_transactions(ada):
         "identity_unlink": transactions.plan_change(linked, {"oidc_identities": None, "updated": now}),
         "delete_with_identity": transactions.plan_delete(linked),
         "signup_with_identity": transactions.plan_create(signup),
+        "sign_in_id_token": _sign_in(ada, [spend]),
+        "sign_in_id_token_app": _app_sign_in(ada, [spend]),
+        "spend_id_token": transactions.plan_spend([spend]),
     }
 
 
@@ -577,15 +770,7 @@ def accounts_read(ddb, stopped_clock):
 def session_writes(ddb, monkeypatch, stopped_clock):
     """The conditions of the session writes the code sends (not transactions: one PutItem
     each), recorded on their way to DynamoDB Local: a new session, then a save of it."""
-    sent = []
-    send = dynamo.call
-
-    def recording(operation, **params):
-        if operation == "put_item":
-            sent.append(normalized(params, False, None, stopped_clock))
-        return send(operation, **params)
-
-    monkeypatch.setattr(dynamo, "call", recording)
+    sent = recorded_puts(monkeypatch, stopped_clock)
     new = sessions.SessionStore()
     new["cart"] = "tea"
     new.create()
@@ -598,8 +783,33 @@ def session_writes(ddb, monkeypatch, stopped_clock):
     }
 
 
-def test_conditions_the_code_sends_are_the_table_rows_of_today(accounts_read, session_writes, stopped_clock):
-    sent = set(session_writes)
+def recorded_puts(monkeypatch, now):
+    """The normalized conditions of the PutItems sent from now on (a list that fills)."""
+    sent = []
+    send = dynamo.call
+
+    def recording(operation, **params):
+        if operation == "put_item":
+            sent.append(normalized(params, False, None, now))
+        return send(operation, **params)
+
+    monkeypatch.setattr(dynamo, "call", recording)
+    return sent
+
+
+@pytest.fixture
+def claim_writes(ddb, monkeypatch, stopped_clock):
+    """The condition of an idempotency key's claim (one PutItem), recorded on its way to
+    DynamoDB Local."""
+    sent = recorded_puts(monkeypatch, stopped_clock)
+    idempotency.ClientKey(key="1", operation="email:POST", caller="account:ada", fingerprint="f").claim()
+    return {("idempotency_claim", "claim", "Put", conjunct) for condition in sent for conjunct in split_and(condition)}
+
+
+def test_conditions_the_code_sends_are_the_table_rows_of_today(
+    accounts_read, session_writes, claim_writes, stopped_clock
+):
+    sent = set(session_writes) | set(claim_writes)
     for name, request, operation, me, holder, roles in code_transactions(*accounts_read):
         sent |= shapes(name, request, operation, stopped_clock, me, holder, roles)
     table = {(row.transaction, row.action, row.kind, row.condition) for row in rows() if row.since == "code"}

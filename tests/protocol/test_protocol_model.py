@@ -4,7 +4,7 @@ Every committed ``protocol/*.pml`` must explore its whole state space with ``spi
 no other flag, and report ``errors: 0``. A model that cannot fail proves nothing: for every
 guard, the model the table names (``caught_by``) with that guard removed (its macro made
 always true) must report a counter-example, and the proof says which kind of assertion it
-trips (see :func:`kind_of`): an invariant (I1, I2, I3, S1, L1, R1, S2, F1-F4, A1), a purpose (what a guard is for,
+trips (see :func:`kind_of`): an invariant (I1, I2, I3, S1, L1, R1, S2, F1-F4, A1, T1, H1), a purpose (what a guard is for,
 stated otherwise than the guard), or only an assertion that restates the guard, which proves
 nothing and is not counted. Every guard that protects a lock or a session must trip an
 invariant; a guard only a restatement trips must name the behaviour test that shows it
@@ -23,7 +23,7 @@ from tests.protocol_table import GUARD_DEFINITION, PROTOCOL_DIR, guards_defined,
 
 SPIN_TIMEOUT = 600
 TESTS_DIR = PROTOCOL_DIR.parent / "tests"
-INVARIANTS = ("I1", "I2", "I3", "S1", "L1", "R1", "S2", "F1", "F2", "F3", "F4", "A1")
+INVARIANTS = ("I1", "I2", "I3", "S1", "L1", "R1", "S2", "F1", "F2", "F3", "F4", "A1", "T1", "H1")
 PURPOSE, RESTATES = "purpose", "restates"
 # The assertions switched on, from the strongest kind of proof to the weakest (model.h's
 # `asserts`): the invariants alone, then what guards are for, then their restatements.
@@ -317,6 +317,19 @@ def test_a_step_record_kept_less_than_the_clock_skew_margin_lets_a_code_in_twice
     _, output = spin_run(directory, "variant.pml")
     assert errors_reported(output) >= 1, output[-3000:]
     assert kind_of(output) == "F2"
+
+
+def test_an_id_token_record_kept_less_than_the_clock_skew_margin_lets_a_token_in_twice(tmp_path):
+    # identities.pml keeps an ID token's record TOKEN_RECORD_MARGIN = MARGIN past the last
+    # tick the token is accepted (providers.store.id_token_spend: exp + leeway + the margin).
+    # Kept no longer than that last tick, TTL (on a clock ahead) deletes the record while the
+    # slowest server still accepts the token, which then gets in again (T1).
+    require("spin")
+    require("gcc")
+    directory = model_variant(tmp_path, "identities.pml", {"TOKEN_RECORD_MARGIN": 0})
+    _, output = spin_run(directory, "variant.pml")
+    assert errors_reported(output) >= 1, output[-3000:]
+    assert kind_of(output) == "T1"
 
 
 @pytest.mark.parametrize("margin", [0])

@@ -9,22 +9,13 @@ from django.test import Client
 from joserfc.jwk import RSAKey
 
 from accounts.providers import flows, oidc
-from tests.oidc_forger import (
+from tests.oidc_forger import (  # noqa: F401  (fixture)
     CALLBACK_PATH,
     PROVIDER_ID,
-    ForgedProvider,
     authorization_parameters,
+    forged,
     unsigned,
 )
-
-
-@pytest.fixture
-def forged(settings, ddb):
-    with ForgedProvider() as provider:
-        settings.ACCOUNTS_OIDC_PROVIDERS = [provider.setting()]
-        oidc.forget_cached_documents()
-        yield provider
-        oidc.forget_cached_documents()
 
 
 def begin(client):
@@ -38,9 +29,11 @@ def answer(client, forged, id_token, state):
     return client.get(CALLBACK_PATH, {"code": "any-code", "state": state})
 
 
-def assert_refused(client, response):
-    assert response.status_code == 302
-    assert response["Location"] == "/accounts/login/"
+def assert_refused(client, response, reason=flows.REFUSED):
+    """The callback's page says the sign-in did not succeed, and why (400): nobody is
+    logged in, no identity remembered."""
+    assert response.status_code == 400
+    assert f'data-reason="{reason}"' in response.content.decode()
     assert "_auth_user_id" not in client.session
     assert flows.PENDING_SESSION_KEY not in client.session
 
@@ -141,15 +134,16 @@ def test_replayed_state_is_refused(forged):
     del session[flows.PENDING_SESSION_KEY]
     session.save()
 
-    assert_refused(client, answer(client, forged, token, query["state"]))
+    assert_refused(client, answer(client, forged, token, query["state"]), flows.EXPIRED)
 
 
-def test_state_of_another_browser_is_refused(forged):
+def test_state_of_another_browser_is_refused_without_asking_the_provider(forged):
     victim, attacker = Client(), Client()
     query = begin(attacker)
     token = forged.sign(forged.claims(query["nonce"]))
     # The attacker's own answer, sent to the victim's browser (login CSRF): not its state.
-    assert_refused(victim, answer(victim, forged, token, query["state"]))
+    assert_refused(victim, answer(victim, forged, token, query["state"]), flows.UNKNOWN_STATE)
+    assert forged.token_requests == 0
 
 
 def test_jwks_is_fetched_once_for_many_sign_ins(forged):
@@ -176,4 +170,6 @@ def test_expired_state_is_refused(forged, monkeypatch):
     client = Client()
     monkeypatch.setattr(flows, "STATE_SECONDS", -1)
     query = begin(client)
-    assert_refused(client, answer(client, forged, forged.sign(forged.claims(query["nonce"])), query["state"]))
+    response = answer(client, forged, forged.sign(forged.claims(query["nonce"])), query["state"])
+    assert_refused(client, response, flows.EXPIRED)
+    assert forged.token_requests == 0

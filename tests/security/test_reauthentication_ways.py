@@ -1,7 +1,8 @@
 """Reauthentication offers what the account has (issue 26) and a mailed code (issue 27), on
 DynamoDB Local: a code of the authenticator app and a code mailed to the verified address
-each make the session fresh once, refuse a wrong or replayed answer, count against the
-``reauthenticate`` limit, and are offered only to an account that has them; the API's
+each make the session fresh once, refuse a wrong or replayed answer, count against a
+limit (the app's codes against the second step's ``mfa_attempt``, the mailed ones against
+``reauthenticate``), and are offered only to an account that has them; the API's
 ``auth/2fa/reauthenticate`` is the same flow."""
 
 import re
@@ -129,8 +130,8 @@ def test_the_enrolment_code_cannot_reauthenticate(ddb):
     assert replay.context["totp_form"].has_error("code", "already_used")
 
 
-def test_totp_codes_count_against_the_reauthenticate_limit(ddb, settings):
-    settings.ACCOUNTS_RATE_LIMITS = {"reauthenticate": "2/m/user"}
+def test_totp_codes_count_against_the_second_step_limit(ddb, settings):
+    settings.ACCOUNTS_RATE_LIMITS = {"mfa_attempt": "2/m/key"}
     client, secret = stale_client_with_totp()
     client.post(TOTP_URL, {"code": "000000"})
     client.post(TOTP_URL, {"code": "000001"})
@@ -329,9 +330,10 @@ def test_a_totp_code_costs_its_count_and_its_step(proxy):
     response, requests = counted(proxy, lambda: client.post(TOTP_URL, {"code": next_code(secret)}))
 
     assert response.status_code == 302
-    # The session's read (with the account), the try's count against reauthenticate, the
-    # step spent, and the session's save (its proof recorded).
-    assert requests == {"BatchGetItem": 1, "UpdateItem": 1, "TransactWriteItems": 1, "PutItem": 1}
+    # The session's read (with the account), the account's read with its mfa_attempt
+    # counters, the step spent with the counters checked, and the session's save (its proof
+    # recorded). A right code counts nothing.
+    assert requests == {"BatchGetItem": 2, "TransactWriteItems": 1, "PutItem": 1}
 
 
 def test_a_mailed_code_costs_its_counts_and_one_transaction(proxy, mailoutbox):

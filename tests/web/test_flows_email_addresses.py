@@ -7,7 +7,7 @@ import re
 import pytest
 from django.test import Client
 
-from accounts import addresses, store
+from accounts import addresses, idempotency, store
 from accounts.exceptions import InvalidUniqueValue
 from accounts.form_errors import field_errors
 from accounts.internal.flows import email_addresses, password_reset
@@ -109,10 +109,11 @@ def test_a_change_from_a_stale_read_is_an_error_of_the_whole_request(ada):
 
 
 def test_a_request_resent_with_its_idempotency_key_changes_and_mails_nothing_more(ada):
-    first = email_addresses.add_address(flow_request(ada), account=ada, email="work@example.org", idempotency_key="k-1")
+    key = idempotency.ClientKey(key="k-1", operation="add_email", caller=ada.id, fingerprint="body")
+    first = email_addresses.add_address(flow_request(ada), account=ada, email="work@example.org", idempotency_key=key)
     again = store.get_account(ada.id)
     resent = email_addresses.add_address(
-        flow_request(again), account=again, email="work@example.org", idempotency_key="k-1"
+        flow_request(again), account=again, email="work@example.org", idempotency_key=key
     )
 
     assert first.mail == "sent" and resent.mail == email_addresses.RESENT and resent.done
@@ -213,3 +214,12 @@ def test_the_only_verified_address_of_an_account_whose_primary_staff_unverified_
 
     assert [error.code for error in outcome.errors["email"]] == ["last_verified_email"]
     assert locks()["UNIQ#EMAIL#work@example.org"] == ada.PK
+
+
+def test_making_the_primary_address_primary_again_changes_nothing_and_tells_nobody(ada):
+    mails = len(mails_to("ada@example.com"))
+
+    outcome = email_addresses.make_primary(flow_request(ada), account=ada, email="ADA@example.com")
+
+    assert outcome.done and outcome.email == "ada@example.com"
+    assert len(mails_to("ada@example.com")) == mails

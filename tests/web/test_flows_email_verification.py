@@ -100,7 +100,13 @@ def test_resend_of_this_sessions_sign_up_mails_the_link_and_remembers_the_outcom
 
     assert resent.outcome == verification.SENT and resent.email == "ada@example.com"
     assert "/accounts/verify/" in mails_to("ada@example.com")[-1].body
-    assert request.session[PENDING_SESSION_KEY] == {"id": account.id, "email": account.email, "outcome": "sent"}
+    # The sign-up's own proof (none here) is kept for the login its verification goes on with.
+    assert request.session[PENDING_SESSION_KEY] == {
+        "id": account.id,
+        "email": account.email,
+        "outcome": "sent",
+        "method": None,
+    }
 
 
 def test_a_second_resend_within_the_limit_is_too_soon_and_mails_nothing(mandatory):

@@ -66,6 +66,9 @@ def test_defaults_as_in_the_issue(settings):
         "notice": "10/h/key",
         "mfa_attempt": "5/5m/key,20/d/key",
         "reauthenticate": "10/m/user",
+        "change_phone": "1/m/user",
+        "verify_phone": "1/30s/key,3/m/ip",
+        "sms": "3/m/key,10/d/key",
     }
     assert set(ratelimit.limits()) == set(DEFAULT_RATE_LIMITS)
 

@@ -169,6 +169,61 @@ def reauthenticate_per_user(settings):
     )
 
 
+def phone_client(settings):
+    """A logged-in client of an account with a verified number, on a site with phone numbers
+    whose texts land in tests.sms.outbox (issue 37)."""
+    from tests.phones import logged_in, with_number
+    from tests.sms import PHONE_FIELDS, PHONE_METHODS, outbox
+
+    outbox.clear()
+    settings.ACCOUNTS_SIGNUP_FIELDS = PHONE_FIELDS
+    settings.ACCOUNTS_LOGIN_METHODS = PHONE_METHODS
+    settings.ACCOUNTS_ADAPTER = "tests.sms.SmsAdapter"
+    with_number()
+    return logged_in()
+
+
+# A number of each attempt's own (the account's is +81 90-1234-5678).
+NUMBERS = ["+44 7911 123456", "+33 6 12 34 56 78", "+49 1511 2345678"]
+
+
+def change_phone_per_user(settings):
+    client = phone_client(settings)
+    return lambda number: over_the_limit(client.post("/accounts/phone/change/", {"phone": NUMBERS[number]}))
+
+
+def verify_phone_per_key(settings):
+    """Codes asked for one number, by accounts of their own."""
+    from tests.phones import logged_in, with_number
+
+    phone_client(settings)
+    clients = [logged_in()] + [
+        (with_number(f"user{index}@example.com", NUMBERS[index + 1]), logged_in(f"user{index}@example.com"))[1]
+        for index in range(2)
+    ]
+    return lambda number: over_the_limit(clients[number].post("/accounts/phone/change/", {"phone": NUMBERS[0]}))
+
+
+def verify_phone_per_ip(settings):
+    client = phone_client(settings)
+    return lambda number: over_the_limit(client.post("/accounts/phone/change/", {"phone": NUMBERS[number]}))
+
+
+def sms_per_key(settings):
+    """Every text to one number: over the limit nothing is texted, and the page says so."""
+    from tests.sms import texts_to
+
+    client = phone_client(settings)
+
+    def send(number):
+        response = client.post("/accounts/phone/change/", {"phone": NUMBERS[0]}, follow=True)
+        too_soon = any("Too many texts went to" in message for message in messages_of(response))
+        assert too_soon == (len(texts_to("+447911123456")) == number)
+        return too_soon
+
+    return send
+
+
 @dataclass(frozen=True)
 class Flow:
     action: str
@@ -191,6 +246,10 @@ FLOWS = [
     Flow("notice", "key", notice_per_key),
     Flow("mfa_attempt", "key", mfa_attempt_per_key),
     Flow("reauthenticate", "user", reauthenticate_per_user),
+    Flow("change_phone", "user", change_phone_per_user),
+    Flow("verify_phone", "key", verify_phone_per_key),
+    Flow("verify_phone", "ip", verify_phone_per_ip),
+    Flow("sms", "key", sms_per_key),
 ]
 
 

@@ -8,7 +8,7 @@ from django.test import Client
 from accounts import store, timeline
 from tests.engine.test_engine import locks
 from tests.invariants import violations
-from tests.mail import link_in, mails_to, path_of
+from tests.mail import code_in, link_in, mails_to, path_of
 from tests.web import PASSWORD, login, messages_of, signed_up_client, signup
 
 pytestmark = pytest.mark.dynamodb_local
@@ -323,3 +323,20 @@ def test_messages_say_what_became_of_each_action(ada):
     followed = ada.post(PAGE, {"email": "work@example.org", "action": "primary"}, follow=True)
 
     assert messages_of(followed)[-1] == "work@example.org is now your primary email address."
+
+
+def test_with_codes_an_added_address_is_confirmed_with_the_code_on_the_code_page(ada, settings):
+    settings.ACCOUNTS_EMAIL_VERIFICATION_BY_CODE_ENABLED = True
+
+    added = add(ada, "work@example.org")
+    page = ada.get(added.url)
+    wrong = ada.post(added.url, {"code": "BBBB-BBBB"})
+    typed = ada.post(added.url, {"code": code_in(mails_to("work@example.org")[-1])})
+
+    assert added.url == "/accounts/email/confirm/code/"
+    assert "We sent a code to <strong>work@example.org</strong>" in page.content.decode()
+    assert wrong.status_code == 400
+    assert typed.status_code == 302 and typed.url == PAGE
+    assert "Your email address work@example.org is confirmed." in messages_of(ada.get(PAGE))
+    assert account_of("ada").email_addresses == {"work@example.org"}
+    assert locks()["UNIQ#EMAIL#work@example.org"] == account_of("ada").PK

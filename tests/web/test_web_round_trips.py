@@ -219,7 +219,7 @@ def test_logout_is_the_session_read_and_its_delete(proxy):
     assert requests == {"BatchGetItem": 1, "DeleteItem": 1}
 
 
-def test_ending_the_other_sessions_is_one_query_and_one_batch_write(proxy):
+def test_ending_the_other_sessions_is_one_query_and_one_transaction(proxy):
     client = signed_up_client()
     for _ in range(3):
         login(Client(), "ada")
@@ -227,7 +227,7 @@ def test_ending_the_other_sessions_is_one_query_and_one_batch_write(proxy):
     response, requests = counted(proxy, lambda: client.post("/accounts/sessions/logout-others/"))
 
     assert response.status_code == 302
-    assert requests == {"Query": 1, "BatchWriteItem": 1}
+    assert requests == {"Query": 1, "TransactWriteItems": 1}
 
 
 # Each change counts its current password against reauthenticate (one UpdateItem). An email

@@ -12,18 +12,29 @@ address: the error names it). Each change is one transaction (:mod:`accounts.add
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 
-from ... import address_links, addresses, idempotency, ratelimit, store, timeline, verification
+from ... import (
+    address_links,
+    addresses,
+    email_codes,
+    idempotency,
+    ratelimit,
+    store,
+    timeline,
+    transactions,
+    verification,
+)
 from ...adapter import get_adapter
 from ...app_settings import app_settings
 from ...exceptions import Busy, InvalidUniqueValue, LastMember, StaleItem, TokenReused, UniqueViolation
 from ...form_errors import INVALID_VALUE_MESSAGES
 from ...tables import Account
-from .email_verification import KeyOutcome
+from .email_verification import NO_CODE, KeyOutcome, use_code
 
 # The field every error of these flows is on: the address asked about (the API's param).
 EMAIL = "email"
@@ -66,10 +77,12 @@ def list_addresses(*, account: Account) -> list[addresses.Address]:
 
 
 def add_address(
-    request: HttpRequest, *, account: Account, email: str, idempotency_key: str | None = None
+    request: HttpRequest, *, account: Account, email: str, idempotency_key: idempotency.ClientKey | None = None
 ) -> AddressOutcome:
-    """Add ``email`` (already cleaned) to ``account``: it waits for the link mailed to it
-    (no lock until it is opened), and the account's verified addresses are told. Counts
+    """Add ``email`` (already cleaned) to ``account``: it waits for the proof mailed to it
+    (its link, or a code to this session with ``ACCOUNTS_EMAIL_VERIFICATION_BY_CODE_ENABLED``:
+    :func:`accounts.address_links.send_address_proof`; no lock until it is used), and the
+    account's verified addresses are told. Counts
     against ``change_email`` (raises :class:`~accounts.ratelimit.RateLimited` past it)
     only once the account as read allows the address. With ``idempotency_key``, a resend of
     a request already done answers with ``mail`` :data:`RESENT` and does nothing else."""
@@ -90,15 +103,16 @@ def add_address(
         return _refused(email, account, refusal)
     except (addresses.AddressRefused, UniqueViolation, InvalidUniqueValue, Busy, LastMember) as refusal:
         return _refused(email, account, refusal)
-    mail = address_links.send_address_link(request, account, email)
+    mail = address_links.send_address_proof(request, account, email)
     address_links.notify_addresses(request, account, told, address_links.ADDED, email)
     return AddressOutcome(email, account, mail=mail)
 
 
 def resend_link(request: HttpRequest, *, account: Account, email: str) -> AddressOutcome:
-    """Mail the link of ``email``, an address of ``account`` waiting for it, again, within
-    ``resend_verification`` (per account; raises :class:`~accounts.ratelimit.RateLimited`
-    past it). The primary address of an account not verified yet gets the sign-up's link."""
+    """Mail the proof of ``email``, an address of ``account`` waiting for it, again (its link,
+    or a new code to this session), within ``resend_verification`` (per account; raises
+    :class:`~accounts.ratelimit.RateLimited` past it). The primary address of an account
+    not verified yet gets the sign-up's link."""
     found = addresses.find(account, email)
     if found is None:
         return _refused(email, account, addresses.AddressRefused(addresses.UNKNOWN, email))
@@ -107,7 +121,7 @@ def resend_link(request: HttpRequest, *, account: Account, email: str) -> Addres
     if found.primary:
         return AddressOutcome(found.email, account, mail=verification.resend_verification(request, account))
     ratelimit.consume(request, RESEND_ACTION, user=account.id)
-    return AddressOutcome(found.email, account, mail=address_links.send_address_link(request, account, found.email))
+    return AddressOutcome(found.email, account, mail=address_links.send_address_proof(request, account, found.email))
 
 
 def read_key(*, key: str) -> tuple[str, Account | None] | None:
@@ -122,6 +136,12 @@ def read_key(*, key: str) -> tuple[str, Account | None] | None:
     if account is None or claim.email not in (account.unverified_emails or ()):
         return claim.email, None
     return claim.email, (account if address_links.stamp_of(account) == claim.password_stamp else None)
+
+
+def is_address_key(*, key: str) -> bool:
+    """Whether ``key`` is an added address's verification key (signed and unexpired); reads
+    nothing."""
+    return address_links.read_address_token(key) is not None
 
 
 def verify_address(request: HttpRequest, *, key: str) -> KeyOutcome:
@@ -146,23 +166,52 @@ def verify_address(request: HttpRequest, *, key: str) -> KeyOutcome:
         return KeyOutcome(verification.ALREADY_VERIFIED, account)
     if found is None or found.email != claim.email:
         return KeyOutcome(verification.STALE, account)
+    return KeyOutcome(_verify(request, account, claim.email), account)
+
+
+def verify_address_code(request: HttpRequest, *, code: str) -> KeyOutcome:
+    """Verify the address this session added with the code mailed to it
+    (:func:`accounts.address_links.send_address_proof`).
+
+    A right code verifies in the one transaction a link's does (:func:`verify_address`),
+    guarded by the addresses waiting as read (``G_UNVERIFIED_AS_READ``: the address must
+    still wait, so a code verifies once; removing it ends the code) with the code's tries
+    checked under their limit (``G_LIMIT_UNDER``). Outcomes: those of a link (``verified``,
+    ``taken``, ``stale``, ``busy``) and of a typed code (``no_code``, ``wrong_code``,
+    ``no_tries_left``: see :func:`~accounts.internal.flows.email_verification.verify_code`)."""
+    found = email_codes.pending(request.session, email_codes.ADD_EMAIL)
+    if found is None:
+        return KeyOutcome(NO_CODE)
+    return use_code(
+        request, found, code, lambda right: _verify(request, right.account, found.email, right.limit_actions())
+    )
+
+
+def _verify(request: HttpRequest, account: Account, email: str, also: Sequence[transactions.Action] = ()) -> str:
+    """Verify ``email``, waiting for its proof in ``account`` (as read), and tell the
+    account's other verified addresses: the outcome (``verified``, ``taken``, ``stale``,
+    ``busy``)."""
     told = address_links.told_of(account)
     try:
-        addresses.verify(account, claim.email, origin=timeline.origin_of(request))
+        addresses.verify(account, email, also=also, origin=timeline.origin_of(request))
     except UniqueViolation:
-        return KeyOutcome(verification.TAKEN, account)
+        return verification.TAKEN
     except (StaleItem, addresses.AddressRefused):
-        return KeyOutcome(verification.STALE, account)
+        return verification.STALE
     except Busy:
-        return KeyOutcome(verification.BUSY, account)
-    address_links.notify_addresses(request, account, told, address_links.VERIFIED, claim.email)
-    return KeyOutcome(verification.VERIFIED, account)
+        return verification.BUSY
+    address_links.notify_addresses(request, account, told, address_links.VERIFIED, email)
+    return verification.VERIFIED
 
 
 def make_primary(request: HttpRequest, *, account: Account, email: str) -> AddressOutcome:
     """Make ``email``, a verified address of ``account``, its primary address (one
-    transaction, no lock moves); every verified address is told."""
+    transaction, no lock moves); every verified address is told. The primary address asked
+    again changes nothing and tells nobody."""
     told = address_links.told_of(account)
+    already = addresses.find(account, email)
+    if already is not None and already.primary and already.verified:
+        return AddressOutcome(already.email, account)
     try:
         addresses.make_primary(account, email, origin=timeline.origin_of(request))
     except (addresses.AddressRefused, StaleItem, Busy, UniqueViolation, InvalidUniqueValue) as refusal:

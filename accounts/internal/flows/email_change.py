@@ -1,5 +1,6 @@
-"""Changing the account's email address: the request (a link to the new address, or an
-unverified address replaced at once), the link's confirmation, and the cancellation. A
+"""Changing the account's email address: the request (a link, or a code with
+``ACCOUNTS_EMAIL_VERIFICATION_BY_CODE_ENABLED``, to the new address; or an unverified address
+replaced at once), its resend, the link's or the code's confirmation, and the cancellation. A
 request may carry an idempotency key (:mod:`accounts.idempotency`, the API's
 ``Idempotency-Key``): a resend of a change that was made changes nothing, mails nothing and
 is not counted again."""
@@ -8,13 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.contrib.sessions.backends.base import SessionBase
 from django.http import HttpRequest
 
-from ... import idempotency, ratelimit, store, timeline, verification
+from ... import email_codes, idempotency, ratelimit, store, timeline, verification
 from ...exceptions import StaleItem, TokenReused
 from ...form_errors import STORE_REFUSALS
 from ...tables import Account
-from .email_verification import KeyOutcome
+from .email_verification import NO_CODE, KeyOutcome, send_proof, use_code
 
 # How a request was answered: a link went to the new address (the address changes when it
 # is opened); the unverified address was replaced at once and the new one gets a
@@ -50,7 +52,7 @@ class EmailChangeCancel:
 
 
 def request_email_change(
-    request: HttpRequest, *, account: Account, email: str, idempotency_key: str | None = None
+    request: HttpRequest, *, account: Account, email: str, idempotency_key: idempotency.ClientKey | None = None
 ) -> EmailChangeRequest:
     """Ask to change the address of ``account`` to ``email`` (already cleaned): a verified
     address changes only when the link mailed to the new one is opened, and the old one is
@@ -74,7 +76,7 @@ def request_email_change(
         if not store.is_verified(account):
             ratelimit.consume(request, ACTION)
             store.change_email(account, email, token=token, also=also, origin=timeline.origin_of(request))
-            return EmailChangeRequest(VERIFICATION, email, mail=verification.send_verification(request, account))
+            return EmailChangeRequest(VERIFICATION, email, mail=send_proof(request, account))
         if store.is_same_address(account, email):
             # The same mailbox written another way: nothing to prove, the lock stays.
             cancelled = account.pending_email
@@ -94,10 +96,57 @@ def request_email_change(
         return EmailChangeRequest(REFUSED, email, refusal=refusal)
 
 
+def resend_email_change(request: HttpRequest, *, account: Account) -> str | None:
+    """Mail the proof of the pending change of ``account`` again (its link, or a new code to
+    this session), within the ``resend_verification`` limit: what became of the mail
+    (``sent``, ``too_soon``, ``failed``), or ``None`` when no change is pending."""
+    if account.pending_email is None:
+        return None
+    return verification.resend_email_change(request, account)
+
+
+def confirm_email_change_code(request: HttpRequest, *, code: str) -> KeyOutcome:
+    """Apply the pending email change this session asked for with the code mailed to its new
+    address (:func:`accounts.verification.mail_email_change`).
+
+    A right code applies it in ONE transaction guarded by the change's nonce as read
+    (``G_APPLY_PENDING_AS_READ``: the change applies once; a newer request, a cancel or a
+    new password replaced it) with the code's tries checked under their limit
+    (``G_LIMIT_UNDER``); the old address is told. Outcomes: ``changed``, ``taken``,
+    ``stale``, ``busy``, and those of a typed code (``no_code``, ``wrong_code``,
+    ``no_tries_left``: see :func:`~accounts.internal.flows.email_verification.verify_code`).
+    """
+    found = email_codes.pending(request.session, email_codes.CHANGE_EMAIL)
+    nonce = found.nonce if found is not None else None
+    if found is None or nonce is None:
+        return KeyOutcome(NO_CODE)
+    return use_code(
+        request,
+        found,
+        code,
+        lambda right: verification.apply_pending_change(
+            request, right.account, right.account.email, found.email, nonce, also=right.limit_actions()
+        ),
+    )
+
+
 def read_key(*, key: str) -> verification.EmailChangeClaim | None:
     """What an email-change ``key`` names (account, old and new address), for its page
     before its button is pressed; ``None`` for a forged or expired key. Reads nothing."""
     return verification.read_email_change_token(key)
+
+
+def claimed_change(*, key: str) -> tuple[str, Account | None] | None:
+    """What an email-change ``key`` names, as :func:`~accounts.internal.flows.email_verification.read_key`
+    names a verification key's: ``(new address, account)``, the account as read now (one
+    GetItem; ``None`` when it no longer waits for this change); ``None`` for a forged or
+    expired key."""
+    claim = verification.read_email_change_token(key)
+    if claim is None:
+        return None
+    account = store.get_account(claim.account_id)
+    waits = account is not None and account.email == claim.old_email and account.pending_nonce == claim.nonce
+    return claim.new_email, (account if waits else None)
 
 
 def confirm_email_change(request: HttpRequest, *, key: str) -> KeyOutcome:
@@ -108,9 +157,12 @@ def confirm_email_change(request: HttpRequest, *, key: str) -> KeyOutcome:
     return KeyOutcome(outcome, account)
 
 
-def cancel_email_change(*, account: Account) -> EmailChangeCancel:
-    """Cancel the pending email change of ``account``: one guarded write, and its link stops
-    working. Not rate limited: it mails nobody."""
+def cancel_email_change(*, account: Account, session: SessionBase | None = None) -> EmailChangeCancel:
+    """Cancel the pending email change of ``account``: one guarded write, and its link (or
+    code) stops working; ``session``, the one that asked, stops waiting for its code. Not
+    rate limited: it mails nobody."""
+    if session is not None:
+        email_codes.forget(session, email_codes.CHANGE_EMAIL)
     try:
         return EmailChangeCancel(cancelled=store.cancel_email_change(account))
     except STORE_REFUSALS as refusal:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from django.contrib.auth import login as django_login
 from django.contrib.auth.signals import user_login_failed
@@ -71,13 +71,15 @@ class PendingLogin:
 
 
 class LoginStage(Protocol):
-    """A stage of a login after the password (see :func:`stages`)."""
+    """A stage of a login after the password (see :func:`stages`). A stage a new account
+    passes before its sign-up completes (the phone number's verification) is a
+    :class:`SignupStage` too (see :func:`stage_signup`)."""
 
     key: str
     url_name: str
 
-    def is_needed(self, user: User) -> bool:
-        """Whether the login of ``user`` must pass this stage."""
+    def is_needed(self, user: User, request: HttpRequest | None = None) -> bool:
+        """Whether the login of ``user`` (from the browser of ``request``) must pass this stage."""
 
     def stage(self, request: HttpRequest, user: User, redirect_to: str) -> None:
         """Keep the login of ``user`` pending this stage in the session."""
@@ -87,6 +89,15 @@ class LoginStage(Protocol):
 
     def abandon(self, request: HttpRequest) -> None:
         """Forget the login this session keeps pending this stage."""
+
+
+class SignupStage(LoginStage, Protocol):
+    """A stage a new account passes before its sign-up completes (``at_signup``)."""
+
+    at_signup: bool
+
+    def stage_signup(self, request: HttpRequest, user: User, method: dict[str, Any]) -> None:
+        """Keep the sign-up of ``user`` (proved by ``method``) pending this stage in the session."""
 
 
 @dataclass(frozen=True)
@@ -218,8 +229,15 @@ def continue_login(
     """The password of ``user`` was right (``method``: how, for :func:`methods`): stage the
     login for the first stage it needs (``pending``), or log the session in (``done``)."""
     record_method(request, method or {"method": "password"})
+    return next_stage(request, user, redirect_to=redirect_to)
+
+
+def next_stage(request: HttpRequest, user: User, *, redirect_to: str) -> LoginOutcome:
+    """Stage the login of ``user`` for the first stage it still needs (``pending``), or log
+    the session in (``done``): after the password, or once a stage passed (the stage that
+    passed is needed no more)."""
     for login_stage in stages(request):
-        if login_stage.is_needed(user):
+        if login_stage.is_needed(user, request):
             login_stage.stage(request, user, redirect_to)
             # A stage that lasts no time at all is pending and expired already (its page says so).
             pending = login_stage.pending(request) or PendingLogin(
@@ -228,6 +246,18 @@ def continue_login(
             return LoginOutcome(PENDING, user=user, pending=pending)
     django_login(request, user, backend=BACKEND)
     return LoginOutcome(DONE, user=user)
+
+
+def stage_signup(request: HttpRequest, user: User, *, method: dict[str, Any]) -> PendingLogin | None:
+    """Stage the sign-up of ``user`` for the first stage a new account passes before its
+    sign-up completes (a stage with ``at_signup``, the phone number's verification), and
+    return it pending; ``None`` when it needs none. ``method``: how the person proved who they
+    are, for the sign-up's completion once the stage passed."""
+    for login_stage in stages(request):
+        if getattr(login_stage, "at_signup", False) and login_stage.is_needed(user, request):
+            cast(SignupStage, login_stage).stage_signup(request, user, method)
+            return login_stage.pending(request) or PendingLogin(login_stage.key, user.pk, 0, (), login_stage.url_name)
+    return None
 
 
 def redirect_url(request: HttpRequest, next_url: str | None) -> str:

@@ -3,6 +3,7 @@ already checked by the front end)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.contrib.auth import password_validation, update_session_auth_hash
@@ -13,6 +14,7 @@ from django.http import HttpRequest
 from ... import password_reset, store, timeline
 from ...form_errors import STORE_REFUSALS
 from ...models import User
+from ...transactions import Action
 
 
 @dataclass(frozen=True)
@@ -26,17 +28,23 @@ class PasswordChange:
 
 
 def store_new_password(
-    user: User, password: str, *, origin: timeline.Origin, session: SessionBase | None = None
+    user: User,
+    password: str,
+    *,
+    origin: timeline.Origin,
+    session: SessionBase | None = None,
+    also: Sequence[Action] = (),
 ) -> None:
     """Store ``password`` (already validated) as ``user``'s new password, as
     :meth:`~accounts.models.User.save` stores one (:func:`accounts.store.change_password`:
     one transaction, then every session of the account ends), its security event come from
     ``origin``; ``session``: this request's, when it is one of the account's (its new key
     then deletes none of the ended again). The password validators are told
-    (``password_changed``). Raises what the store refuses
+    (``password_changed``). ``also``: actions sent in the same transaction (a reset code's
+    tries, checked under their limit). Raises what the store refuses
     (:data:`~accounts.form_errors.STORE_REFUSALS`): nothing changed then."""
     password_hash = make_password(password)
-    store.change_password(user.stored_account(), password_hash, origin=origin, session=session)
+    store.change_password(user.stored_account(), password_hash, origin=origin, session=session, also=also)
     user.password = password_hash
     password_validation.password_changed(password, user)
 

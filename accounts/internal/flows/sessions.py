@@ -1,6 +1,7 @@
 """Listing and ending the sessions of the signed-in account: the profile page, its "log out
 everywhere else" button and the API's ``auth/sessions`` call these, over the session store
-(:mod:`accounts.sessions`). Without server-side sessions there is nothing to list or end."""
+(:mod:`accounts.sessions`; ending them: :mod:`accounts.logouts`). Without server-side
+sessions there is nothing to list or end."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 from django.contrib.auth import logout
 from django.http import HttpRequest
 
-from ... import sessions
+from ... import logouts, sessions
 from ...sessions import SessionInfo
 
 
@@ -66,28 +67,36 @@ def list_sessions(request: HttpRequest) -> list[SessionInfo] | None:
     return None if items is None else _infos(request, items)
 
 
+def _current_id(infos: list[SessionInfo]) -> str | None:
+    return next((info.id for info in infos if info.current), None)
+
+
 def end_other_sessions(request: HttpRequest) -> int:
-    """Log out every other session of the signed-in account; returns how many ended. Costs
-    one ``BatchWriteItem`` (per 25 sessions) after the read of the sessions."""
+    """Log out every other session of the signed-in account, and any of them a
+    reauthentication renews meanwhile (:func:`accounts.logouts.log_out_sessions`); returns
+    how many ended. Costs one ``TransactWriteItems`` (per 99 sessions) after the read of the
+    sessions."""
     items = _items(request)
     if items is None:
         return 0
-    return sessions.end_sessions(_account_id(request), except_key=request.session.session_key, sessions=items)
+    keep = _current_id(_infos(request, items))
+    return logouts.log_out_sessions(_account_id(request), keep=keep, sessions=items)
 
 
 def end_sessions(request: HttpRequest, ids: Collection[str]) -> EndedSessions:
     """End the sessions of the signed-in account whose :attr:`SessionInfo.id` is in ``ids``
-    (ids of no session of the account are ignored). The current one among them logs this
+    (ids of no session of the account are ignored), under the key they have when they end
+    (:func:`accounts.logouts.log_out_sessions`). The current one among them logs this
     request out, after the others are ended."""
     items = _items(request)
     if items is None:
         return EndedSessions(0, False, [])
-    ending = [raw for raw in items if _infos(request, [raw])[0].id in ids]
-    others = [raw for raw in ending if not _infos(request, [raw])[0].current]
+    infos = _infos(request, items)
+    ending = [info for info in infos if info.id in ids]
+    others = {info.id for info in ending if not info.current}
     if others:
-        sessions.end_sessions(_account_id(request), sessions=others)
+        logouts.log_out_sessions(_account_id(request), ids=others, keep=_current_id(infos), sessions=items)
     if len(others) < len(ending):
         logout(request)
         return EndedSessions(len(ending), True, [])
-    remaining = [raw for raw in items if raw not in others]
-    return EndedSessions(len(ending), False, _infos(request, remaining))
+    return EndedSessions(len(ending), False, [info for info in infos if info.id not in others])

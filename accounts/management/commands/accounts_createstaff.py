@@ -6,7 +6,7 @@ from django.contrib.auth.hashers import make_password
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.text import capfirst
 
-from accounts import store
+from accounts import signup_fields, store
 from accounts.adapter import get_adapter
 from accounts.exceptions import OutcomeUnknown
 from accounts.forms import STORE_REFUSALS
@@ -20,22 +20,22 @@ OWN_FIELDS = ("email", "username", *PASSWORD_FIELDS, "token")
 class Command(BaseCommand):
     help = (
         "Create a staff account with the sign-up form (ACCOUNTS_FORMS['signup']) and the "
-        "adapter, so it meets the signup page's rules (email, username, "
-        "AUTH_PASSWORD_VALIDATORS, any field the form adds). With --noinput the password comes "
-        f"from {PASSWORD_VARIABLE}, as createsuperuser takes DJANGO_SUPERUSER_PASSWORD, and the "
-        "form's other fields are left empty."
+        "adapter, so it meets the signup page's rules (email, username as ACCOUNTS_SIGNUP_FIELDS "
+        "asks for one, AUTH_PASSWORD_VALIDATORS, any field the form adds). With --noinput the "
+        f"password comes from {PASSWORD_VARIABLE}, as createsuperuser takes DJANGO_SUPERUSER_PASSWORD, "
+        "and the form's other fields are left empty."
     )
     stealth_options = ("stdin",)
 
     def add_arguments(self, parser):
         parser.add_argument("--email", help="The staff account's email address.")
-        parser.add_argument("--username", help="The staff account's username.")
+        parser.add_argument("--username", help="The staff account's username (none on a site without usernames).")
         parser.add_argument(
             "--noinput",
             "--no-input",
             action="store_false",
             dest="interactive",
-            help=f"Ask nothing: --email and --username are required, the password is ${PASSWORD_VARIABLE}.",
+            help=f"Ask nothing: --email and --username (when required) are, the password is ${PASSWORD_VARIABLE}.",
         )
 
     def execute(self, *args, **options):
@@ -43,19 +43,21 @@ class Command(BaseCommand):
         return super().execute(*args, **options)
 
     def handle(self, *args, **options):
+        if options["username"] is not None and not signup_fields.has_username():
+            raise CommandError("This site has no usernames (ACCOUNTS_SIGNUP_FIELDS): leave --username out.")
         if options["interactive"]:
             if hasattr(self.stdin, "isatty") and not self.stdin.isatty():
                 raise CommandError(f"Not running in a terminal: use --noinput with {PASSWORD_VARIABLE} set.")
             account = self._create_interactively(options["email"], options["username"])
         else:
             account = self._create_without_input(options["email"], options["username"])
-        self.stdout.write(
-            self.style.SUCCESS(f"Staff account {account.username} ({account.email}) created, id {account.id}.")
-        )
+        named = f"{account.username} ({account.email})" if account.username else account.email
+        self.stdout.write(self.style.SUCCESS(f"Staff account {named} created, id {account.id}."))
 
     def _create_without_input(self, email, username):
         password = os.environ.get(PASSWORD_VARIABLE)
-        missing = [name for name, value in (("--email", email), ("--username", username)) if not value]
+        wanted = [("--email", email), *([("--username", username)] if signup_fields.username_required() else [])]
+        missing = [name for name, value in wanted if not value]
         if missing:
             raise CommandError(f"With --noinput, {' and '.join(missing)} must be given.")
         if not password:
@@ -71,7 +73,8 @@ class Command(BaseCommand):
         form_class = get_adapter().get_form_class("signup")
         while True:
             email = email or input("Email address: ")
-            username = username or input("Username: ")
+            if username is None and signup_fields.has_username():
+                username = input("Username: " if signup_fields.username_required() else "Username (optional): ")
             if others is None:
                 others = self._ask_other_fields(form_class)
             if password is None:
@@ -105,7 +108,7 @@ class Command(BaseCommand):
         # The project's sign-up form, so a staff account meets exactly the signup page's
         # rules, except that staff may take a reserved name (admin, support).
         form_class = get_adapter().get_form_class("signup")
-        data = {**others, "email": email, "username": username, "password1": password, "password2": password}
+        data = {**others, "email": email, "username": username or "", "password1": password, "password2": password}
         form = form_class(data=data)
         form.allow_reserved_usernames = True
         return form

@@ -1,11 +1,17 @@
 from django.contrib.auth.hashers import make_password
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from pynamodb.exceptions import PynamoDBException
 
-from accounts import addresses, store, transactions
+from accounts import addresses, ratelimit, signup_fields, store, transactions
 from accounts.app_settings import app_settings
 from accounts.exceptions import InvalidTransaction, InvalidUniqueValue
+from accounts.phones import codes
+from accounts.phones import store as phone_store
+from accounts.phones.numbers import parse_phone
 from accounts.tables import utcnow
+
+PHONE_OPERATIONS = ("verify-phone", "change-phone", "remove-phone")
 
 
 class Command(BaseCommand):
@@ -13,9 +19,10 @@ class Command(BaseCommand):
         "Print the exact TransactWriteItems request of an account operation as JSON, in the "
         "shape `aws dynamodb transact-write-items --cli-input-json` takes. Nothing is written: "
         "signup sends no request at all; change-email, change-username, delete, verify, "
-        "apply-email-change and the operations on an account's other addresses (add-email, "
+        "apply-email-change, the operations on an account's other addresses (add-email, "
         "verify-email-address, make-primary, remove-email: ACCOUNTS_MAX_EMAIL_ADDRESSES above 1) "
-        "read the account (consistent reads) and send nothing else."
+        "and the phone numbers' verify-phone, change-phone and remove-phone read "
+        "the account (consistent reads) and send nothing else."
     )
     # The system checks describe the table: a signup preview must work, and send nothing,
     # without DynamoDB.
@@ -27,7 +34,7 @@ class Command(BaseCommand):
 
         signup = operations.add_parser("signup", help="create an account and its locks")
         signup.add_argument("--email", required=True)
-        signup.add_argument("--username", required=True)
+        signup.add_argument("--username", help="required when ACCOUNTS_SIGNUP_FIELDS has 'username*'")
         signup.add_argument("--token", **token)
 
         change_email = operations.add_parser("change-email", help="move an account to a new email")
@@ -41,11 +48,17 @@ class Command(BaseCommand):
         change_username.add_argument("--token", **token)
 
         verify = operations.add_parser("verify", help="mark an unverified address verified and lock it")
-        verify.add_argument("--username", required=True, help="the unverified account's username")
+        which = verify.add_mutually_exclusive_group(required=True)
+        which.add_argument("--username", help="the unverified account's username")
+        # An unverified account holds no lock for its address: on a site without usernames,
+        # its id names it.
+        which.add_argument("--id", dest="account_id", help="the unverified account's id")
         verify.add_argument("--token", **token)
 
         apply_change = operations.add_parser("apply-email-change", help="apply an account's pending email change")
-        apply_change.add_argument("--username", required=True, help="the account's username")
+        which = apply_change.add_mutually_exclusive_group(required=True)
+        which.add_argument("--username", help="the account's username")
+        which.add_argument("--email", help="the account's current address")
         apply_change.add_argument("--token", **token)
 
         for name, help_text in (
@@ -58,6 +71,24 @@ class Command(BaseCommand):
             address.add_argument("--username", required=True, help="the account's username")
             address.add_argument("--email", required=True, dest="address", metavar="EMAIL")
             address.add_argument("--token", **token)
+
+        # Phone numbers (ACCOUNTS_SIGNUP_FIELDS' "phone"): the transactions of accounts.phones.
+        verify_phone = operations.add_parser(
+            "verify-phone", help="verify an account's number (its code typed): the number's lock taken"
+        )
+        verify_phone.add_argument("--email", required=True, help="the account's address")
+        verify_phone.add_argument("--token", **token)
+
+        change_phone = operations.add_parser(
+            "change-phone", help="make a new number the account's (its code typed): its lock taken, the old released"
+        )
+        change_phone.add_argument("--email", required=True, help="the account's address")
+        change_phone.add_argument("--to", required=True, dest="new_value", metavar="NEW_NUMBER")
+        change_phone.add_argument("--token", **token)
+
+        remove_phone = operations.add_parser("remove-phone", help="take the number off an account: its lock released")
+        remove_phone.add_argument("--email", required=True, help="the account's address")
+        remove_phone.add_argument("--token", **token)
 
         delete = operations.add_parser("delete", help="delete an account and release its locks")
         which = delete.add_mutually_exclusive_group(required=True)
@@ -78,21 +109,27 @@ class Command(BaseCommand):
         self.stdout.write(transactions.explain(transaction))
 
     def _plan(self, operation, token, options):
+        if options.get("username") is not None and not signup_fields.has_username():
+            raise CommandError("This site has no usernames (ACCOUNTS_SIGNUP_FIELDS): name the account by --email.")
         if operation == "signup":
+            if signup_fields.username_required() and not options["username"]:
+                raise CommandError("A sign-up here needs --username (ACCOUNTS_SIGNUP_FIELDS has 'username*').")
             # The same item the signup form builds; an unusable password, since none is given.
             account = store.build_signup_account(
                 options["email"], options["username"], make_password(None), token=token
             )
             return transactions.plan_create(account, token=token, check_unheld=store.refuses_registered_addresses())
+        if operation in PHONE_OPERATIONS:
+            return self._plan_phone(operation, token, options)
         if operation == "verify":
-            account = self._account("username", options["username"])
+            account = self._named_account(options)
             if store.is_verified(account):
-                raise CommandError(f"{account.username}'s address {account.email} is already verified.")
+                raise CommandError(f"{account.display_name}'s address {account.email} is already verified.")
             changes = {**store.VERIFY_CHANGES, "updated": utcnow()}
         elif operation == "apply-email-change":
-            account = self._account("username", options["username"])
+            account = self._named_account(options)
             if not account.pending_email:
-                raise CommandError(f"{account.username} has no pending email change.")
+                raise CommandError(f"{account.display_name} has no pending email change.")
             changes = {**store.email_change_changes(account), "updated": utcnow()}
         elif operation in ADDRESS_OPERATIONS:
             return self._plan_address(operation, options["username"], options["address"], token)
@@ -103,10 +140,47 @@ class Command(BaseCommand):
             account = self._account("username", options["username"])
             changes = self._changes("username", options["new_value"])
         else:
-            field = "email" if options["email"] is not None else "username"
-            return transactions.plan_delete(self._account(field, options[field]), token=token)
+            return transactions.plan_delete(self._named_account(options), token=token)
         # What the store sends with the change: its security event's Put, last.
         return transactions.plan_change(account, changes, token=token, also=store.event_actions(account, changes))
+
+    def _plan_phone(self, operation, token, options):
+        """A phone number's transaction, as :mod:`accounts.phones.store` sends it: a verification
+        with the ConditionCheck that its code's tries are under their limit (a counter keyed by
+        the code's random id, none counted), and its security event."""
+        if not signup_fields.has_phone():
+            raise CommandError("This site has no phone numbers (ACCOUNTS_SIGNUP_FIELDS has no 'phone').")
+        account = self._account("email", options["email"])
+        if operation == "remove-phone":
+            if not account.phone:
+                raise CommandError(f"{account.display_name} has no phone number.")
+            changes = {"phone": None, "phone_verified": None, "updated": utcnow()}
+            return transactions.plan_change(account, changes, token=token, also=store.event_actions(account, changes))
+        if operation == "verify-phone":
+            if not account.phone or phone_store.is_verified(account):
+                raise CommandError(f"{account.display_name} has no unverified phone number.")
+            number = account.phone
+        else:
+            try:
+                number = parse_phone(options["new_value"])
+            except ValidationError as error:
+                raise CommandError(f"Invalid number {options['new_value']!r}: {error.messages[0]}") from error
+        changes = {"phone": number, "phone_verified": True, "updated": utcnow()}
+        guess = ratelimit.Guess(None, codes.TRIES_ACTION, counters=[codes.tries_counter("<code id>")])
+        guess.take([])
+        checks = [transactions.limit_check(params)(0) for params in guess.conditions()]
+        also = [*checks, *store.event_actions(account, changes)]
+        return transactions.plan_change(account, changes, token=token, also=also, as_read=("password",))
+
+    def _named_account(self, options):
+        """The account ``--id``, ``--email`` or ``--username`` names."""
+        if options.get("account_id") is not None:
+            account = store.get_account(options["account_id"])
+            if account is None:
+                raise CommandError(f"No account has id {options['account_id']!r}.")
+            return account
+        field = "email" if options.get("email") is not None else "username"
+        return self._account(field, options[field])
 
     def _plan_address(self, operation, username, email, token):
         if not addresses.enabled():

@@ -12,7 +12,7 @@ from ... import store as store_of_accounts
 from ...app_settings import app_settings
 from ...exceptions import StaleItem, TokenReused
 from ...tables import sign_in_methods_held
-from .. import passkeys, recovery_codes, store, totp
+from .. import passkeys, recovery_codes, shown_codes, store, totp
 from ..notices import authenticator_added, authenticator_removed
 
 PENDING_TOTP_SESSION_KEY = "accounts_mfa_pending_totp"
@@ -52,7 +52,8 @@ def activate_totp(request, account, code):
     step). Returns ``None`` for a wrong code, else the new recovery codes to show once
     (generated with the first second factor; ``[]`` when the account had some).
     Raises :class:`~accounts.exceptions.StaleItem` (the account changed, or this code was
-    used meanwhile)."""
+    used meanwhile). New codes stay readable to this session for a short while
+    (:mod:`accounts.mfa.shown_codes`)."""
     secret = request.session.get(PENDING_TOTP_SESSION_KEY)
     step = totp.matching_step(secret, totp.normalize(code)) if secret else None
     if step is None:
@@ -60,6 +61,7 @@ def activate_totp(request, account, code):
     codes = [] if account.recovery_codes else recovery_codes.generate()
     store.enable_totp(account, secret, step, codes, origin=_origin(request))
     del request.session[PENDING_TOTP_SESSION_KEY]
+    shown_codes.remember(request.session, account.id, codes)
     authenticator_added(request, account, "totp")
     return codes
 
@@ -77,7 +79,7 @@ def passkey_options(request, account):
     if sign_in_methods_held(account) >= passkeys.MAX_PASSKEYS:
         raise store.TooManyPasskeys(f"An account has at most {passkeys.MAX_PASSKEYS} passkeys.")
     return passkeys.registration_options(
-        request, passkeys.REGISTER, user_id=account.id, name=account.username, existing=account.passkeys or ()
+        request, passkeys.REGISTER, user_id=account.id, name=account.display_name, existing=account.passkeys or ()
     )
 
 
@@ -145,9 +147,11 @@ def remove_passkey(request, account, passkey, by_staff=False):
 
 
 def regenerate_recovery_codes(request, account):
-    """New recovery codes replace the old (which stop working); returns them, to show once.
+    """New recovery codes replace the old (which stop working); returns them, to show (they
+    stay readable to this session for a short while: :mod:`accounts.mfa.shown_codes`).
     The account's address is told: whoever made them can log in with them."""
     codes = recovery_codes.generate()
     store.set_recovery_codes(account, codes, origin=_origin(request))
+    shown_codes.remember(request.session, account.id, codes)
     authenticator_added(request, account, "recovery_codes")
     return codes

@@ -34,7 +34,7 @@ from ...models import User
 from ...tables import ACCOUNT_PREFIX, malformed_attributes
 from ...uniqueness import LOCK_SORT_KEY
 from ...verification import password_stamp
-from .. import passkeys, recovery_codes, store, totp
+from .. import passkeys, recovery_codes, store, totp, trust
 from ..notices import recovery_code_used
 
 STAGE_SESSION_KEY = "accounts_mfa_stage"
@@ -58,14 +58,18 @@ def can_log_in(account):
     return account is not None and account.is_active and may_log_in(account)
 
 
-def needs_second_step(user):
-    """Whether the login of ``user`` (password checked) must go through the second step:
-    its address is verified and it has an authenticator app or a passkey. A damaged
+def needs_second_step(user, request=None):
+    """Whether the login of ``user`` (its first step passed) must go through the second
+    step: its address is verified and it has an authenticator app or a passkey, and the
+    browser of ``request`` is not trusted for the account as it is now
+    (:mod:`accounts.mfa.trust`, ``ACCOUNTS_MFA_TRUST_ENABLED``). A damaged
     ``email_verified`` or second factor counts as verified and present (fail closed)."""
     account = user.account
     if account is None or not store.has_second_factor(account):
         return False
-    return account.email_verified is not False or "email_verified" in malformed_attributes(account)
+    if account.email_verified is False and "email_verified" not in malformed_attributes(account):
+        return False
+    return request is None or not trust.is_trusted(request, account)
 
 
 def _refuses_damaged(account):
@@ -85,8 +89,10 @@ def stage(request, user, redirect_to):
     """Stage the login of ``user`` (password checked) for the second step: the session
     remembers who, until when, where to go next, whether it has a passkey to offer, the
     sessions the login will end (beyond ``ACCOUNTS_MAX_SESSIONS``, as counted by the
-    password step's read of the account), and the stamp of the password it was staged with
-    (:func:`staged_for`). Nothing logs in yet."""
+    password step's read of the account), the stamp of the password it was staged with
+    (:func:`staged_for`), and the authenticator types that can answer it (the API's
+    ``types``, :func:`~accounts.mfa.store.authenticator_types`), whatever the first step was
+    (a password, a mailed code, a provider). Nothing logs in yet."""
     ends, slot = [], None
     if _counts_sessions(request):
         # The password was counted by login_failed: the half-login's session is paid for.
@@ -101,6 +107,7 @@ def stage(request, user, redirect_to):
         "ends": ends,
         "stamp": password_stamp(user.account),
         "slot": slot,
+        "types": list(store.authenticator_types(user.account)),
     }
 
 
@@ -118,7 +125,7 @@ def _counts_sessions(request):
 
 
 def staged(request):
-    """The staged login ``{"id", "expires", "next", "passkeys", "ends", "slot"}``, or ``None``
+    """The staged login ``{"id", "expires", "next", "passkeys", "ends", "slot", "types"}``, or ``None``
     (none, or expired)."""
     found = request.session.get(STAGE_SESSION_KEY)
     if not found or found["expires"] < time.time():
@@ -152,6 +159,7 @@ def sign_in(request, user, spends, ends=(), slot=None):
     """
     if not isinstance(request.session, sessions.SessionStore):
         store.spend(*spends)
+        request.session.pop(STAGE_SESSION_KEY, None)
         login(request, user, backend=BACKEND)
         return
     # No session held a passkey login's challenge when the visitor had none (it is signed
@@ -159,6 +167,8 @@ def sign_in(request, user, spends, ends=(), slot=None):
     session_key = request.session.session_key
     spent_session = sessions.raw_key(session_key) if session_key else None
     request.session.end_with_login(ends, slot)
+    # The staged login is done: the logged-in session does not carry it on.
+    request.session.pop(STAGE_SESSION_KEY, None)
     login(request, user, backend=BACKEND)
     session = request.session
     write = session.prepare_write()
@@ -311,12 +321,22 @@ def login_with_passkey(request, assertion):
     read_along = request.session.read_along_items() if _counts_sessions(request) else None
     owner = store.credential_lock_owner(assertion.credential_id, read_along)
     account_id = assertion.user_handle or (owner or "").removeprefix(ACCOUNT_PREFIX)
+    if owner and account_id != owner.removeprefix(ACCOUNT_PREFIX):
+        # A passkey imported from another site (accounts_import) answers with the user handle
+        # it was registered with there, which its credential item records; any other
+        # handle that is not the lock's owner is refused below (WebAuthn 7.2, step 6).
+        account_id = owner.removeprefix(ACCOUNT_PREFIX)
+        handle = assertion.user_handle
+    else:
+        handle = None
     if not account_id:
         raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "no account holds this credential")
     account, passkey, others = store.read_partition_for_passkey(account_id, assertion.credential_id)
     if account is None or owner != account.PK:
         # The lock is the one authority on whose credential this is (the handle is a claim).
         raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "the credential's lock names another account")
+    if handle is not None and (passkey is None or passkey.user_handle != handle):
+        raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "the user handle names another account")
     if not can_log_in(account):
         raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "the account may not log in")
     if _counts_sessions(request):

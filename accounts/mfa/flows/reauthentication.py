@@ -9,8 +9,12 @@ whose proof is older than ``ACCOUNTS_REAUTHENTICATION_TIMEOUT`` to that page fir
 It offers what the account has (:func:`offered`), never a way it does not have: its password,
 its passkey, a code of its authenticator app, a code mailed to its verified address. One
 function per way (:func:`with_password`, :func:`with_passkey`, :func:`with_totp`,
-:func:`with_code`), which the pages and the API both call. Each try counts against
-``reauthenticate``, per account, and each proof but the password is used once:
+:func:`with_code`), which the pages and the API both call, and a recovery code
+(:func:`with_recovery_code`), which the API's ``auth/2fa/reauthenticate`` takes as
+django-allauth's does. Each try of a password or a mailed code counts against
+``reauthenticate``, per account; a code of the authenticator app or a recovery code against
+the second step's ``mfa_attempt`` instead (every code typed anywhere draws on that one
+budget, with its daily cap). Each proof but the password is used once:
 
 1. a passkey's challenge and a mailed code live in the session, and the proof's ONE
    transaction deletes that session ``[expires >= :now]`` as it puts its successor (the
@@ -18,13 +22,17 @@ function per way (:func:`with_password`, :func:`with_passkey`, :func:`with_totp`
 2. a TOTP code spends its time step, as a login's second step does (the record of the step,
    ``[attribute_not_exists(PK) OR expires < :now - margin]``): a code used to log in, or the
    enrolment's, cannot be used again here, nor the other way round;
-3. a mailed code is tried at most :data:`~accounts.login_codes.flows.MAX_TRIES` times (its
+3. a recovery code is spent as at a login's second step (its digest leaves the account's
+   unused codes, guarded ``contains``), with its security event and the notice to the
+   account's address;
+4. a mailed code is tried at most :data:`~accounts.login_codes.flows.MAX_TRIES` times (its
    own counter, checked again in the proof's transaction) and lives
    :data:`~accounts.login_codes.flows.CODE_SECONDS`.
 """
 
 import secrets
 import time
+from collections.abc import Callable
 from urllib.parse import urlencode
 
 from django.http import HttpRequest
@@ -32,14 +40,15 @@ from django.shortcuts import redirect, resolve_url
 from django.urls import reverse
 from django.utils.crypto import constant_time_compare
 
-from ... import dynamo, ratelimit, sessions
+from ... import devices, dynamo, ratelimit, sessions, timeline
 from ... import store as account_store
 from ...app_settings import app_settings
-from ...exceptions import OverLimit, StaleItem
+from ...exceptions import Busy, OverLimit, StaleItem, Unavailable
 from ...login_codes import flows as login_codes
 from ...models import User
 from ...verification import SENT, send_mail
-from .. import passkeys, store, totp
+from .. import passkeys, recovery_codes, store, totp
+from ..notices import recovery_code_used
 
 AUTHENTICATED_AT_SESSION_KEY = "accounts_authenticated_at"
 RATE_LIMIT_ACTION = "reauthenticate"
@@ -119,16 +128,21 @@ def with_passkey(request, credential_json):
     if account is None or passkey is None or passkey.credential_id not in (account.passkeys or ()):
         raise passkeys.PasskeyRefused(passkeys.UNKNOWN, "not a passkey of this account")
     changes = passkeys.verify_assertion(request, assertion, challenge, passkey, require_user_verification=True)
-    _record_spending(request, [store.passkey_spend(passkey, changes)])
+    _record_spending(request, account, [store.passkey_spend(passkey, changes)])
 
 
-def _record_spending(request: HttpRequest, spends: list) -> None:
+def _record_spending(request: HttpRequest, account, spends: list) -> None:
     """Record the proof, spending the session it was held in and ``spends`` in ONE
     transaction (:func:`accounts.transactions.plan_sign_in`): the session gets a new key,
-    and its old item is deleted ``[expires >= :now]``. Raises
-    :class:`~accounts.exceptions.StaleItem` (this request's session is then emptied) when
-    another request used it, or a spend, first; with another session engine, ``spends`` are
-    sent alone."""
+    and its old item is deleted ``[expires >= :now]``. The transaction also checks that
+    ``account`` is still there and active as read (:func:`accounts.mfa.store.account_as_signed_in`):
+    a deactivation or deletion commits, then ``end_sessions`` Queries the account's sessions
+    and deletes those it found; a reauthentication committing between the two would put a
+    session under a new key that the deletion misses, and a reactivation would let it in.
+    Raises :class:`~accounts.exceptions.StaleItem` (this request's session is then emptied)
+    when another request used it, or a spend, first, or the account is no longer active;
+    with another session engine, ``spends`` are sent alone."""
+    spends = [*spends, store.account_as_signed_in(account)]
     if not isinstance(request.session, sessions.SessionStore):
         store.spend(*spends)
         record(request)
@@ -148,22 +162,80 @@ def _record_spending(request: HttpRequest, spends: list) -> None:
 def with_totp(request: HttpRequest, code: str) -> str:
     """Reauthenticate with a code of the account's authenticator app: ``reauthenticated``,
     ``wrong_code`` (also when the account has no app), or ``already_used`` (its time step
-    was spent: by a login's second step, the enrolment, or another reauthentication). Each
-    try counts against ``reauthenticate`` (raises :class:`~accounts.ratelimit.RateLimited`:
-    the code is then not checked)."""
-    user = request.user
-    count_password_check(request, user)
-    account = user.account
+    was spent: by a login's second step, the enrolment, or another reauthentication).
+
+    A code typed here is a guess at the same secret as the second step's, so it draws on
+    the same budget, ``mfa_attempt`` (:func:`accounts.devices.second_step_guess`: the
+    account's counters, or this browser's own where its device cookie names the account),
+    with its daily cap: a stolen session cannot guess here at a rate the second step
+    refuses. Only a wrong code counts; a right one spends its step in ONE transaction that
+    checks each counter still under its limit. Raises
+    :class:`~accounts.ratelimit.RateLimited` past the limit, for a wrong code and a right
+    one alike (the code is then not judged aloud), and
+    :class:`~accounts.exceptions.Unavailable` when DynamoDB is too busy to write it.
+
+    Costs the account and its counters in one ``BatchGetItem``, then a wrong code one
+    guarded ``UpdateItem`` per counter, a right one the spending transaction."""
+    guess = devices.second_step_guess(request, str(request.user.pk))
+    account, counters = store.read_account(request.user.pk, *guess.keys)
+    guess.take(counters)
+    guess.check()
     step = totp.matching_step(account.totp_secret, totp.normalize(code)) if account and account.totp_secret else None
     if step is None:
+        guess.fail()
         return WRONG_CODE
     if store.step_spent_at_enrolment(account, step):
         return ALREADY_USED
-    try:
-        store.spend(store.totp_spend(account.id, step))
-    except StaleItem:
+    if not _spent(
+        guess, lambda: store.spend(store.totp_spend(account.id, step), *store.limit_checks(guess.conditions()))
+    ):
         return ALREADY_USED
     record(request)
+    return REAUTHENTICATED
+
+
+def _spent(guess: ratelimit.Guess, spend: Callable[[], object]) -> bool:
+    """Send ``spend`` (a code's spend with the guess's counters checked under their limits):
+    ``False`` when the code was spent already. Raises :class:`~accounts.ratelimit.RateLimited`
+    when a counter went past its limit meanwhile, :class:`Unavailable` when DynamoDB is busy."""
+    try:
+        spend()
+    except OverLimit as error:
+        raise guess.refused(error.counters) from error
+    except Busy as error:
+        raise Unavailable(f"DynamoDB is busy; the code was not judged: {error}") from error
+    except StaleItem:
+        return False
+    return True
+
+
+def with_recovery_code(request: HttpRequest, code: str) -> str:
+    """Reauthenticate with one of the account's recovery codes (django-allauth's
+    ``auth/2fa/reauthenticate`` takes them): ``reauthenticated`` (the code is spent, and the
+    account's address told), ``wrong_code``, or ``already_used``.
+
+    A recovery code is a second factor as the app's codes are: it draws on the same budget,
+    ``mfa_attempt``, as :func:`with_totp` (a wrong code counts; a right one is spent in ONE
+    transaction that checks each counter still under its limit). Raises
+    :class:`~accounts.ratelimit.RateLimited` past the limit (the code is then not judged
+    aloud) and :class:`~accounts.exceptions.Unavailable` when DynamoDB is too busy."""
+    guess = devices.second_step_guess(request, str(request.user.pk))
+    account, counters = store.read_account(request.user.pk, *guess.keys)
+    guess.take(counters)
+    guess.check()
+    typed = recovery_codes.normalize(code)
+    if account is None or not store.holds_recovery_code(account, typed):
+        if account is not None and store.used_recovery_code(account, typed):
+            return ALREADY_USED
+        guess.fail()
+        return WRONG_CODE
+    checks = store.limit_checks(guess.conditions())
+    if not _spent(
+        guess, lambda: store.spend_recovery_code(account, typed, *checks, origin=timeline.origin_of(request))
+    ):
+        return ALREADY_USED
+    record(request)
+    recovery_code_used(request, account, len(account.recovery_codes or ()) - 1)
     return REAUTHENTICATED
 
 
@@ -215,7 +287,7 @@ def with_code(request: HttpRequest, code: str) -> str:
     held_in = request.session.session_key
     del request.session[CODE_SESSION_KEY]
     try:
-        _record_spending(request, store.limit_checks(guess.conditions()))
+        _record_spending(request, request.user.account, store.limit_checks(guess.conditions()))
     except OverLimit as error:
         # Refused as a whole: the session is as stored (the failed write emptied this
         # request's copy, which would drop its cookie), and the answer a wrong code's.

@@ -36,7 +36,8 @@ def options(request, *, in_session=False):
         request,
         passkeys.SIGNUP,
         user_id=account_store.account_id_for_token(data["token"]),
-        name=data["username"],
+        # An account without a username (ACCOUNTS_SIGNUP_FIELDS) is named by its address.
+        name=data["username"] or data["email"],
         in_session=in_session,
     )
 

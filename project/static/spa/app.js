@@ -36,8 +36,10 @@ function element(id) {
   return document.getElementById(id);
 }
 
+// A field the page leaves out (the username, on a site without usernames) is empty.
 function value(id) {
-  return element(id).value;
+  const field = element(id);
+  return field ? field.value : "";
 }
 
 // What the last answer said: its status, its errors, its pending flow, the user.
@@ -50,7 +52,7 @@ function show(operation, status, answer) {
   element("pending").textContent = pending ? pending.id : "";
   const user = answer.data && answer.data.user;
   if (user) {
-    element("user").textContent = user.username;
+    element("user").textContent = user.display;
   } else if (status === 401 || status === 410) {
     element("user").textContent = "";
   }
@@ -87,7 +89,11 @@ const actions = {
       password: value("signup-password"),
     }),
   verify: () => api("POST", "auth/email/verify", { key: value("verify-key") }),
-  login: () => api("POST", "auth/login", { username: value("login-username"), password: value("login-password") }),
+  login: () => {
+    // A name with "@" is an address: sent as `email`, which a site logging in by email only reads.
+    const name = value("login-username");
+    return api("POST", "auth/login", { [name.includes("@") ? "email" : "username"]: name, password: value("login-password") });
+  },
   "mfa-authenticate": () => api("POST", "auth/2fa/authenticate", { code: value("mfa-code") }),
   "totp-begin": async () => {
     const answer = await api("GET", "account/authenticators/totp");
