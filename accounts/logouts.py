@@ -54,7 +54,7 @@ def log_out_sessions(
         ending = [
             dynamo.key(raw["PK"]["S"], raw["SK"]["S"])
             for raw in items
-            if (ids is None or session_id_of(raw, account_id) in ids) and session_id_of(raw, account_id) != keep
+            if (session_id := session_id_of(raw, account_id)) != keep and (ids is None or session_id in ids)
         ]
         try:
             for start in range(0, len(ending), ENDED_PER_TRANSACTION):
