@@ -188,7 +188,7 @@ def reauthentication_required(request: HttpRequest, user: User) -> Answer:
     account = user.account
     if account is not None and (account.totp_secret or account.passkeys):
         flows.append({"id": "mfa_reauthenticate", "types": list(authenticator_types(account))})
-    if app_settings.REAUTHENTICATION_BY_CODE_ENABLED and reauthentication.code_pending(request):
+    if reauthentication.code_pending(request):
         _put_pending(flows, {"id": REAUTHENTICATE_BY_CODE_FLOW, "is_pending": True})
     flows += _reset_by_code_flows(request)
     data = {"user": user_data(user), "methods": login_flow.methods(request), "flows": flows}

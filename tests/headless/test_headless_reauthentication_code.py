@@ -221,3 +221,16 @@ def test_anonymous_calls_answer_401_with_the_login_flows(ddb, client, operation)
     assert response.json()["meta"] == {"is_authenticated": False}
     assert flows_of(response)[0] == {"id": "login"}
     assert conforms("AuthenticationResponse", response.json())
+
+
+def test_a_code_mailed_before_the_feature_was_turned_off_no_longer_works(ddb, settings):
+    api = stale_session(settings)
+    code = requested(api)
+    settings.ACCOUNTS_REAUTHENTICATION_BY_CODE_ENABLED = False
+
+    # The page, in the same browser session as the API's request.
+    page = api.http.post("/accounts/mfa/reauthenticate/code/", {"code": code})
+
+    # Sent back to ask anew ("expired"), not on to the profile as a right code is.
+    assert page.status_code == 302
+    assert page["Location"].startswith("/accounts/mfa/reauthenticate/?")

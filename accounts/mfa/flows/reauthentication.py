@@ -283,9 +283,11 @@ def resend_code(request: HttpRequest) -> bool:
 
 
 def code_pending(request: HttpRequest) -> bool:
-    """Whether this session holds a mailed code still valid."""
+    """Whether this session holds a mailed code still valid (none counts while
+    ``ACCOUNTS_REAUTHENTICATION_BY_CODE_ENABLED`` is off: a code mailed before it was turned
+    off no longer works)."""
     found = request.session.get(CODE_SESSION_KEY)
-    return bool(found) and found["expires"] >= time.time()
+    return app_settings.REAUTHENTICATION_BY_CODE_ENABLED and bool(found) and found["expires"] >= time.time()
 
 
 def with_code(request: HttpRequest, code: str) -> str:
