@@ -41,6 +41,7 @@ REACT_APP_SETTINGS := \
   DEMO_REACT_APP_DIR=$(CURDIR)/var/react-app/frontend/build \
   ACCOUNTS_SIGNUP_FIELDS='["email*", "password1*", "password2*"]' \
   ACCOUNTS_LOGIN_METHODS='["email"]' \
+  ACCOUNTS_REAUTHENTICATION_BY_CODE_ENABLED=false \
   ACCOUNTS_HEADLESS_FRONTEND_URLS='{"account_confirm_email": "/account/verify-email/{key}", "account_reset_password": "/account/password/reset", "account_reset_password_from_key": "/account/password/reset/key/{key}", "account_signup": "/account/signup", "socialaccount_login_error": "/account/provider/callback"}'
 
 run-react-app: react-app dynamodb-local java

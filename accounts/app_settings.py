@@ -490,6 +490,14 @@ class AppSettings:
         return value.total_seconds() if isinstance(value, timedelta) else value
 
     @property
+    def REAUTHENTICATION_BY_CODE_ENABLED(self) -> bool:
+        """When True, a signed-in person with a verified address may reauthenticate with a
+        code mailed to it ("Email me a code" on the page; the API's
+        ``auth/reauthenticate/code/...`` and its ``reauthenticate_by_code`` flow, as
+        django-allauth's ``ACCOUNT_REAUTHENTICATION_METHODS`` with ``code``). Default True."""
+        return bool(self._setting("REAUTHENTICATION_BY_CODE_ENABLED", True))
+
+    @property
     def SECURITY_EVENT_RETENTION(self) -> int:
         """Seconds an event of an account's security timeline (a login, a password or address
         change, a factor added or removed, a staff action) is kept: its item expires then

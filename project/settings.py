@@ -163,6 +163,9 @@ ACCOUNTS_HEADLESS_FRONTEND_URLS = env.json("ACCOUNTS_HEADLESS_FRONTEND_URLS", de
 ACCOUNTS_HEADLESS_ONLY = env.json("ACCOUNTS_HEADLESS_ONLY", default=False)
 ACCOUNTS_EMAIL_VERIFICATION_BY_CODE_ENABLED = env.json("ACCOUNTS_EMAIL_VERIFICATION_BY_CODE_ENABLED", default=False)
 ACCOUNTS_PASSWORD_RESET_BY_CODE_ENABLED = env.json("ACCOUNTS_PASSWORD_RESET_BY_CODE_ENABLED", default=False)
+# Reauthentication by a mailed code (true; `make run-react-app` turns it off: allauth's React
+# app has no screen for its flow, reauthenticate_by_code).
+ACCOUNTS_REAUTHENTICATION_BY_CODE_ENABLED = env.json("ACCOUNTS_REAUTHENTICATION_BY_CODE_ENABLED", default=True)
 
 # Mail: EMAIL_URL is smtp://host:port, consolemail:// (the default: `make run` prints each
 # mail, with its link, in the terminal) or filemail://path.

@@ -56,6 +56,9 @@ ALLAUTH_ANSWERS_OUTSIDE_ITS_SPEC = {
     ("POST", "auth/provider/token"): {409: "ConflictResponse"},
     ("POST", "auth/code/request"): {409: "ConflictResponse", 429: ERROR},
     ("POST", "auth/code/confirm"): {429: ERROR},
+    # A mailed reauthentication code past its tries or the account's ``reauthenticate``
+    # limit: counted as on the page (allauth ends its flow instead: 409 next).
+    ("POST", "auth/reauthenticate/code/confirm"): {429: ERROR},
     # The trust of a browser with no second step just passed (allauth's stage not pending).
     ("POST", "auth/2fa/trust"): {401: UNAUTHENTICATED},
     # A callback URL the browser may not be sent to: allauth renders an error page there.

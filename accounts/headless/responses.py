@@ -17,6 +17,7 @@ from ..app_settings import app_settings
 from ..internal.flows import login as login_flow
 from ..internal.flows import password_reset as password_reset_flow
 from ..login_codes import flows as code_flows
+from ..mfa.flows import reauthentication
 from ..mfa.flows.signup import PENDING_SESSION_KEY as PASSKEY_SIGNUP_SESSION_KEY
 from ..mfa.stages import authenticator_types
 from ..models import User
@@ -35,6 +36,8 @@ PROVIDER_FLOWS = ("provider_redirect", "provider_token")
 # A password reset by a mailed code (ACCOUNTS_PASSWORD_RESET_BY_CODE_ENABLED): listed to
 # everyone while it is on, pending or not, as allauth lists it.
 PASSWORD_RESET_BY_CODE_FLOW = "password_reset_by_code"
+# A fresh proof by a code mailed to the account's verified address (its ``recipients``).
+REAUTHENTICATE_BY_CODE_FLOW = "reauthenticate_by_code"
 
 
 @dataclass
@@ -170,15 +173,23 @@ def _reset_by_code_flows(request: HttpRequest) -> list[dict[str, Any]]:
 
 
 def reauthentication_required(request: HttpRequest, user: User) -> Answer:
-    """401 to a logged-in session whose proof is too old: the flows that renew it
-    (``reauthenticate`` with a password, ``mfa_reauthenticate`` with a second factor), and
-    ``password_reset_by_code`` while it is on, as allauth lists them."""
-    flows = []
+    """401 to a logged-in session whose proof is too old: the flows that renew it, as allauth
+    lists them: ``reauthenticate`` with a password, ``reauthenticate_by_code`` with a code
+    mailed to its ``recipients`` (``ACCOUNTS_REAUTHENTICATION_BY_CODE_ENABLED``, an account
+    with a verified address; ``is_pending`` while this session waits for its code),
+    ``mfa_reauthenticate`` with a second factor; and ``password_reset_by_code`` while it is
+    on."""
+    flows: list[dict[str, Any]] = []
     if user.has_usable_password():
         flows.append({"id": "reauthenticate"})
+    recipients = reauthentication.code_recipients(user)
+    if recipients:
+        flows.append({"id": REAUTHENTICATE_BY_CODE_FLOW, "recipients": recipients})
     account = user.account
     if account is not None and (account.totp_secret or account.passkeys):
         flows.append({"id": "mfa_reauthenticate", "types": list(authenticator_types(account))})
+    if reauthentication.code_pending(request):
+        _put_pending(flows, {"id": REAUTHENTICATE_BY_CODE_FLOW, "is_pending": True})
     flows += _reset_by_code_flows(request)
     data = {"user": user_data(user), "methods": login_flow.methods(request), "flows": flows}
     return Answer(status=HTTPStatus.UNAUTHORIZED, data=data, meta={"is_authenticated": True})

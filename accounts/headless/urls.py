@@ -5,9 +5,8 @@ The ``app`` client's views are exempt from CSRF (no cookie is involved: the sess
 travels in a header); the ``browser`` client's are protected as any form (``X-CSRFToken``)
 and always hand out the CSRF cookie. Every operation of allauth's specification is routed:
 the phone operations answer as allauth's do while phone numbers are off on a site without
-them (:mod:`.phone_views`); those of a feature this site lacks (reauthentication by code)
-answer as allauth answers while it is off (:mod:`.unsupported_views`); any other path under
-the API answers a JSON 404, by any method.
+them (:mod:`.phone_views`); any other path under the API answers a JSON 404, by any method
+(:mod:`.unsupported_views`).
 """
 
 from django.urls import URLPattern, include, path, re_path
@@ -22,6 +21,7 @@ from . import (
     openapi,
     phone_views,
     provider_views,
+    reauthentication_views,
     token_views,
     unsupported_views,
     webauthn_views,
@@ -62,10 +62,21 @@ OPERATIONS = [
     ("account/phone", phone_views.PhoneView, "phone"),
     ("auth/phone/verify", phone_views.VerifyPhoneView, "verify_phone"),
     ("auth/phone/verify/resend", phone_views.ResendPhoneVerificationView, "resend_phone_verification"),
-    # Features this site does not have, answered as allauth answers while they are off.
-    ("auth/reauthenticate/code/request", unsupported_views.ReauthenticationCodeView, "request_reauthentication_code"),
-    ("auth/reauthenticate/code/confirm", unsupported_views.ReauthenticationCodeView, "confirm_reauthentication_code"),
-    ("auth/reauthenticate/code/resend", unsupported_views.ReauthenticationCodeView, "resend_reauthentication_code"),
+    (
+        "auth/reauthenticate/code/request",
+        reauthentication_views.RequestReauthenticationCodeView,
+        "request_reauthentication_code",
+    ),
+    (
+        "auth/reauthenticate/code/confirm",
+        reauthentication_views.ConfirmReauthenticationCodeView,
+        "confirm_reauthentication_code",
+    ),
+    (
+        "auth/reauthenticate/code/resend",
+        reauthentication_views.ResendReauthenticationCodeView,
+        "resend_reauthentication_code",
+    ),
 ]
 # Operations of the browser client only (a page the browser navigates to, not a call).
 BROWSER_OPERATIONS = [

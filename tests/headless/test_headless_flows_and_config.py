@@ -113,7 +113,11 @@ def test_a_logged_in_session_asked_to_reauthenticate_is_offered_reset_by_code_to
     response = api.post("account/email", {"email": "lovelace@example.com"})
 
     assert response.status_code == 401
-    assert flows_of(response) == [{"id": "reauthenticate"}, {"id": "password_reset_by_code", "is_pending": False}]
+    assert flows_of(response) == [
+        {"id": "reauthenticate"},
+        {"id": "reauthenticate_by_code", "recipients": [{"email": "ada@example.com"}]},
+        {"id": "password_reset_by_code", "is_pending": False},
+    ]
 
 
 # config

@@ -314,7 +314,11 @@ def test_every_change_of_passkeys_needs_a_fresh_proof(app_with_passkey, method, 
 
     assert refused.status_code == 401
     flows = refused.json()["data"]["flows"]
-    assert flows == [{"id": "reauthenticate"}, {"id": "mfa_reauthenticate", "types": ["webauthn"]}]
+    assert flows == [
+        {"id": "reauthenticate"},
+        {"id": "reauthenticate_by_code", "recipients": [{"email": "ada@example.com"}]},
+        {"id": "mfa_reauthenticate", "types": ["webauthn"]},
+    ]
     assert len(store.get_by_username("ada").passkeys) == 1
 
 

@@ -357,7 +357,7 @@ def test_unlinking_through_the_api_needs_a_fresh_reauthentication(forged, settin
     response = api.delete("account/providers", {"provider": PROVIDER_ID, "account": SUBJECT})
 
     assert response.status_code == 401
-    assert {flow["id"] for flow in response.json()["data"]["flows"]} == {"reauthenticate"}
+    assert {flow["id"] for flow in response.json()["data"]["flows"]} == {"reauthenticate", "reauthenticate_by_code"}
     assert store.get_by_username("ada").oidc_identities
 
 
@@ -427,7 +427,7 @@ def test_connecting_a_token_with_a_stale_login_asks_for_reauthentication(forged,
     response = post_token(api, forged, token_of(forged), process="connect")
 
     assert response.status_code == 401
-    assert {flow["id"] for flow in response.json()["data"]["flows"]} == {"reauthenticate"}
+    assert {flow["id"] for flow in response.json()["data"]["flows"]} == {"reauthenticate", "reauthenticate_by_code"}
     assert not store.get_by_username("ada").oidc_identities
 
 

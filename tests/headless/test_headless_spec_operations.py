@@ -105,7 +105,7 @@ def test_the_site_implements_every_operation_of_allauths_spec():
     assert len(SPEC_OPERATIONS) == sum(len(methods) for methods in implemented.values())
 
 
-# A feature the site does not have, as allauth answers while it is off.
+# Features off, as allauth answers while they are off.
 
 
 @pytest.mark.parametrize("client", ["app", "browser"])
@@ -126,10 +126,11 @@ def test_phone_numbers_answer_as_allauth_without_a_phone(ddb, client):
 
 
 @pytest.mark.parametrize("operation", ["request", "confirm", "resend"])
-def test_reauthentication_by_code_is_not_a_way_to_reauthenticate_here(ddb, operation):
+def test_reauthentication_by_code_answers_as_allauth_while_it_is_off(ddb, settings, operation):
     from accounts import store
     from tests.headless.test_headless_conformance import _password_hash
 
+    settings.ACCOUNTS_REAUTHENTICATION_BY_CODE_ENABLED = False
     store.signup("ada@example.com", "ada", _password_hash(), email_verified=True)
     anonymous, ada = APIClient("app"), logged_in("app")
 

@@ -86,8 +86,15 @@ def offered(user: User) -> tuple[str, ...]:
     if account is not None:
         found += [PASSKEY] if account.passkeys else []
         found += [TOTP] if account.totp_secret else []
-        found += [CODE] if account.email and account_store.is_verified(account) else []
+        mailable = account.email and account_store.is_verified(account)
+        found += [CODE] if mailable and app_settings.REAUTHENTICATION_BY_CODE_ENABLED else []
     return tuple(found)
+
+
+def code_recipients(user: User) -> list[dict[str, str]]:
+    """Where :func:`mail_code` mails a code to ``user`` (django-allauth's recipients of its
+    ``reauthenticate_by_code`` flow): the account's verified address, else nowhere."""
+    return [{"email": user.account.email}] if CODE in offered(user) else []
 
 
 def count_password_check(request: HttpRequest | None, user) -> None:
@@ -239,11 +246,13 @@ def with_recovery_code(request: HttpRequest, code: str) -> str:
     return REAUTHENTICATED
 
 
-def mail_code(request: HttpRequest) -> bool:
+def mail_code(request: HttpRequest, *, resends: int = 0) -> bool:
     """Mail a new code to the signed-in account's verified address, for :func:`with_code`
-    in this session (it replaces a code asked for before). Returns whether it was sent: not
-    to an account without a verified address, nor past the address's ``mail`` limit (a code
-    mailed before then stays the one to type)."""
+    in this session (it replaces a code asked for before: the old one is wrong from then
+    on, and the new one has tries of its own). Returns whether it was sent: not to an
+    account without a verified address, nor past the address's ``mail`` limit (a code
+    mailed before then stays the one to type). ``resends``: how many codes this one
+    replaces by :func:`resend_code`."""
     user = request.user
     if CODE not in offered(user):
         return False
@@ -255,14 +264,30 @@ def mail_code(request: HttpRequest) -> bool:
         "code_id": code_id,
         "digest": login_codes.code_digest(code_id, code),
         "expires": int(time.time()) + login_codes.CODE_SECONDS,
+        "resends": resends,
     }
     return True
 
 
+def can_resend(request: HttpRequest) -> bool:
+    """Whether this session holds a mailed code still valid that may be replaced by a new
+    one (:func:`resend_code`): at most :data:`~accounts.login_codes.flows.MAX_RESENDS`
+    times, as a login's code (asking anew starts over, as django-allauth's)."""
+    return code_pending(request) and request.session[CODE_SESSION_KEY].get("resends", 0) < login_codes.MAX_RESENDS
+
+
+def resend_code(request: HttpRequest) -> bool:
+    """Mail a new code in place of the pending one (:func:`can_resend`): whether it was
+    sent (else the pending code stays the one to type)."""
+    return mail_code(request, resends=request.session[CODE_SESSION_KEY].get("resends", 0) + 1)
+
+
 def code_pending(request: HttpRequest) -> bool:
-    """Whether this session holds a mailed code still valid."""
+    """Whether this session holds a mailed code still valid (none counts while
+    ``ACCOUNTS_REAUTHENTICATION_BY_CODE_ENABLED`` is off: a code mailed before it was turned
+    off no longer works)."""
     found = request.session.get(CODE_SESSION_KEY)
-    return bool(found) and found["expires"] >= time.time()
+    return app_settings.REAUTHENTICATION_BY_CODE_ENABLED and bool(found) and found["expires"] >= time.time()
 
 
 def with_code(request: HttpRequest, code: str) -> str:
