@@ -1,8 +1,8 @@
 """A login code dies with the phone number it was judged against, whatever the timing: a
 number changed, removed or added between the confirmation's read of the account and its
 sign-in's transaction cancels the sign-in whole (the transaction checks the account's
-``phone`` as read: ``phone = :read``, or ``attribute_not_exists(phone)`` when it had none).
-The change is injected right after the confirmation's read, as in
+``phone`` as read: ``phone = :read``, or ``attribute_not_exists(phone)`` when it had none),
+on the pages and through the API. The change is injected right after the confirmation's read, as in
 ``tests/security/test_security_login_code_bound.py``."""
 
 import re
@@ -14,6 +14,7 @@ from django.test import Client
 from accounts import store
 from accounts.phones import store as phone_store
 from accounts.phones.numbers import parse_phone
+from tests.headless import APIClient
 from tests.phones import with_number
 from tests.security.test_security_login_code_bound import (  # noqa: F401 (fixture)
     CONFIRM,
@@ -98,3 +99,18 @@ def test_a_code_whose_number_is_unchanged_logs_in_past_the_injected_read(
 
     assert response.status_code == 302 and response["Location"] != REQUEST
     assert browser.get("/accounts/profile/").context["user"].pk == account.id
+
+
+def test_a_texted_code_whose_sign_in_follows_a_change_of_its_number_is_cancelled_through_the_api(
+    phone_site, changed_after_the_read
+):
+    with_number()
+    api = APIClient("app")
+    api.post("auth/code/request", {"phone": NUMBER})
+    (text,) = texts_to(NUMBER_E164)
+
+    changed_after_the_read(new_number)
+    response = api.post("auth/code/confirm", {"code": text.code})
+
+    assert response.status_code == 409
+    assert api.get("auth/session").status_code == 401
