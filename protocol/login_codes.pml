@@ -1,7 +1,8 @@
 /*
- * Login by a mailed code (codes.h): three confirmations of two browsers' codes race the
- * owner's password change and address change. Asserts that a code logs in once, and never
- * after the password or the address it was mailed under changed. Every interleaving.
+ * Login by a mailed or texted code (codes.h): three confirmations of two browsers' codes
+ * race the owner's password change, address change and number change (or removal). Asserts
+ * that a code logs in once, and never after the password, the address or the number it was
+ * sent under changed. Every interleaving.
  *
  *     spin -run protocol/login_codes.pml
  */

@@ -17,14 +17,12 @@ A code dies, and nothing else signs in with it, because:
    concurrent guesses cannot outnumber it (:class:`accounts.ratelimit.Guess`);
 3. it expires after :data:`CODE_SECONDS`, by the session's record of when;
 4. it is of this browser: it lives in the session that asked for it;
-5. it is of the password and the address it was mailed under: a password change, a reset or
-   an email change makes the code the account yields another one, so the mailed code is
-   wrong from then on; and the sign-in's transaction checks the account's password and
-   address as the code was judged against them (:func:`.store.as_issued`),
-   so a change committed between that read and the sign-in cancels it whole. A change of
-   the phone number makes another code too (a texted code dies with the number it went to);
-   the transaction does not check the number, so only a change committed before the
-   confirmation's read ends the code;
+5. it is of the password, the address and the phone number it was sent under: a password
+   change, a reset, an email change or a change of the number (a texted code dies with the
+   number it went to) makes the code the account yields another one, so the sent code is
+   wrong from then on; and the sign-in's transaction checks the account's password, address
+   and number as the code was judged against them (:func:`.store.as_issued`), so a change
+   committed between that read and the sign-in cancels it whole;
 6. asking for a new one (:func:`resend_code`) draws a new seed: the old code is wrong from
    then on, and the new one gets tries of its own, at most :data:`MAX_RESENDS` times.
 

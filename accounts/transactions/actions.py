@@ -86,8 +86,8 @@ class Role(StrEnum):
     ID_TOKEN = "id_token"
     # A ConditionCheck that a session still lives (a refresh token's, see .tokens).
     LIVE_SESSION = "live_session"
-    # A ConditionCheck that the account's password and address are those a mailed login
-    # code was judged against (a code's sign-in, see .authenticators.code_as_issued).
+    # A ConditionCheck that the account's password, address and phone number are those a
+    # login code was judged against (a code's sign-in, see .authenticators.code_as_issued).
     CODE_ISSUED = "code_issued"
     # A ConditionCheck that the staff member changing a superuser's account is still an
     # active staff superuser (see .hierarchy).

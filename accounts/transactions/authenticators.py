@@ -206,21 +206,26 @@ def account_as_signed_in(account: Any) -> Spend:
 
 def code_as_issued(account: Any) -> Spend:
     """The builder of ``ConditionCheck account [password = :read AND email = :read AND
-    is_active = :read]``, sent with the sign-in of a mailed login code, ``account`` as the
-    code was judged against it (:mod:`accounts.login_codes.flows`). A code dies with the
-    password and the address it was mailed under, whatever the timing, because:
+    phone = :read AND is_active = :read]`` (``attribute_not_exists(phone)`` when the account
+    had no number as read), sent with the sign-in of a login code, mailed or texted,
+    ``account`` as the code was judged against it (:mod:`accounts.login_codes.flows`). A
+    code dies with the password, the address and the phone number it was issued under,
+    whatever the timing, because:
 
-    1. the code is an HMAC of the request's secret, the stamp of the account's password and
-       its address, as the account is when it is mailed and again when it is typed: a
-       change committed before the confirmation's read makes the typed code wrong;
+    1. the code is an HMAC of the request's secret, the stamp of the account's password,
+       its address and its number, as the account is when it is sent and again when it is
+       typed: a change committed before the confirmation's read makes the typed code wrong;
     2. this check makes the sign-in commit only against that read: a password change, a
-       reset or an email change committed between the read and the sign-in cancels it
-       whole (no session written, the code's session not spent);
+       reset, an email change, or a number changed, added or removed, committed between the
+       read and the sign-in cancels it whole (no session written, the code's session not
+       spent);
     3. a new password hash is salted, so even the same password set again changes it.
 
-    It is also :func:`account_as_signed_in`'s check (one action per item): no session
-    outlives a deactivation racing the sign-in."""
-    return _account_check(account, {"password", "email", *SIGNED_IN_AS_READ}, CODE_ISSUED)
+    The number is checked whichever way the code went (mailed or texted): the code is made
+    from it either way, and a sign-in commits only against the account its code was judged
+    against. It is also :func:`account_as_signed_in`'s check (one action per item): no
+    session outlives a deactivation racing the sign-in."""
+    return _account_check(account, {"password", "email", "phone", *SIGNED_IN_AS_READ}, CODE_ISSUED)
 
 
 def _account_check(account: Any, names: set[str], role: Role) -> Spend:

@@ -619,8 +619,9 @@ def second_factor_transactions(ada, carol):
 
 
 def login_code_transactions(ada):
-    """The sign-in of a mailed login code (:func:`accounts.login_codes.flows.confirm_code`):
-    the account's password and address as the code was judged against them, and the code's
+    """The sign-in of a login code (:func:`accounts.login_codes.flows.confirm_code`): the
+    account's password, address and phone number as the code was judged against them (an
+    account with no number, and one with a number: a code texted to it), and the code's
     tries and the login's limits under their limits, as the confirmation sends them."""
     guess = ratelimit.Guess(
         RequestFactory().post("/"),
@@ -628,7 +629,12 @@ def login_code_transactions(ada):
         counters=[ratelimit.Counter(code_flows.TRIES_ACTION, code_flows.TRIES_RULE, "code-id")],
     )
     guess.take([])
-    return {"sign_in_code": _sign_in(ada, [codes_store.as_issued(ada), *mfa_store.limit_checks(guess.conditions())])}
+    limits = mfa_store.limit_checks(guess.conditions())
+    with_number = transactions.changed_copy(ada, {"phone": NUMBER, "phone_verified": True})
+    return {
+        "sign_in_code": _sign_in(ada, [codes_store.as_issued(ada), *limits]),
+        "sign_in_code texted": _sign_in(with_number, [codes_store.as_issued(with_number), *limits]),
+    }
 
 
 def totp_and_recovery_code_transactions(ada):
