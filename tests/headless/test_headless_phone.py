@@ -172,7 +172,7 @@ def test_a_signed_in_change_needs_a_fresh_proof(phone_site):
     refused = api.post("account/phone", {"phone": OTHER})
 
     assert refused.status_code == 401
-    assert flow_ids(refused) == ["reauthenticate"]
+    assert flow_ids(refused) == ["reauthenticate", "reauthenticate_by_code"]
     assert texts_to(OTHER_E164) == []
 
 
