@@ -238,6 +238,7 @@ def phone_live_site(site, settings):
     return site
 
 
+@pytest.mark.slow  # schemathesis' examples against a live server
 def test_every_response_of_the_phone_operations_with_phone_numbers_on_conforms_to_allauths_spec(phone_live_site):
     # The live site's account (ada, signed up by the fixture) with a verified number.
     phone_store.set_phone(store.get_by_email("ada@example.com"), NUMBER_E164, verified=True)
