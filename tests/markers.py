@@ -48,6 +48,8 @@ BY_PATH = {
         "tests/engine/test_skew_race.py",
         "tests/web/test_bad_input_every_post_url.py",
         "tests/providers/test_providers_identity_lock.py",
+        "tests/imports/test_import_crashes_and_races.py",
+        "tests/imports/test_import_postgres.py",
     ),
 }
 

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import botocore.handlers
 from pynamodb.attributes import (
     BooleanAttribute,
     MapAttribute,
@@ -109,6 +110,14 @@ class TableModel(Model):
     # How long the tombstone a deleted item leaves at its key lasts; None: it leaves none (its
     # key may be used again, as a player's chosen PK may).
     tombstone_lifetime = None
+
+    @classmethod
+    def _get_connection(cls):
+        # configure() drops every model's connection; the one of a configuration seen before
+        # is taken again (see _connection_for).
+        if cls._connection is None:
+            cls._connection = _connection_for(cls, *_connection_settings(cls))
+        return super()._get_connection()
 
     @classmethod
     def _instantiate(cls, attribute_values):
@@ -430,6 +439,32 @@ def _all_subclasses(cls):
     for subclass in cls.__subclasses__():
         yield subclass
         yield from _all_subclasses(subclass)
+
+
+def _connection_settings(model: type[Model]) -> tuple[Any, ...]:
+    """Everything PynamoDB builds ``model``'s connection from, and the number of handlers
+    botocore gives a new session (as :class:`~.clients.ClientConfiguration`)."""
+    meta = model.Meta
+    return (
+        meta.table_name,
+        meta.host,
+        meta.region,
+        meta.connect_timeout_seconds,
+        meta.read_timeout_seconds,
+        meta.aws_access_key_id,
+        meta.aws_secret_access_key,
+        len(botocore.handlers.BUILTIN_HANDLERS),
+    )
+
+
+@functools.lru_cache(maxsize=32)
+def _connection_for(model: type[Model], *settings: Any) -> Any:
+    """PynamoDB's connection of ``model`` under ``settings``, built once: each builds a
+    botocore session of its own, which loads DynamoDB's service model again (about 0.1 s),
+    and :func:`configure` runs on every change of an ``ACCOUNTS_`` setting (in every test
+    that changes one, and with the ``accounts_table`` fixture)."""
+    model._connection = None
+    return super(TableModel, model)._get_connection()
 
 
 def configure() -> None:

@@ -286,7 +286,7 @@ def test_adding_making_primary_and_removing_ask_for_a_fresh_proof(ada, settings)
 
     for response in answers.values():
         assert response.status_code == 401
-        assert [flow["id"] for flow in response.json()["data"]["flows"]] == ["reauthenticate"]
+        assert [flow["id"] for flow in response.json()["data"]["flows"]] == ["reauthenticate", "reauthenticate_by_code"]
     assert ada.get("account/email").status_code == 200
     assert ada.post("auth/reauthenticate", {"password": PASSWORD}).status_code == 200
     settings.ACCOUNTS_REAUTHENTICATION_TIMEOUT = 300

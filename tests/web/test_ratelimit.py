@@ -467,6 +467,7 @@ def logins_in_another_process(ddb, *passwords):
 
 
 # The other processes' counters are written where the plugin cannot see them.
+@pytest.mark.slow  # starts other processes
 @pytest.mark.dynamodb_local
 @pytest.mark.accounts_table_emptied
 def test_two_processes_share_one_limit(ddb, ada):
