@@ -457,7 +457,9 @@ def _connection_settings(model: type[Model]) -> tuple[Any, ...]:
     )
 
 
-@functools.lru_cache(maxsize=32)
+# Two configurations of every model (a test suite's DynamoDB Local and moto's), each
+# connection holding a botocore session of its own: about 10 MB each once used.
+@functools.lru_cache(maxsize=16)
 def _connection_for(model: type[Model], *settings: Any) -> Any:
     """PynamoDB's connection of ``model`` under ``settings``, built once: each builds a
     botocore session of its own, which loads DynamoDB's service model again (about 0.1 s),
