@@ -13,7 +13,6 @@ from __future__ import annotations
 from http import HTTPStatus
 
 from django.http import HttpRequest
-from django.utils.translation import gettext_lazy as _
 
 from .. import signup_fields
 from ..adapter import get_adapter
@@ -23,13 +22,9 @@ from ..phones import store as phone_store
 from ..phones.forms import PhoneForm
 from ..phones.numbers import MAX_INPUT_LENGTH
 from ..tables import Account
-from . import responses
+from . import code_views, responses
 from .base import APIView
 from .responses import Answer
-
-MESSAGES = {
-    "code_required": _("Enter the code."),
-}
 
 
 def conflict() -> Answer:
@@ -113,7 +108,7 @@ class VerifyPhoneView(APIView):
             return conflict()
         code = self.text("code") or ""
         if not code or len(code) > MAX_INPUT_LENGTH:
-            return responses.error(MESSAGES["code_required"], "required" if not code else "invalid", "code")
+            return responses.error(code_views.MESSAGES["code_required"], "required" if not code else "invalid", "code")
         if staged:
             return self.verified_stage(request, flows.verify_staged(request, code=code))
         verification = flows.verify_change(request, code=code)

@@ -22,17 +22,17 @@ from ..internal.flows import login as login_flow
 from ..login_codes.forms import CodeConfirmForm
 from ..mfa.flows import reauthentication
 from ..mfa.reauthentication_views import MESSAGES as PAGE_MESSAGES
-from . import responses
+from . import code_views, responses
 from .account_views import AuthenticatedView, conflict
 from .base import APIView
 from .responses import Answer
 
 MESSAGES = {
     "required": Field.default_error_messages["required"],
-    "select_only_one": _("Please select only one."),
+    "select_only_one": code_views.MESSAGES["select_only_one"],
     "unknown_email": _("The email address is not assigned to any user account."),
     "unknown_phone": _("The phone number is not assigned to any user account."),
-    "code_required": _("Enter the code."),
+    "code_required": code_views.MESSAGES["code_required"],
 }
 # Seconds a client waits before asking again when a code could not be mailed (the address's
 # ``mail`` limit counts by the minute).
